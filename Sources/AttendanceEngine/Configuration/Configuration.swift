@@ -1,0 +1,110 @@
+import AttendanceModels
+import Foundation
+
+/// Every threshold the engine uses, in one Codable value that the server sends as remote config.
+///
+/// Units are in the names. A config file may give any subset of the keys; the rest keep their
+/// defaults. Unknown keys are rejected, so a typo never silently falls back to a default.
+/// The defaults and where they come from are documented in `docs/ENGINE.md`.
+public struct Configuration: Hashable, Sendable, Codable {
+    // MARK: Identity (from enrollment)
+    public var userID: UserID = "local-user"
+    public var deviceID: DeviceID = "local-device"
+
+    // MARK: Sites
+    /// The proximity UUID every site shares unless a site says otherwise.
+    public var proximityUUID: UUID = SiteBeacon.defaultUUID
+    /// Known sites. Empty means "every major under `proximityUUID` is a site" (replay, trials).
+    /// When non-empty it is an allow-list: beacons of other majors are ignored, because the
+    /// default UUID is a vendor default that unrelated beacons also advertise.
+    public var sites: [SiteConfiguration] = []
+    /// Monitor one region per site (a callback per site) or one per UUID (saves region slots).
+    public var regionMonitoring: RegionMonitoring = .perSite
+
+    // MARK: Ranging decision (implementation guide defaults)
+    /// A ranging window lasts at most this long; iOS gives ~10 s of background time per region
+    /// event (Apple DTS), so the window must fit inside it.
+    public var rangingWindowMaxSeconds: Double = 8
+    public var earlyConfirmMinSamples: Int = 4
+    public var earlyConfirmMaxStdevDB: Double = 6
+    /// Early confirmation needs a median strictly above this.
+    public var earlyConfirmMinMedianDBm: Double = -70
+    /// At the window's end a median strictly above this confirms without motion.
+    public var windowEndConfirmMinMedianDBm: Double = -65
+    /// At the window's end, walking confirms only with a median strictly above this. `nil`
+    /// reproduces the guide's rule (walking alone confirms), which checks in walk-bys that
+    /// pass 10–20 m from a beacon (−79 to −85 dBm with n = 2).
+    public var walkingConfirmMinMedianDBm: Double? = -80
+    /// After an insufficient window, a heard sample may open the next window only after this
+    /// long. Region entries and region-state callbacks (screen on) retry at once.
+    public var rangingRetryCooldownSeconds: Double = 60
+    /// How far back the motion query looks, and how old a motion snapshot may be.
+    public var motionLookbackMinutes: Double = 2
+    /// Steps within the look-back that count as walking when the activity is unknown.
+    public var walkingMinSteps: Int = 8
+
+    // MARK: Presence
+    /// A silence shorter than this is a dropout: the session stays `inside`. Must be ≥ 10 s.
+    public var softExitGraceSeconds: Double = 90
+    /// Heard again within this long after the last time heard, the session resumes with the
+    /// same key; the check-out is committed only once this has passed. Must be ≥ the grace.
+    public var mergeWindowSeconds: Double = 600
+    /// iOS reports a region exit about this long after the last packet (Estimote KB; "Learning
+    /// iBeacon" ch. 5), so an exit at T means the site was last heard at about T − this.
+    public var regionExitDelaySeconds: Double = 30
+    /// At most one heartbeat per this interval while inside.
+    public var heartbeatIntervalSeconds: Double = 900
+
+    // MARK: Distance
+    /// Measured power at 1 m (iBeacon convention) used when a beacon has no calibration.
+    public var txPowerDBm: Double = -59
+    /// Log-distance path-loss exponent: 2.0 in free space, 2.5–3.5 in offices.
+    public var pathLossExponent: Double = 2.0
+    /// Per-beacon measured power overrides.
+    public var beaconCalibrations: [BeaconCalibration] = []
+
+    // MARK: Fallback
+    /// When automatic detection cannot work, a manual check-in prompt is shown at most this often.
+    public var manualPromptMinIntervalSeconds: Double = 4 * 3600
+
+    public init() {}
+
+    public enum RegionMonitoring: String, Hashable, Sendable, Codable, CaseIterable {
+        case perSite, uuidWide
+    }
+}
+
+/// One work site as the device knows it.
+public struct SiteConfiguration: Hashable, Sendable, Codable {
+    /// The server's id for the site, if known.
+    public var siteID: SiteID?
+    public var name: String?
+    /// The site's proximity UUID; `nil` means the configuration's `proximityUUID`.
+    public var uuid: UUID?
+    public var major: UInt16
+
+    public init(siteID: SiteID? = nil, name: String? = nil, uuid: UUID? = nil, major: UInt16) {
+        self.siteID = siteID
+        self.name = name
+        self.uuid = uuid
+        self.major = major
+    }
+
+    public func beacon(defaultUUID: UUID) -> SiteBeacon { SiteBeacon(uuid: uuid ?? defaultUUID, major: major) }
+}
+
+/// A measured power for one beacon (`minor` given) or every beacon of a site (`minor` nil,
+/// which survives minor rotation).
+public struct BeaconCalibration: Hashable, Sendable, Codable {
+    public var uuid: UUID?
+    public var major: UInt16
+    public var minor: UInt16?
+    public var txPowerDBm: Double
+
+    public init(uuid: UUID? = nil, major: UInt16, minor: UInt16? = nil, txPowerDBm: Double) {
+        self.uuid = uuid
+        self.major = major
+        self.minor = minor
+        self.txPowerDBm = txPowerDBm
+    }
+}

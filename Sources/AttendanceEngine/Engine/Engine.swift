@@ -1,0 +1,421 @@
+import AttendanceModels
+import Foundation
+
+/// The on-device attendance engine: `handle(event, now) -> [EngineAction]` over a value state.
+///
+/// It never reads a clock, starts a timer or does I/O; the runtime passes time in, persists
+/// this value (it is `Codable`) after every call, and then performs the returned actions.
+/// Iteration is always over sorted arrays, so a restored snapshot decides exactly as the
+/// uninterrupted engine would.
+public struct Engine: Hashable, Sendable, Codable {
+    public private(set) var configuration: Configuration
+    /// Every tracked site, sorted by `SiteBeacon`.
+    private var sites: [SitePresence] = []
+    /// UUID-wide region events being explored by ranging, at most one per region.
+    private var discoveries: [SitePresence.Discovery] = []
+    /// UUIDs being ranged, sorted.
+    private var rangingUUIDs: [UUID] = []
+    /// When the single decision timer is set for (the earliest deadline), if any.
+    private var timerAt: Date?
+    private var backgroundTaskActive = false
+    private var motion: MotionSnapshot?
+    private var motionQueriedAt: Date?
+    public private(set) var permissions = Permissions()
+    private var lastPromptAt: Date?
+    public private(set) var lastUpload: UploadReport?
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        trackConfiguredSites()
+    }
+
+    // MARK: - Reading
+
+    /// The open sessions (inside or leaving), by site.
+    public var openSessions: [PresenceSession] { sites.compactMap(\.session) }
+
+    public func status(of site: SiteBeacon) -> SitePresence.Status {
+        sites.first { $0.site == site }?.status ?? .outside
+    }
+
+    public var trackedSites: [SiteBeacon] { sites.map(\.site) }
+    public var isRanging: Bool { !rangingUUIDs.isEmpty }
+
+    /// The regions the app should monitor: one per configured site, or one per UUID when
+    /// sites are unknown or UUID-wide monitoring is configured.
+    public var monitoredRegions: [BeaconRegion] {
+        if configuration.regionMonitoring == .perSite, !configuration.sites.isEmpty {
+            return configuration.sites.map { BeaconRegion(site: $0.beacon(defaultUUID: configuration.proximityUUID)) }.sorted()
+        }
+        let uuids = Set([configuration.proximityUUID] + configuration.sites.compactMap(\.uuid))
+        return uuids.map { BeaconRegion(uuid: $0) }.sorted()
+    }
+
+    // MARK: - Handling
+
+    public mutating func handle(_ event: EngineEvent, now: Date) -> [EngineAction] {
+        var actions: [EngineAction] = []
+        settle(at: now, &actions)
+        switch event {
+        case .beaconsRanged(let samples, let region):
+            ranged(samples, in: region, at: now, &actions)
+        case .regionEntered(let region):
+            regionInside(region, entry: true, at: now, &actions)
+            actions.append(.drainOutbox)
+        case .regionExited(let region):
+            regionLeft(region, cause: .regionExit, at: now, &actions)
+            actions.append(.drainOutbox)
+        case .regionStateDetermined(let region, .inside):
+            regionInside(region, entry: false, at: now, &actions)
+        case .regionStateDetermined(let region, .outside):
+            regionLeft(region, cause: .regionStateOutside, at: now, &actions)
+        case .regionStateDetermined(_, .unknown):
+            break
+        case .appLaunched:
+            actions.append(.monitorRegions(monitoredRegions))
+            actions.append(contentsOf: monitoredRegions.map(EngineAction.requestRegionState))
+            actions.append(.drainOutbox)
+            promptForManualCheckInIfNeeded(at: now, &actions)
+        case .motionUpdated(let snapshot):
+            motion = snapshot
+        case .geofenceEntered(let site):
+            if let index = siteIndex(site) {
+                mutateSite(index, at: now, &actions) { site, _, outputs in site.geofenceEntered(at: now, &outputs) }
+            }
+            promptForManualCheckInIfNeeded(at: now, &actions)
+        case .geofenceExited(let site):
+            if let index = siteIndex(site) {
+                mutateSite(index, at: now, &actions) { site, _, outputs in site.geofenceExited(at: now, &outputs) }
+            }
+            requestStateOfOpenSessions(&actions)
+        case .locationWake:
+            requestStateOfOpenSessions(&actions)
+        case .timerFired:
+            // `settle` above did the work; a timer is only a wake-up.
+            if timerAt.map({ now >= $0 }) ?? false { timerAt = nil }
+        case .backgroundTimeExpiring:
+            for index in sites.indices where sites[index].isConfirming {
+                mutateSite(index, at: now, &actions) { site, context, outputs in site.endWindow(at: now, context, &outputs) }
+            }
+            endDiscoveries(where: { _ in true }, at: now, &actions)
+        case .manualCheckIn(let site, let reason):
+            manualCheckIn(at: site, reason: reason, now: now, &actions)
+        case .manualCheckOut(let site, let reason):
+            manualCheckOut(at: site, reason: reason, now: now, &actions)
+        case .permissionsChanged(let newPermissions):
+            permissionsChanged(to: newPermissions, at: now, &actions)
+        case .configurationUpdated(let newConfiguration):
+            apply(newConfiguration, at: now, &actions)
+        case .networkReachable:
+            actions.append(.drainOutbox)
+        case .uploadFinished(let report):
+            lastUpload = report
+            let detail = "delivered \(report.delivered), pending \(report.pending), dead letters \(report.deadLetters)"
+                + (report.error.map { ", error: \($0)" } ?? "")
+            actions.append(.recordTelemetry(TelemetryRecord(at: now, kind: .upload, site: nil, detail: detail)))
+        }
+        reconcile(at: now, &actions)
+        return actions
+    }
+
+    // MARK: - Events
+
+    private mutating func ranged(_ samples: [BeaconSample], in region: BeaconRegion, at now: Date, _ actions: inout [EngineAction]) {
+        // Sites heard for the first time are tracked (if allowed) before the pass below.
+        for sample in samples where sample.rssi != 0 && siteIndex(sample.beacon.site) == nil {
+            _ = trackSite(sample.beacon.site)
+        }
+        var index = 0
+        while index < sites.count {
+            let site = sites[index].site
+            if region.contains(site) {
+                // The strongest beacon of the site this second; minors don't matter.
+                var strongest = 0
+                for sample in samples where sample.rssi != 0 && sample.beacon.major == site.major && sample.beacon.uuid == site.uuid {
+                    strongest = strongest == 0 ? sample.rssi : max(strongest, sample.rssi)
+                }
+                if strongest != 0 {
+                    let discoveryIndex = discoveries.firstIndex { $0.region.contains(site) }
+                    if let discoveryIndex { discoveries[discoveryIndex].foundSite = true }
+                    let discovery = discoveryIndex.map { discoveries[$0] }
+                    mutateSite(index, at: now, &actions) { presence, context, outputs in
+                        presence.heard(rssi: strongest, at: now, discovery: discovery, context, &outputs)
+                    }
+                } else {
+                    mutateSite(index, at: now, &actions) { presence, context, outputs in presence.silent(at: now, context, &outputs) }
+                }
+            }
+            index += 1
+        }
+    }
+
+    private mutating func regionInside(_ region: BeaconRegion, entry: Bool, at now: Date, _ actions: inout [EngineAction]) {
+        if let major = region.major {
+            guard let index = siteIndex(SiteBeacon(uuid: region.uuid, major: major)) ?? trackSite(SiteBeacon(uuid: region.uuid, major: major)) else { return }
+            mutateSite(index, at: now, &actions) { site, context, outputs in
+                entry ? site.regionEntered(at: now, context, &outputs) : site.regionStateInside(at: now, context, &outputs)
+            }
+            return
+        }
+        // A UUID-wide region: update the sessions it covers, and range to find out which
+        // sites are there.
+        for index in sites.indices where region.contains(sites[index].site) && sites[index].session != nil {
+            mutateSite(index, at: now, &actions) { site, context, outputs in
+                entry ? site.regionEntered(at: now, context, &outputs) : site.regionStateInside(at: now, context, &outputs)
+            }
+        }
+        if let existing = discoveries.firstIndex(where: { $0.region == region }) {
+            // An entry outranks a state callback: it dates the arrival.
+            if entry && discoveries[existing].trigger != .regionEntry {
+                discoveries[existing] = SitePresence.Discovery(region: region, trigger: .regionEntry, at: now)
+            }
+        } else {
+            discoveries.append(SitePresence.Discovery(region: region, trigger: entry ? .regionEntry : .regionState, at: now))
+            discoveries.sort { $0.region < $1.region }
+        }
+    }
+
+    private mutating func regionLeft(_ region: BeaconRegion, cause: ExitCause, at now: Date, _ actions: inout [EngineAction]) {
+        if region.major != nil, siteIndex(SiteBeacon(uuid: region.uuid, major: region.major!)) == nil {
+            return
+        }
+        for index in sites.indices where region.contains(sites[index].site) {
+            mutateSite(index, at: now, &actions) { site, context, outputs in site.regionLeft(at: now, cause: cause, context, &outputs) }
+        }
+        endDiscoveries(where: { $0.region == region }, at: now, &actions)
+    }
+
+    private mutating func manualCheckIn(at site: SiteBeacon, reason: String, now: Date, _ actions: inout [EngineAction]) {
+        guard !reason.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            return reject("manual check-in at \(site) refused: a reason is required", site: site, now: now, &actions)
+        }
+        guard let index = siteIndex(site) ?? trackSite(site) else {
+            return reject("manual check-in at \(site) refused: not a configured site (known: \(configuredSitesList))", site: site, now: now, &actions)
+        }
+        mutateSite(index, at: now, &actions) { presence, context, outputs in presence.manualCheckIn(at: now, reason: reason, context, &outputs) }
+    }
+
+    private mutating func manualCheckOut(at site: SiteBeacon?, reason: String, now: Date, _ actions: inout [EngineAction]) {
+        guard !reason.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            return reject("manual check-out refused: a reason is required", site: site, now: now, &actions)
+        }
+        let targets = sites.indices.filter { index in
+            sites[index].session != nil && (site == nil || sites[index].site == site)
+        }
+        guard !targets.isEmpty else {
+            return reject("manual check-out refused: not checked in\(site.map { " at \($0)" } ?? "")", site: site, now: now, &actions)
+        }
+        for index in targets {
+            mutateSite(index, at: now, &actions) { presence, context, outputs in presence.manualCheckOut(at: now, reason: reason, context, &outputs) }
+        }
+    }
+
+    private mutating func permissionsChanged(to newPermissions: Permissions, at now: Date, _ actions: inout [EngineAction]) {
+        let before = permissions.automaticDetectionBlockers
+        permissions = newPermissions
+        let after = newPermissions.automaticDetectionBlockers
+        guard before != after else { return }
+        if after.isEmpty {
+            actions.append(.recordTelemetry(TelemetryRecord(at: now, kind: .detectionRestored, site: nil, detail: "automatic detection available again")))
+            actions.append(.monitorRegions(monitoredRegions))
+            actions.append(contentsOf: monitoredRegions.map(EngineAction.requestRegionState))
+        } else {
+            actions.append(.recordTelemetry(TelemetryRecord(at: now, kind: .detectionUnavailable, site: nil, detail: after.joined(separator: "; "))))
+            if before.isEmpty { lastPromptAt = nil }
+            promptForManualCheckInIfNeeded(at: now, &actions)
+        }
+    }
+
+    private mutating func apply(_ newConfiguration: Configuration, at now: Date, _ actions: inout [EngineAction]) {
+        if let error = newConfiguration.validationErrors().first {
+            actions.append(.recordTelemetry(TelemetryRecord(at: now, kind: .configurationRejected, site: nil, detail: error.description)))
+            return
+        }
+        configuration = newConfiguration
+        // Sites no longer allowed are dropped unless a session is open there: that one ends
+        // with its own exit, never silently.
+        if let allowed = configuration.allowedSites {
+            sites.removeAll { !allowed.contains($0.site) && $0.session == nil && !$0.isConfirming }
+        }
+        trackConfiguredSites()
+        actions.append(.recordTelemetry(TelemetryRecord(at: now, kind: .configurationApplied, site: nil,
+                                                        detail: "\(configuration.sites.count) sites, monitoring \(configuration.regionMonitoring.rawValue)")))
+        actions.append(.monitorRegions(monitoredRegions))
+    }
+
+    // MARK: - Settling and reconciling
+
+    /// Settles every decision that is due at `now`, with the times recorded earlier.
+    private mutating func settle(at now: Date, _ actions: inout [EngineAction]) {
+        guard let due = timerAt, now >= due else { return }
+        for index in sites.indices where sites[index].nextDeadline(configuration).map({ now >= $0 }) ?? false {
+            mutateSite(index, at: now, &actions) { site, context, outputs in site.settle(at: now, context, &outputs) }
+        }
+        let windowSeconds = configuration.rangingWindowMaxSeconds
+        endDiscoveries(where: { now >= $0.at.addingTimeInterval(windowSeconds) }, at: now, &actions)
+    }
+
+    /// Brings ranging, background time, the motion query and the timer in line with the state.
+    private mutating func reconcile(at now: Date, _ actions: inout [EngineAction]) {
+        let anyConfirming = sites.contains { $0.isConfirming }
+        if anyConfirming || !discoveries.isEmpty || !rangingUUIDs.isEmpty {
+            var wanted = Set(discoveries.map(\.region.uuid))
+            for site in sites where site.isConfirming { wanted.insert(site.site.uuid) }
+            let desired = wanted.sorted { $0.uuidString < $1.uuidString }
+            if desired != rangingUUIDs {
+                if rangingUUIDs.isEmpty, !backgroundTaskActive {
+                    backgroundTaskActive = true
+                    actions.append(.beginBackgroundTask)
+                }
+                for uuid in desired where !rangingUUIDs.contains(uuid) { actions.append(.startRanging(BeaconRegion(uuid: uuid))) }
+                for uuid in rangingUUIDs where !desired.contains(uuid) { actions.append(.stopRanging(BeaconRegion(uuid: uuid))) }
+                if !desired.isEmpty, rangingUUIDs.isEmpty || motionIsStale(at: now) {
+                    queryMotionIfStale(at: now, &actions)
+                }
+                rangingUUIDs = desired
+                if desired.isEmpty, backgroundTaskActive {
+                    backgroundTaskActive = false
+                    actions.append(.endBackgroundTask)
+                }
+            }
+        }
+        var next: Date?
+        for site in sites {
+            if let deadline = site.nextDeadline(configuration), next.map({ deadline < $0 }) ?? true { next = deadline }
+        }
+        for discovery in discoveries {
+            let end = discovery.at.addingTimeInterval(configuration.rangingWindowMaxSeconds)
+            if next.map({ end < $0 }) ?? true { next = end }
+        }
+        if next != timerAt {
+            actions.append(next.map { .scheduleTimer(.nextDecision, at: $0) } ?? .cancelTimer(.nextDecision))
+            timerAt = next
+        }
+        if actions.contains(where: { if case .enqueue = $0 { return true } else { return false } }),
+           !actions.contains(.drainOutbox) {
+            actions.append(.drainOutbox)
+        }
+    }
+
+    private func motionIsStale(at now: Date) -> Bool {
+        guard let motion else { return true }
+        return now.timeIntervalSince(motion.at) > configuration.rangingWindowMaxSeconds * 4
+    }
+
+    private mutating func queryMotionIfStale(at now: Date, _ actions: inout [EngineAction]) {
+        guard motionIsStale(at: now),
+              motionQueriedAt.map({ now.timeIntervalSince($0) >= configuration.rangingWindowMaxSeconds }) ?? true else { return }
+        motionQueriedAt = now
+        actions.append(.queryMotion(lookbackMinutes: configuration.motionLookbackMinutes))
+    }
+
+    private mutating func endDiscoveries(where shouldEnd: (SitePresence.Discovery) -> Bool, at now: Date, _ actions: inout [EngineAction]) {
+        guard !discoveries.isEmpty else { return }
+        for discovery in discoveries where shouldEnd(discovery) && !discovery.foundSite {
+            actions.append(.recordTelemetry(TelemetryRecord(
+                at: now, kind: .discoveryEmpty, site: nil,
+                detail: "region \(discovery.region) (\(discovery.trigger.rawValue)) but no beacon of a known site was heard while ranging")))
+        }
+        discoveries.removeAll(where: shouldEnd)
+    }
+
+    private func requestStateOfOpenSessions(_ actions: inout [EngineAction]) {
+        let open = sites.filter { $0.session != nil }.map(\.site)
+        for region in monitoredRegions where open.contains(where: region.contains) {
+            actions.append(.requestRegionState(region))
+        }
+    }
+
+    private mutating func promptForManualCheckInIfNeeded(at now: Date, _ actions: inout [EngineAction]) {
+        let blockers = permissions.automaticDetectionBlockers
+        guard !blockers.isEmpty, openSessions.isEmpty,
+              lastPromptAt.map({ now.timeIntervalSince($0) >= configuration.manualPromptMinIntervalSeconds }) ?? true else { return }
+        lastPromptAt = now
+        actions.append(.notify(LocalNotification(
+            kind: .manualCheckInPrompt, title: "Check in by hand",
+            body: "Automatic check-in can't work right now: \(blockers.joined(separator: "; ")). Open the app to check in, or change this in Settings.")))
+    }
+
+    // MARK: - Sites
+
+
+    private func isWalking(at now: Date) -> Bool {
+        guard let motion, now.timeIntervalSince(motion.at) <= configuration.motionLookbackMinutes * 60 else { return false }
+        return motion.looksLikeWalking(minSteps: configuration.walkingMinSteps)
+    }
+
+    /// Runs one site's transition and turns what happened into actions.
+    private mutating func mutateSite(
+        _ index: Int, at now: Date, _ actions: inout [EngineAction],
+        _ transition: (inout SitePresence, SitePresence.Context, inout [SitePresence.Output]) -> Void
+    ) {
+        var outputs: [SitePresence.Output] = []
+        let context = SitePresence.Context(configuration: configuration, walking: isWalking(at: now))
+        transition(&sites[index], context, &outputs)
+        for output in outputs { actions.append(contentsOf: self.actions(for: output, site: sites[index].site, at: now)) }
+    }
+
+    private func actions(for output: SitePresence.Output, site: SiteBeacon, at now: Date) -> [EngineAction] {
+        func telemetry(_ kind: TelemetryRecord.Kind, _ detail: String) -> EngineAction {
+            .recordTelemetry(TelemetryRecord(at: now, kind: kind, site: site, detail: detail))
+        }
+        func event(_ kind: AttendanceEvent.Kind, _ session: PresenceSession, at time: Date, source: EventSource, reason: String?,
+                   evidence: CheckInEvidence? = nil) -> EngineAction {
+            .enqueue(AttendanceEvent(kind: kind, userID: configuration.userID, deviceID: configuration.deviceID, site: site,
+                                     sessionKey: session.key, timestamp: time, source: source, reason: reason, evidence: evidence))
+        }
+        switch output {
+        case .windowOpened(let trigger):
+            return [telemetry(.windowOpened, "ranging window opened by \(trigger.rawValue)")]
+        case .checkedIn(let session, let evidence, let reason):
+            let median = evidence.medianRSSI.map { String(format: "%.1f dBm", $0) } ?? "n/a"
+            return [event(.checkIn, session, at: session.checkInAt, source: session.source, reason: reason, evidence: evidence),
+                    telemetry(.windowConfirmed, "checked in at \(RFC3339.format(session.checkInAt)) by rule \(evidence.rule); \(evidence.sampleCount) samples, median \(median)")]
+        case .windowInsufficient(let reason, _):
+            return [telemetry(.windowInsufficient, "insufficient: \(reason); will retry at the next opportunity")]
+        case .exitSuspected(let session, let cause):
+            return [telemetry(.exitSuspected, "\(cause.rawValue); last heard \(RFC3339.format(session.lastHeardAt))")]
+        case .resumed(let session, let silence):
+            return [telemetry(.sessionResumed, "heard again after \(Int(silence)) s; session \(session.key) continues")]
+        case .checkedOut(let session, let time, let source, let reason):
+            return [event(.checkOut, session, at: time, source: source, reason: reason),
+                    telemetry(.checkedOut, "checked out at \(RFC3339.format(time)) (\(source.rawValue): \(reason))")]
+        case .heartbeat(let session, let time):
+            return [event(.heartbeat, session, at: time, source: .automatic, reason: nil)]
+        case .rejected(let message):
+            return [telemetry(.manualRejected, message)]
+        }
+    }
+
+    private mutating func reject(_ message: String, site: SiteBeacon?, now: Date, _ actions: inout [EngineAction]) {
+        actions.append(.recordTelemetry(TelemetryRecord(at: now, kind: .manualRejected, site: site, detail: message)))
+    }
+
+    private var configuredSitesList: String {
+        configuration.sites.isEmpty ? "any major of \(configuration.proximityUUID.uuidString)"
+            : configuration.sites.map { $0.beacon(defaultUUID: configuration.proximityUUID).description }.joined(separator: ", ")
+    }
+
+    private func siteIndex(_ site: SiteBeacon) -> Int? {
+        sites.firstIndex { $0.site.major == site.major && $0.site.uuid == site.uuid }
+    }
+
+    /// Starts tracking a site if the configuration allows it; returns its index.
+    private mutating func trackSite(_ site: SiteBeacon) -> Int? {
+        if let index = siteIndex(site) { return index }
+        let allowed: Bool
+        if configuration.sites.isEmpty {
+            allowed = site.uuid == configuration.proximityUUID
+        } else {
+            allowed = configuration.sites.contains { $0.beacon(defaultUUID: configuration.proximityUUID) == site }
+        }
+        guard allowed else { return nil }
+        let index = sites.firstIndex { site < $0.site } ?? sites.endIndex
+        sites.insert(SitePresence(site: site), at: index)
+        return index
+    }
+
+    private mutating func trackConfiguredSites() {
+        for site in configuration.sites { _ = trackSite(site.beacon(defaultUUID: configuration.proximityUUID)) }
+    }
+}

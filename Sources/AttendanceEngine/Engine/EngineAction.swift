@@ -1,0 +1,62 @@
+import AttendanceModels
+import Foundation
+
+/// What the engine asks its runtime to do. The runtime persists the engine state first, then
+/// performs these in order.
+public enum EngineAction: Hashable, Sendable {
+    /// The complete set of regions to monitor (idempotent; replaces the previous set).
+    case monitorRegions([BeaconRegion])
+    case startRanging(BeaconRegion)
+    case stopRanging(BeaconRegion)
+    case requestRegionState(BeaconRegion)
+    case scheduleTimer(EngineTimer, at: Date)
+    case cancelTimer(EngineTimer)
+    /// Ask iOS for extended background time (~30 s instead of ~10 s) while ranging.
+    case beginBackgroundTask
+    case endBackgroundTask
+    case queryMotion(lookbackMinutes: Double)
+    /// Store durably in the outbox before anything else happens.
+    case enqueue(AttendanceEvent)
+    case drainOutbox
+    case notify(LocalNotification)
+    case recordTelemetry(TelemetryRecord)
+}
+
+/// A local notification the engine wants shown.
+public struct LocalNotification: Hashable, Sendable, Codable {
+    public enum Kind: String, Hashable, Sendable, Codable {
+        /// Automatic detection cannot work; invite the employee to check in by hand.
+        case manualCheckInPrompt
+    }
+
+    public var kind: Kind
+    public var title: String
+    public var body: String
+
+    public init(kind: Kind, title: String, body: String) {
+        self.kind = kind
+        self.title = title
+        self.body = body
+    }
+}
+
+/// An audit line: why the engine did or did not decide something.
+public struct TelemetryRecord: Hashable, Sendable, Codable {
+    public enum Kind: String, Hashable, Sendable, Codable {
+        case windowOpened, windowConfirmed, windowInsufficient, discoveryEmpty, exitSuspected, sessionResumed,
+             checkedOut, heartbeat, manualRejected, detectionUnavailable, detectionRestored, configurationRejected,
+             configurationApplied, upload
+    }
+
+    public var at: Date
+    public var kind: Kind
+    public var site: SiteBeacon?
+    public var detail: String
+
+    public init(at: Date, kind: Kind, site: SiteBeacon?, detail: String) {
+        self.at = at
+        self.kind = kind
+        self.site = site
+        self.detail = detail
+    }
+}

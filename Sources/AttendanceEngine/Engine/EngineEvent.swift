@@ -1,0 +1,99 @@
+import AttendanceModels
+import Foundation
+
+/// Everything the engine can be told, by Apple adapters on a phone or by the simulator.
+public enum EngineEvent: Hashable, Sendable, Codable {
+    case appLaunched(LaunchReason)
+    case regionEntered(BeaconRegion)
+    case regionExited(BeaconRegion)
+    case regionStateDetermined(BeaconRegion, RegionState)
+    /// One ranging callback (1 Hz). Beacons not heard this second come with `rssi == 0`.
+    case beaconsRanged([BeaconSample], region: BeaconRegion)
+    case motionUpdated(MotionSnapshot)
+    case geofenceEntered(SiteBeacon)
+    case geofenceExited(SiteBeacon)
+    /// A significant-location-change or visit callback: execution time, nothing more.
+    case locationWake
+    case timerFired(EngineTimer)
+    /// The app's background time is about to run out: decide with what is known now.
+    case backgroundTimeExpiring
+    case manualCheckIn(SiteBeacon, reason: String)
+    /// `nil` site: check out of every open session.
+    case manualCheckOut(SiteBeacon?, reason: String)
+    case permissionsChanged(Permissions)
+    case configurationUpdated(Configuration)
+    case networkReachable
+    case uploadFinished(UploadReport)
+}
+
+/// Why iOS launched (or woke) the app.
+public enum LaunchReason: String, Hashable, Sendable, Codable {
+    case userOpened, regionEvent, backgroundRefresh, locationEvent, bluetoothEvent, afterReboot
+}
+
+/// The engine's timers. One is enough: it is always set for the earliest pending decision.
+public enum EngineTimer: String, Hashable, Sendable, Codable {
+    case nextDecision
+}
+
+/// What iOS lets the app do, as the adapters observe it.
+public struct Permissions: Hashable, Sendable, Codable {
+    public enum Location: String, Hashable, Sendable, Codable {
+        case notDetermined, restricted, denied, whenInUse, always
+    }
+
+    public enum Bluetooth: String, Hashable, Sendable, Codable {
+        case unknown, poweredOn, poweredOff, unauthorized, unsupported
+    }
+
+    public var location: Location
+    /// iOS 14 "Precise Location": beacon ranging and region monitoring need it.
+    public var preciseLocation: Bool
+    public var bluetooth: Bluetooth
+    public var backgroundRefreshAvailable: Bool
+
+    public init(location: Location = .always, preciseLocation: Bool = true, bluetooth: Bluetooth = .poweredOn,
+                backgroundRefreshAvailable: Bool = true) {
+        self.location = location
+        self.preciseLocation = preciseLocation
+        self.bluetooth = bluetooth
+        self.backgroundRefreshAvailable = backgroundRefreshAvailable
+    }
+
+    /// Why automatic check-in cannot work while the app is in the background; empty when it can.
+    public var automaticDetectionBlockers: [String] {
+        var blockers: [String] = []
+        switch location {
+        case .always: break
+        case .whenInUse: blockers.append("location access is 'While Using': arrivals are only seen while the app is open; automatic check-in needs 'Always'")
+        case .denied: blockers.append("location access is denied")
+        case .restricted: blockers.append("location access is restricted on this device")
+        case .notDetermined: blockers.append("location access has not been granted yet")
+        }
+        if !preciseLocation { blockers.append("Precise Location is off: iOS does not range beacons with approximate location") }
+        switch bluetooth {
+        case .poweredOn, .unknown: break
+        case .poweredOff: blockers.append("Bluetooth is off")
+        case .unauthorized: blockers.append("Bluetooth access is denied")
+        case .unsupported: blockers.append("this device has no Bluetooth LE")
+        }
+        return blockers
+    }
+}
+
+/// The outcome of a drain of the outbox, for the engine's record and the Today screen.
+public struct UploadReport: Hashable, Sendable, Codable {
+    public var at: Date
+    public var delivered: Int
+    public var pending: Int
+    public var deadLetters: Int
+    public var error: String?
+
+    public init(at: Date, delivered: Int, pending: Int, deadLetters: Int, error: String? = nil) {
+        self.at = at
+        self.delivered = delivered
+        self.pending = pending
+        self.deadLetters = deadLetters
+        self.error = error
+    }
+}

@@ -1,0 +1,314 @@
+import AttendanceModels
+import Foundation
+
+/// The presence state machine of one site: `outside → candidate → inside → softExitPending → outside`.
+///
+/// Every method takes the time of the event and appends what happened to `outputs`; nothing
+/// here reads a clock or performs I/O. Decisions that are due are settled by `settle(at:)`
+/// at the next event, whenever that is, using the recorded times: a check-out's time is the
+/// last time the site was heard, never the time the decision was made.
+public struct SitePresence: Hashable, Sendable, Codable {
+    public let site: SiteBeacon
+    private var phase: Phase = .outside(retryAfter: nil, manualHold: false)
+
+    private enum Phase: Hashable, Sendable, Codable {
+        /// `retryAfter`: a heard sample may not open a window before then (after an
+        /// insufficient window). `manualHold`: the employee checked out by hand, so automatic
+        /// check-in waits for the next region entry.
+        case outside(retryAfter: Date?, manualHold: Bool)
+        case candidate(RangingWindow)
+        case inside(PresenceSession)
+        case softExitPending(PresenceSession, detectedAt: Date, cause: ExitCause)
+    }
+
+    /// What happened, for the engine to turn into actions.
+    public enum Output: Hashable, Sendable {
+        case windowOpened(RangingWindow.Trigger)
+        case checkedIn(PresenceSession, evidence: CheckInEvidence, reason: String?)
+        case windowInsufficient(reason: String, sampleCount: Int)
+        case exitSuspected(PresenceSession, cause: ExitCause)
+        case resumed(PresenceSession, silenceSeconds: Double)
+        case checkedOut(PresenceSession, at: Date, source: EventSource, reason: String)
+        case heartbeat(PresenceSession, at: Date)
+        case rejected(String)
+    }
+
+    /// The facts a decision needs besides the site's own state.
+    public struct Context: Sendable {
+        public var configuration: Configuration
+        public var walking: Bool
+
+        public init(configuration: Configuration, walking: Bool) {
+            self.configuration = configuration
+            self.walking = walking
+        }
+    }
+
+    /// A read-only view for screens and tests.
+    public enum Status: Hashable, Sendable {
+        case outside
+        case confirming(since: Date, samples: Int)
+        case inside(PresenceSession)
+        case leaving(PresenceSession, cause: ExitCause)
+    }
+
+    public init(site: SiteBeacon) {
+        self.site = site
+    }
+
+    public var status: Status {
+        switch phase {
+        case .outside: return .outside
+        case .candidate(let window): return .confirming(since: window.openedAt, samples: window.sampleRSSI.count)
+        case .inside(let session): return .inside(session)
+        case .softExitPending(let session, _, let cause): return .leaving(session, cause: cause)
+        }
+    }
+
+    public var session: PresenceSession? {
+        switch phase {
+        case .inside(let session), .softExitPending(let session, _, _): return session
+        case .outside, .candidate: return nil
+        }
+    }
+
+    public var isConfirming: Bool {
+        if case .candidate = phase { return true }
+        return false
+    }
+
+    /// When this site next needs a decision without any new event: a window's end, or the end
+    /// of the merge window of a pending exit.
+    public func nextDeadline(_ configuration: Configuration) -> Date? {
+        switch phase {
+        case .candidate(let window): return window.deadline(configuration)
+        case .softExitPending(let session, _, _): return session.lastHeardAt.addingTimeInterval(configuration.mergeWindowSeconds)
+        case .outside, .inside: return nil
+        }
+    }
+
+    // MARK: - Events
+
+    /// iOS says the site's region was entered (at `now`, which is itself evidence of a packet).
+    public mutating func regionEntered(at now: Date, _ context: Context, _ outputs: inout [Output]) {
+        switch phase {
+        case .outside:
+            phase = .candidate(RangingWindow(openedAt: now, trigger: .regionEntry, entryAt: now))
+            outputs.append(.windowOpened(.regionEntry))
+        case .candidate(var window):
+            window.noteEntry(at: now)
+            phase = .candidate(window)
+        case .inside, .softExitPending:
+            evidence(at: now, context, &outputs)
+        }
+    }
+
+    /// iOS says the region state is inside (launch, screen-on, or an explicit request). It
+    /// keeps saying so until ~`regionExitDelaySeconds` after the last packet, so it proves
+    /// presence only up to that long ago.
+    public mutating func regionStateInside(at now: Date, _ context: Context, _ outputs: inout [Output]) {
+        switch phase {
+        case .outside(_, let manualHold):
+            guard !manualHold else { return }
+            phase = .candidate(RangingWindow(openedAt: now, trigger: .regionState))
+            outputs.append(.windowOpened(.regionState))
+        case .candidate:
+            break
+        case .inside, .softExitPending:
+            evidence(at: now.addingTimeInterval(-context.configuration.regionExitDelaySeconds), context, &outputs)
+        }
+    }
+
+    /// iOS reported the region exited (`cause == .regionExit`) or its state as outside.
+    public mutating func regionLeft(at now: Date, cause: ExitCause, _ context: Context, _ outputs: inout [Output]) {
+        if case .candidate = phase { endWindow(at: now, context, &outputs) }
+        switch phase {
+        case .outside(let retryAfter, _):
+            // Leaving ends a manual hold: the next arrival is a new one.
+            phase = .outside(retryAfter: retryAfter, manualHold: false)
+        case .candidate:
+            break
+        case .inside(var session):
+            if cause == .regionExit {
+                session.lastHeardAt = max(session.lastHeardAt, now.addingTimeInterval(-context.configuration.regionExitDelaySeconds))
+            }
+            phase = .softExitPending(session, detectedAt: now, cause: cause)
+            outputs.append(.exitSuspected(session, cause: cause))
+        case .softExitPending:
+            break
+        }
+    }
+
+    /// A UUID-wide region event being explored by ranging: it tells which sites are there.
+    public struct Discovery: Hashable, Sendable, Codable {
+        public var region: BeaconRegion
+        /// `.regionEntry` or `.regionState`.
+        public var trigger: RangingWindow.Trigger
+        public var at: Date
+        public var foundSite = false
+
+        public init(region: BeaconRegion, trigger: RangingWindow.Trigger, at: Date) {
+            self.region = region
+            self.trigger = trigger
+            self.at = at
+        }
+    }
+
+    /// A ranging callback heard the site (the strongest of its beacons this second).
+    /// During a discovery the window opens whatever the retry cooldown; after a UUID-wide
+    /// entry it starts at the entry, the earliest evidence of arrival.
+    public mutating func heard(rssi: Int, at now: Date, discovery: Discovery?, _ context: Context, _ outputs: inout [Output]) {
+        guard rssi != 0 else { return silent(at: now, context, &outputs) }
+        switch phase {
+        case .outside(let retryAfter, let manualHold):
+            if let discovery, discovery.trigger == .regionEntry {
+                phase = .candidate(RangingWindow(openedAt: discovery.at, trigger: .regionEntry, entryAt: discovery.at))
+            } else if !manualHold, discovery != nil || retryAfter.map({ now >= $0 }) ?? true {
+                phase = .candidate(RangingWindow(openedAt: discovery?.at ?? now, trigger: discovery?.trigger ?? .heardSample))
+            } else {
+                return
+            }
+            if case .candidate(let window) = phase { outputs.append(.windowOpened(window.trigger)) }
+            addToWindow(rssi: rssi, at: now, context, &outputs)
+        case .candidate:
+            addToWindow(rssi: rssi, at: now, context, &outputs)
+        case .inside(var session):
+            // The hot path: one ranging callback a second while inside.
+            session.lastHeardAt = now
+            session.heardSinceCheckIn = true
+            phase = .inside(session)
+            heartbeatIfDue(context, &outputs)
+        case .softExitPending:
+            evidence(at: now, context, &outputs)
+            if case .inside(var session) = phase {
+                session.heardSinceCheckIn = true
+                phase = .inside(session)
+            }
+        }
+    }
+
+    /// A ranging callback covering this site did not hear it.
+    public mutating func silent(at now: Date, _ context: Context, _ outputs: inout [Output]) {
+        guard case .inside(let session) = phase, session.heardSinceCheckIn,
+              now.timeIntervalSince(session.lastHeardAt) >= context.configuration.softExitGraceSeconds else { return }
+        phase = .softExitPending(session, detectedAt: now, cause: .rangingSilence)
+        outputs.append(.exitSuspected(session, cause: .rangingSilence))
+    }
+
+    /// The campus geofence around the site was entered: range to find out.
+    public mutating func geofenceEntered(at now: Date, _ outputs: inout [Output]) {
+        guard case .outside(_, false) = phase else { return }
+        phase = .candidate(RangingWindow(openedAt: now, trigger: .geofence))
+        outputs.append(.windowOpened(.geofence))
+    }
+
+    /// The campus geofence was exited: a pending soft exit is certain, so it is settled now.
+    /// While still `inside` the beacon region has not reported an exit; the engine asks iOS
+    /// for the region state instead of trusting a coarse GPS fix.
+    public mutating func geofenceExited(at now: Date, _ outputs: inout [Output]) {
+        guard case .softExitPending(let session, _, _) = phase else { return }
+        checkOut(session, at: session.lastHeardAt, source: .automatic, reason: ExitCause.geofenceExit.rawValue, &outputs)
+    }
+
+    /// Settles what is due at `now`: a window past its end, a soft exit past the merge window.
+    public mutating func settle(at now: Date, _ context: Context, _ outputs: inout [Output]) {
+        switch phase {
+        case .candidate(let window) where now >= window.deadline(context.configuration):
+            endWindow(at: now, context, &outputs)
+        case .softExitPending(let session, _, let cause)
+            where now.timeIntervalSince(session.lastHeardAt) >= context.configuration.mergeWindowSeconds:
+            checkOut(session, at: session.lastHeardAt, source: .automatic, reason: cause.rawValue, &outputs)
+        default:
+            break
+        }
+    }
+
+    /// Ends an open window now with the samples it has (deadline, exit, or background time out).
+    public mutating func endWindow(at now: Date, _ context: Context, _ outputs: inout [Output]) {
+        guard case .candidate(let window) = phase else { return }
+        switch window.verdictAtEnd(context.configuration, walking: context.walking) {
+        case .confirmed(let rule):
+            confirm(window, rule: rule, context, &outputs)
+        case .insufficient(let reason):
+            phase = .outside(retryAfter: now.addingTimeInterval(context.configuration.rangingRetryCooldownSeconds), manualHold: false)
+            outputs.append(.windowInsufficient(reason: reason, sampleCount: window.sampleRSSI.count))
+        }
+    }
+
+    public mutating func manualCheckIn(at now: Date, reason: String, _ context: Context, _ outputs: inout [Output]) {
+        if let session {
+            outputs.append(.rejected("manual check-in at \(site) refused: already checked in since \(RFC3339.format(session.checkInAt))"))
+            return
+        }
+        let configuration = context.configuration
+        let key = SessionKey.derive(user: configuration.userID, device: configuration.deviceID, site: site, checkIn: now)
+        let session = PresenceSession(key: key, site: site, checkInAt: now, lastHeardAt: now, lastHeartbeatAt: now,
+                                      source: .manual, heardSinceCheckIn: false)
+        phase = .inside(session)
+        outputs.append(.checkedIn(session, evidence: CheckInEvidence(sampleCount: 0, medianRSSI: nil, stdevDB: nil,
+                                                                       walking: context.walking, rule: "manual"), reason: reason))
+    }
+
+    public mutating func manualCheckOut(at now: Date, reason: String, _ context: Context, _ outputs: inout [Output]) {
+        guard let session else {
+            outputs.append(.rejected("manual check-out at \(site) refused: not checked in"))
+            return
+        }
+        checkOut(session, at: now, source: .manual, reason: reason, &outputs)
+        phase = .outside(retryAfter: nil, manualHold: true)
+    }
+
+    // MARK: - Private
+
+    private mutating func addToWindow(rssi: Int, at now: Date, _ context: Context, _ outputs: inout [Output]) {
+        guard case .candidate(var window) = phase else { return }
+        window.add(rssi: rssi, at: now)
+        if window.confirmsEarly(context.configuration) {
+            confirm(window, rule: .early, context, &outputs)
+        } else {
+            phase = .candidate(window)
+        }
+    }
+
+    private mutating func confirm(_ window: RangingWindow, rule: RangingVerdict.Rule, _ context: Context, _ outputs: inout [Output]) {
+        let configuration = context.configuration
+        let checkInAt = window.arrivalTime ?? window.openedAt
+        let key = SessionKey.derive(user: configuration.userID, device: configuration.deviceID, site: site, checkIn: checkInAt)
+        let session = PresenceSession(key: key, site: site, checkInAt: checkInAt, lastHeardAt: window.sampleTimes.last ?? checkInAt,
+                                      lastHeartbeatAt: checkInAt, source: .automatic, heardSinceCheckIn: !window.sampleTimes.isEmpty)
+        phase = .inside(session)
+        let evidence = CheckInEvidence(sampleCount: window.sampleRSSI.count, medianRSSI: window.medianRSSI, stdevDB: window.stdevDB,
+                                       walking: context.walking, rule: rule.rawValue)
+        outputs.append(.checkedIn(session, evidence: evidence, reason: nil))
+    }
+
+    /// Evidence of presence at `time`: updates the last-heard time and resumes a pending exit.
+    private mutating func evidence(at time: Date, _ context: Context, _ outputs: inout [Output]) {
+        switch phase {
+        case .inside(var session):
+            session.lastHeardAt = max(session.lastHeardAt, time)
+            phase = .inside(session)
+        case .softExitPending(var session, _, _):
+            let silence = time.timeIntervalSince(session.lastHeardAt)
+            session.lastHeardAt = max(session.lastHeardAt, time)
+            phase = .inside(session)
+            outputs.append(.resumed(session, silenceSeconds: max(0, silence)))
+        case .outside, .candidate:
+            return
+        }
+        heartbeatIfDue(context, &outputs)
+    }
+
+    private mutating func heartbeatIfDue(_ context: Context, _ outputs: inout [Output]) {
+        guard case .inside(var session) = phase,
+              session.lastHeardAt.timeIntervalSince(session.lastHeartbeatAt) >= context.configuration.heartbeatIntervalSeconds else { return }
+        session.lastHeartbeatAt = session.lastHeardAt
+        phase = .inside(session)
+        outputs.append(.heartbeat(session, at: session.lastHeardAt))
+    }
+
+    private mutating func checkOut(_ session: PresenceSession, at time: Date, source: EventSource, reason: String, _ outputs: inout [Output]) {
+        phase = .outside(retryAfter: nil, manualHold: false)
+        outputs.append(.checkedOut(session, at: time, source: source, reason: reason))
+    }
+}

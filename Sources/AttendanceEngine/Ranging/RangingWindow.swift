@@ -1,0 +1,86 @@
+import Foundation
+
+/// A bounded period of ranging that decides whether a site has really been reached.
+///
+/// It holds the heard samples only (one per ranging callback: the site's strongest beacon),
+/// at most `rangingWindowMaxSeconds` after it opened.
+public struct RangingWindow: Hashable, Sendable, Codable {
+    public enum Trigger: String, Hashable, Sendable, Codable {
+        case regionEntry, regionState, heardSample, geofence
+    }
+
+    public let openedAt: Date
+    public let trigger: Trigger
+    /// The region entry that opened (or joined) this window: the earliest evidence of arrival.
+    public private(set) var entryAt: Date?
+    public private(set) var sampleTimes: [Date] = []
+    public private(set) var sampleRSSI: [Int] = []
+
+    public init(openedAt: Date, trigger: Trigger, entryAt: Date? = nil) {
+        self.openedAt = openedAt
+        self.trigger = trigger
+        self.entryAt = entryAt
+    }
+
+    public func deadline(_ configuration: Configuration) -> Date {
+        openedAt.addingTimeInterval(configuration.rangingWindowMaxSeconds)
+    }
+
+    /// Adds a heard sample; `rssi == 0` never enters the window.
+    public mutating func add(rssi: Int, at time: Date) {
+        guard rssi != 0 else { return }
+        sampleTimes.append(time)
+        sampleRSSI.append(rssi)
+    }
+
+    public mutating func noteEntry(at time: Date) {
+        if entryAt == nil { entryAt = time }
+    }
+
+    public var medianRSSI: Double? { SampleStatistics.median(sampleRSSI) }
+    public var stdevDB: Double? { SampleStatistics.standardDeviation(sampleRSSI) }
+
+    /// The recorded check-in time: the region entry that started the window, or else the first
+    /// heard sample, whichever came first.
+    public var arrivalTime: Date? {
+        switch (entryAt, sampleTimes.first) {
+        case let (entry?, sample?): return min(entry, sample)
+        case let (entry, sample): return entry ?? sample
+        }
+    }
+
+    /// Early confirmation: enough samples, steady, and strong.
+    public func confirmsEarly(_ configuration: Configuration) -> Bool {
+        guard sampleRSSI.count >= configuration.earlyConfirmMinSamples,
+              let stdev = stdevDB, let median = medianRSSI else { return false }
+        return stdev < configuration.earlyConfirmMaxStdevDB && median > configuration.earlyConfirmMinMedianDBm
+    }
+
+    /// The verdict when the window ends (deadline, region exit or background time running out).
+    public func verdictAtEnd(_ configuration: Configuration, walking: Bool) -> RangingVerdict {
+        guard let median = medianRSSI else {
+            return .insufficient(reason: "no beacon of the site was heard in the window")
+        }
+        if median > configuration.windowEndConfirmMinMedianDBm { return .confirmed(rule: .strongMedian) }
+        if walking {
+            guard let floor = configuration.walkingConfirmMinMedianDBm else { return .confirmed(rule: .walking) }
+            if median > floor { return .confirmed(rule: .walking) }
+            return .insufficient(reason: "walking, but median \(format(median)) dBm is not above the walking floor \(format(floor)) dBm")
+        }
+        return .insufficient(reason: "median \(format(median)) dBm over \(sampleRSSI.count) samples is not above \(format(configuration.windowEndConfirmMinMedianDBm)) dBm and not walking")
+    }
+
+    private func format(_ value: Double) -> String {
+        value.rounded() == value ? String(Int(value)) : String(format: "%.1f", value)
+    }
+}
+
+/// How a ranging window ended.
+public enum RangingVerdict: Hashable, Sendable, Codable {
+    public enum Rule: String, Hashable, Sendable, Codable {
+        case early, strongMedian, walking
+    }
+
+    case confirmed(rule: Rule)
+    case insufficient(reason: String)
+}
