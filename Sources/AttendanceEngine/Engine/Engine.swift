@@ -55,16 +55,17 @@ public struct Engine: Hashable, Sendable, Codable {
 
     public mutating func handle(_ event: EngineEvent, now: Date) -> [EngineAction] {
         var actions: [EngineAction] = []
+        var drain = false
         settle(at: now, &actions)
         switch event {
         case .beaconsRanged(let samples, let region):
             ranged(samples, in: region, at: now, &actions)
         case .regionEntered(let region):
             regionInside(region, entry: true, at: now, &actions)
-            actions.append(.drainOutbox)
+            drain = true
         case .regionExited(let region):
             regionLeft(region, cause: .regionExit, at: now, &actions)
-            actions.append(.drainOutbox)
+            drain = true
         case .regionStateDetermined(let region, .inside):
             regionInside(region, entry: false, at: now, &actions)
         case .regionStateDetermined(let region, .outside):
@@ -74,12 +75,12 @@ public struct Engine: Hashable, Sendable, Codable {
         case .appLaunched:
             actions.append(.monitorRegions(monitoredRegions))
             actions.append(contentsOf: monitoredRegions.map(EngineAction.requestRegionState))
-            actions.append(.drainOutbox)
+            drain = true
             promptForManualCheckInIfNeeded(at: now, &actions)
         case .motionUpdated(let snapshot):
             motion = snapshot
         case .geofenceEntered(let site):
-            if let index = siteIndex(site) {
+            if let index = siteIndex(site) ?? trackSite(site) {
                 mutateSite(index, at: now, &actions) { site, _, outputs in site.geofenceEntered(at: now, &outputs) }
             }
             promptForManualCheckInIfNeeded(at: now, &actions)
@@ -107,7 +108,7 @@ public struct Engine: Hashable, Sendable, Codable {
         case .configurationUpdated(let newConfiguration):
             apply(newConfiguration, at: now, &actions)
         case .networkReachable:
-            actions.append(.drainOutbox)
+            drain = true
         case .uploadFinished(let report):
             lastUpload = report
             let detail = "delivered \(report.delivered), pending \(report.pending), dead letters \(report.deadLetters)"
@@ -115,6 +116,10 @@ public struct Engine: Hashable, Sendable, Codable {
             actions.append(.recordTelemetry(TelemetryRecord(at: now, kind: .upload, site: nil, detail: detail)))
         }
         reconcile(at: now, &actions)
+        // Last, so that everything enqueued above is in the outbox when the drain starts.
+        if drain || actions.contains(where: { if case .enqueue = $0 { return true } else { return false } }) {
+            actions.append(.drainOutbox)
+        }
         return actions
     }
 
@@ -258,6 +263,10 @@ public struct Engine: Hashable, Sendable, Codable {
     /// Brings ranging, background time, the motion query and the timer in line with the state.
     private mutating func reconcile(at now: Date, _ actions: inout [EngineAction]) {
         let anyConfirming = sites.contains { $0.isConfirming }
+        // A discovery that found its site(s), all of them decided, needs no more ranging.
+        if !anyConfirming, discoveries.contains(where: \.foundSite) {
+            discoveries.removeAll(where: \.foundSite)
+        }
         if anyConfirming || !discoveries.isEmpty || !rangingUUIDs.isEmpty {
             var wanted = Set(discoveries.map(\.region.uuid))
             for site in sites where site.isConfirming { wanted.insert(site.site.uuid) }
@@ -290,10 +299,6 @@ public struct Engine: Hashable, Sendable, Codable {
         if next != timerAt {
             actions.append(next.map { .scheduleTimer(.nextDecision, at: $0) } ?? .cancelTimer(.nextDecision))
             timerAt = next
-        }
-        if actions.contains(where: { if case .enqueue = $0 { return true } else { return false } }),
-           !actions.contains(.drainOutbox) {
-            actions.append(.drainOutbox)
         }
     }
 

@@ -1,0 +1,159 @@
+import AttendanceEngine
+import AttendanceModels
+import Foundation
+import Testing
+
+/// Transitions as lines: given state, event and time, expect the actions.
+@Suite struct EngineActionTests {
+    let region = BeaconRegion(uuid: EngineDriver.uuid)
+
+    func sample(_ rssi: Int, major: UInt16 = 1) -> EngineEvent {
+        .beaconsRanged([BeaconSample(beacon: BeaconIdentity(uuid: EngineDriver.uuid, major: major, minor: 1), rssi: rssi)], region: region)
+    }
+
+    @Test func regionEntryStartsABoundedRangingWindowInBackgroundTime() {
+        var engine = Engine()
+        let actions = engine.handle(.regionEntered(region), now: EngineDriver.time(0))
+        #expect(actions == [
+            .beginBackgroundTask,
+            .startRanging(region),
+            .queryMotion(lookbackMinutes: 2),
+            .scheduleTimer(.nextDecision, at: EngineDriver.time(8)),
+            .drainOutbox,
+        ])
+    }
+
+    @Test func confirmationEnqueuesStopsRangingAndDrains() {
+        var engine = Engine()
+        _ = engine.handle(.regionEntered(region), now: EngineDriver.time(0))
+        for second in 1...3 { #expect(engine.handle(sample(-60), now: EngineDriver.time(Double(second))).contains { if case .recordTelemetry = $0 { return true } else { return false } } == (second == 1)) }
+        let actions = engine.handle(sample(-60), now: EngineDriver.time(4))
+        guard case .enqueue(let event) = actions.first else { Issue.record("expected the check-in first, got \(actions)"); return }
+        #expect(event.kind == .checkIn)
+        #expect(event.timestamp == EngineDriver.time(0))
+        #expect(event.sessionKey == SessionKey.derive(user: "local-user", device: "local-device", site: SiteBeacon(major: 1), checkIn: EngineDriver.time(0)))
+        #expect(Array(actions.suffix(4)) == [.stopRanging(region), .endBackgroundTask, .cancelTimer(.nextDecision), .drainOutbox])
+    }
+
+    @Test func launchMonitorsRequestsStateAndDrains() {
+        var configuration = Configuration()
+        configuration.sites = [SiteConfiguration(major: 2), SiteConfiguration(major: 1)]
+        var engine = Engine(configuration: configuration)
+        let regions = [BeaconRegion(uuid: EngineDriver.uuid, major: 1), BeaconRegion(uuid: EngineDriver.uuid, major: 2)]
+        #expect(engine.handle(.appLaunched(.afterReboot), now: EngineDriver.time(0))
+            == [.monitorRegions(regions), .requestRegionState(regions[0]), .requestRegionState(regions[1]), .drainOutbox])
+        configuration.regionMonitoring = .uuidWide
+        #expect(Engine(configuration: configuration).monitoredRegions == [region])
+    }
+
+    @Test func manualCheckInAndOutCarryAReasonAndAreMarkedManual() {
+        var driver = EngineDriver()
+        let site = SiteBeacon(major: 4)
+        driver.send(.manualCheckIn(site, reason: "beacon battery is dead"), at: 0)
+        // Ranging that never hears the site does not undo a manual check-in.
+        driver.ranged(major: 1, rssi: 0, over: 1..<400)
+        driver.send(.manualCheckOut(nil, reason: "going home"), at: 500)
+        let events = driver.events
+        #expect(events.map(\.kind) == [.checkIn, .checkOut])
+        #expect(events.allSatisfy { $0.source == .manual })
+        #expect(events.map(\.reason) == ["beacon battery is dead", "going home"])
+        #expect(events.map(\.timestamp) == [EngineDriver.time(0), EngineDriver.time(500)])
+        #expect(events[0].sessionKey == events[1].sessionKey)
+    }
+
+    @Test func manualRequestsThatCannotBeHonouredAreRejectedVisibly() {
+        var driver = EngineDriver()
+        driver.send(.manualCheckOut(nil, reason: "leaving"), at: 0)
+        driver.send(.manualCheckIn(SiteBeacon(major: 4), reason: "  "), at: 1)
+        driver.send(.manualCheckIn(SiteBeacon(major: 4), reason: "here"), at: 2)
+        driver.send(.manualCheckIn(SiteBeacon(major: 4), reason: "here again"), at: 3)
+        let rejections = driver.telemetry.filter { $0.kind == .manualRejected }.map(\.detail)
+        #expect(rejections.count == 3)
+        #expect(rejections[0].contains("not checked in"))
+        #expect(rejections[1].contains("a reason is required"))
+        #expect(rejections[2].contains("already checked in since 2026-11-22T09:00:02Z"))
+        #expect(driver.events(.checkIn).count == 1)
+    }
+
+    @Test func afterAManualCheckOutNothingChecksInAgainUntilTheNextArrival() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(region), at: 0)
+        driver.ranged(rssi: -60, over: 0..<100)
+        driver.send(.manualCheckOut(SiteBeacon(major: 1), reason: "leaving early"), at: 100)
+        driver.ranged(rssi: -60, over: 100..<200)                  // still near the door
+        driver.send(.regionStateDetermined(region, .inside), at: 150)
+        #expect(driver.events.map(\.kind) == [.checkIn, .checkOut])
+        driver.send(.regionExited(region), at: 230)
+        driver.send(.regionEntered(region), at: 5000)             // back the next shift
+        driver.ranged(rssi: -60, over: 5000..<5010)
+        #expect(driver.events.map(\.kind) == [.checkIn, .checkOut, .checkIn])
+    }
+
+    @Test func blockedDetectionPromptsForAManualCheckInAtMostEveryFourHours() {
+        var driver = EngineDriver()
+        driver.send(.permissionsChanged(Permissions(location: .whenInUse)), at: 0)
+        #expect(driver.notifications.count == 1)
+        #expect(driver.notifications[0].kind == .manualCheckInPrompt)
+        #expect(driver.notifications[0].body.contains("'While Using'"))
+        driver.send(.permissionsChanged(Permissions(location: .whenInUse, bluetooth: .poweredOff)), at: 60)
+        driver.send(.appLaunched(.userOpened), at: 3600)
+        #expect(driver.notifications.count == 1)
+        #expect(driver.telemetry.filter { $0.kind == .detectionUnavailable }.count == 2)
+        driver.send(.appLaunched(.userOpened), at: 4 * 3600 + 1)
+        #expect(driver.notifications.count == 2)
+        #expect(driver.notifications[1].body.contains("Bluetooth is off"))
+        driver.send(.permissionsChanged(Permissions()), at: 5 * 3600)
+        #expect(driver.actions(at: 5 * 3600).contains(.monitorRegions([region])))
+        #expect(driver.telemetry.last?.kind == .detectionRestored)
+    }
+
+    @Test func precisionAndBluetoothBlockersAreNamed() {
+        #expect(Permissions().automaticDetectionBlockers.isEmpty)
+        #expect(Permissions(preciseLocation: false).automaticDetectionBlockers.first?.contains("Precise Location") == true)
+        #expect(Permissions(location: .denied, bluetooth: .unauthorized).automaticDetectionBlockers.count == 2)
+    }
+
+    @Test func aGeofenceExitSettlesAPendingExitAtOnce() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(region), at: 0)
+        driver.ranged(rssi: -60, over: 0..<60)
+        driver.send(.regionExited(region), at: 89)
+        driver.send(.geofenceExited(SiteBeacon(major: 1)), at: 200)
+        #expect(driver.events(.checkOut).map(\.timestamp) == [EngineDriver.time(59)])
+        #expect(driver.decidedAt(.checkOut) == [EngineDriver.time(200)])
+        #expect(driver.events(.checkOut).first?.reason == "geofenceExit")
+    }
+
+    @Test func aGeofenceEntryOpensAWindow() {
+        var driver = EngineDriver()
+        driver.send(.geofenceEntered(SiteBeacon(major: 1)), at: 0)
+        #expect(driver.actions(at: 0).contains(.startRanging(region)))
+        driver.ranged(rssi: -58, over: 1..<6)
+        #expect(driver.events(.checkIn).map(\.timestamp) == [EngineDriver.time(1)])
+    }
+
+    @Test func anInvalidRemoteConfigurationIsRejectedAndTheOldOneKept() {
+        var driver = EngineDriver()
+        var bad = Configuration()
+        bad.softExitGraceSeconds = 5
+        driver.send(.configurationUpdated(bad), at: 0)
+        #expect(driver.engine.configuration == Configuration())
+        #expect(driver.telemetry.last?.kind == .configurationRejected)
+        #expect(driver.telemetry.last?.detail.contains("softExitGraceSeconds") == true)
+        var good = Configuration()
+        good.sites = [SiteConfiguration(major: 3)]
+        driver.send(.configurationUpdated(good), at: 1)
+        #expect(driver.engine.configuration == good)
+        #expect(driver.actions(at: 1).contains(.monitorRegions([BeaconRegion(uuid: EngineDriver.uuid, major: 3)])))
+    }
+
+    @Test func uploadReportsAreKeptForTheTodayScreen() {
+        var engine = Engine()
+        let report = UploadReport(at: EngineDriver.time(5), delivered: 3, pending: 1, deadLetters: 0, error: "timeout")
+        let actions = engine.handle(.uploadFinished(report), now: EngineDriver.time(5))
+        #expect(engine.lastUpload == report)
+        #expect(actions == [.recordTelemetry(TelemetryRecord(at: EngineDriver.time(5), kind: .upload, site: nil,
+                                                            detail: "delivered 3, pending 1, dead letters 0, error: timeout"))])
+        #expect(engine.handle(.networkReachable, now: EngineDriver.time(6)) == [.drainOutbox])
+    }
+}

@@ -1,0 +1,247 @@
+import AttendanceEngine
+import AttendanceModels
+import Foundation
+import Testing
+
+/// The presence behaviours DESIGN §4.3 and issue #2 promise, each driven through the engine.
+@Suite struct PresenceScenarioTests {
+    static let uuidRegion = BeaconRegion(uuid: EngineDriver.uuid)
+    static func siteRegion(_ major: UInt16) -> BeaconRegion { BeaconRegion(uuid: EngineDriver.uuid, major: major) }
+
+    static func perSite(_ majors: [UInt16]) -> Configuration {
+        var configuration = Configuration()
+        configuration.sites = majors.map { SiteConfiguration(major: $0) }
+        return configuration
+    }
+
+    @Test func arrivalAtMinus60ChecksInWithinTenSecondsOfRegionEntry() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        driver.ranged(rssi: -60, over: 1..<20)
+        #expect(driver.events(.checkIn).count == 1)
+        let decided = driver.decidedAt(.checkIn)[0].timeIntervalSince(EngineDriver.time(0))
+        #expect(decided <= 10)
+        #expect(driver.events(.checkIn)[0].timestamp == EngineDriver.time(0))   // the entry, not the decision
+        #expect(driver.events(.checkIn)[0].evidence?.rule == "early")
+    }
+
+    @Test func arrivalOnAPerSiteRegionChecksInAsFast() {
+        var driver = EngineDriver(Self.perSite([1]))
+        driver.send(.regionEntered(Self.siteRegion(1)), at: 100)
+        driver.ranged(rssi: -60, over: 102..<120)
+        let decided = driver.decidedAt(.checkIn)
+        #expect(decided.count == 1)
+        #expect(decided[0].timeIntervalSince(EngineDriver.time(100)) <= 10)
+    }
+
+    @Test(arguments: 1...9)
+    func dropoutsOfOneToNineSecondsNeverCheckOut(gap: Int) {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        driver.ranged(rssi: -60, over: 0..<60)
+        driver.ranged(rssi: 0, over: 60..<(60 + gap))
+        driver.ranged(rssi: -60, over: (60 + gap)..<(120 + gap))
+        #expect(driver.events(.checkOut).isEmpty)
+        #expect(!driver.telemetry.contains { $0.kind == .exitSuspected })
+        // Leaving afterwards produces exactly one check-out, at the last sample.
+        let last = Double(119 + gap)
+        driver.send(.regionExited(Self.uuidRegion), at: last + 30)
+        driver.advance(to: last + 2000)
+        #expect(driver.events(.checkIn).count == 1)
+        #expect(driver.events(.checkOut).map(\.timestamp) == [EngineDriver.time(last)])
+    }
+
+    @Test(arguments: [10, 30, 60, 89])
+    func silencesShorterThanTheGraceNeverCheckOut(gap: Int) {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        driver.ranged(rssi: -60, over: 0..<60)
+        driver.ranged(rssi: 0, over: 60..<(60 + gap))       // ranging runs and hears nothing
+        driver.ranged(rssi: -60, over: (60 + gap)..<(300 + gap))
+        driver.advance(to: Double(300 + gap) + 100)
+        #expect(driver.events(.checkOut).isEmpty)
+        #expect(!driver.telemetry.contains { $0.kind == .exitSuspected })
+        #expect(Set(driver.events.map(\.sessionKey)).count == 1)
+    }
+
+    @Test func checkOutTimeIsTheLastHeardTimeAfterARegionExit() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        driver.ranged(rssi: -62, over: 0..<300)
+        driver.send(.regionExited(Self.uuidRegion), at: 329)
+        driver.advance(to: 3000)
+        #expect(driver.events(.checkOut).map(\.timestamp) == [EngineDriver.time(299)])
+        #expect(driver.events(.checkOut).first?.reason == "regionExit")
+        // Decided once the merge window (600 s) after the last time heard had passed.
+        #expect(driver.decidedAt(.checkOut) == [EngineDriver.time(899)])
+    }
+
+    @Test func checkOutTimeIsTheLastHeardTimeAfterRangingSilence() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        driver.ranged(rssi: -62, over: 0..<300)
+        driver.ranged(rssi: 0, over: 300..<1000)
+        #expect(driver.events(.checkOut).map(\.timestamp) == [EngineDriver.time(299)])
+        #expect(driver.events(.checkOut).first?.reason == "rangingSilence")
+    }
+
+    @Test func withoutRangingAnExitDatesTheLastPacketByTheExitDelay() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        driver.ranged(rssi: -60, over: 0..<5)                 // confirmed, then the app is suspended
+        driver.send(.regionExited(Self.uuidRegion), at: 7200)
+        driver.advance(to: 9000)
+        #expect(driver.events(.checkOut).map(\.timestamp) == [EngineDriver.time(7170)])
+    }
+
+    @Test func reEntryWithinTheMergeWindowResumesTheSession() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        driver.ranged(rssi: -60, over: 0..<100)
+        driver.send(.regionExited(Self.uuidRegion), at: 129)
+        driver.send(.regionEntered(Self.uuidRegion), at: 400)   // 301 s after last heard < 600 s
+        driver.ranged(rssi: -60, over: 400..<500)
+        driver.send(.regionExited(Self.uuidRegion), at: 529)
+        driver.advance(to: 3000)
+        #expect(driver.events(.checkIn).count == 1)
+        #expect(driver.events(.checkOut).map(\.timestamp) == [EngineDriver.time(499)])
+        #expect(Set(driver.events.map(\.sessionKey)).count == 1)
+        #expect(driver.telemetry.contains { $0.kind == .sessionResumed })
+    }
+
+    @Test func reEntryAfterTheMergeWindowStartsANewSession() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        driver.ranged(rssi: -60, over: 0..<100)
+        driver.send(.regionExited(Self.uuidRegion), at: 129)
+        driver.send(.regionEntered(Self.uuidRegion), at: 800)   // 701 s after last heard
+        driver.ranged(rssi: -60, over: 800..<900)
+        let checkIns = driver.events(.checkIn)
+        #expect(checkIns.count == 2)
+        #expect(driver.events(.checkOut).map(\.timestamp) == [EngineDriver.time(99)])
+        #expect(checkIns[0].sessionKey != checkIns[1].sessionKey)
+        #expect(checkIns[1].timestamp == EngineDriver.time(800))
+    }
+
+    @Test func aRotatingMinorKeepsOneSession() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        for second in 0..<1800 {
+            let minor = UInt16(100 + second / 120)                // a new minor every two minutes
+            driver.ranged(at: Double(second), [(1, minor, -61)])
+        }
+        driver.send(.regionExited(Self.uuidRegion), at: 1829)
+        driver.advance(to: 3000)
+        #expect(driver.events(.checkIn).count == 1)
+        #expect(driver.events(.checkOut).map(\.timestamp) == [EngineDriver.time(1799)])
+        #expect(Set(driver.events.map(\.sessionKey)).count == 1)
+    }
+
+    @Test func twoAdjacentSitesAreTrackedIndependently() {
+        var driver = EngineDriver(Self.perSite([1, 2]))
+        driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(0), activity: .stationary, confidence: .high)), at: 0)
+        driver.send(.regionEntered(Self.siteRegion(1)), at: 0)
+        driver.send(.regionEntered(Self.siteRegion(2)), at: 0)
+        // At site 1's desk, site 2 is faintly audible next door.
+        for second in 0..<600 { driver.ranged(at: Double(second), [(1, 10, -60), (2, 20, -83)]) }
+        #expect(driver.events(.checkIn).map(\.site.major) == [1])
+        // Moves next door: site 1 goes silent, site 2 is strong.
+        driver.send(.regionEntered(Self.siteRegion(2)), at: 600)
+        for second in 600..<1500 { driver.ranged(at: Double(second), [(1, 10, 0), (2, 20, -58)]) }
+        driver.send(.regionExited(Self.siteRegion(1)), at: 629)
+        let checkIns = driver.events(.checkIn)
+        #expect(checkIns.map(\.site.major) == [1, 2])
+        #expect(checkIns[1].timestamp == EngineDriver.time(600))
+        let checkOuts = driver.events(.checkOut)
+        #expect(checkOuts.map(\.site.major) == [1])
+        #expect(checkOuts.map(\.timestamp) == [EngineDriver.time(599)])
+        #expect(checkOuts[0].sessionKey == checkIns[0].sessionKey)
+        #expect(driver.engine.openSessions.map(\.site.major) == [2])
+    }
+
+    @Test func aWeakSignalWithoutWalkingNeverChecksIn() {
+        var driver = EngineDriver()
+        var random = SeededGenerator(seed: 75)
+        driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(0), activity: .stationary, confidence: .high)), at: 0)
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        for second in 0..<1800 {
+            if second % 60 == 0 {
+                driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(Double(second)), activity: .stationary)), at: Double(second))
+            }
+            driver.ranged(at: Double(second), [(1, 100, -75 + Int.random(in: -2...2, using: &random))])
+            if second % 300 == 0 { driver.send(.regionStateDetermined(Self.uuidRegion, .inside), at: Double(second) + 0.5) }
+        }
+        #expect(driver.events(.checkIn).isEmpty)
+        let insufficient = driver.telemetry.filter { $0.kind == .windowInsufficient }
+        #expect(insufficient.count >= 10)
+        #expect(insufficient.allSatisfy { $0.detail.contains("not walking") })
+    }
+
+    @Test func walkingAtTheDoorConfirmsAMediumSignal() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(1), activity: .walking, confidence: .high, steps: 14)), at: 1)
+        driver.ranged(rssi: -74, over: 1..<12)
+        #expect(driver.events(.checkIn).map { $0.evidence?.rule } == ["walking"])
+        #expect(driver.decidedAt(.checkIn) == [EngineDriver.time(8)])
+    }
+
+    @Test func heartbeatsAtMostOncePerIntervalWhileInside() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        driver.ranged(rssi: -60, over: 0..<7200)
+        let beats = driver.events(.heartbeat).map(\.timestamp)
+        #expect(beats.count == 7)
+        let spacings = zip(beats.dropFirst(), beats).map { $0.timeIntervalSince($1) }
+        #expect(spacings.allSatisfy { $0 >= 900 })
+        #expect(Set(driver.events.map(\.sessionKey)).count == 1)
+    }
+
+    @Test func aRegionStateCallbackIsEvidenceForAHeartbeat() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        driver.ranged(rssi: -60, over: 0..<5)
+        driver.send(.regionStateDetermined(Self.uuidRegion, .inside), at: 1800)   // screen on, half an hour later
+        #expect(driver.events(.heartbeat).map(\.timestamp) == [EngineDriver.time(1770)])
+    }
+
+    @Test func aPendingExitIsSettledAtTheNextEventWithTheRecordedTimes() {
+        // No timer ever fires: the app is suspended after the exit, and next wakes the next morning.
+        var engine = Engine()
+        let region = Self.uuidRegion
+        _ = engine.handle(.regionEntered(region), now: EngineDriver.time(0))
+        for second in 0..<60 {
+            let sample = BeaconSample(beacon: BeaconIdentity(uuid: EngineDriver.uuid, major: 1, minor: 1), rssi: -60)
+            _ = engine.handle(.beaconsRanged([sample], region: region), now: EngineDriver.time(Double(second)))
+        }
+        _ = engine.handle(.regionExited(region), now: EngineDriver.time(89))
+        let nextMorning = engine.handle(.regionEntered(region), now: EngineDriver.time(86_400))
+        let checkOuts = nextMorning.compactMap { action -> AttendanceEvent? in
+            if case .enqueue(let event) = action, event.kind == .checkOut { return event } else { return nil }
+        }
+        #expect(checkOuts.map(\.timestamp) == [EngineDriver.time(59)])
+        #expect(nextMorning.contains(.startRanging(region)))   // and the new arrival is being confirmed
+    }
+
+    @Test func backgroundTimeRunningOutDecidesWithTheSamplesSoFar() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        driver.ranged(rssi: -61, over: 1..<3)
+        driver.send(.backgroundTimeExpiring, at: 3)
+        #expect(driver.events(.checkIn).map { $0.evidence?.rule } == ["strongMedian"])
+        let last = driver.actions(at: 3)
+        #expect(last.contains(.stopRanging(Self.uuidRegion)))
+        #expect(last.contains(.endBackgroundTask))
+        #expect(!driver.engine.isRanging)
+    }
+
+    @Test func sitesOutsideTheConfigurationAndForeignUUIDsAreIgnored() {
+        var driver = EngineDriver(Self.perSite([1]))
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        driver.ranged(major: 9, rssi: -55, over: 0..<30)     // someone else's beacon on the vendor UUID
+        let foreign = BeaconSample(beacon: BeaconIdentity(uuid: UUID(), major: 1, minor: 1), rssi: -50)
+        for second in 30..<60 { driver.send(.beaconsRanged([foreign], region: BeaconRegion(uuid: foreign.beacon.uuid)), at: Double(second)) }
+        #expect(driver.events.isEmpty)
+        #expect(driver.engine.trackedSites == [SiteBeacon(major: 1)])
+    }
+}
