@@ -49,5 +49,7 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "AttendanceModelsTests", dependencies: ["AttendanceModels"], swiftSettings: strictSwift6),
         .testTarget(name: "AttendanceEngineTests", dependencies: ["AttendanceEngine", "AttendanceModels"], swiftSettings: strictSwift6),
+        // Runs the built `attendance` executable end to end (exit status, stdout, stderr).
+        .testTarget(name: "AttendanceCLITests", dependencies: ["attendance"], swiftSettings: strictSwift6),
     ]
 )

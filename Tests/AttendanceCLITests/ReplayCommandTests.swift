@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+/// Runs the built `attendance` executable as a user would, and reads what it prints.
+@Suite struct ReplayCommandTests {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// `swift build --build-tests` (scripts/test) builds the executable next to the test bundle.
+    static var executable: URL {
+        get throws {
+            var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            while directory.path != "/" {
+                let candidate = directory.appendingPathComponent("attendance")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                directory = directory.deletingLastPathComponent()
+            }
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "the attendance executable was not built; run scripts/test"])
+        }
+    }
+
+    static func run(_ arguments: [String], stdin: String? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = try executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static let uuid = "FDA50693-0000-0000-0000-290995101092"
+
+    static func writeTemporary(_ text: String, suffix: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString)\(suffix)").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func jsonLinesForTheDropoutTrace() throws {
+        var rows = ["t,uuid,major,minor,rssi"]
+        for second in 0..<128 { rows.append("\(second),\(Self.uuid),1,100,\((60..<68).contains(second) ? 0 : -60)") }
+        let path = try Self.writeTemporary(rows.joined(separator: "\n"), suffix: ".csv")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try Self.run(["replay", path, "--json"])
+        #expect(run.status == 0)
+        let objects = try run.stdout.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:]
+        }
+        #expect(objects.map { $0["type"] as? String } == ["checkIn", "checkOut"])
+        #expect(objects[1]["ts"] as? String == "1970-01-01T00:02:07Z")
+        #expect(objects[1]["reason"] as? String == "regionExit")
+        #expect(objects[0]["major"] as? Int == 1)
+        #expect(objects[0]["uuid"] as? String == Self.uuid)
+        #expect(objects.allSatisfy { $0["decidedAt"] is String && ($0["sessionKey"] as? String)?.hasPrefix("s-") == true })
+    }
+
+    @Test func aMalformedRowFailsBeforeAnyDecisionIsPrinted() throws {
+        // Valid rows that would check in come first; the error on line 7 must stop everything.
+        var rows = ["t,uuid,major,minor,rssi"]
+        for second in 0..<5 { rows.append("\(second),\(Self.uuid),1,100,-60") }
+        rows.append("5,\(Self.uuid),1,100,loud")
+        let run = try Self.run(["replay", "-", "--json"], stdin: rows.joined(separator: "\n"))
+        #expect(run.status != 0)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("line 7, column 'rssi': 'loud' is not valid; expected an integer dBm"))
+    }
+
+    @Test func aConfigurationFileIsValidatedAndApplied() throws {
+        let bad = try Self.writeTemporary(#"{"softExitGraceSeconds": 3}"#, suffix: ".json")
+        defer { try? FileManager.default.removeItem(atPath: bad) }
+        let refused = try Self.run(["replay", "-", "--config", bad], stdin: "t,uuid,major,minor,rssi\n")
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("'softExitGraceSeconds' is 3.0; expected seconds ≥ 10"))
+
+        // A 100 s merge window settles the check-out within a 200 s settle period.
+        let good = try Self.writeTemporary(#"{"mergeWindowSeconds": 100}"#, suffix: ".json")
+        defer { try? FileManager.default.removeItem(atPath: good) }
+        let trace = (["t,uuid,major,minor,rssi"] + (0..<20).map { "\($0),\(Self.uuid),2,1,-58" }).joined(separator: "\n")
+        let run = try Self.run(["replay", "-", "--config", good, "--settle", "200"], stdin: trace)
+        #expect(run.status == 0)
+        #expect(run.stdout.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) } == ["checkIn", "checkOut"])
+    }
+
+    @Test func aMissingFileIsNamed() throws {
+        let run = try Self.run(["replay", "/nonexistent/trace.csv"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("cannot read the trace file '/nonexistent/trace.csv'"))
+    }
+}

@@ -1,0 +1,67 @@
+import AttendanceEngine
+import AttendanceModels
+import Foundation
+import Testing
+
+@Suite struct ConfigurationTests {
+    @Test func theDefaultsAreTheDocumentedOnes() {
+        let configuration = Configuration()
+        #expect(configuration.proximityUUID.uuidString == "FDA50693-0000-0000-0000-290995101092")
+        #expect(configuration.rangingWindowMaxSeconds == 8)
+        #expect(configuration.earlyConfirmMinSamples == 4)
+        #expect(configuration.earlyConfirmMaxStdevDB == 6)
+        #expect(configuration.earlyConfirmMinMedianDBm == -70)
+        #expect(configuration.windowEndConfirmMinMedianDBm == -65)
+        #expect(configuration.txPowerDBm == -59)
+        #expect(configuration.pathLossExponent == 2.0)
+        #expect(configuration.softExitGraceSeconds > 10)
+        #expect(configuration.mergeWindowSeconds >= configuration.softExitGraceSeconds)
+        #expect(configuration.validationErrors().isEmpty)
+    }
+
+    @Test func aPartialFileKeepsDefaultsForTheRest() throws {
+        let json = #"{"softExitGraceSeconds": 120, "sites": [{"major": 3, "name": "Depot"}], "walkingConfirmMinMedianDBm": null}"#
+        let configuration = try Configuration.decode(json: Data(json.utf8))
+        #expect(configuration.softExitGraceSeconds == 120)
+        #expect(configuration.sites == [SiteConfiguration(name: "Depot", major: 3)])
+        #expect(configuration.walkingConfirmMinMedianDBm == nil)
+        #expect(configuration.mergeWindowSeconds == Configuration().mergeWindowSeconds)
+    }
+
+    @Test func encodingRoundTripsEvenANullFloor() throws {
+        var configuration = Configuration()
+        configuration.walkingConfirmMinMedianDBm = nil
+        configuration.beaconCalibrations = [BeaconCalibration(major: 2, minor: 5, txPowerDBm: -62)]
+        configuration.regionMonitoring = .uuidWide
+        let data = try JSONEncoder().encode(configuration)
+        #expect(try Configuration.decode(json: data) == configuration)
+    }
+
+    @Test func anUnknownKeyIsNamed() {
+        #expect {
+            try Configuration.decode(json: Data(#"{"softExitGraceSecond": 120}"#.utf8))
+        } throws: { error in
+            (error as? ConfigurationError)?.field == "softExitGraceSecond"
+        }
+    }
+
+    @Test func aWrongTypeNamesTheField() {
+        #expect {
+            try Configuration.decode(json: Data(#"{"mergeWindowSeconds": "ten minutes"}"#.utf8))
+        } throws: { error in
+            guard let error = error as? ConfigurationError else { return false }
+            return error.field == "mergeWindowSeconds" && error.expected.contains("Double")
+        }
+    }
+
+    @Test func validationNamesFieldValueAndExpectation() {
+        var configuration = Configuration()
+        configuration.softExitGraceSeconds = 5
+        configuration.mergeWindowSeconds = 2
+        configuration.sites = [SiteConfiguration(major: 1), SiteConfiguration(major: 1)]
+        let errors = configuration.validationErrors()
+        #expect(errors.map(\.field) == ["softExitGraceSeconds", "mergeWindowSeconds", "sites[1].major"])
+        #expect(errors[0].description == "configuration field 'softExitGraceSeconds' is 5.0; expected seconds ≥ 10 (dropouts shorter than 10 s must never check out)")
+        #expect(errors[1].expected.contains("softExitGraceSeconds (5.0)"))
+    }
+}
