@@ -20,21 +20,36 @@ import Testing
     }
 
     @Test func aPartialFileKeepsDefaultsForTheRest() throws {
-        let json = #"{"softExitGraceSeconds": 120, "sites": [{"major": 3, "name": "Depot"}], "walkingConfirmMinMedianDBm": null}"#
+        let json = #"{"softExitGraceSeconds": 120, "sites": [{"major": 3, "name": "Depot"}], "walkingConfirmMinMedianDBm": -127}"#
         let configuration = try Configuration.decode(json: Data(json.utf8))
         #expect(configuration.softExitGraceSeconds == 120)
         #expect(configuration.sites == [SiteConfiguration(name: "Depot", major: 3)])
-        #expect(configuration.walkingConfirmMinMedianDBm == nil)
+        #expect(configuration.walkingConfirmMinMedianDBm == -127)
         #expect(configuration.mergeWindowSeconds == Configuration().mergeWindowSeconds)
     }
 
-    @Test func encodingRoundTripsEvenANullFloor() throws {
+    @Test func encodingRoundTrips() throws {
         var configuration = Configuration()
-        configuration.walkingConfirmMinMedianDBm = nil
+        configuration.walkingConfirmMinMedianDBm = -127
+        configuration.sites = [SiteConfiguration(siteID: "hq", name: "HQ", major: 9)]
         configuration.beaconCalibrations = [BeaconCalibration(major: 2, minor: 5, txPowerDBm: -62)]
         configuration.regionMonitoring = .uuidWide
         let data = try JSONEncoder().encode(configuration)
         #expect(try Configuration.decode(json: data) == configuration)
+    }
+
+    @Test func theKnownKeysAreEveryProperty() {
+        #expect(Configuration.knownKeys.count == 22)
+        #expect(Configuration.knownKeys.contains("walkingConfirmMinMedianDBm"))
+        #expect(Configuration.knownKeys.contains("sites"))
+    }
+
+    @Test func notAnObjectIsAClearError() {
+        #expect {
+            try Configuration.decode(json: Data("[1, 2]".utf8))
+        } throws: { error in
+            (error as? ConfigurationError)?.value == "not a JSON object"
+        }
     }
 
     @Test func anUnknownKeyIsNamed() {

@@ -40,7 +40,7 @@ import Testing
 
     @Test func theGuidesRuleIsOneSettingAway() {
         var guide = configuration
-        guide.walkingConfirmMinMedianDBm = nil
+        guide.walkingConfirmMinMedianDBm = -127
         #expect(window([-88, -90]).verdictAtEnd(guide, walking: true) == .confirmed(rule: .walking))
     }
 

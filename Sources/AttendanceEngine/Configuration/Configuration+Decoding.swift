@@ -17,58 +17,11 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
 }
 
 extension Configuration {
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ string: String) { stringValue = string }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    private static let knownKeys: Set<String> = [
-        "userID", "deviceID", "proximityUUID", "sites", "regionMonitoring",
-        "rangingWindowMaxSeconds", "earlyConfirmMinSamples", "earlyConfirmMaxStdevDB", "earlyConfirmMinMedianDBm",
-        "windowEndConfirmMinMedianDBm", "walkingConfirmMinMedianDBm", "rangingRetryCooldownSeconds",
-        "motionLookbackMinutes", "walkingMinSteps", "softExitGraceSeconds", "mergeWindowSeconds",
-        "regionExitDelaySeconds", "heartbeatIntervalSeconds", "txPowerDBm", "pathLossExponent",
-        "beaconCalibrations", "manualPromptMinIntervalSeconds",
-    ]
-
-    /// Missing keys keep their defaults; unknown keys are an error naming the key.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: AnyKey.self)
-        for key in container.allKeys where !Self.knownKeys.contains(key.stringValue) {
-            throw ConfigurationError(field: key.stringValue, value: "present", expected: "one of the known keys: \(Self.knownKeys.sorted().joined(separator: ", "))")
-        }
-        self.init()
-        func read<T: Decodable>(_ name: String, into value: inout T) throws {
-            if let decoded = try container.decodeIfPresent(T.self, forKey: AnyKey(name)) { value = decoded }
-        }
-        try read("userID", into: &userID)
-        try read("deviceID", into: &deviceID)
-        try read("proximityUUID", into: &proximityUUID)
-        try read("sites", into: &sites)
-        try read("regionMonitoring", into: &regionMonitoring)
-        try read("rangingWindowMaxSeconds", into: &rangingWindowMaxSeconds)
-        try read("earlyConfirmMinSamples", into: &earlyConfirmMinSamples)
-        try read("earlyConfirmMaxStdevDB", into: &earlyConfirmMaxStdevDB)
-        try read("earlyConfirmMinMedianDBm", into: &earlyConfirmMinMedianDBm)
-        try read("windowEndConfirmMinMedianDBm", into: &windowEndConfirmMinMedianDBm)
-        if container.contains(AnyKey("walkingConfirmMinMedianDBm")) {
-            walkingConfirmMinMedianDBm = try container.decodeIfPresent(Double.self, forKey: AnyKey("walkingConfirmMinMedianDBm"))
-        }
-        try read("rangingRetryCooldownSeconds", into: &rangingRetryCooldownSeconds)
-        try read("motionLookbackMinutes", into: &motionLookbackMinutes)
-        try read("walkingMinSteps", into: &walkingMinSteps)
-        try read("softExitGraceSeconds", into: &softExitGraceSeconds)
-        try read("mergeWindowSeconds", into: &mergeWindowSeconds)
-        try read("regionExitDelaySeconds", into: &regionExitDelaySeconds)
-        try read("heartbeatIntervalSeconds", into: &heartbeatIntervalSeconds)
-        try read("txPowerDBm", into: &txPowerDBm)
-        try read("pathLossExponent", into: &pathLossExponent)
-        try read("beaconCalibrations", into: &beaconCalibrations)
-        try read("manualPromptMinIntervalSeconds", into: &manualPromptMinIntervalSeconds)
-    }
+    /// The keys a configuration file may use: those of the encoded defaults.
+    public static let knownKeys: [String] = {
+        let object = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(Configuration())) as? [String: Any]
+        return (object ?? [:]).keys.sorted()
+    }()
 
     /// Every rule the values must satisfy, as errors; empty when the configuration is usable.
     public func validationErrors() -> [ConfigurationError] {
@@ -84,9 +37,8 @@ extension Configuration {
                                ("txPowerDBm", txPowerDBm)] {
             require(value < 0 && value > -127, field, value, "a negative dBm value above -127")
         }
-        if let floor = walkingConfirmMinMedianDBm {
-            require(floor < 0 && floor > -127, "walkingConfirmMinMedianDBm", floor, "a negative dBm value above -127, or null")
-        }
+        require(walkingConfirmMinMedianDBm < 0 && walkingConfirmMinMedianDBm >= -127, "walkingConfirmMinMedianDBm", walkingConfirmMinMedianDBm,
+                "a negative dBm value from -127 (-127: walking alone confirms, the guide's rule)")
         require(rangingRetryCooldownSeconds >= 0, "rangingRetryCooldownSeconds", rangingRetryCooldownSeconds, "seconds ≥ 0")
         require(motionLookbackMinutes > 0, "motionLookbackMinutes", motionLookbackMinutes, "minutes > 0")
         require(walkingMinSteps >= 1, "walkingMinSteps", walkingMinSteps, "an integer ≥ 1")
@@ -110,13 +62,22 @@ extension Configuration {
         return errors
     }
 
-    /// Decodes a JSON configuration file's bytes and validates it.
+    /// Decodes a JSON configuration (a file, or the server's remote config) and validates it.
+    /// Missing keys keep their defaults; an unknown key is an error naming it, so a typo never
+    /// silently falls back to a default.
     public static func decode(json data: Data) throws -> Configuration {
+        guard let given = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw ConfigurationError(field: "(document)", value: "not a JSON object", expected: "a JSON object such as {\"softExitGraceSeconds\": 120}")
+        }
+        if let unknown = given.keys.sorted().first(where: { !knownKeys.contains($0) }) {
+            throw ConfigurationError(field: unknown, value: "present", expected: "one of the known keys: \(knownKeys.joined(separator: ", "))")
+        }
+        // The file's values laid over the defaults, then decoded with the types' own rules.
+        var merged = (try JSONSerialization.jsonObject(with: JSONEncoder().encode(Configuration())) as? [String: Any]) ?? [:]
+        merged.merge(given) { _, fileValue in fileValue }
         let configuration: Configuration
         do {
-            configuration = try JSONDecoder().decode(Configuration.self, from: data)
-        } catch let error as ConfigurationError {
-            throw error
+            configuration = try JSONDecoder().decode(Configuration.self, from: JSONSerialization.data(withJSONObject: merged))
         } catch let DecodingError.typeMismatch(type, context), let DecodingError.valueNotFound(type, context) {
             throw ConfigurationError(field: context.codingPath.map(\.stringValue).joined(separator: "."), value: "of the wrong type",
                                      expected: "a value of type \(type) (\(context.debugDescription))")
@@ -141,32 +102,3 @@ extension String {
     var nonEmpty: String? { isEmpty ? nil : self }
 }
 
-extension Configuration {
-    /// Written out in full, with an explicit `null` for `walkingConfirmMinMedianDBm`, so that
-    /// encoding and decoding round-trip (an omitted key would decode to its default).
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: AnyKey.self)
-        try container.encode(userID, forKey: AnyKey("userID"))
-        try container.encode(deviceID, forKey: AnyKey("deviceID"))
-        try container.encode(proximityUUID, forKey: AnyKey("proximityUUID"))
-        try container.encode(sites, forKey: AnyKey("sites"))
-        try container.encode(regionMonitoring, forKey: AnyKey("regionMonitoring"))
-        try container.encode(rangingWindowMaxSeconds, forKey: AnyKey("rangingWindowMaxSeconds"))
-        try container.encode(earlyConfirmMinSamples, forKey: AnyKey("earlyConfirmMinSamples"))
-        try container.encode(earlyConfirmMaxStdevDB, forKey: AnyKey("earlyConfirmMaxStdevDB"))
-        try container.encode(earlyConfirmMinMedianDBm, forKey: AnyKey("earlyConfirmMinMedianDBm"))
-        try container.encode(windowEndConfirmMinMedianDBm, forKey: AnyKey("windowEndConfirmMinMedianDBm"))
-        try container.encode(walkingConfirmMinMedianDBm, forKey: AnyKey("walkingConfirmMinMedianDBm"))
-        try container.encode(rangingRetryCooldownSeconds, forKey: AnyKey("rangingRetryCooldownSeconds"))
-        try container.encode(motionLookbackMinutes, forKey: AnyKey("motionLookbackMinutes"))
-        try container.encode(walkingMinSteps, forKey: AnyKey("walkingMinSteps"))
-        try container.encode(softExitGraceSeconds, forKey: AnyKey("softExitGraceSeconds"))
-        try container.encode(mergeWindowSeconds, forKey: AnyKey("mergeWindowSeconds"))
-        try container.encode(regionExitDelaySeconds, forKey: AnyKey("regionExitDelaySeconds"))
-        try container.encode(heartbeatIntervalSeconds, forKey: AnyKey("heartbeatIntervalSeconds"))
-        try container.encode(txPowerDBm, forKey: AnyKey("txPowerDBm"))
-        try container.encode(pathLossExponent, forKey: AnyKey("pathLossExponent"))
-        try container.encode(beaconCalibrations, forKey: AnyKey("beaconCalibrations"))
-        try container.encode(manualPromptMinIntervalSeconds, forKey: AnyKey("manualPromptMinIntervalSeconds"))
-    }
-}

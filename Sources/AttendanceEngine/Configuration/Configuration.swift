@@ -31,10 +31,10 @@ public struct Configuration: Hashable, Sendable, Codable {
     public var earlyConfirmMinMedianDBm: Double = -70
     /// At the window's end a median strictly above this confirms without motion.
     public var windowEndConfirmMinMedianDBm: Double = -65
-    /// At the window's end, walking confirms only with a median strictly above this. `nil`
+    /// At the window's end, walking confirms only with a median strictly above this. −127
     /// reproduces the guide's rule (walking alone confirms), which checks in walk-bys that
     /// pass 10–20 m from a beacon (−79 to −85 dBm with n = 2).
-    public var walkingConfirmMinMedianDBm: Double? = -80
+    public var walkingConfirmMinMedianDBm: Double = -80
     /// After an insufficient window, a heard sample may open the next window only after this
     /// long. Region entries and region-state callbacks (screen on) retry at once.
     public var rangingRetryCooldownSeconds: Double = 60

@@ -63,8 +63,8 @@ public struct RangingWindow: Hashable, Sendable, Codable {
         }
         if median > configuration.windowEndConfirmMinMedianDBm { return .confirmed(rule: .strongMedian) }
         if walking {
-            guard let floor = configuration.walkingConfirmMinMedianDBm else { return .confirmed(rule: .walking) }
-            if median > floor { return .confirmed(rule: .walking) }
+            let floor = configuration.walkingConfirmMinMedianDBm
+            if median > floor || floor <= -127 { return .confirmed(rule: .walking) }
             return .insufficient(reason: "walking, but median \(format(median)) dBm is not above the walking floor \(format(floor)) dBm")
         }
         return .insufficient(reason: "median \(format(median)) dBm over \(sampleRSSI.count) samples is not above \(format(configuration.windowEndConfirmMinMedianDBm)) dBm and not walking")
