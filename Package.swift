@@ -13,12 +13,17 @@ let package = Package(
     products: [
         .library(name: "AttendanceModels", targets: ["AttendanceModels"]),
         .library(name: "AttendanceEngine", targets: ["AttendanceEngine"]),
+        .library(name: "AttendanceSync", targets: ["AttendanceSync"]),
         .executable(name: "attendance", targets: ["attendance"]),
     ],
     dependencies: [
         // Argument parsing for the `attendance` CLI (serve, replay, simulate): typed options,
         // generated help and clear usage errors. Small and quick to build.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // SQLite with WAL, named migrations and safe concurrent access: the device's durable
+        // outbox and engine snapshot (and the server's default store). Links the system
+        // libsqlite3 on Linux, so the raw-SQLite benchmark baseline uses the same library.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // MARK: - Shared
@@ -28,6 +33,14 @@ let package = Package(
         // MARK: - Device
         // The pure, deterministic engine: signal processing, ranging decisions, presence, replay.
         .target(name: "AttendanceEngine", dependencies: ["AttendanceModels"], swiftSettings: strictSwift6),
+
+        // Durability and delivery: the SQLite store (outbox, snapshot, telemetry, trace log), the
+        // drainer, the retry policy, the HTTP uploader, and the runtime that runs the engine.
+        .target(
+            name: "AttendanceSync",
+            dependencies: ["AttendanceModels", "AttendanceEngine", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift6
+        ),
 
         // MARK: - Tools
         .executableTarget(
@@ -40,6 +53,12 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
         .executableTarget(
+            name: "outbox-bench",
+            dependencies: ["AttendanceModels", "AttendanceSync", .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            path: "bench/outbox",
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
             name: "engine-bench",
             dependencies: ["AttendanceModels", "AttendanceEngine"],
             path: "bench/engine",
@@ -49,6 +68,12 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "AttendanceModelsTests", dependencies: ["AttendanceModels"], swiftSettings: strictSwift6),
         .testTarget(name: "AttendanceEngineTests", dependencies: ["AttendanceEngine", "AttendanceModels"], swiftSettings: strictSwift6),
+        .testTarget(name: "AttendanceSyncTests", dependencies: ["AttendanceSync", "AttendanceEngine", "AttendanceModels", "outbox-crash-probe",
+                                                             .product(name: "GRDB", package: "GRDB.swift")],
+                    swiftSettings: strictSwift6),
+        // The child process the crash test kills with SIGKILL, over and over.
+        .executableTarget(name: "outbox-crash-probe", dependencies: ["AttendanceSync", "AttendanceModels"], path: "Tests/OutboxCrashProbe",
+                          swiftSettings: strictSwift6),
         // Runs the built `attendance` executable end to end (exit status, stdout, stderr).
         .testTarget(name: "AttendanceCLITests", dependencies: ["attendance"], swiftSettings: strictSwift6),
     ]

@@ -1,0 +1,84 @@
+import AttendanceEngine
+import AttendanceModels
+import Foundation
+
+/// Sends what is due in the outbox and books each outcome: delivered, retried with backoff, or
+/// dead-lettered with the server's reason. One drain runs at a time; a drain asked for while one
+/// runs makes that one go round again.
+public actor OutboxDrainer {
+    public let store: DeviceStore
+    private let uploader: any Uploader
+    private let policy: RetryPolicy
+    private let clock: any AttendanceClock
+    private var random: SplitMix64
+    private let batchSize: Int
+    private var running = false
+    private var requestedAgain = false
+
+    public init(store: DeviceStore, uploader: any Uploader, clock: any AttendanceClock, policy: RetryPolicy = RetryPolicy(),
+                jitterSeed: UInt64 = UInt64.random(in: .min ... .max), batchSize: Int = 50) {
+        self.store = store
+        self.uploader = uploader
+        self.clock = clock
+        self.policy = policy
+        self.random = SplitMix64(seed: jitterSeed)
+        self.batchSize = batchSize
+    }
+
+    /// Drains until nothing is due; returns `nil` when another drain was running (it will pick
+    /// up whatever this call would have sent).
+    public func drain() async throws -> UploadReport? {
+        if running {
+            requestedAgain = true
+            return nil
+        }
+        running = true
+        defer { running = false }
+        var delivered = 0
+        var lastError: String?
+        repeat {
+            requestedAgain = false
+            // Time is read once per round, so an event retried in this round waits for a later one.
+            let roundStart = clock.now()
+            while true {
+                let batch = try store.nextBatch(now: roundStart, limit: batchSize)
+                if batch.isEmpty { break }
+                try store.markInFlight(batch.map(\.id))
+                let outcomes = await uploader.upload(batch)
+                let answeredAt = clock.now()
+                var deliveredIDs: [Int64] = []
+                for entry in batch {
+                    switch outcomes[entry.id] ?? .retry(reason: "the uploader gave no outcome", transport: false, retryAfterSeconds: nil) {
+                    case .delivered:
+                        deliveredIDs.append(entry.id)
+                    case .retry(let reason, let transport, let retryAfter):
+                        let delay = policy.delay(afterAttempts: entry.attempts + 1, retryAfterSeconds: retryAfter, using: &random)
+                        try store.markRetry(entry.id, error: reason, transport: transport, nextAttemptAt: answeredAt.addingTimeInterval(delay))
+                        lastError = reason
+                    case .rejected(let status, let detail):
+                        try store.markDead(entry.id, reason: "HTTP \(status): \(detail)", at: answeredAt)
+                        lastError = "dead letter: HTTP \(status): \(detail)"
+                    }
+                }
+                try store.markDelivered(deliveredIDs, at: answeredAt)
+                delivered += deliveredIDs.count
+            }
+        } while requestedAgain
+        let counts = try store.counts()
+        return UploadReport(at: clock.now(), delivered: delivered, pending: counts.undelivered, deadLetters: counts.dead, error: lastError)
+    }
+}
+
+/// SplitMix64: a small, fast, seedable generator, so backoff jitter is reproducible in the
+/// simulator and tests.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

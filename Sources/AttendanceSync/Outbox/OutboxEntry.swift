@@ -1,0 +1,47 @@
+import AttendanceModels
+import Foundation
+
+/// Where an outbox row is in its life.
+public enum OutboxState: String, Hashable, Sendable, Codable, CaseIterable {
+    /// Waiting for its next attempt (`nextAttemptAt`).
+    case pending
+    /// Handed to the uploader; back to `pending` if the app dies before the answer.
+    case inFlight
+    /// The server accepted it (or already had it). Compacted after the retention period.
+    case delivered
+    /// Refused for good (a 4xx other than 408/409/429). Kept, visible, never deleted silently.
+    case dead
+}
+
+/// One durable attendance event and its delivery bookkeeping.
+public struct OutboxEntry: Hashable, Sendable {
+    public var id: Int64
+    public var event: AttendanceEvent
+    public var idempotencyKey: String
+    public var state: OutboxState
+    public var attempts: Int
+    public var nextAttemptAt: Date
+    public var lastError: String?
+    /// Whether the last failure was the network's (reset when the network comes back) rather
+    /// than the server's answer (whose `Retry-After` is honoured).
+    public var lastErrorWasTransport: Bool
+    public var enqueuedAt: Date
+    public var deliveredAt: Date?
+}
+
+public struct OutboxCounts: Hashable, Sendable, Codable {
+    public var pending: Int
+    public var inFlight: Int
+    public var delivered: Int
+    public var dead: Int
+
+    public init(pending: Int = 0, inFlight: Int = 0, delivered: Int = 0, dead: Int = 0) {
+        self.pending = pending
+        self.inFlight = inFlight
+        self.delivered = delivered
+        self.dead = dead
+    }
+
+    /// Events not yet accepted by the server (what the Today screen calls "pending").
+    public var undelivered: Int { pending + inFlight }
+}

@@ -1,0 +1,143 @@
+import AttendanceEngine
+import AttendanceModels
+import Foundation
+
+/// Runs the engine on a device (or in the simulator): feeds it events with the clock's time,
+/// commits the new state together with what it enqueued, then performs its actions through the
+/// ports. The order is the durability rule: state and events are on disk before any action runs,
+/// so a kill at any instant resumes from a state consistent with the outbox.
+public actor AttendanceRuntime {
+    public struct Ports: Sendable {
+        public var clock: any AttendanceClock
+        public var radio: any BeaconRadio
+        public var motion: any MotionProvider
+        public var timers: any TimerScheduler
+        public var background: any BackgroundTime
+        public var notifier: any Notifier
+        public var uploader: any Uploader
+        public var telemetry: (any TelemetrySink)?
+
+        public init(clock: any AttendanceClock, radio: any BeaconRadio, motion: any MotionProvider, timers: any TimerScheduler,
+                    background: any BackgroundTime, notifier: any Notifier, uploader: any Uploader, telemetry: (any TelemetrySink)? = nil) {
+            self.clock = clock
+            self.radio = radio
+            self.motion = motion
+            self.timers = timers
+            self.background = background
+            self.notifier = notifier
+            self.uploader = uploader
+            self.telemetry = telemetry
+        }
+    }
+
+    /// The names the runtime gives its timers.
+    public enum TimerName {
+        public static let engine = "engine.nextDecision"
+        public static let delivery = "delivery.nextAttempt"
+    }
+
+    public private(set) var engine: Engine
+    public let store: DeviceStore
+    private let ports: Ports
+    private let drainer: OutboxDrainer
+    private let encoder = JSONEncoder()
+
+    /// Restores the engine from the store's snapshot when there is one (the app was killed or
+    /// the phone rebooted); otherwise starts a new engine with `configuration`.
+    public init(store: DeviceStore, configuration: Configuration, ports: Ports, retryPolicy: RetryPolicy = RetryPolicy(),
+                jitterSeed: UInt64 = UInt64.random(in: .min ... .max)) throws {
+        self.store = store
+        self.ports = ports
+        if let snapshot = try store.loadSnapshot() {
+            engine = try JSONDecoder().decode(Engine.self, from: snapshot)
+        } else {
+            engine = Engine(configuration: configuration)
+        }
+        drainer = OutboxDrainer(store: store, uploader: ports.uploader, clock: ports.clock, policy: retryPolicy, jitterSeed: jitterSeed)
+    }
+
+    /// App launch (or relaunch by iOS): in-flight uploads are pending again, old delivered rows
+    /// are compacted, and the engine settles what is pending, re-monitors and drains.
+    public func launch(_ reason: LaunchReason) async throws {
+        try store.recoverInFlight()
+        try store.compactDelivered(now: ports.clock.now())
+        try await send(.appLaunched(reason))
+    }
+
+    /// Feeds one event to the engine at the clock's time.
+    public func send(_ event: EngineEvent) async throws {
+        let now = ports.clock.now()
+        let actions = engine.handle(event, now: now)
+        var transition = DeviceStore.Transition(snapshot: try encoder.encode(engine))
+        transition.traceLines = traceLines(for: event, at: now)
+        for action in actions {
+            switch action {
+            case .enqueue(let attendanceEvent): transition.events.append(attendanceEvent)
+            case .recordTelemetry(let record): transition.telemetry.append(record)
+            default: break
+            }
+        }
+        try store.commit(transition, at: now)
+        try await perform(actions)
+    }
+
+    /// The network became reachable: failures that were the network's are due now.
+    public func networkBecameReachable() async throws {
+        try store.resetTransportBackoff(now: ports.clock.now())
+        try await send(.networkReachable)
+    }
+
+    /// A timer the runtime scheduled has fired.
+    public func timerFired(_ name: String) async throws {
+        switch name {
+        case TimerName.engine: try await send(.timerFired(.nextDecision))
+        case TimerName.delivery: try await drain()
+        default: break
+        }
+    }
+
+    /// Sends what is due, tells the engine how it went, and sets the delivery timer for the
+    /// next retry (on iOS, background refresh and the background URLSession cover a suspended app).
+    public func drain() async throws {
+        guard let report = try await drainer.drain() else { return }
+        try await send(.uploadFinished(report))
+        if let next = try store.earliestPendingAttempt() {
+            ports.timers.schedule(TimerName.delivery, at: next)
+        } else {
+            ports.timers.cancel(TimerName.delivery)
+        }
+    }
+
+    public func outboxCounts() throws -> OutboxCounts { try store.counts() }
+
+    private func perform(_ actions: [EngineAction]) async throws {
+        var drainRequested = false
+        for action in actions {
+            switch action {
+            case .monitorRegions(let regions): ports.radio.monitor(regions)
+            case .startRanging(let region): ports.radio.startRanging(region)
+            case .stopRanging(let region): ports.radio.stopRanging(region)
+            case .requestRegionState(let region): ports.radio.requestState(region)
+            case .scheduleTimer(_, let time): ports.timers.schedule(TimerName.engine, at: time)
+            case .cancelTimer: ports.timers.cancel(TimerName.engine)
+            case .beginBackgroundTask: ports.background.begin()
+            case .endBackgroundTask: ports.background.end()
+            case .notify(let notification): ports.notifier.show(notification)
+            case .recordTelemetry(let record): ports.telemetry?.record(record)
+            case .enqueue: break   // committed above, with the state
+            case .drainOutbox: drainRequested = true
+            case .queryMotion(let minutes):
+                if let snapshot = await ports.motion.snapshot(lookbackMinutes: minutes) {
+                    try await send(.motionUpdated(snapshot))
+                }
+            }
+        }
+        if drainRequested { try await drain() }
+    }
+
+    /// What the engine saw, in the replay trace format, for the diagnostics export.
+    private func traceLines(for event: EngineEvent, at now: Date) -> [String] {
+        if case .beaconsRanged(let samples, _) = event { return TraceWriter.rows(for: samples, at: now) }
+        return TraceEvent.describing(event).map { TraceWriter.row(for: $0, at: now) }
+    }
+}

@@ -1,0 +1,128 @@
+import AttendanceEngine
+import AttendanceModels
+import Foundation
+
+// The runtime's side effects, each behind a small port. Live Apple implementations are in
+// `AttendanceApple` (CoreLocation, CoreMotion, BackgroundTasks, UserNotifications); the
+// recording ones here serve the simulator and tests, and record every call for assertions.
+
+public protocol AttendanceClock: Sendable {
+    func now() -> Date
+}
+
+public protocol BeaconRadio: Sendable {
+    func monitor(_ regions: [BeaconRegion])
+    func startRanging(_ region: BeaconRegion)
+    func stopRanging(_ region: BeaconRegion)
+    func requestState(_ region: BeaconRegion)
+}
+
+public protocol MotionProvider: Sendable {
+    /// What motion looked like over the last `lookbackMinutes`, or nil if unavailable.
+    func snapshot(lookbackMinutes: Double) async -> MotionSnapshot?
+}
+
+/// Timers by name. On iOS a suspended app's timers do not fire; the engine never depends on it.
+public protocol TimerScheduler: Sendable {
+    func schedule(_ name: String, at time: Date)
+    func cancel(_ name: String)
+}
+
+public protocol BackgroundTime: Sendable {
+    func begin()
+    func end()
+}
+
+public protocol Notifier: Sendable {
+    func show(_ notification: LocalNotification)
+}
+
+/// Where audit records also go live (OSLog on iOS, standard error in the CLI).
+public protocol TelemetrySink: Sendable {
+    func record(_ record: TelemetryRecord)
+}
+
+// MARK: - Live, platform-free
+
+public struct SystemClock: AttendanceClock {
+    public init() {}
+    public func now() -> Date { Date() }
+}
+
+/// Timers on a Dispatch queue; `fire` is called with the timer's name.
+public final class DispatchTimerScheduler: TimerScheduler, Sendable {
+    private let timers = Locked<[String: DispatchSourceTimer]>([:])
+    private let queue = DispatchQueue(label: "attendance.timers")
+    private let fire: @Sendable (String) -> Void
+
+    public init(fire: @escaping @Sendable (String) -> Void) { self.fire = fire }
+
+    public func schedule(_ name: String, at time: Date) {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + max(0, time.timeIntervalSinceNow))
+        timer.setEventHandler { [fire] in fire(name) }
+        timers.withLock { timers in
+            timers[name]?.cancel()
+            timers[name] = timer
+        }
+        timer.resume()
+    }
+
+    public func cancel(_ name: String) {
+        timers.withLock { timers in
+            timers[name]?.cancel()
+            timers[name] = nil
+        }
+    }
+}
+
+// MARK: - Simulated and test implementations
+
+/// A clock that moves only when told.
+public final class ManualClock: AttendanceClock, Sendable {
+    private let current: Locked<Date>
+    public init(_ start: Date) { current = Locked(start) }
+    public func now() -> Date { current.value }
+    public func set(_ time: Date) { current.value = time }
+    public func advance(by seconds: Double) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+/// Records every call of every port, in order, as text lines; and answers motion queries.
+public final class RecordingPorts: BeaconRadio, MotionProvider, TimerScheduler, BackgroundTime, Notifier, TelemetrySink, Sendable {
+    private let calls = Locked<[String]>([])
+    private let scheduled = Locked<[String: Date]>([:])
+    private let notifications = Locked<[LocalNotification]>([])
+    public let motion = Locked<MotionSnapshot?>(nil)
+
+    public init() {}
+
+    public var log: [String] { calls.value }
+    public var timers: [String: Date] { scheduled.value }
+    public var shownNotifications: [LocalNotification] { notifications.value }
+
+    private func note(_ line: String) { calls.withLock { $0.append(line) } }
+
+    public func monitor(_ regions: [BeaconRegion]) { note("monitor \(regions.map(\.description).joined(separator: ","))") }
+    public func startRanging(_ region: BeaconRegion) { note("startRanging \(region)") }
+    public func stopRanging(_ region: BeaconRegion) { note("stopRanging \(region)") }
+    public func requestState(_ region: BeaconRegion) { note("requestState \(region)") }
+    public func snapshot(lookbackMinutes: Double) async -> MotionSnapshot? {
+        note("queryMotion \(lookbackMinutes)")
+        return motion.value
+    }
+    public func schedule(_ name: String, at time: Date) {
+        note("schedule \(name) \(RFC3339.format(time))")
+        scheduled.withLock { $0[name] = time }
+    }
+    public func cancel(_ name: String) {
+        note("cancel \(name)")
+        scheduled.withLock { $0[name] = nil }
+    }
+    public func begin() { note("beginBackgroundTask") }
+    public func end() { note("endBackgroundTask") }
+    public func show(_ notification: LocalNotification) {
+        note("notify \(notification.kind.rawValue)")
+        notifications.withLock { $0.append(notification) }
+    }
+    public func record(_ record: TelemetryRecord) {}
+}

@@ -1,0 +1,173 @@
+import AttendanceModels
+import Foundation
+import GRDB
+
+extension DeviceStore {
+    /// Stores events durably; returns once they are committed (see the type's note on
+    /// `synchronous`). Returns how many were new: an event whose idempotency key is already
+    /// stored (re-derived after a crash) is not stored twice.
+    @discardableResult
+    public func enqueue(_ events: [AttendanceEvent], at time: Date) throws -> Int {
+        try commit(Transition(events: events), at: time)
+    }
+
+    static func insert(_ events: [AttendanceEvent], at time: Date, in db: Database) throws -> Int {
+        guard !events.isEmpty else { return 0 }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var inserted = 0
+        for event in events {
+            try db.execute(sql: """
+                INSERT INTO outbox (idempotencyKey, sessionKey, kind, eventTimestamp, payload, state, nextAttemptAt, enqueuedAt)
+                VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)
+                ON CONFLICT(idempotencyKey) DO NOTHING
+                """, arguments: [event.idempotencyKey, event.sessionKey.rawValue, event.kind.rawValue, event.timestamp.timeIntervalSince1970,
+                                 try encoder.encode(event), time.timeIntervalSince1970, time.timeIntervalSince1970])
+            inserted += db.changesCount
+        }
+        return inserted
+    }
+
+    /// The next events to send at `now`, oldest first, at most `limit`: FIFO per session, so an
+    /// event is ready only when every earlier event of its session is delivered, dead, or in this
+    /// same batch ahead of it.
+    public func nextBatch(now: Date, limit: Int) throws -> [OutboxEntry] {
+        try writer.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE state IN ('pending', 'inFlight') ORDER BY id")
+            var blocked = Set<String>()
+            var batch: [OutboxEntry] = []
+            for row in rows where batch.count < limit {
+                let entry = try Self.entry(row)
+                let session = entry.event.sessionKey.rawValue
+                if blocked.contains(session) { continue }
+                if entry.state == .inFlight || entry.nextAttemptAt > now {
+                    blocked.insert(session)
+                    continue
+                }
+                batch.append(entry)
+            }
+            return batch
+        }
+    }
+
+    public func markInFlight(_ ids: [Int64]) throws {
+        try update(ids, sql: "UPDATE outbox SET state = 'inFlight', attempts = attempts + 1 WHERE state = 'pending' AND id IN")
+    }
+
+    public func markDelivered(_ ids: [Int64], at time: Date) throws {
+        try update(ids, sql: "UPDATE outbox SET state = 'delivered', deliveredAt = \(time.timeIntervalSince1970), lastError = NULL WHERE id IN")
+    }
+
+    /// A retryable failure: back to pending until `nextAttemptAt`.
+    public func markRetry(_ id: Int64, error: String, transport: Bool, nextAttemptAt: Date) throws {
+        try writer.write { db in
+            try db.execute(sql: "UPDATE outbox SET state = 'pending', lastError = ?, lastErrorWasTransport = ?, nextAttemptAt = ? WHERE id = ?",
+                           arguments: [error, transport, nextAttemptAt.timeIntervalSince1970, id])
+        }
+    }
+
+    /// A final refusal: kept as a dead letter with the server's reason.
+    public func markDead(_ id: Int64, reason: String, at time: Date) throws {
+        try writer.write { db in
+            try db.execute(sql: "UPDATE outbox SET state = 'dead', lastError = ?, deadAt = ? WHERE id = ?",
+                           arguments: [reason, time.timeIntervalSince1970, id])
+        }
+    }
+
+    /// After a crash or a kill, rows that were in flight are pending again (the server
+    /// deduplicates by idempotency key, so sending them again is safe).
+    @discardableResult
+    public func recoverInFlight() throws -> Int {
+        try writer.write { db in
+            try db.execute(sql: "UPDATE outbox SET state = 'pending' WHERE state = 'inFlight'")
+            return db.changesCount
+        }
+    }
+
+    /// The network is back: rows that failed for lack of network are due now. Rows the server
+    /// asked to wait (`Retry-After`, 5xx backoff) keep their time.
+    @discardableResult
+    public func resetTransportBackoff(now: Date) throws -> Int {
+        try writer.write { db in
+            try db.execute(sql: "UPDATE outbox SET nextAttemptAt = ? WHERE state = 'pending' AND lastErrorWasTransport = 1 AND nextAttemptAt > ?",
+                           arguments: [now.timeIntervalSince1970, now.timeIntervalSince1970])
+            return db.changesCount
+        }
+    }
+
+    /// Deletes delivered rows older than the retention period; dead letters are never deleted here.
+    @discardableResult
+    public func compactDelivered(now: Date) throws -> Int {
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM outbox WHERE state = 'delivered' AND deliveredAt < ?",
+                           arguments: [now.timeIntervalSince1970 - limits.deliveredRetentionSeconds])
+            return db.changesCount
+        }
+    }
+
+    /// Puts dead letters back in the queue (after the cause was fixed, e.g. a re-enrollment).
+    @discardableResult
+    public func requeueDeadLetters(now: Date) throws -> Int {
+        try writer.write { db in
+            try db.execute(sql: "UPDATE outbox SET state = 'pending', deadAt = NULL, nextAttemptAt = ? WHERE state = 'dead'",
+                           arguments: [now.timeIntervalSince1970])
+            return db.changesCount
+        }
+    }
+
+    /// When the earliest pending event is due, if any.
+    public func earliestPendingAttempt() throws -> Date? {
+        try writer.read { db in
+            try Double.fetchOne(db, sql: "SELECT MIN(nextAttemptAt) FROM outbox WHERE state = 'pending'").map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
+    public func counts() throws -> OutboxCounts {
+        try writer.read { db in
+            var counts = OutboxCounts()
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM outbox GROUP BY state") {
+                let n: Int = row["n"]
+                switch OutboxState(rawValue: row["state"]) {
+                case .pending: counts.pending = n
+                case .inFlight: counts.inFlight = n
+                case .delivered: counts.delivered = n
+                case .dead: counts.dead = n
+                case nil: break
+                }
+            }
+            return counts
+        }
+    }
+
+    public func entries(in state: OutboxState? = nil) throws -> [OutboxEntry] {
+        try writer.read { db in
+            let rows: [Row]
+            if let state {
+                rows = try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE state = ? ORDER BY id", arguments: [state.rawValue])
+            } else {
+                rows = try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY id")
+            }
+            return try rows.map(Self.entry)
+        }
+    }
+
+    public func deadLetters() throws -> [OutboxEntry] { try entries(in: .dead) }
+
+    private func update(_ ids: [Int64], sql: String) throws {
+        guard !ids.isEmpty else { return }
+        try writer.write { db in
+            try db.execute(sql: sql + " (" + ids.map(String.init).joined(separator: ",") + ")")
+        }
+    }
+
+    static func entry(_ row: Row) throws -> OutboxEntry {
+        let payload: Data = row["payload"]
+        let event = try JSONDecoder().decode(AttendanceEvent.self, from: payload)
+        let delivered: Double? = row["deliveredAt"]
+        return OutboxEntry(
+            id: row["id"], event: event, idempotencyKey: row["idempotencyKey"], state: OutboxState(rawValue: row["state"]) ?? .pending,
+            attempts: row["attempts"], nextAttemptAt: Date(timeIntervalSince1970: row["nextAttemptAt"]), lastError: row["lastError"],
+            lastErrorWasTransport: row["lastErrorWasTransport"], enqueuedAt: Date(timeIntervalSince1970: row["enqueuedAt"]),
+            deliveredAt: delivered.map(Date.init(timeIntervalSince1970:)))
+    }
+}
