@@ -115,10 +115,17 @@ extension DeviceStore {
         }
     }
 
-    /// When the earliest pending event is due, if any.
+    /// When the next event can be sent, if any: the earliest time among the sessions' heads of
+    /// line. A row waiting behind an earlier event of its session does not count, whatever its
+    /// own time: a timer set for it would fire, find nothing to send, and be set again at once.
     public func earliestPendingAttempt() throws -> Date? {
         try writer.read { db in
-            try Double.fetchOne(db, sql: "SELECT MIN(nextAttemptAt) FROM outbox WHERE state = 'pending'").map(Date.init(timeIntervalSince1970:))
+            try Double.fetchOne(db, sql: """
+                SELECT MIN(o.nextAttemptAt) FROM outbox o
+                WHERE o.state = 'pending'
+                  AND NOT EXISTS (SELECT 1 FROM outbox p
+                                  WHERE p.sessionKey = o.sessionKey AND p.id < o.id AND p.state IN ('pending', 'inFlight'))
+                """).map(Date.init(timeIntervalSince1970:))
         }
     }
 

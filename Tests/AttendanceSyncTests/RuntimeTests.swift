@@ -1,0 +1,100 @@
+import AttendanceEngine
+import AttendanceModels
+@testable import AttendanceSync
+import Foundation
+import Testing
+
+@Suite(.serialized) struct RuntimeTests {
+    /// A radio that looks at the database at the moment it is asked to range.
+    final class SnapshotCheckingRadio: BeaconRadio, Sendable {
+        let store: DeviceStore
+        let sawPersistedWindow = Locked<Bool?>(nil)
+        init(store: DeviceStore) { self.store = store }
+        func monitor(_ regions: [BeaconRegion]) {}
+        func startRanging(_ region: BeaconRegion) {
+            let engine = (try? store.loadSnapshot()).flatMap { try? JSONDecoder().decode(Engine.self, from: $0) }
+            sawPersistedWindow.value = engine?.isRanging
+        }
+        func stopRanging(_ region: BeaconRegion) {}
+        func requestState(_ region: BeaconRegion) {}
+    }
+
+    @Test func theStateIsOnDiskBeforeAnyActionRuns() async throws {
+        let store = try DeviceStore.inMemory()
+        let radio = SnapshotCheckingRadio(store: store)
+        let ports = RecordingPorts()
+        let runtime = try AttendanceRuntime(store: store, configuration: Configuration(),
+                                            ports: .init(clock: ManualClock(Fixtures.t0), radio: radio, motion: ports, timers: ports, background: ports,
+                                                         notifier: ports, uploader: SwitchableNetwork(HTTPUploader(settings: .init(baseURL: URL(string: "http://127.0.0.1:9")!)))))
+        try await runtime.send(.regionEntered(RuntimeHarness.region))
+        #expect(radio.sawPersistedWindow.value == true)
+    }
+
+    @Test func aRelaunchRestoresSettlesWithTheRecordedTimesAndDrains() async throws {
+        let harness = try RuntimeHarness()
+        defer { harness.server.stop() }
+        harness.network.online.value = false
+        try await harness.at(0, .regionEntered(RuntimeHarness.region))
+        try await harness.ranged(-60, from: 1, count: 60)
+        try await harness.at(90, .regionExited(RuntimeHarness.region))
+        #expect(try harness.outboxEvents().map(\.kind) == [.checkIn])
+
+        // Killed while suspended; the next launch is the morning after, online.
+        try harness.relaunchProcess()
+        harness.network.online.value = true
+        harness.clock.set(harness.time(86_400))
+        try await harness.runtime.launch(.afterReboot)
+        let events = try harness.outboxEvents()
+        #expect(events.map(\.kind) == [.checkIn, .checkOut])
+        #expect(events[1].timestamp == harness.time(60))             // the last sample, not the relaunch
+        #expect(events[0].sessionKey == events[1].sessionKey)
+        #expect(try harness.store.counts() == OutboxCounts(delivered: 2))
+        #expect(harness.server.state.value.arrivalOrder == events.map(\.idempotencyKey))
+        #expect(harness.ports.log.contains("monitor FDA50693-0000-0000-0000-290995101092:1"))
+    }
+
+    @Test func theMotionPortAnswersTheEnginesQuery() async throws {
+        let harness = try RuntimeHarness()
+        defer { harness.server.stop() }
+        harness.ports.motion.value = MotionSnapshot(at: Fixtures.t0, activity: .walking, confidence: .high)
+        try await harness.at(0, .regionEntered(RuntimeHarness.region))
+        try await harness.ranged(-76, from: 1, count: 10)
+        try await harness.advance(to: 20)
+        #expect(harness.ports.log.contains("queryMotion 2.0"))
+        #expect(try harness.outboxEvents().map { $0.evidence?.rule } == ["walking"])
+    }
+
+    @Test func theDiagnosticsExportReplaysToTheSameDecisions() async throws {
+        let harness = try RuntimeHarness()
+        defer { harness.server.stop() }
+        try await harness.at(0, .appLaunched(.regionEvent))
+        try await harness.at(1, .regionEntered(RuntimeHarness.region))
+        try await harness.ranged(-61, from: 2, count: 40)
+        try await harness.ranged(0, from: 42, count: 6)
+        try await harness.ranged(-63, from: 48, count: 30)
+        try await harness.at(108, .regionExited(RuntimeHarness.region))
+        try await harness.advance(to: 2000)
+        let recorded = try harness.outboxEvents()
+        #expect(recorded.map(\.kind) == [.checkIn, .checkOut])
+
+        let export = try harness.store.diagnosticsExport()
+        #expect(export.traceCSV.hasPrefix(ReplayTrace.header + "\n"))
+        #expect(export.telemetryJSONLines.contains(#""kind":"windowConfirmed""#))
+        #expect(export.telemetryJSONLines.split(separator: "\n").first?.contains(#""type":"outbox""#) == true)
+        let replayed = Replayer(configuration: harness.configuration).run(try ReplayTrace.parse(export.traceCSV))
+        #expect(replayed.decisions.map(\.type) == recorded.map(\.kind))
+        #expect(replayed.decisions.map(\.ts) == recorded.map(\.timestamp))
+        #expect(replayed.decisions.map(\.sessionKey) == recorded.map(\.sessionKey))
+    }
+
+    @Test func deadLettersAppearInTheDiagnosticsExport() async throws {
+        let harness = try RuntimeHarness()
+        defer { harness.server.stop() }
+        harness.server.script(.status(422, detail: "unknown site"))
+        try await harness.at(0, .manualCheckIn(SiteBeacon(major: 1), reason: "forgot my phone at home"))
+        let export = try harness.store.diagnosticsExport()
+        #expect(export.telemetryJSONLines.contains(#""type":"deadLetter""#))
+        #expect(export.telemetryJSONLines.contains("unknown site"))
+        #expect(await harness.runtime.engine.lastUpload?.deadLetters == 1)
+    }
+}
