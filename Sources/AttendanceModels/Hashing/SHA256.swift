@@ -17,48 +17,67 @@ public enum SHA256 {
 
     /// The 32-byte digest of `bytes`.
     public static func digest<Bytes: Collection>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var h: [UInt32] = [
-            0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-        ]
-        var message = Array(bytes)
-        let bitLength = UInt64(message.count) &* 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
+            (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
+        // Message, 0x80, zeros, and the 64-bit length, in one allocation.
+        let length = bytes.count
+        let paddedLength = (length + 9 + 63) / 64 * 64
+        var message = [UInt8](repeating: 0, count: paddedLength)
+        var index = 0
+        for byte in bytes { message[index] = byte; index += 1 }
+        message[length] = 0x80
+        let bitLength = UInt64(length) &* 8
+        for byteIndex in 0..<8 { message[paddedLength - 1 - byteIndex] = UInt8(truncatingIfNeeded: bitLength >> UInt64(byteIndex * 8)) }
 
         var w = [UInt32](repeating: 0, count: 64)
-        for chunk in stride(from: 0, to: message.count, by: 64) {
-            for i in 0..<16 {
-                let b = chunk + i * 4
-                w[i] = UInt32(message[b]) << 24 | UInt32(message[b + 1]) << 16 | UInt32(message[b + 2]) << 8 | UInt32(message[b + 3])
+        message.withUnsafeBufferPointer { m in
+            w.withUnsafeMutableBufferPointer { w in
+                k.withUnsafeBufferPointer { k in
+                    for chunk in stride(from: 0, to: paddedLength, by: 64) {
+                        for i in 0..<16 {
+                            let b = chunk + i * 4
+                            w[i] = UInt32(m[b]) << 24 | UInt32(m[b + 1]) << 16 | UInt32(m[b + 2]) << 8 | UInt32(m[b + 3])
+                        }
+                        for i in 16..<64 {
+                            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+                        }
+                        var (a, b, c, d, e, f, g, hh) = h
+                        for i in 0..<64 {
+                            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+                            let choice = (e & f) ^ (~e & g)
+                            let t1 = hh &+ s1 &+ choice &+ k[i] &+ w[i]
+                            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+                            let majority = (a & b) ^ (a & c) ^ (b & c)
+                            (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ s0 &+ majority)
+                        }
+                        h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e, h.5 &+ f, h.6 &+ g, h.7 &+ hh)
+                    }
+                }
             }
-            for i in 16..<64 {
-                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
-            for i in 0..<64 {
-                let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let t1 = hh &+ s1 &+ choice &+ k[i] &+ w[i]
-                let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = s0 &+ majority
-                (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-            }
-            h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d
-            h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
         }
-        return h.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
+        let words = [h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7]
+        var digest = [UInt8](repeating: 0, count: 32)
+        for (i, word) in words.enumerated() {
+            digest[i * 4] = UInt8(truncatingIfNeeded: word >> 24)
+            digest[i * 4 + 1] = UInt8(truncatingIfNeeded: word >> 16)
+            digest[i * 4 + 2] = UInt8(truncatingIfNeeded: word >> 8)
+            digest[i * 4 + 3] = UInt8(truncatingIfNeeded: word)
+        }
+        return digest
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The lowercase hexadecimal digest of a UTF-8 string.
     public static func hex(_ string: String) -> String {
-        digest(Array(string.utf8)).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0xf)]])
-        }.joined()
+        var text = [UInt8](repeating: 0, count: 64)
+        for (i, byte) in digest(string.utf8).enumerated() {
+            text[i * 2] = hexDigits[Int(byte >> 4)]
+            text[i * 2 + 1] = hexDigits[Int(byte & 0xf)]
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     @inline(__always) private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }

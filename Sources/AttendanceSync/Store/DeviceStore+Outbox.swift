@@ -11,42 +11,45 @@ extension DeviceStore {
         try commit(Transition(events: events), at: time)
     }
 
-    static func insert(_ events: [AttendanceEvent], at time: Date, in db: Database) throws -> Int {
-        guard !events.isEmpty else { return 0 }
+    /// Payloads are stored with sorted keys, so the bytes of an event never vary.
+    static let payloadEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+
+    static func insert(_ events: [AttendanceEvent], at time: Date, in db: Database) throws -> Int {
+        guard !events.isEmpty else { return 0 }
+        // A cached statement: the hot path of every enqueue, so it is compiled once per connection.
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO outbox (idempotencyKey, sessionKey, kind, eventTimestamp, payload, state, nextAttemptAt, enqueuedAt)
+            VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)
+            ON CONFLICT(idempotencyKey) DO NOTHING
+            """)
         var inserted = 0
         for event in events {
-            try db.execute(sql: """
-                INSERT INTO outbox (idempotencyKey, sessionKey, kind, eventTimestamp, payload, state, nextAttemptAt, enqueuedAt)
-                VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)
-                ON CONFLICT(idempotencyKey) DO NOTHING
-                """, arguments: [event.idempotencyKey, event.sessionKey.rawValue, event.kind.rawValue, event.timestamp.timeIntervalSince1970,
-                                 try encoder.encode(event), time.timeIntervalSince1970, time.timeIntervalSince1970])
+            try statement.execute(arguments: [event.idempotencyKey, event.sessionKey.rawValue, event.kind.rawValue, event.timestamp.timeIntervalSince1970,
+                                              try payloadEncoder.encode(event), time.timeIntervalSince1970, time.timeIntervalSince1970])
             inserted += db.changesCount
         }
         return inserted
     }
 
     /// The next events to send at `now`, oldest first, at most `limit`: FIFO per session, so an
-    /// event is ready only when every earlier event of its session is delivered, dead, or in this
-    /// same batch ahead of it.
+    /// event is ready only when no earlier event of its session is in flight or waiting for a
+    /// later attempt. (Every earlier one is then ready too, and ahead of it in this batch.) The
+    /// choice is made in SQL on the indexes; only the chosen rows' payloads are decoded.
     public func nextBatch(now: Date, limit: Int) throws -> [OutboxEntry] {
         try writer.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE state IN ('pending', 'inFlight') ORDER BY id")
-            var blocked = Set<String>()
-            var batch: [OutboxEntry] = []
-            for row in rows where batch.count < limit {
-                let entry = try Self.entry(row)
-                let session = entry.event.sessionKey.rawValue
-                if blocked.contains(session) { continue }
-                if entry.state == .inFlight || entry.nextAttemptAt > now {
-                    blocked.insert(session)
-                    continue
-                }
-                batch.append(entry)
-            }
-            return batch
+            try Row.fetchAll(db, sql: """
+                SELECT o.* FROM outbox o
+                WHERE o.state = 'pending' AND o.nextAttemptAt <= :now
+                  AND NOT EXISTS (SELECT 1 FROM outbox p
+                                  WHERE p.sessionKey = o.sessionKey AND p.id < o.id
+                                    AND (p.state = 'inFlight' OR (p.state = 'pending' AND p.nextAttemptAt > :now)))
+                ORDER BY o.id
+                LIMIT :limit
+                """, arguments: ["now": now.timeIntervalSince1970, "limit": limit]).map(Self.entry)
         }
     }
 

@@ -157,13 +157,18 @@ public final class DeviceStore: Sendable {
             for line in transition.traceLines {
                 try db.execute(sql: "INSERT INTO traceLog (line) VALUES (?)", arguments: [line])
             }
-            try trimLogs(in: db)
+            try trimLogs(telemetry: !transition.telemetry.isEmpty, trace: !transition.traceLines.isEmpty, in: db)
             return inserted
         }
     }
 
-    private func trimLogs(in db: Database) throws {
-        try db.execute(sql: "DELETE FROM telemetry WHERE id <= (SELECT MAX(id) FROM telemetry) - ?", arguments: [limits.telemetryRows])
-        try db.execute(sql: "DELETE FROM traceLog WHERE id <= (SELECT MAX(id) FROM traceLog) - ?", arguments: [limits.traceRows])
+    /// Keeps the newest rows of the logs that grew in this transaction.
+    private func trimLogs(telemetry: Bool, trace: Bool, in db: Database) throws {
+        if telemetry {
+            try db.execute(sql: "DELETE FROM telemetry WHERE id <= (SELECT MAX(id) FROM telemetry) - ?", arguments: [limits.telemetryRows])
+        }
+        if trace {
+            try db.execute(sql: "DELETE FROM traceLog WHERE id <= (SELECT MAX(id) FROM traceLog) - ?", arguments: [limits.traceRows])
+        }
     }
 }

@@ -37,6 +37,13 @@ final class ChildProcess: @unchecked Sendable {
         try process.run()
     }
 
+    /// Whether the child has written anything yet.
+    var hasWritten: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return !output.isEmpty
+    }
+
     func killNow() {
         kill(process.processIdentifier, SIGKILL)
     }
