@@ -68,13 +68,16 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "AttendanceModelsTests", dependencies: ["AttendanceModels"], swiftSettings: strictSwift6),
         .testTarget(name: "AttendanceEngineTests", dependencies: ["AttendanceEngine", "AttendanceModels"], swiftSettings: strictSwift6),
+        // Helpers shared by the test targets that run built executables as child processes.
+        .target(name: "AttendanceTestSupport", path: "Tests/AttendanceTestSupport", swiftSettings: strictSwift6),
         .testTarget(name: "AttendanceSyncTests", dependencies: ["AttendanceSync", "AttendanceEngine", "AttendanceModels", "outbox-crash-probe",
+                                                             "AttendanceTestSupport",
                                                              .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: strictSwift6),
         // The child process the crash test kills with SIGKILL, over and over.
         .executableTarget(name: "outbox-crash-probe", dependencies: ["AttendanceSync", "AttendanceModels"], path: "Tests/OutboxCrashProbe",
                           swiftSettings: strictSwift6),
         // Runs the built `attendance` executable end to end (exit status, stdout, stderr).
-        .testTarget(name: "AttendanceCLITests", dependencies: ["attendance"], swiftSettings: strictSwift6),
+        .testTarget(name: "AttendanceCLITests", dependencies: ["attendance", "AttendanceTestSupport"], swiftSettings: strictSwift6),
     ]
 )

@@ -1,42 +1,11 @@
+import AttendanceTestSupport
 import Foundation
 import Testing
 
 /// Runs the built `attendance` executable as a user would, and reads what it prints.
 @Suite struct ReplayCommandTests {
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// `swift build --build-tests` (scripts/test) builds the executable next to the test bundle.
-    static var executable: URL {
-        get throws {
-            var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            while directory.path != "/" {
-                let candidate = directory.appendingPathComponent("attendance")
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-                directory = directory.deletingLastPathComponent()
-            }
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "the attendance executable was not built; run scripts/test"])
-        }
-    }
-
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> Run {
-        let process = Process()
-        process.executableURL = try executable
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    static func run(_ arguments: [String], stdin: String? = nil) throws -> ChildProcess.Finished {
+        try ChildProcess(try builtExecutable("attendance"), arguments, standardInput: stdin).finish()
     }
 
     static let uuid = "FDA50693-0000-0000-0000-290995101092"

@@ -161,7 +161,7 @@ import Testing
 
     @Test func aWeakSignalWithoutWalkingNeverChecksIn() {
         var driver = EngineDriver()
-        var random = SeededGenerator(seed: 75)
+        var random = SplitMix64(seed: 75)
         driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(0), activity: .stationary, confidence: .high)), at: 0)
         driver.send(.regionEntered(Self.uuidRegion), at: 0)
         for second in 0..<1800 {

@@ -10,7 +10,7 @@ import Testing
     static let uuid = SiteBeacon.defaultUUID
 
     /// A random but plausible event: mostly ranging callbacks, with every other kind mixed in.
-    static func randomEvent(_ random: inout SeededGenerator, at now: Date) -> EngineEvent {
+    static func randomEvent(_ random: inout SplitMix64, at now: Date) -> EngineEvent {
         let majors: [UInt16] = [1, 2, 3]
         let major = majors.randomElement(using: &random)!
         let region = Bool.random(using: &random) ? BeaconRegion(uuid: uuid) : BeaconRegion(uuid: uuid, major: major)
@@ -42,7 +42,7 @@ import Testing
         }
     }
 
-    static func randomConfiguration(_ random: inout SeededGenerator) -> Configuration {
+    static func randomConfiguration(_ random: inout SplitMix64) -> Configuration {
         var configuration = Configuration()
         if Bool.random(using: &random) { configuration.sites = [SiteConfiguration(major: 1), SiteConfiguration(major: 2)] }
         configuration.softExitGraceSeconds = [30, 90].randomElement(using: &random)!
@@ -53,7 +53,7 @@ import Testing
 
     @Test(arguments: 0..<40)
     func restoringAtEveryStepDecidesExactlyAsTheUninterruptedRun(seed: UInt64) throws {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         let configuration = Self.randomConfiguration(&random)
         var uninterrupted = Engine(configuration: configuration)
         var restored = uninterrupted
@@ -80,7 +80,7 @@ import Testing
 
     @Test func restoringAtOneRandomStepGivesTheSameDecisionLog() throws {
         for seed in UInt64(100)..<UInt64(130) {
-            var random = SeededGenerator(seed: seed)
+            var random = SplitMix64(seed: seed)
             let configuration = Self.randomConfiguration(&random)
             var events: [(EngineEvent, Date)] = []
             var now = Date(timeIntervalSince1970: 1_795_338_000)

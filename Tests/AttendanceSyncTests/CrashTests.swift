@@ -1,5 +1,6 @@
 import AttendanceModels
 @testable import AttendanceSync
+import AttendanceTestSupport
 import Foundation
 import GRDB
 import Testing

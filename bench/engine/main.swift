@@ -31,17 +31,10 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-/// A deterministic noise source (SplitMix64).
+/// Deterministic noise.
 struct Noise {
-    var state: UInt64
-    mutating func next(_ range: ClosedRange<Int>) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return range.lowerBound + Int(z % UInt64(range.count))
-    }
+    var random: SplitMix64
+    mutating func next(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
 }
 
 let options = Options(CommandLine.arguments)
@@ -53,7 +46,7 @@ configuration.sites = [SiteConfiguration(major: 1), SiteConfiguration(major: 2)]
 // Five beacons in view: three of site 1 (where the employee sits) and two of the site next
 // door. Site 1 drops out now and then (rssi 0); site 2 is faint, so it keeps opening windows
 // that end insufficient — the engine's busiest realistic steady state.
-var noise = Noise(state: 42)
+var noise = Noise(random: SplitMix64(seed: 42))
 let patterns: [[BeaconSample]] = (0..<4096).map { _ in
     func sample(_ major: UInt16, _ minor: UInt16, _ rssi: Int) -> BeaconSample {
         BeaconSample(beacon: BeaconIdentity(uuid: uuid, major: major, minor: minor), rssi: rssi)

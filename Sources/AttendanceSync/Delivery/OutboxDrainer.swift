@@ -68,17 +68,3 @@ public actor OutboxDrainer {
         return UploadReport(at: clock.now(), delivered: delivered, pending: counts.undelivered, deadLetters: counts.dead, error: lastError)
     }
 }
-
-/// SplitMix64: a small, fast, seedable generator, so backoff jitter is reproducible in the
-/// simulator and tests.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Finds an executable built next to the test bundle (scripts/test builds every target first).
-func builtExecutable(_ name: String) throws -> URL {
+public func builtExecutable(_ name: String) throws -> URL {
     var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     while directory.path != "/" {
         let candidate = directory.appendingPathComponent(name)
@@ -15,18 +15,21 @@ func builtExecutable(_ name: String) throws -> URL {
 }
 
 /// A child process whose standard output is collected as it is written.
-final class ChildProcess: @unchecked Sendable {
+public final class ChildProcess: @unchecked Sendable {
     // @unchecked: `output` is only touched under `lock`; `process` is used from the creating thread.
-    let process = Process()
+    public let process = Process()
     private let lock = NSLock()
     private var output = Data()
     private let pipe = Pipe()
+    private let errorPipe = Pipe()
 
-    init(_ executable: URL, _ arguments: [String]) throws {
+    public init(_ executable: URL, _ arguments: [String], standardInput: String? = nil) throws {
         process.executableURL = executable
         process.arguments = arguments
         process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errorPipe
+        let input = Pipe()
+        process.standardInput = input
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self, !data.isEmpty else { return }
@@ -35,21 +38,33 @@ final class ChildProcess: @unchecked Sendable {
             self.lock.unlock()
         }
         try process.run()
+        if let standardInput { input.fileHandleForWriting.write(Data(standardInput.utf8)) }
+        try input.fileHandleForWriting.close()
     }
 
     /// Whether the child has written anything yet.
-    var hasWritten: Bool {
+    public var hasWritten: Bool {
         lock.lock()
         defer { lock.unlock() }
         return !output.isEmpty
     }
 
-    func killNow() {
+    public func killNow() {
         kill(process.processIdentifier, SIGKILL)
     }
 
-    /// Waits for exit, then returns every complete line the child wrote.
-    func finish() -> (status: Int32, reason: Process.TerminationReason, lines: [String]) {
+    public struct Finished: Sendable {
+        public var status: Int32
+        public var reason: Process.TerminationReason
+        /// Every complete line of standard output (a kill can cut the last one; it is dropped).
+        public var lines: [String]
+        public var stdout: String
+        public var stderr: String
+    }
+
+    /// Waits for the child to exit and returns what it wrote.
+    public func finish() -> Finished {
+        let errors = errorPipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         pipe.fileHandleForReading.readabilityHandler = nil
         let rest = pipe.fileHandleForReading.readDataToEndOfFile()
@@ -57,9 +72,9 @@ final class ChildProcess: @unchecked Sendable {
         output.append(rest)
         let text = String(decoding: output, as: UTF8.self)
         lock.unlock()
-        // A line is complete only with its newline: a kill can cut the last one.
         var lines = text.components(separatedBy: "\n")
         lines.removeLast()
-        return (process.terminationStatus, process.terminationReason, lines)
+        return Finished(status: process.terminationStatus, reason: process.terminationReason, lines: lines, stdout: text,
+                        stderr: String(decoding: errors, as: UTF8.self))
     }
 }
