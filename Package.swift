@@ -42,6 +42,15 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // MARK: - Server
+        // Exactly-once ingest, idempotency and storage (SQLite now; PostgreSQL next). The HTTP layer
+        // (Hummingbird, generated from openapi.yaml) builds on this.
+        .target(
+            name: "AttendanceServer",
+            dependencies: ["AttendanceModels", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift6
+        ),
+
         // MARK: - Tools
         .executableTarget(
             name: "attendance",
@@ -68,6 +77,7 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "AttendanceModelsTests", dependencies: ["AttendanceModels"], swiftSettings: strictSwift6),
         .testTarget(name: "AttendanceEngineTests", dependencies: ["AttendanceEngine", "AttendanceModels"], swiftSettings: strictSwift6),
+        .testTarget(name: "AttendanceServerTests", dependencies: ["AttendanceServer", "AttendanceModels"], swiftSettings: strictSwift6),
         // Helpers shared by the test targets that run built executables as child processes.
         .target(name: "AttendanceTestSupport", path: "Tests/AttendanceTestSupport", swiftSettings: strictSwift6),
         .testTarget(name: "AttendanceSyncTests", dependencies: ["AttendanceSync", "AttendanceEngine", "AttendanceModels", "outbox-crash-probe",

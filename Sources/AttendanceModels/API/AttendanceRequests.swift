@@ -37,6 +37,19 @@ public struct CheckInRequest: Hashable, Sendable, Codable {
     public var reason: String?
     public var deviceMeta: DeviceMeta
     public var evidence: CheckInEvidence?
+
+    public init(userId: String, siteId: String? = nil, beacon: BeaconSiteBody, ts: String, sessionKey: String, source: String,
+                reason: String? = nil, deviceMeta: DeviceMeta, evidence: CheckInEvidence? = nil) {
+        self.userId = userId
+        self.siteId = siteId
+        self.beacon = beacon
+        self.ts = ts
+        self.sessionKey = sessionKey
+        self.source = source
+        self.reason = reason
+        self.deviceMeta = deviceMeta
+        self.evidence = evidence
+    }
 }
 
 public struct CheckOutRequest: Hashable, Sendable, Codable {
@@ -44,11 +57,23 @@ public struct CheckOutRequest: Hashable, Sendable, Codable {
     public var ts: String
     public var reason: String
     public var source: String
+
+    public init(sessionKey: String, ts: String, reason: String, source: String) {
+        self.sessionKey = sessionKey
+        self.ts = ts
+        self.reason = reason
+        self.source = source
+    }
 }
 
 public struct HeartbeatRequest: Hashable, Sendable, Codable {
     public var sessionKey: String
     public var ts: String
+
+    public init(sessionKey: String, ts: String) {
+        self.sessionKey = sessionKey
+        self.ts = ts
+    }
 }
 
 /// One item of `POST /v1/attendance/events`: its own idempotency key and exactly one payload.

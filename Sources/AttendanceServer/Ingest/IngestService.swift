@@ -1,0 +1,281 @@
+import AttendanceModels
+import Foundation
+
+/// Who is calling, from the bearer token.
+public enum Principal: Hashable, Sendable {
+    case admin
+    case device(DeviceID, user: UserID)
+
+    /// Idempotency keys are scoped per caller.
+    var scope: String {
+        switch self {
+        case .admin: return "admin"
+        case .device(let device, _): return "device:\(device.rawValue)"
+        }
+    }
+}
+
+/// Bounds the server enforces on what devices send; each is documented in docs/SERVER.md.
+public struct IngestLimits: Hashable, Sendable {
+    /// Larger bodies are refused with 413.
+    public var maxBodyBytes: Int
+    /// Larger batches are refused with 413.
+    public var maxBatchItems: Int
+    /// A `ts` later than now + this is refused (clock skew allowance).
+    public var maxFutureSeconds: Double
+    /// A `ts` older than now − this is refused; longer than any offline period a phone has.
+    public var maxPastSeconds: Double
+    /// Idempotency keys are kept at least this long (published in the OpenAPI document).
+    public var idempotencyRetentionSeconds: Double
+
+    public init(maxBodyBytes: Int = 1 << 20, maxBatchItems: Int = 500, maxFutureSeconds: Double = 300,
+                maxPastSeconds: Double = 30 * 86_400, idempotencyRetentionSeconds: Double = 30 * 86_400) {
+        self.maxBodyBytes = maxBodyBytes
+        self.maxBatchItems = maxBatchItems
+        self.maxFutureSeconds = maxFutureSeconds
+        self.maxPastSeconds = maxPastSeconds
+        self.idempotencyRetentionSeconds = idempotencyRetentionSeconds
+    }
+}
+
+/// Exactly-once ingest of check-ins, check-outs and heartbeats (DESIGN §5.2), independent of HTTP:
+/// every answer is a `StoredReply`, so a replay is the same bytes by construction.
+public struct IngestService<Repository: AttendanceRepository>: Sendable {
+    public let repository: Repository
+    public let limits: IngestLimits
+    private let clock: @Sendable () -> Date
+
+    public init(repository: Repository, limits: IngestLimits = IngestLimits(), clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.repository = repository
+        self.limits = limits
+        self.clock = clock
+    }
+
+    public enum Endpoint: String, Sendable { case checkIn, checkOut, heartbeat }
+
+    /// `POST /v1/attendance/{check-in, check-out, heartbeat}`.
+    public func handle(_ endpoint: Endpoint, body: Data, idempotencyKey: String?, principal: Principal) async throws -> StoredReply {
+        guard body.count <= limits.maxBodyBytes else {
+            return Problem(413, "Body too large", "the body is \(body.count) bytes; the limit is \(limits.maxBodyBytes) bytes").reply
+        }
+        guard let key = idempotencyKey, !key.isEmpty, key.count <= 255 else {
+            return Problem.field("Idempotency-Key", idempotencyKey, expected: "a header of 1 to 255 characters, unique per event").reply
+        }
+        return try await idempotent(scope: principal.scope, key: key, body: body) {
+            try await process(endpoint, body: body, principal: principal)
+        }
+    }
+
+    /// `POST /v1/attendance/events`: each item as its single endpoint would answer, in order.
+    public func handleBatch(body: Data, idempotencyKey: String?, principal: Principal) async throws -> StoredReply {
+        guard body.count <= limits.maxBodyBytes else {
+            return Problem(413, "Body too large", "the body is \(body.count) bytes; the limit is \(limits.maxBodyBytes) bytes").reply
+        }
+        guard let key = idempotencyKey, !key.isEmpty, key.count <= 255 else {
+            return Problem.field("Idempotency-Key", idempotencyKey, expected: "a header of 1 to 255 characters").reply
+        }
+        let batch: EventBatchRequest
+        do { batch = try JSONDecoder().decode(EventBatchRequest.self, from: body) } catch {
+            return Problem(400, "Invalid request", "the body is not an event batch: \(Self.describe(error))").reply
+        }
+        guard batch.events.count <= limits.maxBatchItems else {
+            return Problem(413, "Batch too large", "the batch has \(batch.events.count) events; the limit is \(limits.maxBatchItems)").reply
+        }
+        return try await idempotent(scope: principal.scope, key: key, body: body) {
+            var results: [EventBatchResult] = []
+            for (index, item) in batch.events.enumerated() {
+                let reply: StoredReply
+                if let problem = Self.itemProblem(item, index: index) {
+                    reply = problem.reply
+                } else {
+                    let (endpoint, payload) = Self.payload(of: item)
+                    reply = try await idempotent(scope: principal.scope, key: item.idempotencyKey, body: payload) {
+                        try await process(endpoint, body: payload, principal: principal)
+                    }
+                }
+                let problem = reply.status >= 400 ? try? JSONDecoder().decode(ProblemDetails.self, from: reply.body) : nil
+                results.append(EventBatchResult(idempotencyKey: item.idempotencyKey, status: reply.status, problem: problem))
+            }
+            return try Replies.json(200, EventBatchResponse(results: results))
+        }
+    }
+
+    // MARK: - Idempotency
+
+    /// Claims the key, runs `work` once, stores its answer; replays, 422 and 409 otherwise. A
+    /// failure of the server's own (a thrown error) releases the claim so the retry is processed.
+    private func idempotent(scope: String, key: String, body: Data, _ work: () async throws -> StoredReply) async throws -> StoredReply {
+        switch try await repository.claimIdempotency(scope: scope, key: key, requestHash: Replies.canonicalHash(body), now: clock()) {
+        case .replay(let reply):
+            return reply
+        case .payloadMismatch:
+            return Problem(422, "Idempotency key reused", "the Idempotency-Key '\(key)' was already used with a different payload").reply
+        case .inFlight:
+            return Problem(409, "Request in progress", "a request with the Idempotency-Key '\(key)' is still being processed; retry later").reply
+        case .claimed:
+            do {
+                let reply = try await work()
+                try await repository.completeIdempotency(scope: scope, key: key, reply: reply)
+                return reply
+            } catch {
+                try? await repository.releaseIdempotency(scope: scope, key: key)
+                throw error
+            }
+        }
+    }
+
+    // MARK: - Processing
+
+    private func process(_ endpoint: Endpoint, body: Data, principal: Principal) async throws -> StoredReply {
+        do {
+            switch endpoint {
+            case .checkIn: return try await checkIn(try decode(CheckInRequest.self, body), principal: principal)
+            case .checkOut:
+                let request = try decode(CheckOutRequest.self, body)
+                return try await sessionEvent(.checkOut, sessionKey: request.sessionKey, ts: request.ts, reason: request.reason,
+                                              source: request.source, principal: principal)
+            case .heartbeat:
+                let request = try decode(HeartbeatRequest.self, body)
+                return try await sessionEvent(.heartbeat, sessionKey: request.sessionKey, ts: request.ts, reason: nil, source: "automatic",
+                                              principal: principal)
+            }
+        } catch let problem as Problem {
+            return problem.reply
+        }
+    }
+
+    private func checkIn(_ request: CheckInRequest, principal: Principal) async throws -> StoredReply {
+        let user = UserID(request.userId)
+        if case .device(_, let own) = principal, own != user {
+            throw Problem(403, "Forbidden", "this device belongs to user '\(own)' and cannot check in user '\(user)'")
+        }
+        let at = try timestamp(request.ts, field: "ts")
+        guard let source = EventSource(rawValue: request.source) else {
+            throw Problem.field("source", request.source, expected: "automatic or manual")
+        }
+        try requireSessionKey(request.sessionKey)
+        guard let uuid = UUID(uuidString: request.beacon.uuid) else {
+            throw Problem.field("beacon.uuid", request.beacon.uuid, expected: "a UUID")
+        }
+        guard (0...65_535).contains(request.beacon.major) else {
+            throw Problem.field("beacon.major", String(request.beacon.major), expected: "an integer from 0 to 65535")
+        }
+        let beacon = SiteBeacon(uuid: uuid, major: UInt16(request.beacon.major))
+        let site: SiteRecord
+        if let siteId = request.siteId {
+            guard let known = try await repository.site(id: SiteID(siteId)) else {
+                throw Problem.field("siteId", siteId, expected: "the id of a configured site", status: 422)
+            }
+            site = known
+        } else {
+            guard let known = try await repository.site(beacon: beacon) else {
+                throw Problem.field("beacon", "\(beacon)", expected: "the beacon UUID and major of a configured site", status: 422)
+            }
+            site = known
+        }
+        guard try await repository.employee(id: user) != nil else {
+            throw Problem.field("userId", user.rawValue, expected: "the id of an employee", status: 422)
+        }
+        var deviceId: DeviceID?
+        if case .device(let device, _) = principal { deviceId = device }
+        let command = CheckInCommand(sessionKey: SessionKey(request.sessionKey), userId: user, siteId: site.id, deviceId: deviceId,
+                                     at: at, source: source, reason: request.reason)
+        let (session, created) = try await repository.checkIn(command, now: clock())
+        if session.userId != user {
+            throw Problem(403, "Forbidden", "the session '\(request.sessionKey)' belongs to another user")
+        }
+        return try Replies.json(created ? 201 : 200, SessionBody(session))
+    }
+
+    private func sessionEvent(_ kind: SessionEventCommand.Kind, sessionKey: String, ts: String, reason: String?, source: String,
+                              principal: Principal) async throws -> StoredReply {
+        try requireSessionKey(sessionKey)
+        let at = try timestamp(ts, field: "ts")
+        guard let eventSource = EventSource(rawValue: source) else {
+            throw Problem.field("source", source, expected: "automatic or manual")
+        }
+        if kind == .checkOut, (reason ?? "").isEmpty {
+            throw Problem.field("reason", reason, expected: "why the session ended, e.g. regionExit")
+        }
+        var user: UserID?
+        var device: DeviceID?
+        if case .device(let id, let own) = principal { user = own; device = id }
+        let command = SessionEventCommand(kind: kind, sessionKey: SessionKey(sessionKey), deviceId: device, userId: user, at: at,
+                                          reason: reason, source: eventSource)
+        switch try await repository.apply(command, now: clock()) {
+        case .applied(let session):
+            if kind == .checkOut, let checkOut = session.checkOutAt, checkOut < session.checkInAt {
+                throw Problem.field("ts", ts, expected: "a time at or after the check-in (\(RFC3339.format(session.checkInAt)))", status: 422)
+            }
+            return try Replies.json(200, SessionBody(session))
+        case .pending:
+            return try Replies.json(202, PendingEventBody(sessionKey: sessionKey))
+        case .forbidden:
+            throw Problem(403, "Forbidden", "the session '\(sessionKey)' belongs to another user")
+        }
+    }
+
+    // MARK: - Validation
+
+    private func decode<T: Decodable>(_ type: T.Type, _ body: Data) throws -> T {
+        do { return try JSONDecoder().decode(type, from: body) } catch {
+            throw Problem(400, "Invalid request", "the body is not a valid \(type): \(Self.describe(error))")
+        }
+    }
+
+    private func timestamp(_ text: String, field: String) throws -> Date {
+        let at: Date
+        do { at = try RFC3339.parse(text) } catch {
+            throw Problem.field(field, text, expected: "an RFC 3339 time with an offset, e.g. 2026-11-22T09:00:00Z (\(error.reason))")
+        }
+        let now = clock()
+        if at.timeIntervalSince(now) > limits.maxFutureSeconds {
+            throw Problem.field(field, text, expected: "a time no later than \(Int(limits.maxFutureSeconds)) s after the server's clock (\(RFC3339.format(now)))", status: 422)
+        }
+        if now.timeIntervalSince(at) > limits.maxPastSeconds {
+            throw Problem.field(field, text, expected: "a time within the last \(Int(limits.maxPastSeconds / 86_400)) days", status: 422)
+        }
+        return at
+    }
+
+    private func requireSessionKey(_ key: String) throws {
+        guard !key.isEmpty, key.count <= 255 else { throw Problem.field("sessionKey", key, expected: "1 to 255 characters") }
+    }
+
+    private static func itemProblem(_ item: EventBatchItem, index: Int) -> Problem? {
+        let present = [item.checkIn != nil, item.checkOut != nil, item.heartbeat != nil].filter { $0 }.count
+        let matching: Bool = switch item.type {
+        case .checkIn: item.checkIn != nil
+        case .checkOut: item.checkOut != nil
+        case .heartbeat: item.heartbeat != nil
+        }
+        guard present == 1, matching else {
+            return Problem.field("events[\(index)].\(item.type.rawValue)", nil, expected: "exactly one payload, the one named by 'type'")
+        }
+        guard !item.idempotencyKey.isEmpty, item.idempotencyKey.count <= 255 else {
+            return Problem.field("events[\(index)].idempotencyKey", item.idempotencyKey, expected: "1 to 255 characters")
+        }
+        return nil
+    }
+
+    private static func payload(of item: EventBatchItem) -> (Endpoint, Data) {
+        switch item.type {
+        case .checkIn: return (.checkIn, (try? Replies.encoder.encode(item.checkIn)) ?? Data())
+        case .checkOut: return (.checkOut, (try? Replies.encoder.encode(item.checkOut)) ?? Data())
+        case .heartbeat: return (.heartbeat, (try? Replies.encoder.encode(item.heartbeat)) ?? Data())
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            return "'\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))' is missing"
+        case DecodingError.typeMismatch(let type, let context), DecodingError.valueNotFound(let type, let context):
+            return "'\(context.codingPath.map(\.stringValue).joined(separator: "."))' should be \(type)"
+        case DecodingError.dataCorrupted(let context):
+            return context.debugDescription
+        default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import AttendanceModels
+import Foundation
+
+/// The wire shape of a session (`#/components/schemas/Session`).
+public struct SessionBody: Hashable, Sendable, Codable {
+    public var sessionKey: String
+    public var userId: String
+    public var siteId: String
+    public var checkInAt: String
+    public var checkOutAt: String?
+    public var checkOutReason: String?
+    public var lastSeenAt: String
+    public var status: String
+    public var source: String
+    public var workedSeconds: Int?
+
+    public init(_ session: SessionRecord) {
+        sessionKey = session.sessionKey.rawValue
+        userId = session.userId.rawValue
+        siteId = session.siteId.rawValue
+        checkInAt = RFC3339.format(session.checkInAt)
+        checkOutAt = session.checkOutAt.map(RFC3339.format)
+        checkOutReason = session.checkOutReason
+        lastSeenAt = RFC3339.format(session.lastSeenAt)
+        status = session.checkOutAt == nil ? "open" : "closed"
+        source = session.source.rawValue
+        workedSeconds = session.checkOutAt.map { Int($0.timeIntervalSince(session.checkInAt).rounded()) }
+    }
+}
+
+public struct PendingEventBody: Hashable, Sendable, Codable {
+    public var sessionKey: String
+    public var status = "awaitingCheckIn"
+}
+
+enum Replies {
+    /// Sorted keys: the same answer is always the same bytes.
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static func json<T: Encodable>(_ status: Int, _ value: T) throws -> StoredReply {
+        StoredReply(status: status, contentType: "application/json", body: try encoder.encode(value))
+    }
+
+    /// A canonical form of a JSON payload (parsed, keys sorted), so that a resend whose bytes
+    /// differ only in key order or spacing is recognized as the same payload.
+    static func canonicalHash(_ body: Data) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+              let canonical = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed]) else {
+            return SHA256.hex(String(decoding: body, as: UTF8.self))
+        }
+        return SHA256.hex(String(decoding: canonical, as: UTF8.self))
+    }
+}

@@ -1,0 +1,276 @@
+import AttendanceModels
+import Foundation
+import GRDB
+
+/// The default store: one SQLite file in WAL mode with foreign keys on (`./attendance.sqlite`).
+/// `synchronous = FULL`: a 2xx means committed, and committed survives power loss.
+public final class SQLiteRepository: AttendanceRepository, Sendable {
+    public let backendName = "sqlite"
+    private let writer: any DatabaseWriter
+
+    public static func open(path: String) throws -> SQLiteRepository {
+        var configuration = GRDB.Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        return try SQLiteRepository(writer: DatabasePool(path: path, configuration: configuration))
+    }
+
+    public static func inMemory() throws -> SQLiteRepository {
+        var configuration = GRDB.Configuration()
+        configuration.foreignKeysEnabled = true
+        return try SQLiteRepository(writer: DatabaseQueue(configuration: configuration))
+    }
+
+    private init(writer: any DatabaseWriter) throws {
+        self.writer = writer
+        try Self.migrator.migrate(writer)
+    }
+
+    /// Named, append-only migrations, run at start. Never edit one that has shipped.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("2026-11-22 directory") { db in
+            try db.execute(sql: """
+                CREATE TABLE sites (
+                    id TEXT PRIMARY KEY, name TEXT NOT NULL, timeZone TEXT NOT NULL,
+                    beaconUUID TEXT NOT NULL, major INTEGER NOT NULL CHECK (major BETWEEN 0 AND 65535),
+                    geofenceLatitude REAL, geofenceLongitude REAL, geofenceRadiusMeters REAL,
+                    UNIQUE (beaconUUID, major)
+                );
+                CREATE TABLE employees (
+                    id TEXT PRIMARY KEY, name TEXT NOT NULL, externalId TEXT UNIQUE, email TEXT
+                );
+                """)
+        }
+        migrator.registerMigration("2026-11-22 sessions") { db in
+            try db.execute(sql: """
+                CREATE TABLE sessions (
+                    sessionKey TEXT PRIMARY KEY,
+                    userId TEXT NOT NULL REFERENCES employees(id),
+                    siteId TEXT NOT NULL REFERENCES sites(id),
+                    deviceId TEXT,
+                    checkInAt REAL NOT NULL,
+                    checkOutAt REAL,
+                    checkOutReason TEXT,
+                    lastSeenAt REAL NOT NULL,
+                    source TEXT NOT NULL,
+                    createdAt REAL NOT NULL
+                );
+                CREATE INDEX sessions_by_user ON sessions (userId, checkInAt);
+                CREATE INDEX sessions_by_site ON sessions (siteId, checkInAt);
+                CREATE INDEX sessions_open ON sessions (checkOutAt, siteId);
+                -- Check-outs and heartbeats that arrived before their session's check-in.
+                CREATE TABLE pendingSessionEvents (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    sessionKey TEXT NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('checkOut', 'heartbeat')),
+                    at REAL NOT NULL,
+                    reason TEXT,
+                    userId TEXT,
+                    receivedAt REAL NOT NULL
+                );
+                CREATE INDEX pending_by_session ON pendingSessionEvents (sessionKey);
+                """)
+        }
+        migrator.registerMigration("2026-11-22 idempotency keys") { db in
+            try db.execute(sql: """
+                CREATE TABLE idempotencyKeys (
+                    scope TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    requestHash TEXT NOT NULL,
+                    state TEXT NOT NULL CHECK (state IN ('inFlight', 'done')),
+                    status INTEGER,
+                    contentType TEXT,
+                    body BLOB,
+                    createdAt REAL NOT NULL,
+                    PRIMARY KEY (scope, key)
+                );
+                CREATE INDEX idempotency_by_age ON idempotencyKeys (createdAt);
+                """)
+        }
+        return migrator
+    }
+
+    // MARK: - Idempotency
+
+    public func claimIdempotency(scope: String, key: String, requestHash: String, now: Date) async throws -> IdempotencyClaim {
+        try await writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO idempotencyKeys (scope, key, requestHash, state, createdAt) VALUES (?, ?, ?, 'inFlight', ?)
+                ON CONFLICT (scope, key) DO NOTHING
+                """, arguments: [scope, key, requestHash, now.timeIntervalSince1970])
+            if db.changesCount == 1 { return .claimed }
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM idempotencyKeys WHERE scope = ? AND key = ?", arguments: [scope, key]) else {
+                return .claimed
+            }
+            guard row["requestHash"] as String == requestHash else { return .payloadMismatch }
+            guard row["state"] as String == "done" else { return .inFlight }
+            return .replay(StoredReply(status: row["status"], contentType: row["contentType"], body: row["body"]))
+        }
+    }
+
+    public func completeIdempotency(scope: String, key: String, reply: StoredReply) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE idempotencyKeys SET state = 'done', status = ?, contentType = ?, body = ? WHERE scope = ? AND key = ?",
+                           arguments: [reply.status, reply.contentType, reply.body, scope, key])
+        }
+    }
+
+    public func releaseIdempotency(scope: String, key: String) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM idempotencyKeys WHERE scope = ? AND key = ? AND state = 'inFlight'", arguments: [scope, key])
+        }
+    }
+
+    public func purgeIdempotency(olderThan cutoff: Date) async throws -> Int {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM idempotencyKeys WHERE createdAt < ?", arguments: [cutoff.timeIntervalSince1970])
+            return db.changesCount
+        }
+    }
+
+    // MARK: - Directory
+
+    public func createSite(_ site: SiteRecord) async throws {
+        try await writer.write { db in
+            do {
+                try db.execute(sql: """
+                    INSERT INTO sites (id, name, timeZone, beaconUUID, major, geofenceLatitude, geofenceLongitude, geofenceRadiusMeters)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [site.id.rawValue, site.name, site.timeZone, site.beacon.uuid.uuidString, Int(site.beacon.major),
+                                     site.geofence?.latitude, site.geofence?.longitude, site.geofence?.radiusMeters])
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                throw RepositoryError(kind: .conflict, detail: "a site with id '\(site.id)' or beacon \(site.beacon) already exists")
+            }
+        }
+    }
+
+    public func site(id: SiteID) async throws -> SiteRecord? {
+        try await writer.read { db in try Row.fetchOne(db, sql: "SELECT * FROM sites WHERE id = ?", arguments: [id.rawValue]).map(Self.site) }
+    }
+
+    public func site(beacon: SiteBeacon) async throws -> SiteRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM sites WHERE beaconUUID = ? AND major = ?",
+                             arguments: [beacon.uuid.uuidString, Int(beacon.major)]).map(Self.site)
+        }
+    }
+
+    public func sites() async throws -> [SiteRecord] {
+        try await writer.read { db in try Row.fetchAll(db, sql: "SELECT * FROM sites ORDER BY name, id").map(Self.site) }
+    }
+
+    public func createEmployee(_ employee: EmployeeRecord) async throws {
+        try await writer.write { db in
+            do {
+                try db.execute(sql: "INSERT INTO employees (id, name, externalId, email) VALUES (?, ?, ?, ?)",
+                               arguments: [employee.id.rawValue, employee.name, employee.externalId, employee.email])
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                throw RepositoryError(kind: .conflict, detail: "an employee with id '\(employee.id)' or external id '\(employee.externalId ?? "")' already exists")
+            }
+        }
+    }
+
+    public func employee(id: UserID) async throws -> EmployeeRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM employees WHERE id = ?", arguments: [id.rawValue]).map { row in
+                EmployeeRecord(id: UserID(row["id"]), name: row["name"], externalId: row["externalId"], email: row["email"])
+            }
+        }
+    }
+
+    // MARK: - Sessions
+
+    public func checkIn(_ command: CheckInCommand, now: Date) async throws -> (session: SessionRecord, created: Bool) {
+        try await writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, lastSeenAt, source, createdAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sessionKey) DO NOTHING
+                """, arguments: [command.sessionKey.rawValue, command.userId.rawValue, command.siteId.rawValue, command.deviceId?.rawValue,
+                                 command.at.timeIntervalSince1970, command.at.timeIntervalSince1970, command.source.rawValue,
+                                 now.timeIntervalSince1970])
+            let created = db.changesCount == 1
+            if created {
+                // Reconcile what arrived before the check-in, in arrival order.
+                let pending = try Row.fetchAll(db, sql: "SELECT * FROM pendingSessionEvents WHERE sessionKey = ? ORDER BY id",
+                                               arguments: [command.sessionKey.rawValue])
+                for row in pending {
+                    let kind = SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat
+                    try Self.applyToSession(kind: kind, key: command.sessionKey.rawValue, at: row["at"], reason: row["reason"], db: db)
+                }
+                try db.execute(sql: "DELETE FROM pendingSessionEvents WHERE sessionKey = ?", arguments: [command.sessionKey.rawValue])
+            }
+            guard let session = try Self.session(key: command.sessionKey.rawValue, db: db) else {
+                throw RepositoryError(kind: .notFound, detail: "session \(command.sessionKey) vanished during its check-in")
+            }
+            return (session, created)
+        }
+    }
+
+    public func apply(_ command: SessionEventCommand, now: Date) async throws -> SessionEventOutcome {
+        try await writer.write { db in
+            guard let existing = try Self.session(key: command.sessionKey.rawValue, db: db) else {
+                try db.execute(sql: "INSERT INTO pendingSessionEvents (sessionKey, kind, at, reason, userId, receivedAt) VALUES (?, ?, ?, ?, ?, ?)",
+                               arguments: [command.sessionKey.rawValue, command.kind.rawValue, command.at.timeIntervalSince1970, command.reason,
+                                           command.userId?.rawValue, now.timeIntervalSince1970])
+                return .pending
+            }
+            if let user = command.userId, user != existing.userId { return .forbidden(owner: existing.userId) }
+            try Self.applyToSession(kind: command.kind, key: command.sessionKey.rawValue, at: command.at.timeIntervalSince1970, reason: command.reason, db: db)
+            return .applied(try Self.session(key: command.sessionKey.rawValue, db: db) ?? existing)
+        }
+    }
+
+    /// The first check-out wins; a heartbeat moves `lastSeenAt` forward only.
+    private static func applyToSession(kind: SessionEventCommand.Kind, key: String, at: Double, reason: String?, db: Database) throws {
+        switch kind {
+        case .checkOut:
+            try db.execute(sql: """
+                UPDATE sessions SET checkOutAt = ?, checkOutReason = ?, lastSeenAt = MAX(lastSeenAt, ?)
+                WHERE sessionKey = ? AND checkOutAt IS NULL
+                """, arguments: [at, reason, at, key])
+        case .heartbeat:
+            try db.execute(sql: "UPDATE sessions SET lastSeenAt = MAX(lastSeenAt, ?) WHERE sessionKey = ?", arguments: [at, key])
+        }
+    }
+
+    public func session(key: SessionKey) async throws -> SessionRecord? {
+        try await writer.read { db in try Self.session(key: key.rawValue, db: db) }
+    }
+
+    public func openSessions(siteId: SiteID?) async throws -> [SessionRecord] {
+        try await writer.read { db in
+            if let siteId {
+                return try Row.fetchAll(db, sql: "SELECT * FROM sessions WHERE checkOutAt IS NULL AND siteId = ? ORDER BY checkInAt",
+                                        arguments: [siteId.rawValue]).map(Self.session)
+            }
+            return try Row.fetchAll(db, sql: "SELECT * FROM sessions WHERE checkOutAt IS NULL ORDER BY checkInAt").map(Self.session)
+        }
+    }
+
+    // MARK: - Rows
+
+    private static func session(key: String, db: Database) throws -> SessionRecord? {
+        try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE sessionKey = ?", arguments: [key]).map(session)
+    }
+
+    private static func session(_ row: Row) -> SessionRecord {
+        let checkOut: Double? = row["checkOutAt"]
+        let device: String? = row["deviceId"]
+        return SessionRecord(sessionKey: SessionKey(row["sessionKey"]), userId: UserID(row["userId"]), siteId: SiteID(row["siteId"]),
+                             deviceId: device.map { DeviceID($0) }, checkInAt: Date(timeIntervalSince1970: row["checkInAt"]),
+                             checkOutAt: checkOut.map(Date.init(timeIntervalSince1970:)), checkOutReason: row["checkOutReason"],
+                             lastSeenAt: Date(timeIntervalSince1970: row["lastSeenAt"]), source: EventSource(rawValue: row["source"]) ?? .automatic)
+    }
+
+    private static func site(_ row: Row) -> SiteRecord {
+        let latitude: Double? = row["geofenceLatitude"]
+        let longitude: Double? = row["geofenceLongitude"]
+        let radius: Double? = row["geofenceRadiusMeters"]
+        let geofence = latitude.flatMap { lat in longitude.flatMap { lon in radius.map { Geofence(latitude: lat, longitude: lon, radiusMeters: $0) } } }
+        return SiteRecord(id: SiteID(row["id"]), name: row["name"], timeZone: row["timeZone"],
+                          beacon: SiteBeacon(uuid: UUID(uuidString: row["beaconUUID"]) ?? SiteBeacon.defaultUUID, major: UInt16(row["major"] as Int)),
+                          geofence: geofence)
+    }
+}

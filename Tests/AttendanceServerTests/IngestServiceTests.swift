@@ -1,0 +1,219 @@
+import AttendanceModels
+@testable import AttendanceServer
+import Foundation
+import Testing
+
+/// The exactly-once rules of DESIGN §5.2 against the SQLite repository.
+@Suite struct IngestServiceTests {
+    static let now = Date(timeIntervalSince1970: 1_795_338_000)   // 2026-11-22T09:00:00Z
+    static let site = SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1))
+    static let alice = Principal.device("phone-a", user: "alice")
+
+    static func service(_ repository: SQLiteRepository? = nil) async throws -> IngestService<SQLiteRepository> {
+        let repository = try repository ?? SQLiteRepository.inMemory()
+        if try await repository.site(id: site.id) == nil {
+            try await repository.createSite(site)
+            try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
+            try await repository.createEmployee(EmployeeRecord(id: "bob", name: "Bob"))
+        }
+        return IngestService(repository: repository, clock: { now })
+    }
+
+    static func checkIn(user: String = "alice", session: String = "s-1", ts: String = "2026-11-22T08:55:00Z", major: Int = 1) -> Data {
+        Data(#"{"userId":"\#(user)","beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":\#(major)},"ts":"\#(ts)","sessionKey":"\#(session)","source":"automatic","deviceMeta":{"deviceId":"phone-a","platform":"ios"}}"#.utf8)
+    }
+
+    static func checkOut(session: String = "s-1", ts: String = "2026-11-22T08:58:00Z") -> Data {
+        Data(#"{"sessionKey":"\#(session)","ts":"\#(ts)","reason":"regionExit","source":"automatic"}"#.utf8)
+    }
+
+    func json(_ reply: StoredReply) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: reply.body) as? [String: Any] ?? [:]
+    }
+
+    @Test func aCheckInCreatesASessionAndItsReplayIsTheSameBytes() async throws {
+        let service = try await Self.service()
+        let first = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
+        #expect(first.status == 201)
+        #expect(try json(first)["checkInAt"] as? String == "2026-11-22T08:55:00Z")
+        #expect(try json(first)["siteId"] as? String == "hq")
+        let again = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
+        #expect(again == first)
+    }
+
+    @Test func theSameKeyWithAnotherPayloadIs422() async throws {
+        let service = try await Self.service()
+        _ = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
+        let clash = try await service.handle(.checkIn, body: Self.checkIn(ts: "2026-11-22T08:56:00Z"), idempotencyKey: "k1", principal: Self.alice)
+        #expect(clash.status == 422)
+        #expect(clash.contentType == "application/problem+json")
+        #expect((try json(clash)["detail"] as? String)?.contains("'k1' was already used with a different payload") == true)
+    }
+
+    @Test func keyOrderAndSpacingDoNotMakeAnotherPayload() async throws {
+        let service = try await Self.service()
+        let first = try await service.handle(.checkOut, body: Self.checkOut(), idempotencyKey: "k2", principal: Self.alice)
+        let reordered = Data(#"{ "source": "automatic", "reason": "regionExit", "ts": "2026-11-22T08:58:00Z", "sessionKey": "s-1" }"#.utf8)
+        #expect(try await service.handle(.checkOut, body: reordered, idempotencyKey: "k2", principal: Self.alice) == first)
+    }
+
+    @Test func aMissingKeyIs400() async throws {
+        let service = try await Self.service()
+        let reply = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: nil, principal: Self.alice)
+        #expect(reply.status == 400)
+        #expect((try json(reply)["detail"] as? String)?.contains("'Idempotency-Key' is missing") == true)
+        #expect(try await service.repository.openSessions(siteId: nil).isEmpty)
+    }
+
+    @Test func aKeyStillInFlightIs409() async throws {
+        let service = try await Self.service()
+        #expect(try await service.repository.claimIdempotency(scope: Self.alice.scope, key: "k3", requestHash: Replies.canonicalHash(Self.checkIn()),
+                                                              now: Self.now) == .claimed)
+        let reply = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k3", principal: Self.alice)
+        #expect(reply.status == 409)
+    }
+
+    @Test func aKnownSessionKeyReturnsTheSessionWithoutCountingItTwice() async throws {
+        let service = try await Self.service()
+        let first = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
+        let second = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "another-key", principal: Self.alice)
+        #expect(first.status == 201 && second.status == 200)
+        #expect(first.body == second.body)
+        #expect(try await service.repository.openSessions(siteId: nil).count == 1)
+    }
+
+    @Test func aCheckOutBeforeItsCheckInIsStoredAndReconciled() async throws {
+        let service = try await Self.service()
+        let early = try await service.handle(.checkOut, body: Self.checkOut(), idempotencyKey: "out", principal: Self.alice)
+        #expect(early.status == 202)
+        #expect(try json(early)["status"] as? String == "awaitingCheckIn")
+        let heartbeat = Data(#"{"sessionKey":"s-1","ts":"2026-11-22T08:57:00Z"}"#.utf8)
+        #expect(try await service.handle(.heartbeat, body: heartbeat, idempotencyKey: "hb", principal: Self.alice).status == 202)
+        let checkIn = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "in", principal: Self.alice)
+        #expect(checkIn.status == 201)
+        let session = try json(checkIn)
+        #expect(session["status"] as? String == "closed")
+        #expect(session["checkOutAt"] as? String == "2026-11-22T08:58:00Z")
+        #expect(session["checkOutReason"] as? String == "regionExit")
+        #expect(session["workedSeconds"] as? Int == 180)
+        #expect(try await service.repository.openSessions(siteId: nil).isEmpty)
+    }
+
+    @Test func checkOutAndHeartbeatUpdateTheSession() async throws {
+        let service = try await Self.service()
+        _ = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "in", principal: Self.alice)
+        let beat = try await service.handle(.heartbeat, body: Data(#"{"sessionKey":"s-1","ts":"2026-11-22T08:57:30Z"}"#.utf8),
+                                            idempotencyKey: "hb", principal: Self.alice)
+        #expect(try json(beat)["lastSeenAt"] as? String == "2026-11-22T08:57:30Z")
+        #expect(try await service.repository.openSessions(siteId: "hq").map(\.sessionKey) == ["s-1"])
+        let out = try await service.handle(.checkOut, body: Self.checkOut(), idempotencyKey: "out", principal: Self.alice)
+        #expect(out.status == 200)
+        #expect(try json(out)["checkOutAt"] as? String == "2026-11-22T08:58:00Z")
+        // A second check-out with another time does not move the first.
+        let later = try await service.handle(.checkOut, body: Self.checkOut(ts: "2026-11-22T08:59:00Z"), idempotencyKey: "out2", principal: Self.alice)
+        #expect(try json(later)["checkOutAt"] as? String == "2026-11-22T08:58:00Z")
+    }
+
+    @Test func aDeviceCannotActForAnotherUser() async throws {
+        let service = try await Self.service()
+        let reply = try await service.handle(.checkIn, body: Self.checkIn(user: "bob"), idempotencyKey: "k", principal: Self.alice)
+        #expect(reply.status == 403)
+        _ = try await service.handle(.checkIn, body: Self.checkIn(session: "s-bob", ), idempotencyKey: "k-a", principal: Self.alice)
+        let bobsPhone = Principal.device("phone-b", user: "bob")
+        let foreign = try await service.handle(.checkOut, body: Self.checkOut(session: "s-bob"), idempotencyKey: "k-b", principal: bobsPhone)
+        #expect(foreign.status == 403)
+    }
+
+    @Test(arguments: [
+        (IngestServiceTests.checkIn(major: 9), 422, "'beacon' is 'FDA50693-0000-0000-0000-290995101092:9'"),
+        (IngestServiceTests.checkIn(ts: "yesterday"), 400, "'ts' is 'yesterday'"),
+        (IngestServiceTests.checkIn(ts: "2026-11-22T09:10:00Z"), 422, "no later than 300 s after"),
+        (IngestServiceTests.checkIn(ts: "2026-09-01T09:00:00Z"), 422, "within the last 30 days"),
+        (Data(#"{"userId":"alice"}"#.utf8), 400, "'beacon' is missing"),
+        (Data("not json".utf8), 400, "not a valid CheckInRequest"),
+    ])
+    func badInputNamesTheFieldAndTheValue(body: Data, status: Int, detail: String) async throws {
+        let service = try await Self.service()
+        let reply = try await service.handle(.checkIn, body: body, idempotencyKey: "k", principal: Self.alice)
+        #expect(reply.status == status)
+        let text = try json(reply)["detail"] as? String ?? ""
+        #expect(text.contains(detail), "detail was: \(text)")
+    }
+
+    @Test func bodyAndBatchLimitsAre413() async throws {
+        let repository = try SQLiteRepository.inMemory()
+        let service = IngestService(repository: repository, limits: IngestLimits(maxBodyBytes: 200, maxBatchItems: 2), clock: { Self.now })
+        #expect(try await service.handle(.checkIn, body: Data(count: 201), idempotencyKey: "k", principal: Self.alice).status == 413)
+        let item = #"{"idempotencyKey":"i","type":"heartbeat","heartbeat":{"sessionKey":"s","ts":"2026-11-22T08:00:00Z"}}"#
+        let batch = Data(#"{"events":[\#(item),\#(item),\#(item)]}"#.utf8)
+        let wide = IngestService(repository: repository, limits: IngestLimits(maxBatchItems: 2), clock: { Self.now })
+        let reply = try await wide.handleBatch(body: batch, idempotencyKey: "b", principal: Self.alice)
+        #expect(reply.status == 413)
+        #expect((try json(reply)["detail"] as? String)?.contains("3 events; the limit is 2") == true)
+    }
+
+    @Test func aBatchAnswersEachItemAsItsEndpointWould() async throws {
+        let service = try await Self.service()
+        _ = try await service.handle(.checkIn, body: Self.checkIn(session: "s-0"), idempotencyKey: "already", principal: Self.alice)
+        let items = [
+            EventBatchItem(idempotencyKey: "already", type: .checkIn, checkIn: try JSONDecoder().decode(CheckInRequest.self, from: Self.checkIn(session: "s-0"))),
+            EventBatchItem(idempotencyKey: "new-in", type: .checkIn, checkIn: try JSONDecoder().decode(CheckInRequest.self, from: Self.checkIn(session: "s-2"))),
+            EventBatchItem(idempotencyKey: "new-out", type: .checkOut, checkOut: try JSONDecoder().decode(CheckOutRequest.self, from: Self.checkOut(session: "s-2"))),
+            EventBatchItem(idempotencyKey: "orphan", type: .heartbeat, heartbeat: HeartbeatRequest(sessionKey: "s-unknown", ts: "2026-11-22T08:00:00Z")),
+            EventBatchItem(idempotencyKey: "broken", type: .checkOut),
+            EventBatchItem(idempotencyKey: "elsewhere", type: .checkIn, checkIn: try JSONDecoder().decode(CheckInRequest.self, from: Self.checkIn(session: "s-3", major: 7))),
+        ]
+        let body = try JSONEncoder().encode(EventBatchRequest(events: items))
+        let reply = try await service.handleBatch(body: body, idempotencyKey: "batch-1", principal: Self.alice)
+        #expect(reply.status == 200)
+        let response = try JSONDecoder().decode(EventBatchResponse.self, from: reply.body)
+        #expect(response.results.map(\.status) == [201, 201, 200, 202, 400, 422])
+        #expect(response.results[4].problem?.detail?.contains("events[4].checkOut") == true)
+        #expect(response.results[5].problem?.detail?.contains(":7") == true)
+        // The whole batch again: the same bytes.
+        #expect(try await service.handleBatch(body: body, idempotencyKey: "batch-1", principal: Self.alice) == reply)
+    }
+
+    @Test(arguments: [true, false])
+    func twentyConcurrentDuplicatesMakeOneSession(sameKey: Bool) async throws {
+        let service = try await Self.service()
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    try await service.handle(.checkIn, body: Self.checkIn(session: "s-race"), idempotencyKey: sameKey ? "race" : "race-\(index)",
+                                             principal: Self.alice).status
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(try await service.repository.openSessions(siteId: nil).count == 1)
+        #expect(statuses.filter { $0 == 201 }.count >= 1)
+        if sameKey {
+            // One processes it; the others are replays of its answer or told it is in flight.
+            #expect(statuses.allSatisfy { $0 == 201 || $0 == 409 })
+        } else {
+            #expect(statuses.filter { $0 == 201 }.count == 1)
+            #expect(statuses.allSatisfy { $0 == 201 || $0 == 200 })
+        }
+    }
+
+    @Test func everythingIsStillThereAfterARestartOnTheSameFile() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("server-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        do {
+            let service = try await Self.service(try SQLiteRepository.open(path: path))
+            #expect(try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice).status == 201)
+        }
+        let reopened = try await Self.service(try SQLiteRepository.open(path: path))
+        #expect(try await reopened.repository.session(key: "s-1")?.checkInAt == (try RFC3339.parse("2026-11-22T08:55:00Z")))
+        let replay = try await reopened.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
+        #expect(replay.status == 201)
+    }
+
+    @Test func idempotencyKeysArePurgedOnlyAfterTheRetention() async throws {
+        let repository = try SQLiteRepository.inMemory()
+        _ = try await repository.claimIdempotency(scope: "s", key: "old", requestHash: "h", now: Self.now.addingTimeInterval(-31 * 86_400))
+        _ = try await repository.claimIdempotency(scope: "s", key: "new", requestHash: "h", now: Self.now.addingTimeInterval(-29 * 86_400))
+        #expect(try await repository.purgeIdempotency(olderThan: Self.now.addingTimeInterval(-IngestLimits().idempotencyRetentionSeconds)) == 1)
+    }
+}
