@@ -6,7 +6,7 @@ import GRDB
 /// `synchronous = FULL`: a 2xx means committed, and committed survives power loss.
 public final class SQLiteRepository: AttendanceRepository, Sendable {
     public let backendName = "sqlite"
-    private let writer: any DatabaseWriter
+    let writer: any DatabaseWriter
 
     public static func open(path: String) throws -> SQLiteRepository {
         var configuration = GRDB.Configuration()
@@ -89,6 +89,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
                 CREATE INDEX idempotency_by_age ON idempotencyKeys (createdAt);
                 """)
         }
+        registerAuthMigrations(&migrator)
         return migrator
     }
 

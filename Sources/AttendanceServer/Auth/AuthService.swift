@@ -1,0 +1,82 @@
+import AttendanceModels
+import Foundation
+
+/// Bearer tokens to principals, first-start admin token, and device enrollment.
+public struct AuthService<Repository: AttendanceRepository & AuthRepository>: Sendable {
+    public let repository: Repository
+    private let clock: @Sendable () -> Date
+
+    public init(repository: Repository, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.repository = repository
+        self.clock = clock
+    }
+
+    /// On a database's first start: installs `configured` (from `ATTENDANCE_ADMIN_TOKEN`) or a new
+    /// random token. Returns the token to print once when it was generated here, else nil.
+    public func installAdminToken(configured: String?) async throws -> String? {
+        if let configured {
+            guard configured.count >= 16 else {
+                throw Problem.field("ATTENDANCE_ADMIN_TOKEN", "\(configured.count) characters", expected: "at least 16 characters", status: 400)
+            }
+            // A configured token is always accepted, also on a database that has another.
+            _ = try await repository.installAdminToken(hash: Tokens.hash(configured), now: clock())
+            if try await !repository.isAdminToken(hash: Tokens.hash(configured)) {
+                throw Problem(400, "Admin token mismatch",
+                              "this database already has an admin token and ATTENDANCE_ADMIN_TOKEN is not it; unset it to use the stored one")
+            }
+            return nil
+        }
+        let token = Tokens.newToken()
+        return try await repository.installAdminToken(hash: Tokens.hash(token), now: clock()) ? token : nil
+    }
+
+    /// The principal for an `Authorization` header value, or a 401 problem that says why.
+    public func authenticate(authorization: String?) async throws -> Principal {
+        guard let authorization, authorization.lowercased().hasPrefix("bearer ") else {
+            throw Problem(401, "Unauthorized", "an 'Authorization: Bearer <token>' header is required")
+        }
+        let token = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+        let hash = Tokens.hash(token)
+        if try await repository.isAdminToken(hash: hash) { return .admin }
+        guard let device = try await repository.device(tokenHash: hash, now: clock()) else {
+            throw Problem(401, "Unauthorized", "the bearer token is not a valid admin or device token")
+        }
+        if let revoked = device.revokedAt {
+            throw Problem(401, "Device revoked", "device '\(device.id)' was revoked at \(RFC3339.format(revoked)); enroll it again with a new code")
+        }
+        return .device(device.id, user: device.userId)
+    }
+
+    /// Issues a one-time code for an employee; the code itself is returned once and stored hashed.
+    public func issueEnrollmentCode(for user: UserID, validForSeconds: Double = 86_400) async throws -> (code: String, expiresAt: Date) {
+        guard (60...30 * 86_400).contains(validForSeconds) else {
+            throw Problem.field("expiresInSeconds", String(Int(validForSeconds)), expected: "from 60 to 2592000 seconds")
+        }
+        guard try await repository.employee(id: user) != nil else {
+            throw Problem(404, "Not found", "no employee with id '\(user)'")
+        }
+        let code = Tokens.newEnrollmentCode()
+        let expiresAt = clock().addingTimeInterval(validForSeconds)
+        try await repository.createEnrollmentCode(hash: Tokens.hash(Tokens.normalizeCode(code)), userId: user, expiresAt: expiresAt, now: clock())
+        return (code, expiresAt)
+    }
+
+    /// Redeems a code for a new device and its token (shown once).
+    public func enroll(code: String, platform: String, deviceName: String?) async throws -> (device: DeviceRecord, token: String) {
+        guard !platform.isEmpty else { throw Problem.field("platform", platform, expected: "the device platform, e.g. ios") }
+        switch try await repository.redeemEnrollmentCode(hash: Tokens.hash(Tokens.normalizeCode(code)), now: clock()) {
+        case .unknown:
+            throw Problem.field("code", code, expected: "an enrollment code issued by an administrator")
+        case .alreadyUsed:
+            throw Problem(410, "Code already used", "the enrollment code '\(code)' was already used; ask for a new one")
+        case .expired(let at):
+            throw Problem(410, "Code expired", "the enrollment code '\(code)' expired at \(RFC3339.format(at)); ask for a new one")
+        case .redeemed(let user):
+            let token = Tokens.newToken()
+            let device = DeviceRecord(id: DeviceID("dev-" + Tokens.newToken().prefix(12)), userId: user, platform: platform,
+                                      deviceName: deviceName, enrolledAt: clock(), lastSeenAt: nil, revokedAt: nil)
+            try await repository.createDevice(device, tokenHash: Tokens.hash(token))
+            return (device, token)
+        }
+    }
+}

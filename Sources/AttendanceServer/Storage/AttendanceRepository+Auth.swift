@@ -1,0 +1,25 @@
+import AttendanceModels
+import Foundation
+
+/// What became of an enrollment code.
+public enum CodeRedemption: Hashable, Sendable {
+    case redeemed(UserID)
+    case unknown
+    case alreadyUsed
+    case expired(Date)
+}
+
+/// Authentication and enrollment storage, part of every repository implementation.
+public protocol AuthRepository: Sendable {
+    /// Stores the admin token's hash unless one exists; returns whether it was stored.
+    func installAdminToken(hash: String, now: Date) async throws -> Bool
+    func isAdminToken(hash: String) async throws -> Bool
+    func createEnrollmentCode(hash: String, userId: UserID, expiresAt: Date, now: Date) async throws
+    /// Marks the code used if it is known, unused and unexpired: atomically, so a code works once.
+    func redeemEnrollmentCode(hash: String, now: Date) async throws -> CodeRedemption
+    func createDevice(_ device: DeviceRecord, tokenHash: String) async throws
+    /// The device holding this token, revoked or not; `lastSeenAt` is moved to `now`.
+    func device(tokenHash: String, now: Date) async throws -> DeviceRecord?
+    func devices(userId: UserID?) async throws -> [DeviceRecord]
+    func revokeDevice(id: DeviceID, now: Date) async throws -> DeviceRecord?
+}

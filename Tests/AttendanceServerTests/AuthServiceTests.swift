@@ -1,0 +1,77 @@
+import AttendanceModels
+@testable import AttendanceServer
+import Foundation
+import Testing
+
+@Suite struct AuthServiceTests {
+    final class Clock: @unchecked Sendable {
+        // @unchecked: the tests set it between calls, never concurrently.
+        var now = Date(timeIntervalSince1970: 1_795_338_000)
+    }
+
+    func setup() async throws -> (AuthService<SQLiteRepository>, SQLiteRepository, Clock) {
+        let repository = try SQLiteRepository.inMemory()
+        try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
+        let clock = Clock()
+        return (AuthService(repository: repository, clock: { clock.now }), repository, clock)
+    }
+
+    func status(_ body: () async throws -> Void) async -> Int? {
+        do { try await body(); return nil } catch let problem as Problem { return problem.status } catch { return -1 }
+    }
+
+    @Test func theFirstStartCreatesAnAdminTokenPrintedOnce() async throws {
+        let (auth, repository, _) = try await setup()
+        let token = try #require(try await auth.installAdminToken(configured: nil))
+        #expect(token.count == 43)
+        #expect(try await auth.installAdminToken(configured: nil) == nil)          // the second start prints nothing
+        #expect(try await auth.authenticate(authorization: "Bearer \(token)") == .admin)
+        #expect(try await repository.isAdminToken(hash: token) == false)            // only the hash is stored
+    }
+
+    @Test func aConfiguredAdminTokenIsTheAdminToken() async throws {
+        let (auth, _, _) = try await setup()
+        #expect(try await auth.installAdminToken(configured: "a-long-enough-admin-token") == nil)
+        #expect(try await auth.authenticate(authorization: "bearer a-long-enough-admin-token") == .admin)
+        #expect(await status { _ = try await auth.installAdminToken(configured: "short") } == 400)
+        #expect(await status { _ = try await auth.installAdminToken(configured: "another-long-admin-token") } == 400)
+    }
+
+    @Test func missingOrUnknownTokensAre401() async throws {
+        let (auth, _, _) = try await setup()
+        #expect(await status { _ = try await auth.authenticate(authorization: nil) } == 401)
+        #expect(await status { _ = try await auth.authenticate(authorization: "Basic abc") } == 401)
+        #expect(await status { _ = try await auth.authenticate(authorization: "Bearer nope") } == 401)
+    }
+
+    @Test func aCodeEnrollsOneDeviceOnceBeforeItExpires() async throws {
+        let (auth, _, clock) = try await setup()
+        let (code, expiresAt) = try await auth.issueEnrollmentCode(for: "alice", validForSeconds: 600)
+        #expect(expiresAt == clock.now.addingTimeInterval(600))
+        #expect(code.count == 11 && code.contains("-"))
+        // Typed by a person: lower case, without the dash.
+        let (device, token) = try await auth.enroll(code: code.lowercased().replacingOccurrences(of: "-", with: ""), platform: "ios", deviceName: "Alice's iPhone")
+        #expect(device.userId == "alice")
+        #expect(try await auth.authenticate(authorization: "Bearer \(token)") == .device(device.id, user: "alice"))
+        #expect(await status { _ = try await auth.enroll(code: code, platform: "ios", deviceName: nil) } == 410)
+
+        let (late, _) = try await auth.issueEnrollmentCode(for: "alice", validForSeconds: 60)
+        clock.now = clock.now.addingTimeInterval(61)
+        #expect(await status { _ = try await auth.enroll(code: late, platform: "ios", deviceName: nil) } == 410)
+        #expect(await status { _ = try await auth.enroll(code: "NOPE0-NOPE0", platform: "ios", deviceName: nil) } == 400)
+        #expect(await status { _ = try await auth.issueEnrollmentCode(for: "nobody") } == 404)
+        #expect(await status { _ = try await auth.issueEnrollmentCode(for: "alice", validForSeconds: 10) } == 400)
+    }
+
+    @Test func aRevokedDeviceIsRefusedFromItsNextRequest() async throws {
+        let (auth, repository, _) = try await setup()
+        let (code, _) = try await auth.issueEnrollmentCode(for: "alice")
+        let (device, token) = try await auth.enroll(code: code, platform: "ios", deviceName: nil)
+        #expect(try await auth.authenticate(authorization: "Bearer \(token)") == .device(device.id, user: "alice"))
+        let revoked = try #require(try await repository.revokeDevice(id: device.id, now: Date(timeIntervalSince1970: 1_795_338_100)))
+        #expect(revoked.revokedAt != nil)
+        #expect(await status { _ = try await auth.authenticate(authorization: "Bearer \(token)") } == 401)
+        #expect(try await repository.devices(userId: "alice").map(\.id) == [device.id])
+        #expect(try await repository.devices(userId: "alice").first?.lastSeenAt != nil)
+    }
+}
