@@ -90,6 +90,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
                 """)
         }
         registerAuthMigrations(&migrator)
+        registerAdminMigrations(&migrator)
         return migrator
     }
 
@@ -249,6 +250,8 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
             return try Row.fetchAll(db, sql: "SELECT * FROM sessions WHERE checkOutAt IS NULL ORDER BY checkInAt").map(Self.session)
         }
     }
+
+    static func sessionRecord(_ row: Row) -> SessionRecord { session(row) }
 
     // MARK: - Rows
 

@@ -1,0 +1,202 @@
+import AttendanceModels
+import Foundation
+
+/// The administrators' operations, validated: every refusal is a `Problem` naming the field, the
+/// value and what was expected. HTTP-agnostic; the HTTP layer maps records to the contract's types.
+public struct AdminService<Repository: AttendanceRepository & AdminRepository>: Sendable {
+    public let repository: Repository
+
+    public init(repository: Repository) { self.repository = repository }
+
+    public struct SiteInput: Hashable, Sendable {
+        public var name: String
+        public var timeZone: String
+        public var beaconUUID: String
+        public var major: Int
+        public var geofence: Geofence?
+
+        public init(name: String, timeZone: String, beaconUUID: String, major: Int, geofence: Geofence? = nil) {
+            self.name = name
+            self.timeZone = timeZone
+            self.beaconUUID = beaconUUID
+            self.major = major
+            self.geofence = geofence
+        }
+    }
+
+    // MARK: Sites
+
+    public func createSite(_ input: SiteInput) async throws -> SiteRecord {
+        let site = try validated(input, id: SiteID("site-" + Tokens.newToken().prefix(10).lowercased()))
+        do { try await repository.createSite(site) } catch let error as RepositoryError { throw Problem(409, "Conflict", error.detail) }
+        return site
+    }
+
+    public func updateSite(id: SiteID, _ input: SiteInput) async throws -> SiteRecord {
+        let site = try validated(input, id: id)
+        do {
+            guard try await repository.updateSite(site) else { throw Self.notFound("site", id.rawValue) }
+        } catch let error as RepositoryError {
+            throw Problem(409, "Conflict", error.detail)
+        }
+        return site
+    }
+
+    public func site(id: SiteID) async throws -> SiteRecord {
+        guard let site = try await repository.site(id: id) else { throw Self.notFound("site", id.rawValue) }
+        return site
+    }
+
+    public func deleteSite(id: SiteID) async throws {
+        switch try await repository.deleteSite(id: id) {
+        case .deleted: return
+        case .notFound: throw Self.notFound("site", id.rawValue)
+        case .hasSessions(let count):
+            throw Problem(409, "Site in use", "site '\(id)' has \(count) sessions and can't be deleted; rename it to archive it")
+        }
+    }
+
+    private func validated(_ input: SiteInput, id: SiteID) throws -> SiteRecord {
+        let name = input.name.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { throw Problem.field("name", input.name, expected: "a non-empty name") }
+        guard TimeZone(identifier: input.timeZone) != nil else {
+            throw Problem.field("timeZone", input.timeZone, expected: "an IANA time zone such as Europe/Berlin or America/New_York")
+        }
+        guard let uuid = UUID(uuidString: input.beaconUUID) else {
+            throw Problem.field("beaconUUID", input.beaconUUID, expected: "a UUID such as \(SiteBeacon.defaultUUID.uuidString)")
+        }
+        guard (0...65_535).contains(input.major) else {
+            throw Problem.field("major", String(input.major), expected: "an integer from 0 to 65535")
+        }
+        if let fence = input.geofence {
+            guard (-90...90).contains(fence.latitude) else { throw Problem.field("geofence.latitude", "\(fence.latitude)", expected: "-90 to 90") }
+            guard (-180...180).contains(fence.longitude) else { throw Problem.field("geofence.longitude", "\(fence.longitude)", expected: "-180 to 180") }
+            guard (50...5_000).contains(fence.radiusMeters) else {
+                throw Problem.field("geofence.radiusMeters", "\(fence.radiusMeters)", expected: "50 to 5000 metres (iOS reports smaller circles unreliably)")
+            }
+        }
+        return SiteRecord(id: id, name: name, timeZone: input.timeZone, beacon: SiteBeacon(uuid: uuid, major: UInt16(input.major)),
+                          geofence: input.geofence)
+    }
+
+    // MARK: Beacons
+
+    public func createBeacon(siteId: SiteID, minor: Int, label: String?, txPowerDBm: Double?) async throws -> BeaconRecord {
+        _ = try await site(id: siteId)
+        guard (0...65_535).contains(minor) else { throw Problem.field("minor", String(minor), expected: "an integer from 0 to 65535") }
+        if let power = txPowerDBm, !(-127...0).contains(power) {
+            throw Problem.field("txPowerDBm", "\(power)", expected: "the measured power at 1 m, from -127 to 0 dBm (typically -59)")
+        }
+        let beacon = BeaconRecord(id: "beacon-" + Tokens.newToken().prefix(10).lowercased(), siteId: siteId, minor: UInt16(minor),
+                                  label: label, txPowerDBm: txPowerDBm)
+        do { try await repository.createBeacon(beacon) } catch let error as RepositoryError { throw Problem(409, "Conflict", error.detail) }
+        return beacon
+    }
+
+    public func beacons(siteId: SiteID) async throws -> [BeaconRecord] {
+        _ = try await site(id: siteId)
+        return try await repository.beacons(siteId: siteId)
+    }
+
+    public func deleteBeacon(id: String) async throws {
+        guard try await repository.deleteBeacon(id: id) else { throw Self.notFound("beacon", id) }
+    }
+
+    // MARK: Employees
+
+    public func createEmployee(name: String, externalId: String?, email: String?) async throws -> EmployeeRecord {
+        let employee = try validatedEmployee(id: UserID("user-" + Tokens.newToken().prefix(10).lowercased()), name: name,
+                                             externalId: externalId, email: email)
+        do { try await repository.createEmployee(employee) } catch let error as RepositoryError { throw Problem(409, "Conflict", error.detail) }
+        return employee
+    }
+
+    public func updateEmployee(id: UserID, name: String, externalId: String?, email: String?) async throws -> EmployeeRecord {
+        let employee = try validatedEmployee(id: id, name: name, externalId: externalId, email: email)
+        do {
+            guard try await repository.updateEmployee(employee) else { throw Self.notFound("employee", id.rawValue) }
+        } catch let error as RepositoryError {
+            throw Problem(409, "Conflict", error.detail)
+        }
+        return employee
+    }
+
+    public func employee(id: UserID) async throws -> EmployeeRecord {
+        guard let employee = try await repository.employee(id: id) else { throw Self.notFound("employee", id.rawValue) }
+        return employee
+    }
+
+    private func validatedEmployee(id: UserID, name: String, externalId: String?, email: String?) throws -> EmployeeRecord {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { throw Problem.field("name", name, expected: "a non-empty name") }
+        if let email, !email.contains("@") { throw Problem.field("email", email, expected: "an e-mail address") }
+        return EmployeeRecord(id: id, name: trimmed, externalId: externalId, email: email)
+    }
+
+    // MARK: Sessions and presence
+
+    /// A page of sessions. Query parameters arrive as text and are validated here.
+    public func sessions(userId: String?, siteId: String?, from: String?, to: String?, limit: Int?, cursor: String?) async throws
+        -> (items: [SessionRecord], nextCursor: String?)
+    {
+        func time(_ name: String, _ text: String?) throws -> Date? {
+            guard let text else { return nil }
+            do { return try RFC3339.parse(text) } catch {
+                throw Problem.field(name, text, expected: "an RFC 3339 time such as 2026-11-22T00:00:00Z (\(error.reason))")
+            }
+        }
+        let pageSize = limit ?? 100
+        guard (1...500).contains(pageSize) else { throw Problem.field("limit", String(pageSize), expected: "1 to 500") }
+        var after: SessionCursor?
+        if let cursor {
+            guard let decoded = SessionCursor(token: cursor) else {
+                throw Problem.field("cursor", cursor, expected: "the nextCursor of a previous page")
+            }
+            after = decoded
+        }
+        let fromDate = try time("from", from)
+        let toDate = try time("to", to)
+        let filter = SessionFilter(userId: userId.map { UserID($0) }, siteId: siteId.map { SiteID($0) }, from: fromDate, to: toDate)
+        if let from = filter.from, let to = filter.to, from > to {
+            throw Problem.field("from", from.description, expected: "a time before 'to'")
+        }
+        let items = try await repository.sessions(filter, after: after, limit: pageSize + 1)
+        let page = Array(items.prefix(pageSize))
+        let next = items.count > pageSize ? page.last.map { SessionCursor(checkInAt: $0.checkInAt, sessionKey: $0.sessionKey).token } : nil
+        return (page, next)
+    }
+
+    public struct PresenceEntry: Hashable, Sendable {
+        public var session: SessionRecord
+        public var name: String?
+    }
+
+    /// Who is on site now: open sessions, with the employee's name.
+    public func presence(siteId: String?) async throws -> [PresenceEntry] {
+        let open = try await repository.openSessions(siteId: siteId.map { SiteID($0) })
+        let names = Dictionary(try await repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        return open.map { PresenceEntry(session: $0, name: names[$0.userId]) }
+    }
+
+    // MARK: Remote config
+
+    /// The engine configuration for a device (keys of the engine's `Configuration`, docs/ENGINE.md):
+    /// its identity, every site and every calibrated beacon. The engine keeps its defaults for the
+    /// rest.
+    public func deviceConfig(device: DeviceID, user: UserID) async throws -> [String: Any] {
+        let sites = try await repository.sites()
+        let byId = Dictionary(sites.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let calibrations: [[String: Any]] = try await repository.beacons(siteId: nil).compactMap { beacon in
+            guard let power = beacon.txPowerDBm, let site = byId[beacon.siteId] else { return nil }
+            return ["uuid": site.beacon.uuid.uuidString, "major": Int(site.beacon.major), "minor": Int(beacon.minor), "txPowerDBm": power]
+        }
+        return [
+            "userID": user.rawValue,
+            "deviceID": device.rawValue,
+            "sites": sites.map { ["siteID": $0.id.rawValue, "name": $0.name, "uuid": $0.beacon.uuid.uuidString, "major": Int($0.beacon.major)] },
+            "beaconCalibrations": calibrations,
+        ]
+    }
+
+    static func notFound(_ what: String, _ id: String) -> Problem { Problem(404, "Not found", "no \(what) with id '\(id)'") }
+}

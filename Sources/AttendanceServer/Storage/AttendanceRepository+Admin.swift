@@ -1,0 +1,76 @@
+import AttendanceModels
+import Foundation
+
+public struct BeaconRecord: Hashable, Sendable {
+    public var id: String
+    public var siteId: SiteID
+    public var minor: UInt16
+    public var label: String?
+    public var txPowerDBm: Double?
+
+    public init(id: String, siteId: SiteID, minor: UInt16, label: String? = nil, txPowerDBm: Double? = nil) {
+        self.id = id
+        self.siteId = siteId
+        self.minor = minor
+        self.label = label
+        self.txPowerDBm = txPowerDBm
+    }
+}
+
+/// Which sessions to list; all filters are optional.
+public struct SessionFilter: Hashable, Sendable {
+    public var userId: UserID?
+    public var siteId: SiteID?
+    /// Sessions still open, or closed at or after this time.
+    public var from: Date?
+    /// Sessions that began before this time.
+    public var to: Date?
+
+    public init(userId: UserID? = nil, siteId: SiteID? = nil, from: Date? = nil, to: Date? = nil) {
+        self.userId = userId
+        self.siteId = siteId
+        self.from = from
+        self.to = to
+    }
+}
+
+/// Keyset pagination: the last session of the previous page.
+public struct SessionCursor: Hashable, Sendable {
+    public var checkInAt: Date
+    public var sessionKey: SessionKey
+
+    /// Opaque to clients: base64url of "seconds|key".
+    public var token: String {
+        Data("\(checkInAt.timeIntervalSince1970)|\(sessionKey.rawValue)".utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+    }
+
+    public init(checkInAt: Date, sessionKey: SessionKey) {
+        self.checkInAt = checkInAt
+        self.sessionKey = sessionKey
+    }
+
+    public init?(token: String) {
+        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        let parts = String(decoding: data, as: UTF8.self).split(separator: "|", maxSplits: 1)
+        guard parts.count == 2, let seconds = Double(parts[0]) else { return nil }
+        self.init(checkInAt: Date(timeIntervalSince1970: seconds), sessionKey: SessionKey(String(parts[1])))
+    }
+}
+
+public enum SiteDeletion: Hashable, Sendable { case deleted, notFound, hasSessions(Int) }
+
+/// The administrators' side of storage.
+public protocol AdminRepository: Sendable {
+    func updateSite(_ site: SiteRecord) async throws -> Bool
+    func deleteSite(id: SiteID) async throws -> SiteDeletion
+    func createBeacon(_ beacon: BeaconRecord) async throws
+    func beacons(siteId: SiteID?) async throws -> [BeaconRecord]
+    func deleteBeacon(id: String) async throws -> Bool
+    func employees() async throws -> [EmployeeRecord]
+    func updateEmployee(_ employee: EmployeeRecord) async throws -> Bool
+    /// Sessions by check-in time then key, after `cursor`, at most `limit`.
+    func sessions(_ filter: SessionFilter, after cursor: SessionCursor?, limit: Int) async throws -> [SessionRecord]
+}

@@ -1,0 +1,111 @@
+import AttendanceModels
+import Foundation
+import GRDB
+
+extension SQLiteRepository: AdminRepository {
+    static func registerAdminMigrations(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("2026-11-22 beacons") { db in
+            try db.execute(sql: """
+                CREATE TABLE beacons (
+                    id TEXT PRIMARY KEY,
+                    siteId TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+                    minor INTEGER NOT NULL CHECK (minor BETWEEN 0 AND 65535),
+                    label TEXT,
+                    txPowerDBm REAL,
+                    UNIQUE (siteId, minor)
+                );
+                """)
+        }
+    }
+
+    public func updateSite(_ site: SiteRecord) async throws -> Bool {
+        try await writer.write { db in
+            do {
+                try db.execute(sql: """
+                    UPDATE sites SET name = ?, timeZone = ?, beaconUUID = ?, major = ?, geofenceLatitude = ?, geofenceLongitude = ?,
+                    geofenceRadiusMeters = ? WHERE id = ?
+                    """, arguments: [site.name, site.timeZone, site.beacon.uuid.uuidString, Int(site.beacon.major), site.geofence?.latitude,
+                                     site.geofence?.longitude, site.geofence?.radiusMeters, site.id.rawValue])
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                throw RepositoryError(kind: .conflict, detail: "another site already uses beacon \(site.beacon)")
+            }
+            return db.changesCount == 1
+        }
+    }
+
+    public func deleteSite(id: SiteID) async throws -> SiteDeletion {
+        try await writer.write { db in
+            let sessions = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sessions WHERE siteId = ?", arguments: [id.rawValue]) ?? 0
+            if sessions > 0 { return .hasSessions(sessions) }
+            try db.execute(sql: "DELETE FROM sites WHERE id = ?", arguments: [id.rawValue])
+            return db.changesCount == 1 ? .deleted : .notFound
+        }
+    }
+
+    public func createBeacon(_ beacon: BeaconRecord) async throws {
+        try await writer.write { db in
+            do {
+                try db.execute(sql: "INSERT INTO beacons (id, siteId, minor, label, txPowerDBm) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [beacon.id, beacon.siteId.rawValue, Int(beacon.minor), beacon.label, beacon.txPowerDBm])
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                throw RepositoryError(kind: .conflict, detail: "site '\(beacon.siteId)' already has a beacon with minor \(beacon.minor)")
+            }
+        }
+    }
+
+    public func beacons(siteId: SiteID?) async throws -> [BeaconRecord] {
+        try await writer.read { db in
+            let rows = try siteId.map { try Row.fetchAll(db, sql: "SELECT * FROM beacons WHERE siteId = ? ORDER BY minor", arguments: [$0.rawValue]) }
+                ?? Row.fetchAll(db, sql: "SELECT * FROM beacons ORDER BY siteId, minor")
+            return rows.map { row in
+                BeaconRecord(id: row["id"], siteId: SiteID(row["siteId"]), minor: UInt16(row["minor"] as Int), label: row["label"],
+                             txPowerDBm: row["txPowerDBm"])
+            }
+        }
+    }
+
+    public func deleteBeacon(id: String) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM beacons WHERE id = ?", arguments: [id])
+            return db.changesCount == 1
+        }
+    }
+
+    public func employees() async throws -> [EmployeeRecord] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM employees ORDER BY name, id").map { row in
+                EmployeeRecord(id: UserID(row["id"]), name: row["name"], externalId: row["externalId"], email: row["email"])
+            }
+        }
+    }
+
+    public func updateEmployee(_ employee: EmployeeRecord) async throws -> Bool {
+        try await writer.write { db in
+            do {
+                try db.execute(sql: "UPDATE employees SET name = ?, externalId = ?, email = ? WHERE id = ?",
+                               arguments: [employee.name, employee.externalId, employee.email, employee.id.rawValue])
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                throw RepositoryError(kind: .conflict, detail: "another employee already has external id '\(employee.externalId ?? "")'")
+            }
+            return db.changesCount == 1
+        }
+    }
+
+    public func sessions(_ filter: SessionFilter, after cursor: SessionCursor?, limit: Int) async throws -> [SessionRecord] {
+        var conditions: [String] = []
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        if let user = filter.userId { conditions.append("userId = ?"); arguments.append(user.rawValue) }
+        if let site = filter.siteId { conditions.append("siteId = ?"); arguments.append(site.rawValue) }
+        if let from = filter.from { conditions.append("(checkOutAt IS NULL OR checkOutAt >= ?)"); arguments.append(from.timeIntervalSince1970) }
+        if let to = filter.to { conditions.append("checkInAt < ?"); arguments.append(to.timeIntervalSince1970) }
+        if let cursor {
+            conditions.append("(checkInAt > ? OR (checkInAt = ? AND sessionKey > ?))")
+            arguments += [cursor.checkInAt.timeIntervalSince1970, cursor.checkInAt.timeIntervalSince1970, cursor.sessionKey.rawValue]
+        }
+        arguments.append(limit)
+        let sql = "SELECT * FROM sessions" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            + " ORDER BY checkInAt, sessionKey LIMIT ?"
+        let bound = StatementArguments(arguments)
+        return try await writer.read { db in try Row.fetchAll(db, sql: sql, arguments: bound).map(Self.sessionRecord) }
+    }
+}

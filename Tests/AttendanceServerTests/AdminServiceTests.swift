@@ -1,0 +1,153 @@
+import AttendanceModels
+@testable import AttendanceServer
+import Foundation
+import Testing
+
+@Suite struct AdminServiceTests {
+    func setup() throws -> (AdminService<SQLiteRepository>, SQLiteRepository) {
+        let repository = try SQLiteRepository.inMemory()
+        return (AdminService(repository: repository), repository)
+    }
+
+    func problem(_ body: () async throws -> Void) async -> Problem? {
+        do { try await body(); return nil } catch let problem as Problem { return problem } catch { return Problem(-1, "unexpected", "\(error)") }
+    }
+
+    let hq = AdminService<SQLiteRepository>.SiteInput(name: "HQ", timeZone: "Europe/Berlin", beaconUUID: SiteBeacon.defaultUUID.uuidString, major: 1)
+
+    @Test func sitesAreCreatedReadUpdatedAndDeleted() async throws {
+        let (admin, _) = try setup()
+        let site = try await admin.createSite(hq)
+        #expect(site.beacon == SiteBeacon(major: 1))
+        #expect(try await admin.site(id: site.id) == site)
+        var renamed = hq
+        renamed.name = "Head office"
+        renamed.geofence = Geofence(latitude: 52.52, longitude: 13.40, radiusMeters: 150)
+        #expect(try await admin.updateSite(id: site.id, renamed).name == "Head office")
+        #expect(try await admin.site(id: site.id).geofence?.radiusMeters == 150)
+        try await admin.deleteSite(id: site.id)
+        #expect(await problem { _ = try await admin.site(id: site.id) }?.status == 404)
+        #expect(await problem { try await admin.deleteSite(id: site.id) }?.status == 404)
+    }
+
+    @Test(arguments: [
+        ("timeZone", "Mars/Olympus", "an IANA time zone"),
+        ("beaconUUID", "not-a-uuid", "a UUID"),
+        ("major", "70000", "0 to 65535"),
+        ("name", " ", "a non-empty name"),
+        ("geofence.radiusMeters", "10.0", "50 to 5000 metres"),
+    ])
+    func badSiteInputNamesTheField(field: String, value: String, expected: String) async throws {
+        let (admin, _) = try setup()
+        var input = hq
+        switch field {
+        case "timeZone": input.timeZone = value
+        case "beaconUUID": input.beaconUUID = value
+        case "major": input.major = Int(value)!
+        case "name": input.name = value
+        default: input.geofence = Geofence(latitude: 0, longitude: 0, radiusMeters: Double(value)!)
+        }
+        let refusal = await problem { _ = try await admin.createSite(input) }
+        #expect(refusal?.status == 400)
+        #expect(refusal?.detail.hasPrefix("'\(field)' is '\(value)'") == true)
+        #expect(refusal?.detail.contains(expected) == true)
+    }
+
+    @Test func oneSitePerBeaconAndASiteWithSessionsIsKept() async throws {
+        let (admin, repository) = try setup()
+        let site = try await admin.createSite(hq)
+        #expect(await problem { _ = try await admin.createSite(hq) }?.status == 409)
+        try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
+        _ = try await repository.checkIn(CheckInCommand(sessionKey: "s-1", userId: "alice", siteId: site.id, deviceId: nil,
+                                                       at: Date(timeIntervalSince1970: 100), source: .automatic), now: Date())
+        let refusal = await problem { try await admin.deleteSite(id: site.id) }
+        #expect(refusal?.status == 409)
+        #expect(refusal?.detail.contains("1 sessions") == true)
+    }
+
+    @Test func beaconsBelongToASiteWithOneMinorEach() async throws {
+        let (admin, _) = try setup()
+        let site = try await admin.createSite(hq)
+        let beacon = try await admin.createBeacon(siteId: site.id, minor: 7, label: "Front door", txPowerDBm: -62)
+        #expect(try await admin.beacons(siteId: site.id) == [beacon])
+        #expect(await problem { _ = try await admin.createBeacon(siteId: site.id, minor: 7, label: nil, txPowerDBm: nil) }?.status == 409)
+        #expect(await problem { _ = try await admin.createBeacon(siteId: site.id, minor: 8, label: nil, txPowerDBm: 4) }?.status == 400)
+        #expect(await problem { _ = try await admin.createBeacon(siteId: "nowhere", minor: 1, label: nil, txPowerDBm: nil) }?.status == 404)
+        try await admin.deleteBeacon(id: beacon.id)
+        #expect(try await admin.beacons(siteId: site.id).isEmpty)
+    }
+
+    @Test func employeesAreValidatedAndExternalIdsUnique() async throws {
+        let (admin, _) = try setup()
+        let alice = try await admin.createEmployee(name: "Alice", externalId: "HR-1", email: "alice@example.com")
+        #expect(await problem { _ = try await admin.createEmployee(name: "Other", externalId: "HR-1", email: nil) }?.status == 409)
+        #expect(await problem { _ = try await admin.createEmployee(name: "Bob", externalId: nil, email: "bob") }?.status == 400)
+        #expect(try await admin.updateEmployee(id: alice.id, name: "Alice B.", externalId: "HR-1", email: nil).name == "Alice B.")
+        #expect(await problem { _ = try await admin.updateEmployee(id: "ghost", name: "X", externalId: nil, email: nil) }?.status == 404)
+    }
+
+    @Test func sessionsAreFilteredAndPagedWithoutGapsOrRepeats() async throws {
+        let (admin, repository) = try setup()
+        let a = try await admin.createSite(hq)
+        var other = hq
+        other.major = 2
+        let b = try await admin.createSite(other)
+        try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
+        try await repository.createEmployee(EmployeeRecord(id: "bob", name: "Bob"))
+        let day = 1_795_305_600.0   // 2026-11-22T00:00:00Z
+        for index in 0..<25 {
+            let user: UserID = index % 2 == 0 ? "alice" : "bob"
+            let site = index % 3 == 0 ? b.id : a.id
+            // Five sessions share each check-in time, so the cursor must break ties by key.
+            let start = Date(timeIntervalSince1970: day + Double(index / 5) * 3600)
+            _ = try await repository.checkIn(CheckInCommand(sessionKey: SessionKey("s-\(index)"), userId: user, siteId: site, deviceId: nil,
+                                                           at: start, source: .automatic), now: start)
+            if index < 20 {
+                _ = try await repository.apply(SessionEventCommand(kind: .checkOut, sessionKey: SessionKey("s-\(index)"), deviceId: nil, userId: nil,
+                                                                  at: start.addingTimeInterval(1800), reason: "regionExit", source: .automatic), now: start)
+            }
+        }
+        var seen: [String] = []
+        var cursor: String?
+        repeat {
+            let page = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: 4, cursor: cursor)
+            seen += page.items.map(\.sessionKey.rawValue)
+            cursor = page.nextCursor
+        } while cursor != nil
+        #expect(seen.count == 25 && Set(seen).count == 25)
+
+        let alices = try await admin.sessions(userId: "alice", siteId: a.id.rawValue, from: nil, to: nil, limit: 100, cursor: nil)
+        #expect(alices.items.allSatisfy { $0.userId == "alice" && $0.siteId == a.id })
+        #expect(alices.items.count == 8)
+        // From 03:00: sessions still open or closed after it; to 04:00: begun before it.
+        let window = try await admin.sessions(userId: nil, siteId: nil, from: "2026-11-22T03:00:00Z", to: "2026-11-22T04:00:00Z", limit: 100, cursor: nil)
+        #expect(window.items.map(\.sessionKey.rawValue).sorted() == (15..<20).map { "s-\($0)" }.sorted())
+
+        #expect(await problem { _ = try await admin.sessions(userId: nil, siteId: nil, from: "yesterday", to: nil, limit: nil, cursor: nil) }?.detail
+            .hasPrefix("'from' is 'yesterday'") == true)
+        #expect(await problem { _ = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: 0, cursor: nil) }?.status == 400)
+        #expect(await problem { _ = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: nil, cursor: "%%%") }?.status == 400)
+
+        let present = try await admin.presence(siteId: nil)
+        #expect(present.map(\.session.sessionKey.rawValue).sorted() == (20..<25).map { "s-\($0)" }.sorted())
+        #expect(present.allSatisfy { $0.name == ($0.session.userId == "alice" ? "Alice" : "Bob") })
+    }
+
+    @Test func aDevicesConfigListsSitesAndCalibratedBeacons() async throws {
+        let (admin, _) = try setup()
+        let site = try await admin.createSite(hq)
+        _ = try await admin.createBeacon(siteId: site.id, minor: 3, label: nil, txPowerDBm: -61)
+        _ = try await admin.createBeacon(siteId: site.id, minor: 4, label: nil, txPowerDBm: nil)
+        let config = try await admin.deviceConfig(device: "dev-1", user: "alice")
+        #expect(config["userID"] as? String == "alice")
+        let sites = config["sites"] as? [[String: Any]]
+        #expect(sites?.first?["siteID"] as? String == site.id.rawValue)
+        #expect(sites?.first?["major"] as? Int == 1)
+        let calibrations = config["beaconCalibrations"] as? [[String: Any]]
+        #expect(calibrations?.count == 1)
+        #expect(calibrations?.first?["txPowerDBm"] as? Double == -61)
+        // The engine accepts what the server sends (AttendanceEngine's strict decoder is exercised in
+        // the engine's own tests; here the keys are checked against its documented names).
+        #expect(Set(config.keys).isSubset(of: ["userID", "deviceID", "sites", "beaconCalibrations"]))
+    }
+}
