@@ -24,6 +24,11 @@ let package = Package(
         // outbox and engine snapshot (and the server's default store). Links the system
         // libsqlite3 on Linux, so the raw-SQLite benchmark baseline uses the same library.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The server's PostgreSQL backend (DESIGN §5.3): an async client with a connection pool and
+        // transactions. Brings SwiftNIO, which the HTTP layer (Hummingbird) shares.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Structured logging (PostgresNIO logs through it; so do the server and the CLI).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // MARK: - Shared
@@ -47,7 +52,12 @@ let package = Package(
         // (Hummingbird, generated from openapi.yaml) builds on this.
         .target(
             name: "AttendanceServer",
-            dependencies: ["AttendanceModels", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "AttendanceModels",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift6
         ),
 
@@ -77,7 +87,8 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "AttendanceModelsTests", dependencies: ["AttendanceModels"], swiftSettings: strictSwift6),
         .testTarget(name: "AttendanceEngineTests", dependencies: ["AttendanceEngine", "AttendanceModels"], swiftSettings: strictSwift6),
-        .testTarget(name: "AttendanceServerTests", dependencies: ["AttendanceServer", "AttendanceModels"], swiftSettings: strictSwift6),
+        .testTarget(name: "AttendanceServerTests", dependencies: ["AttendanceServer", "AttendanceModels", "AttendanceTestSupport"],
+                    swiftSettings: strictSwift6),
         // Helpers shared by the test targets that run built executables as child processes.
         .target(name: "AttendanceTestSupport", path: "Tests/AttendanceTestSupport", swiftSettings: strictSwift6),
         .testTarget(name: "AttendanceSyncTests", dependencies: ["AttendanceSync", "AttendanceEngine", "AttendanceModels", "outbox-crash-probe",

@@ -4,8 +4,8 @@ import Foundation
 import Testing
 
 @Suite struct AdminServiceTests {
-    func setup() throws -> (AdminService<SQLiteRepository>, SQLiteRepository) {
-        let repository = try SQLiteRepository.inMemory()
+    func setup(_ backend: Backend) async throws -> (AdminService, any ServerRepository) {
+        let repository = try await backend.makeRepository()
         return (AdminService(repository: repository), repository)
     }
 
@@ -13,10 +13,11 @@ import Testing
         do { try await body(); return nil } catch let problem as Problem { return problem } catch { return Problem(-1, "unexpected", "\(error)") }
     }
 
-    let hq = AdminService<SQLiteRepository>.SiteInput(name: "HQ", timeZone: "Europe/Berlin", beaconUUID: SiteBeacon.defaultUUID.uuidString, major: 1)
+    let hq = AdminService.SiteInput(name: "HQ", timeZone: "Europe/Berlin", beaconUUID: SiteBeacon.defaultUUID.uuidString, major: 1)
 
-    @Test func sitesAreCreatedReadUpdatedAndDeleted() async throws {
-        let (admin, _) = try setup()
+    @Test(arguments: Backend.allCases) func sitesAreCreatedReadUpdatedAndDeleted(backend: Backend) async throws {
+        let (admin, repository) = try await setup(backend)
+        defer { repository.shutdown() }
         let site = try await admin.createSite(hq)
         #expect(site.beacon == SiteBeacon(major: 1))
         #expect(try await admin.site(id: site.id) == site)
@@ -30,15 +31,17 @@ import Testing
         #expect(await problem { try await admin.deleteSite(id: site.id) }?.status == 404)
     }
 
-    @Test(arguments: [
+    @Test(arguments: Backend.allCases, [
         ("timeZone", "Mars/Olympus", "an IANA time zone"),
         ("beaconUUID", "not-a-uuid", "a UUID"),
         ("major", "70000", "0 to 65535"),
         ("name", " ", "a non-empty name"),
         ("geofence.radiusMeters", "10.0", "50 to 5000 metres"),
     ])
-    func badSiteInputNamesTheField(field: String, value: String, expected: String) async throws {
-        let (admin, _) = try setup()
+    func badSiteInputNamesTheField(backend: Backend, example: (String, String, String)) async throws {
+        let (field, value, expected) = example
+        let (admin, repository) = try await setup(backend)
+        defer { repository.shutdown() }
         var input = hq
         switch field {
         case "timeZone": input.timeZone = value
@@ -53,8 +56,9 @@ import Testing
         #expect(refusal?.detail.contains(expected) == true)
     }
 
-    @Test func oneSitePerBeaconAndASiteWithSessionsIsKept() async throws {
-        let (admin, repository) = try setup()
+    @Test(arguments: Backend.allCases) func oneSitePerBeaconAndASiteWithSessionsIsKept(backend: Backend) async throws {
+        let (admin, repository) = try await setup(backend)
+        defer { repository.shutdown() }
         let site = try await admin.createSite(hq)
         #expect(await problem { _ = try await admin.createSite(hq) }?.status == 409)
         try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
@@ -65,8 +69,9 @@ import Testing
         #expect(refusal?.detail.contains("1 sessions") == true)
     }
 
-    @Test func beaconsBelongToASiteWithOneMinorEach() async throws {
-        let (admin, _) = try setup()
+    @Test(arguments: Backend.allCases) func beaconsBelongToASiteWithOneMinorEach(backend: Backend) async throws {
+        let (admin, repository) = try await setup(backend)
+        defer { repository.shutdown() }
         let site = try await admin.createSite(hq)
         let beacon = try await admin.createBeacon(siteId: site.id, minor: 7, label: "Front door", txPowerDBm: -62)
         #expect(try await admin.beacons(siteId: site.id) == [beacon])
@@ -77,8 +82,9 @@ import Testing
         #expect(try await admin.beacons(siteId: site.id).isEmpty)
     }
 
-    @Test func employeesAreValidatedAndExternalIdsUnique() async throws {
-        let (admin, _) = try setup()
+    @Test(arguments: Backend.allCases) func employeesAreValidatedAndExternalIdsUnique(backend: Backend) async throws {
+        let (admin, repository) = try await setup(backend)
+        defer { repository.shutdown() }
         let alice = try await admin.createEmployee(name: "Alice", externalId: "HR-1", email: "alice@example.com")
         #expect(await problem { _ = try await admin.createEmployee(name: "Other", externalId: "HR-1", email: nil) }?.status == 409)
         #expect(await problem { _ = try await admin.createEmployee(name: "Bob", externalId: nil, email: "bob") }?.status == 400)
@@ -86,8 +92,9 @@ import Testing
         #expect(await problem { _ = try await admin.updateEmployee(id: "ghost", name: "X", externalId: nil, email: nil) }?.status == 404)
     }
 
-    @Test func sessionsAreFilteredAndPagedWithoutGapsOrRepeats() async throws {
-        let (admin, repository) = try setup()
+    @Test(arguments: Backend.allCases) func sessionsAreFilteredAndPagedWithoutGapsOrRepeats(backend: Backend) async throws {
+        let (admin, repository) = try await setup(backend)
+        defer { repository.shutdown() }
         let a = try await admin.createSite(hq)
         var other = hq
         other.major = 2
@@ -133,8 +140,9 @@ import Testing
         #expect(present.allSatisfy { $0.name == ($0.session.userId == "alice" ? "Alice" : "Bob") })
     }
 
-    @Test func aDevicesConfigListsSitesAndCalibratedBeacons() async throws {
-        let (admin, _) = try setup()
+    @Test(arguments: Backend.allCases) func aDevicesConfigListsSitesAndCalibratedBeacons(backend: Backend) async throws {
+        let (admin, repository) = try await setup(backend)
+        defer { repository.shutdown() }
         let site = try await admin.createSite(hq)
         _ = try await admin.createBeacon(siteId: site.id, minor: 3, label: nil, txPowerDBm: -61)
         _ = try await admin.createBeacon(siteId: site.id, minor: 4, label: nil, txPowerDBm: nil)

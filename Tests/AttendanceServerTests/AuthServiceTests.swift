@@ -9,8 +9,8 @@ import Testing
         var now = Date(timeIntervalSince1970: 1_795_338_000)
     }
 
-    func setup() async throws -> (AuthService<SQLiteRepository>, SQLiteRepository, Clock) {
-        let repository = try SQLiteRepository.inMemory()
+    func setup(_ backend: Backend) async throws -> (AuthService, any ServerRepository, Clock) {
+        let repository = try await backend.makeRepository()
         try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
         let clock = Clock()
         return (AuthService(repository: repository, clock: { clock.now }), repository, clock)
@@ -20,8 +20,9 @@ import Testing
         do { try await body(); return nil } catch let problem as Problem { return problem.status } catch { return -1 }
     }
 
-    @Test func theFirstStartCreatesAnAdminTokenPrintedOnce() async throws {
-        let (auth, repository, _) = try await setup()
+    @Test(arguments: Backend.allCases) func theFirstStartCreatesAnAdminTokenPrintedOnce(backend: Backend) async throws {
+        let (auth, repository, _) = try await setup(backend)
+        defer { repository.shutdown() }
         let token = try #require(try await auth.installAdminToken(configured: nil))
         #expect(token.count == 43)
         #expect(try await auth.installAdminToken(configured: nil) == nil)          // the second start prints nothing
@@ -29,23 +30,26 @@ import Testing
         #expect(try await repository.isAdminToken(hash: token) == false)            // only the hash is stored
     }
 
-    @Test func aConfiguredAdminTokenIsTheAdminToken() async throws {
-        let (auth, _, _) = try await setup()
+    @Test(arguments: Backend.allCases) func aConfiguredAdminTokenIsTheAdminToken(backend: Backend) async throws {
+        let (auth, repository, _) = try await setup(backend)
+        defer { repository.shutdown() }
         #expect(try await auth.installAdminToken(configured: "a-long-enough-admin-token") == nil)
         #expect(try await auth.authenticate(authorization: "bearer a-long-enough-admin-token") == .admin)
         #expect(await status { _ = try await auth.installAdminToken(configured: "short") } == 400)
         #expect(await status { _ = try await auth.installAdminToken(configured: "another-long-admin-token") } == 400)
     }
 
-    @Test func missingOrUnknownTokensAre401() async throws {
-        let (auth, _, _) = try await setup()
+    @Test(arguments: Backend.allCases) func missingOrUnknownTokensAre401(backend: Backend) async throws {
+        let (auth, repository, _) = try await setup(backend)
+        defer { repository.shutdown() }
         #expect(await status { _ = try await auth.authenticate(authorization: nil) } == 401)
         #expect(await status { _ = try await auth.authenticate(authorization: "Basic abc") } == 401)
         #expect(await status { _ = try await auth.authenticate(authorization: "Bearer nope") } == 401)
     }
 
-    @Test func aCodeEnrollsOneDeviceOnceBeforeItExpires() async throws {
-        let (auth, _, clock) = try await setup()
+    @Test(arguments: Backend.allCases) func aCodeEnrollsOneDeviceOnceBeforeItExpires(backend: Backend) async throws {
+        let (auth, repository, clock) = try await setup(backend)
+        defer { repository.shutdown() }
         let (code, expiresAt) = try await auth.issueEnrollmentCode(for: "alice", validForSeconds: 600)
         #expect(expiresAt == clock.now.addingTimeInterval(600))
         #expect(code.count == 11 && code.contains("-"))
@@ -63,8 +67,9 @@ import Testing
         #expect(await status { _ = try await auth.issueEnrollmentCode(for: "alice", validForSeconds: 10) } == 400)
     }
 
-    @Test func aRevokedDeviceIsRefusedFromItsNextRequest() async throws {
-        let (auth, repository, _) = try await setup()
+    @Test(arguments: Backend.allCases) func aRevokedDeviceIsRefusedFromItsNextRequest(backend: Backend) async throws {
+        let (auth, repository, _) = try await setup(backend)
+        defer { repository.shutdown() }
         let (code, _) = try await auth.issueEnrollmentCode(for: "alice")
         let (device, token) = try await auth.enroll(code: code, platform: "ios", deviceName: nil)
         #expect(try await auth.authenticate(authorization: "Bearer \(token)") == .device(device.id, user: "alice"))

@@ -3,14 +3,13 @@ import AttendanceModels
 import Foundation
 import Testing
 
-/// The exactly-once rules of DESIGN §5.2 against the SQLite repository.
+/// The exactly-once rules of DESIGN §5.2, against both backends (the shared contract suite).
 @Suite struct IngestServiceTests {
     static let now = Date(timeIntervalSince1970: 1_795_338_000)   // 2026-11-22T09:00:00Z
     static let site = SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1))
     static let alice = Principal.device("phone-a", user: "alice")
 
-    static func service(_ repository: SQLiteRepository? = nil) async throws -> IngestService<SQLiteRepository> {
-        let repository = try repository ?? SQLiteRepository.inMemory()
+    static func service(_ repository: any ServerRepository) async throws -> IngestService {
         if try await repository.site(id: site.id) == nil {
             try await repository.createSite(site)
             try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
@@ -31,8 +30,9 @@ import Testing
         try JSONSerialization.jsonObject(with: reply.body) as? [String: Any] ?? [:]
     }
 
-    @Test func aCheckInCreatesASessionAndItsReplayIsTheSameBytes() async throws {
-        let service = try await Self.service()
+    @Test(arguments: Backend.allCases) func aCheckInCreatesASessionAndItsReplayIsTheSameBytes(backend: Backend) async throws {
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
         let first = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
         #expect(first.status == 201)
         #expect(try json(first)["checkInAt"] as? String == "2026-11-22T08:55:00Z")
@@ -41,8 +41,9 @@ import Testing
         #expect(again == first)
     }
 
-    @Test func theSameKeyWithAnotherPayloadIs422() async throws {
-        let service = try await Self.service()
+    @Test(arguments: Backend.allCases) func theSameKeyWithAnotherPayloadIs422(backend: Backend) async throws {
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
         _ = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
         let clash = try await service.handle(.checkIn, body: Self.checkIn(ts: "2026-11-22T08:56:00Z"), idempotencyKey: "k1", principal: Self.alice)
         #expect(clash.status == 422)
@@ -50,31 +51,35 @@ import Testing
         #expect((try json(clash)["detail"] as? String)?.contains("'k1' was already used with a different payload") == true)
     }
 
-    @Test func keyOrderAndSpacingDoNotMakeAnotherPayload() async throws {
-        let service = try await Self.service()
+    @Test(arguments: Backend.allCases) func keyOrderAndSpacingDoNotMakeAnotherPayload(backend: Backend) async throws {
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
         let first = try await service.handle(.checkOut, body: Self.checkOut(), idempotencyKey: "k2", principal: Self.alice)
         let reordered = Data(#"{ "source": "automatic", "reason": "regionExit", "ts": "2026-11-22T08:58:00Z", "sessionKey": "s-1" }"#.utf8)
         #expect(try await service.handle(.checkOut, body: reordered, idempotencyKey: "k2", principal: Self.alice) == first)
     }
 
-    @Test func aMissingKeyIs400() async throws {
-        let service = try await Self.service()
+    @Test(arguments: Backend.allCases) func aMissingKeyIs400(backend: Backend) async throws {
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
         let reply = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: nil, principal: Self.alice)
         #expect(reply.status == 400)
         #expect((try json(reply)["detail"] as? String)?.contains("'Idempotency-Key' is missing") == true)
         #expect(try await service.repository.openSessions(siteId: nil).isEmpty)
     }
 
-    @Test func aKeyStillInFlightIs409() async throws {
-        let service = try await Self.service()
+    @Test(arguments: Backend.allCases) func aKeyStillInFlightIs409(backend: Backend) async throws {
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
         #expect(try await service.repository.claimIdempotency(scope: Self.alice.scope, key: "k3", requestHash: Replies.canonicalHash(Self.checkIn()),
                                                               now: Self.now) == .claimed)
         let reply = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k3", principal: Self.alice)
         #expect(reply.status == 409)
     }
 
-    @Test func aKnownSessionKeyReturnsTheSessionWithoutCountingItTwice() async throws {
-        let service = try await Self.service()
+    @Test(arguments: Backend.allCases) func aKnownSessionKeyReturnsTheSessionWithoutCountingItTwice(backend: Backend) async throws {
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
         let first = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
         let second = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "another-key", principal: Self.alice)
         #expect(first.status == 201 && second.status == 200)
@@ -82,8 +87,9 @@ import Testing
         #expect(try await service.repository.openSessions(siteId: nil).count == 1)
     }
 
-    @Test func aCheckOutBeforeItsCheckInIsStoredAndReconciled() async throws {
-        let service = try await Self.service()
+    @Test(arguments: Backend.allCases) func aCheckOutBeforeItsCheckInIsStoredAndReconciled(backend: Backend) async throws {
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
         let early = try await service.handle(.checkOut, body: Self.checkOut(), idempotencyKey: "out", principal: Self.alice)
         #expect(early.status == 202)
         #expect(try json(early)["status"] as? String == "awaitingCheckIn")
@@ -99,8 +105,9 @@ import Testing
         #expect(try await service.repository.openSessions(siteId: nil).isEmpty)
     }
 
-    @Test func checkOutAndHeartbeatUpdateTheSession() async throws {
-        let service = try await Self.service()
+    @Test(arguments: Backend.allCases) func checkOutAndHeartbeatUpdateTheSession(backend: Backend) async throws {
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
         _ = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "in", principal: Self.alice)
         let beat = try await service.handle(.heartbeat, body: Data(#"{"sessionKey":"s-1","ts":"2026-11-22T08:57:30Z"}"#.utf8),
                                             idempotencyKey: "hb", principal: Self.alice)
@@ -114,8 +121,9 @@ import Testing
         #expect(try json(later)["checkOutAt"] as? String == "2026-11-22T08:58:00Z")
     }
 
-    @Test func aDeviceCannotActForAnotherUser() async throws {
-        let service = try await Self.service()
+    @Test(arguments: Backend.allCases) func aDeviceCannotActForAnotherUser(backend: Backend) async throws {
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
         let reply = try await service.handle(.checkIn, body: Self.checkIn(user: "bob"), idempotencyKey: "k", principal: Self.alice)
         #expect(reply.status == 403)
         _ = try await service.handle(.checkIn, body: Self.checkIn(session: "s-bob", ), idempotencyKey: "k-a", principal: Self.alice)
@@ -124,7 +132,7 @@ import Testing
         #expect(foreign.status == 403)
     }
 
-    @Test(arguments: [
+    @Test(arguments: Backend.allCases, [
         (IngestServiceTests.checkIn(major: 9), 422, "'beacon' is 'FDA50693-0000-0000-0000-290995101092:9'"),
         (IngestServiceTests.checkIn(ts: "yesterday"), 400, "'ts' is 'yesterday'"),
         (IngestServiceTests.checkIn(ts: "2026-11-22T09:10:00Z"), 422, "no later than 300 s after"),
@@ -132,8 +140,10 @@ import Testing
         (Data(#"{"userId":"alice"}"#.utf8), 400, "'beacon' is missing"),
         (Data("not json".utf8), 400, "not a valid CheckInRequest"),
     ])
-    func badInputNamesTheFieldAndTheValue(body: Data, status: Int, detail: String) async throws {
-        let service = try await Self.service()
+    func badInputNamesTheFieldAndTheValue(backend: Backend, example: (Data, Int, String)) async throws {
+        let (body, status, detail) = example
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
         let reply = try await service.handle(.checkIn, body: body, idempotencyKey: "k", principal: Self.alice)
         #expect(reply.status == status)
         let text = try json(reply)["detail"] as? String ?? ""
@@ -152,8 +162,9 @@ import Testing
         #expect((try json(reply)["detail"] as? String)?.contains("3 events; the limit is 2") == true)
     }
 
-    @Test func aBatchAnswersEachItemAsItsEndpointWould() async throws {
-        let service = try await Self.service()
+    @Test(arguments: Backend.allCases) func aBatchAnswersEachItemAsItsEndpointWould(backend: Backend) async throws {
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
         _ = try await service.handle(.checkIn, body: Self.checkIn(session: "s-0"), idempotencyKey: "already", principal: Self.alice)
         let items = [
             EventBatchItem(idempotencyKey: "already", type: .checkIn, checkIn: try JSONDecoder().decode(CheckInRequest.self, from: Self.checkIn(session: "s-0"))),
@@ -174,9 +185,10 @@ import Testing
         #expect(try await service.handleBatch(body: body, idempotencyKey: "batch-1", principal: Self.alice) == reply)
     }
 
-    @Test(arguments: [true, false])
-    func twentyConcurrentDuplicatesMakeOneSession(sameKey: Bool) async throws {
-        let service = try await Self.service()
+    @Test(arguments: Backend.allCases, [true, false])
+    func twentyConcurrentDuplicatesMakeOneSession(backend: Backend, sameKey: Bool) async throws {
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<20 {
                 group.addTask {
@@ -197,21 +209,21 @@ import Testing
         }
     }
 
-    @Test func everythingIsStillThereAfterARestartOnTheSameFile() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("server-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        do {
-            let service = try await Self.service(try SQLiteRepository.open(path: path))
-            #expect(try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice).status == 201)
-        }
-        let reopened = try await Self.service(try SQLiteRepository.open(path: path))
+    @Test(arguments: Backend.allCases) func everythingIsStillThereAfterARestart(backend: Backend) async throws {
+        let (repository, reopen) = try await backend.makeStore()
+        let service = try await Self.service(repository)
+        #expect(try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice).status == 201)
+        repository.shutdown()
+        let reopened = try await Self.service(try await reopen())
+        defer { reopened.repository.shutdown() }
         #expect(try await reopened.repository.session(key: "s-1")?.checkInAt == (try RFC3339.parse("2026-11-22T08:55:00Z")))
         let replay = try await reopened.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
         #expect(replay.status == 201)
     }
 
-    @Test func idempotencyKeysArePurgedOnlyAfterTheRetention() async throws {
-        let repository = try SQLiteRepository.inMemory()
+    @Test(arguments: Backend.allCases) func idempotencyKeysArePurgedOnlyAfterTheRetention(backend: Backend) async throws {
+        let repository = try await backend.makeRepository()
+        defer { repository.shutdown() }
         _ = try await repository.claimIdempotency(scope: "s", key: "old", requestHash: "h", now: Self.now.addingTimeInterval(-31 * 86_400))
         _ = try await repository.claimIdempotency(scope: "s", key: "new", requestHash: "h", now: Self.now.addingTimeInterval(-29 * 86_400))
         #expect(try await repository.purgeIdempotency(olderThan: Self.now.addingTimeInterval(-IngestLimits().idempotencyRetentionSeconds)) == 1)

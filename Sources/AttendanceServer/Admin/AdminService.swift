@@ -3,10 +3,10 @@ import Foundation
 
 /// The administrators' operations, validated: every refusal is a `Problem` naming the field, the
 /// value and what was expected. HTTP-agnostic; the HTTP layer maps records to the contract's types.
-public struct AdminService<Repository: AttendanceRepository & AdminRepository>: Sendable {
-    public let repository: Repository
+public struct AdminService: Sendable {
+    public let repository: any AttendanceRepository & AdminRepository
 
-    public init(repository: Repository) { self.repository = repository }
+    public init(repository: any AttendanceRepository & AdminRepository) { self.repository = repository }
 
     public struct SiteInput: Hashable, Sendable {
         public var name: String

@@ -2,11 +2,11 @@ import AttendanceModels
 import Foundation
 
 /// Bearer tokens to principals, first-start admin token, and device enrollment.
-public struct AuthService<Repository: AttendanceRepository & AuthRepository>: Sendable {
-    public let repository: Repository
+public struct AuthService: Sendable {
+    public let repository: any AttendanceRepository & AuthRepository
     private let clock: @Sendable () -> Date
 
-    public init(repository: Repository, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(repository: any AttendanceRepository & AuthRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.repository = repository
         self.clock = clock
     }

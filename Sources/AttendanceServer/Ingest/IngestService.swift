@@ -40,12 +40,12 @@ public struct IngestLimits: Hashable, Sendable {
 
 /// Exactly-once ingest of check-ins, check-outs and heartbeats (DESIGN §5.2), independent of HTTP:
 /// every answer is a `StoredReply`, so a replay is the same bytes by construction.
-public struct IngestService<Repository: AttendanceRepository>: Sendable {
-    public let repository: Repository
+public struct IngestService: Sendable {
+    public let repository: any AttendanceRepository
     public let limits: IngestLimits
     private let clock: @Sendable () -> Date
 
-    public init(repository: Repository, limits: IngestLimits = IngestLimits(), clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(repository: any AttendanceRepository, limits: IngestLimits = IngestLimits(), clock: @escaping @Sendable () -> Date = { Date() }) {
         self.repository = repository
         self.limits = limits
         self.clock = clock

@@ -7,6 +7,8 @@ import Foundation
 public protocol AttendanceRepository: Sendable {
     /// `sqlite` or `postgresql`, for `/health`.
     var backendName: String { get }
+    /// Releases connections (the server's graceful shutdown, the end of a test).
+    func shutdown()
 
     // MARK: Idempotency (DESIGN §5.2)
     /// Claims `key` in `scope` for a request whose canonical payload hashes to `requestHash`.
@@ -36,6 +38,9 @@ public protocol AttendanceRepository: Sendable {
     /// Open sessions (who is on site now), optionally for one site.
     func openSessions(siteId: SiteID?) async throws -> [SessionRecord]
 }
+
+/// Everything a server backend implements.
+public typealias ServerRepository = AttendanceRepository & AuthRepository & AdminRepository
 
 /// A storage failure the caller can act on: which constraint, what value.
 public struct RepositoryError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -16,6 +16,9 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         return try SQLiteRepository(writer: DatabasePool(path: path, configuration: configuration))
     }
 
+    /// Nothing to release: GRDB closes the file when the last reference goes.
+    public func shutdown() {}
+
     public static func inMemory() throws -> SQLiteRepository {
         var configuration = GRDB.Configuration()
         configuration.foreignKeysEnabled = true

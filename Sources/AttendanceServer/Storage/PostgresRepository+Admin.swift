@@ -1,0 +1,178 @@
+import AttendanceModels
+import Foundation
+import PostgresNIO
+
+extension PostgresRepository {
+    // MARK: - Auth
+
+    public func installAdminToken(hash: String, now: Date) async throws -> Bool {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(731002)", logger: logger)
+            var count = 0
+            for try await n in try await connection.query("SELECT COUNT(*)::INT FROM admin_tokens", logger: logger).decode(Int.self) { count = n }
+            guard count == 0 else { return false }
+            try await connection.query("INSERT INTO admin_tokens (token_hash, created_at) VALUES (\(hash), \(now.timeIntervalSince1970))", logger: logger)
+            return true
+        }
+    }
+
+    public func isAdminToken(hash: String) async throws -> Bool {
+        !(try await client.query("SELECT 1 FROM admin_tokens WHERE token_hash = \(hash)", logger: logger).collect()).isEmpty
+    }
+
+    public func createEnrollmentCode(hash: String, userId: UserID, expiresAt: Date, now: Date) async throws {
+        try await client.query("""
+            INSERT INTO enrollment_codes (code_hash, user_id, expires_at, created_at)
+            VALUES (\(hash), \(userId.rawValue), \(expiresAt.timeIntervalSince1970), \(now.timeIntervalSince1970))
+            """, logger: logger)
+    }
+
+    public func redeemEnrollmentCode(hash: String, now: Date) async throws -> CodeRedemption {
+        try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query("SELECT user_id, expires_at, used_at FROM enrollment_codes WHERE code_hash = \(hash) FOR UPDATE",
+                                                  logger: logger)
+            for try await (user, expiresAt, usedAt) in rows.decode((String, Double, Double?).self) {
+                if usedAt != nil { return .alreadyUsed }
+                if expiresAt <= now.timeIntervalSince1970 { return .expired(Date(timeIntervalSince1970: expiresAt)) }
+                try await connection.query("UPDATE enrollment_codes SET used_at = \(now.timeIntervalSince1970) WHERE code_hash = \(hash)", logger: logger)
+                return .redeemed(UserID(user))
+            }
+            return .unknown
+        }
+    }
+
+    public func createDevice(_ device: DeviceRecord, tokenHash: String) async throws {
+        try await client.query("""
+            INSERT INTO devices (id, user_id, token_hash, platform, device_name, enrolled_at)
+            VALUES (\(device.id.rawValue), \(device.userId.rawValue), \(tokenHash), \(device.platform), \(device.deviceName),
+                    \(device.enrolledAt.timeIntervalSince1970))
+            """, logger: logger)
+    }
+
+    static let deviceColumns = "id, user_id, platform, device_name, enrolled_at, last_seen_at, revoked_at"
+
+    func devices(_ query: PostgresQuery) async throws -> [DeviceRecord] {
+        var devices: [DeviceRecord] = []
+        for try await (id, user, platform, name, enrolled, lastSeen, revoked) in try await client.query(query, logger: logger)
+            .decode((String, String, String, String?, Double, Double?, Double?).self) {
+            devices.append(DeviceRecord(id: DeviceID(id), userId: UserID(user), platform: platform, deviceName: name,
+                                        enrolledAt: Date(timeIntervalSince1970: enrolled), lastSeenAt: lastSeen.map(Date.init(timeIntervalSince1970:)),
+                                        revokedAt: revoked.map(Date.init(timeIntervalSince1970:))))
+        }
+        return devices
+    }
+
+    public func device(tokenHash: String, now: Date) async throws -> DeviceRecord? {
+        try await devices(PostgresQuery(unsafeSQL: "UPDATE devices SET last_seen_at = $1 WHERE token_hash = $2 RETURNING \(Self.deviceColumns)",
+                                        binds: try binds(now.timeIntervalSince1970, tokenHash))).first
+    }
+
+    public func devices(userId: UserID?) async throws -> [DeviceRecord] {
+        if let userId {
+            return try await devices(PostgresQuery(unsafeSQL: "SELECT \(Self.deviceColumns) FROM devices WHERE user_id = $1 ORDER BY enrolled_at",
+                                                   binds: try binds(userId.rawValue)))
+        }
+        return try await devices(PostgresQuery(unsafeSQL: "SELECT \(Self.deviceColumns) FROM devices ORDER BY enrolled_at"))
+    }
+
+    public func revokeDevice(id: DeviceID, now: Date) async throws -> DeviceRecord? {
+        try await devices(PostgresQuery(unsafeSQL: "UPDATE devices SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 RETURNING \(Self.deviceColumns)",
+                                        binds: try binds(now.timeIntervalSince1970, id.rawValue))).first
+    }
+
+    // MARK: - Admin
+
+    public func updateSite(_ site: SiteRecord) async throws -> Bool {
+        do {
+            let rows = try await client.query("""
+                UPDATE sites SET name = \(site.name), time_zone = \(site.timeZone), beacon_uuid = \(site.beacon.uuid.uuidString),
+                    major = \(Int(site.beacon.major)), geofence_latitude = \(site.geofence?.latitude), geofence_longitude = \(site.geofence?.longitude),
+                    geofence_radius_meters = \(site.geofence?.radiusMeters)
+                WHERE id = \(site.id.rawValue) RETURNING 1
+                """, logger: logger).collect()
+            return !rows.isEmpty
+        } catch where Self.isUniqueViolation(error) {
+            throw RepositoryError(kind: .conflict, detail: "another site already uses beacon \(site.beacon)")
+        }
+    }
+
+    public func deleteSite(id: SiteID) async throws -> SiteDeletion {
+        try await client.withTransaction(logger: logger) { connection in
+            var sessions = 0
+            for try await n in try await connection.query("SELECT COUNT(*)::INT FROM sessions WHERE site_id = \(id.rawValue)", logger: logger)
+                .decode(Int.self) { sessions = n }
+            if sessions > 0 { return .hasSessions(sessions) }
+            let rows = try await connection.query("DELETE FROM sites WHERE id = \(id.rawValue) RETURNING 1", logger: logger).collect()
+            return rows.isEmpty ? .notFound : .deleted
+        }
+    }
+
+    public func createBeacon(_ beacon: BeaconRecord) async throws {
+        do {
+            try await client.query("""
+                INSERT INTO beacons (id, site_id, minor, label, tx_power_dbm)
+                VALUES (\(beacon.id), \(beacon.siteId.rawValue), \(Int(beacon.minor)), \(beacon.label), \(beacon.txPowerDBm))
+                """, logger: logger)
+        } catch where Self.isUniqueViolation(error) {
+            throw RepositoryError(kind: .conflict, detail: "site '\(beacon.siteId)' already has a beacon with minor \(beacon.minor)")
+        }
+    }
+
+    public func beacons(siteId: SiteID?) async throws -> [BeaconRecord] {
+        let query = try siteId.map {
+            PostgresQuery(unsafeSQL: "SELECT id, site_id, minor, label, tx_power_dbm FROM beacons WHERE site_id = $1 ORDER BY minor", binds: try binds($0.rawValue))
+        } ?? PostgresQuery(unsafeSQL: "SELECT id, site_id, minor, label, tx_power_dbm FROM beacons ORDER BY site_id, minor")
+        var beacons: [BeaconRecord] = []
+        for try await (id, site, minor, label, power) in try await client.query(query, logger: logger).decode((String, String, Int, String?, Double?).self) {
+            beacons.append(BeaconRecord(id: id, siteId: SiteID(site), minor: UInt16(minor), label: label, txPowerDBm: power))
+        }
+        return beacons
+    }
+
+    public func deleteBeacon(id: String) async throws -> Bool {
+        !(try await client.query("DELETE FROM beacons WHERE id = \(id) RETURNING 1", logger: logger).collect()).isEmpty
+    }
+
+    public func employees() async throws -> [EmployeeRecord] {
+        var employees: [EmployeeRecord] = []
+        for try await (id, name, externalId, email) in try await client.query("SELECT id, name, external_id, email FROM employees ORDER BY name, id",
+                                                                              logger: logger).decode((String, String, String?, String?).self) {
+            employees.append(EmployeeRecord(id: UserID(id), name: name, externalId: externalId, email: email))
+        }
+        return employees
+    }
+
+    public func updateEmployee(_ employee: EmployeeRecord) async throws -> Bool {
+        do {
+            let rows = try await client.query("""
+                UPDATE employees SET name = \(employee.name), external_id = \(employee.externalId), email = \(employee.email)
+                WHERE id = \(employee.id.rawValue) RETURNING 1
+                """, logger: logger).collect()
+            return !rows.isEmpty
+        } catch where Self.isUniqueViolation(error) {
+            throw RepositoryError(kind: .conflict, detail: "another employee already has external id '\(employee.externalId ?? "")'")
+        }
+    }
+
+    public func sessions(_ filter: SessionFilter, after cursor: SessionCursor?, limit: Int) async throws -> [SessionRecord] {
+        var conditions: [String] = []
+        var bindings = PostgresBindings()
+        func bind(_ value: some PostgresEncodable & Sendable) throws -> String {
+            try bindings.append(value)
+            return "$" + String(bindings.count)
+        }
+        if let user = filter.userId { conditions.append("user_id = " + (try bind(user.rawValue))) }
+        if let site = filter.siteId { conditions.append("site_id = " + (try bind(site.rawValue))) }
+        if let from = filter.from { conditions.append("(check_out_at IS NULL OR check_out_at >= " + (try bind(from.timeIntervalSince1970)) + ")") }
+        if let to = filter.to { conditions.append("check_in_at < " + (try bind(to.timeIntervalSince1970))) }
+        if let cursor {
+            let at = try bind(cursor.checkInAt.timeIntervalSince1970)
+            let key = try bind(cursor.sessionKey.rawValue)
+            // The same collation as the ORDER BY, or a page could skip or repeat sessions.
+            conditions.append("(check_in_at > \(at) OR (check_in_at = \(at) AND session_key COLLATE \"C\" > \(key)))")
+        }
+        let sql = "SELECT \(Self.sessionColumns) FROM sessions" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            + " ORDER BY check_in_at, session_key COLLATE \"C\" LIMIT " + (try bind(limit))
+        return try await sessions(PostgresQuery(unsafeSQL: sql, binds: bindings))
+    }
+}

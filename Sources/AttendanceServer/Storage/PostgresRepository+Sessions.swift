@@ -1,0 +1,174 @@
+import AttendanceModels
+import Foundation
+import PostgresNIO
+
+extension PostgresRepository {
+    static let siteColumns = "id, name, time_zone, beacon_uuid, major, geofence_latitude, geofence_longitude, geofence_radius_meters"
+    static let sessionColumns = "session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason, last_seen_at, source"
+
+    typealias SiteRow = (String, String, String, String, Int, Double?, Double?, Double?)
+    typealias SessionRow = (String, String, String, String?, Double, Double?, String?, Double, String)
+
+    static func site(_ row: SiteRow) -> SiteRecord {
+        let (id, name, timeZone, uuid, major, latitude, longitude, radius) = row
+        let geofence = latitude.flatMap { lat in longitude.flatMap { lon in radius.map { Geofence(latitude: lat, longitude: lon, radiusMeters: $0) } } }
+        return SiteRecord(id: SiteID(id), name: name, timeZone: timeZone,
+                          beacon: SiteBeacon(uuid: UUID(uuidString: uuid) ?? SiteBeacon.defaultUUID, major: UInt16(major)), geofence: geofence)
+    }
+
+    static func session(_ row: SessionRow) -> SessionRecord {
+        let (key, user, site, device, checkIn, checkOut, reason, lastSeen, source) = row
+        return SessionRecord(sessionKey: SessionKey(key), userId: UserID(user), siteId: SiteID(site), deviceId: device.map { DeviceID($0) },
+                             checkInAt: Date(timeIntervalSince1970: checkIn), checkOutAt: checkOut.map(Date.init(timeIntervalSince1970:)),
+                             checkOutReason: reason, lastSeenAt: Date(timeIntervalSince1970: lastSeen), source: EventSource(rawValue: source) ?? .automatic)
+    }
+
+    func sites(_ query: PostgresQuery) async throws -> [SiteRecord] {
+        var sites: [SiteRecord] = []
+        for try await row in try await client.query(query, logger: logger).decode(SiteRow.self) { sites.append(Self.site(row)) }
+        return sites
+    }
+
+    func sessions(_ query: PostgresQuery, on connection: PostgresConnection? = nil) async throws -> [SessionRecord] {
+        let rows: PostgresRowSequence
+        if let connection {
+            rows = try await connection.query(query, logger: logger)
+        } else {
+            rows = try await client.query(query, logger: logger)
+        }
+        var sessions: [SessionRecord] = []
+        for try await row in rows.decode(SessionRow.self) { sessions.append(Self.session(row)) }
+        return sessions
+    }
+
+    // MARK: - Directory
+
+    public func createSite(_ site: SiteRecord) async throws {
+        do {
+            try await client.query("""
+                INSERT INTO sites (id, name, time_zone, beacon_uuid, major, geofence_latitude, geofence_longitude, geofence_radius_meters)
+                VALUES (\(site.id.rawValue), \(site.name), \(site.timeZone), \(site.beacon.uuid.uuidString), \(Int(site.beacon.major)),
+                        \(site.geofence?.latitude), \(site.geofence?.longitude), \(site.geofence?.radiusMeters))
+                """, logger: logger)
+        } catch where Self.isUniqueViolation(error) {
+            throw RepositoryError(kind: .conflict, detail: "a site with id '\(site.id)' or beacon \(site.beacon) already exists")
+        }
+    }
+
+    public func site(id: SiteID) async throws -> SiteRecord? {
+        try await sites(PostgresQuery(unsafeSQL: "SELECT \(Self.siteColumns) FROM sites WHERE id = $1", binds: try binds(id.rawValue))).first
+    }
+
+    public func site(beacon: SiteBeacon) async throws -> SiteRecord? {
+        try await sites(PostgresQuery(unsafeSQL: "SELECT \(Self.siteColumns) FROM sites WHERE beacon_uuid = $1 AND major = $2",
+                                      binds: try binds(beacon.uuid.uuidString, Int(beacon.major)))).first
+    }
+
+    public func sites() async throws -> [SiteRecord] {
+        try await sites(PostgresQuery(unsafeSQL: "SELECT \(Self.siteColumns) FROM sites ORDER BY name, id"))
+    }
+
+    public func createEmployee(_ employee: EmployeeRecord) async throws {
+        do {
+            try await client.query("INSERT INTO employees (id, name, external_id, email) VALUES (\(employee.id.rawValue), \(employee.name), \(employee.externalId), \(employee.email))",
+                                   logger: logger)
+        } catch where Self.isUniqueViolation(error) {
+            throw RepositoryError(kind: .conflict, detail: "an employee with id '\(employee.id)' or external id '\(employee.externalId ?? "")' already exists")
+        }
+    }
+
+    public func employee(id: UserID) async throws -> EmployeeRecord? {
+        for try await (id, name, externalId, email) in try await client.query(
+            "SELECT id, name, external_id, email FROM employees WHERE id = \(id.rawValue)", logger: logger).decode((String, String, String?, String?).self) {
+            return EmployeeRecord(id: UserID(id), name: name, externalId: externalId, email: email)
+        }
+        return nil
+    }
+
+    // MARK: - Sessions
+
+    public func checkIn(_ command: CheckInCommand, now: Date) async throws -> (session: SessionRecord, created: Bool) {
+        try await client.withTransaction(logger: logger) { connection in
+            let key = command.sessionKey.rawValue
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))", logger: logger)
+            let inserted = try await connection.query("""
+                INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, last_seen_at, source, created_at)
+                VALUES (\(key), \(command.userId.rawValue), \(command.siteId.rawValue), \(command.deviceId?.rawValue),
+                        \(command.at.timeIntervalSince1970), \(command.at.timeIntervalSince1970), \(command.source.rawValue), \(now.timeIntervalSince1970))
+                ON CONFLICT (session_key) DO NOTHING RETURNING 1
+                """, logger: logger).collect()
+            let created = !inserted.isEmpty
+            if created {
+                var pending: [(String, Double, String?)] = []
+                for try await row in try await connection.query(
+                    "SELECT kind, at, reason FROM pending_session_events WHERE session_key = \(key) ORDER BY id", logger: logger)
+                    .decode((String, Double, String?).self) {
+                    pending.append(row)
+                }
+                for (kind, at, reason) in pending {
+                    try await Self.applyToSession(kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat, key: key, at: at, reason: reason,
+                                                  connection: connection, logger: logger)
+                }
+                try await connection.query("DELETE FROM pending_session_events WHERE session_key = \(key)", logger: logger)
+            }
+            guard let session = try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1",
+                                                                 binds: try binds(key)), on: connection).first else {
+                throw RepositoryError(kind: .notFound, detail: "session \(key) vanished during its check-in")
+            }
+            return (session, created)
+        }
+    }
+
+    public func apply(_ command: SessionEventCommand, now: Date) async throws -> SessionEventOutcome {
+        try await client.withTransaction(logger: logger) { connection in
+            let key = command.sessionKey.rawValue
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))", logger: logger)
+            let query = PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1", binds: try binds(key))
+            guard let existing = try await sessions(query, on: connection).first else {
+                try await connection.query("""
+                    INSERT INTO pending_session_events (session_key, kind, at, reason, user_id, received_at)
+                    VALUES (\(key), \(command.kind.rawValue), \(command.at.timeIntervalSince1970), \(command.reason), \(command.userId?.rawValue),
+                            \(now.timeIntervalSince1970))
+                    """, logger: logger)
+                return .pending
+            }
+            if let user = command.userId, user != existing.userId { return .forbidden(owner: existing.userId) }
+            try await Self.applyToSession(kind: command.kind, key: key, at: command.at.timeIntervalSince1970, reason: command.reason,
+                                          connection: connection, logger: logger)
+            return .applied(try await sessions(query, on: connection).first ?? existing)
+        }
+    }
+
+    /// The first check-out wins; a heartbeat moves `last_seen_at` forward only.
+    static func applyToSession(kind: SessionEventCommand.Kind, key: String, at: Double, reason: String?, connection: PostgresConnection,
+                               logger: Logger) async throws {
+        switch kind {
+        case .checkOut:
+            try await connection.query("""
+                UPDATE sessions SET check_out_at = \(at), check_out_reason = \(reason), last_seen_at = GREATEST(last_seen_at, \(at))
+                WHERE session_key = \(key) AND check_out_at IS NULL
+                """, logger: logger)
+        case .heartbeat:
+            try await connection.query("UPDATE sessions SET last_seen_at = GREATEST(last_seen_at, \(at)) WHERE session_key = \(key)", logger: logger)
+        }
+    }
+
+    public func session(key: SessionKey) async throws -> SessionRecord? {
+        try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1", binds: try binds(key.rawValue))).first
+    }
+
+    public func openSessions(siteId: SiteID?) async throws -> [SessionRecord] {
+        if let siteId {
+            return try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE check_out_at IS NULL AND site_id = $1 ORDER BY check_in_at",
+                                                    binds: try binds(siteId.rawValue)))
+        }
+        return try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE check_out_at IS NULL ORDER BY check_in_at"))
+    }
+}
+
+/// Bindings for a query whose SQL is assembled from fixed column lists.
+func binds(_ values: any PostgresThrowingDynamicTypeEncodable...) throws -> PostgresBindings {
+    var bindings = PostgresBindings(capacity: values.count)
+    for value in values { try bindings.append(value) }
+    return bindings
+}

@@ -1,0 +1,179 @@
+import AttendanceModels
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL store, for several stateless server instances sharing one database.
+///
+/// Same protocol and semantics as `SQLiteRepository`; times are epoch seconds (`double precision`)
+/// as there. PostgreSQL runs transactions concurrently (READ COMMITTED), so every write to a
+/// session takes a per-session advisory lock first: a check-out stored as pending can't slip past
+/// a concurrent check-in's reconciliation.
+public final class PostgresRepository: AttendanceRepository, AuthRepository, AdminRepository, Sendable {
+    public let backendName = "postgresql"
+    let client: PostgresClient
+    let logger: Logger
+    private let runner: Task<Void, Never>
+
+    private init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+        runner = Task { await client.run() }
+    }
+
+    /// Connects to `url` (`postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require]`)
+    /// and runs the migrations.
+    public static func connect(url: String, logger: Logger = Logger(label: "attendance.postgres")) async throws -> PostgresRepository {
+        let repository = PostgresRepository(client: PostgresClient(configuration: try configuration(url: url), backgroundLogger: logger), logger: logger)
+        do {
+            try await repository.migrate()
+        } catch {
+            repository.shutdown()
+            throw error
+        }
+        return repository
+    }
+
+    /// Closes the connection pool.
+    public func shutdown() { runner.cancel() }
+
+    static func configuration(url: String) throws -> PostgresClient.Configuration {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+              let host = components.host, !host.isEmpty else {
+            throw Problem.field("--database", url, expected: "a file path, or a URL like postgres://user:password@host:5432/database")
+        }
+        let database = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        guard !database.isEmpty else { throw Problem.field("--database", url, expected: "a database name after the host, e.g. /attendance") }
+        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+        let tls: PostgresClient.Configuration.TLS
+        switch mode {
+        case "disable": tls = .disable
+        case "prefer": tls = .prefer(.makeClientConfiguration())
+        case "require", "verify-full": tls = .require(.makeClientConfiguration())
+        default: throw Problem.field("sslmode", mode, expected: "disable, prefer or require")
+        }
+        var configuration = PostgresClient.Configuration(host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
+                                                         password: components.password, database: database, tls: tls)
+        configuration.options.maximumConnections = 32
+        return configuration
+    }
+
+    // MARK: - Migrations (named, append-only)
+
+    static let migrations: [(name: String, statements: [String])] = [
+        ("2026-11-22 directory", [
+            """
+            CREATE TABLE sites (id TEXT PRIMARY KEY, name TEXT NOT NULL, time_zone TEXT NOT NULL, beacon_uuid TEXT NOT NULL,
+                major INTEGER NOT NULL CHECK (major BETWEEN 0 AND 65535), geofence_latitude DOUBLE PRECISION,
+                geofence_longitude DOUBLE PRECISION, geofence_radius_meters DOUBLE PRECISION, UNIQUE (beacon_uuid, major))
+            """,
+            "CREATE TABLE employees (id TEXT PRIMARY KEY, name TEXT NOT NULL, external_id TEXT UNIQUE, email TEXT)",
+        ]),
+        ("2026-11-22 sessions", [
+            """
+            CREATE TABLE sessions (session_key TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES employees(id),
+                site_id TEXT NOT NULL REFERENCES sites(id), device_id TEXT, check_in_at DOUBLE PRECISION NOT NULL,
+                check_out_at DOUBLE PRECISION, check_out_reason TEXT, last_seen_at DOUBLE PRECISION NOT NULL, source TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL)
+            """,
+            "CREATE INDEX sessions_by_user ON sessions (user_id, check_in_at)",
+            "CREATE INDEX sessions_by_site ON sessions (site_id, check_in_at)",
+            "CREATE INDEX sessions_open ON sessions (check_out_at, site_id)",
+            """
+            CREATE TABLE pending_session_events (id BIGSERIAL PRIMARY KEY, session_key TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('checkOut', 'heartbeat')), at DOUBLE PRECISION NOT NULL, reason TEXT, user_id TEXT,
+                received_at DOUBLE PRECISION NOT NULL)
+            """,
+            "CREATE INDEX pending_by_session ON pending_session_events (session_key)",
+        ]),
+        ("2026-11-22 idempotency keys", [
+            """
+            CREATE TABLE idempotency_keys (scope TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('inFlight', 'done')), status INTEGER, content_type TEXT, body BYTEA,
+                created_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (scope, key))
+            """,
+            "CREATE INDEX idempotency_by_age ON idempotency_keys (created_at)",
+        ]),
+        ("2026-11-22 auth", [
+            "CREATE TABLE admin_tokens (token_hash TEXT PRIMARY KEY, created_at DOUBLE PRECISION NOT NULL)",
+            """
+            CREATE TABLE enrollment_codes (code_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES employees(id),
+                expires_at DOUBLE PRECISION NOT NULL, used_at DOUBLE PRECISION, created_at DOUBLE PRECISION NOT NULL)
+            """,
+            """
+            CREATE TABLE devices (id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES employees(id), token_hash TEXT NOT NULL UNIQUE,
+                platform TEXT NOT NULL, device_name TEXT, enrolled_at DOUBLE PRECISION NOT NULL, last_seen_at DOUBLE PRECISION,
+                revoked_at DOUBLE PRECISION)
+            """,
+            "CREATE INDEX devices_by_user ON devices (user_id)",
+        ]),
+        ("2026-11-22 beacons", [
+            """
+            CREATE TABLE beacons (id TEXT PRIMARY KEY, site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+                minor INTEGER NOT NULL CHECK (minor BETWEEN 0 AND 65535), label TEXT, tx_power_dbm DOUBLE PRECISION, UNIQUE (site_id, minor))
+            """,
+        ]),
+    ]
+
+    /// Runs the migrations not yet applied, in one transaction, under an advisory lock, so that
+    /// instances starting together apply each once.
+    func migrate() async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(731001)", logger: logger)
+            try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)",
+                                       logger: logger)
+            var applied = Set<String>()
+            for try await name in try await connection.query("SELECT name FROM schema_migrations", logger: logger).decode(String.self) {
+                applied.insert(name)
+            }
+            for migration in Self.migrations where !applied.contains(migration.name) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                let now = Date().timeIntervalSince1970
+                try await connection.query("INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), \(now))", logger: logger)
+            }
+        }
+    }
+
+    static func isUniqueViolation(_ error: any Error) -> Bool {
+        (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
+    }
+
+    // MARK: - Idempotency
+
+    public func claimIdempotency(scope: String, key: String, requestHash: String, now: Date) async throws -> IdempotencyClaim {
+        let time = now.timeIntervalSince1970
+        let inserted = try await client.query("""
+            INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (\(scope), \(key), \(requestHash), 'inFlight', \(time))
+            ON CONFLICT (scope, key) DO NOTHING RETURNING 1
+            """, logger: logger).collect()
+        if !inserted.isEmpty { return .claimed }
+        let rows = try await client.query("SELECT request_hash, state, status, content_type, body FROM idempotency_keys WHERE scope = \(scope) AND key = \(key)",
+                                          logger: logger)
+        for try await (hash, state, status, contentType, body) in rows.decode((String, String, Int?, String?, ByteBuffer?).self) {
+            guard hash == requestHash else { return .payloadMismatch }
+            guard state == "done", let status, let contentType else { return .inFlight }
+            return .replay(StoredReply(status: status, contentType: contentType, body: body.map { Data(buffer: $0) } ?? Data()))
+        }
+        return .claimed
+    }
+
+    public func completeIdempotency(scope: String, key: String, reply: StoredReply) async throws {
+        let body = ByteBuffer(data: reply.body)
+        try await client.query("""
+            UPDATE idempotency_keys SET state = 'done', status = \(reply.status), content_type = \(reply.contentType), body = \(body)
+            WHERE scope = \(scope) AND key = \(key)
+            """, logger: logger)
+    }
+
+    public func releaseIdempotency(scope: String, key: String) async throws {
+        try await client.query("DELETE FROM idempotency_keys WHERE scope = \(scope) AND key = \(key) AND state = 'inFlight'", logger: logger)
+    }
+
+    public func purgeIdempotency(olderThan cutoff: Date) async throws -> Int {
+        let rows = try await client.query("DELETE FROM idempotency_keys WHERE created_at < \(cutoff.timeIntervalSince1970) RETURNING 1",
+                                          logger: logger).collect()
+        return rows.count
+    }
+}

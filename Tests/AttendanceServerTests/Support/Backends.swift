@@ -1,0 +1,93 @@
+import AttendanceServer
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The storage backends every contract test runs against. PostgreSQL is never skipped: when a
+/// private server can't be started, the tests that need it fail and say why.
+enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
+    case sqlite, postgresql
+
+    var description: String { rawValue }
+
+    /// A fresh, empty store, and a way to open it again as a restarted server would.
+    func makeStore() async throws -> (repository: any ServerRepository, reopen: @Sendable () async throws -> any ServerRepository) {
+        switch self {
+        case .sqlite:
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString).sqlite").path
+            return (try SQLiteRepository.open(path: path), { try SQLiteRepository.open(path: path) })
+        case .postgresql:
+            let url = try await ThrowawayPostgres.shared.freshDatabaseURL()
+            return (try await PostgresRepository.connect(url: url), { try await PostgresRepository.connect(url: url) })
+        }
+    }
+
+    func makeRepository() async throws -> any ServerRepository { try await makeStore().repository }
+}
+
+/// One private PostgreSQL server per test process (scripts/pg-throwaway), stopped at exit; a new
+/// database for every test.
+actor ThrowawayPostgres {
+    static let shared = ThrowawayPostgres()
+    private var server: Result<String, any Error>?
+
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/pg-throwaway").path
+
+    func freshDatabaseURL() async throws -> String {
+        let base = try baseURL()
+        let name = "contract_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        try Self.run("/usr/bin/env", ["psql", base, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])
+        guard var components = URLComponents(string: base) else { throw ThrowawayError(message: "not a URL: \(base)") }
+        components.path = "/" + name
+        components.queryItems = [URLQueryItem(name: "sslmode", value: "disable")]
+        return components.string ?? base
+    }
+
+    private func baseURL() throws -> String {
+        if let server { return try server.get() }
+        let result = Result { () throws -> String in
+            let output = try Self.run(Self.script, ["start"])
+            let parts = output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
+            guard parts.count == 2 else { throw ThrowawayError(message: "pg-throwaway printed '\(output)'") }
+            throwawayDirectory = String(parts[1])
+            atexit { stopThrowawayPostgres() }
+            return String(parts[0])
+        }
+        server = result
+        return try result.get()
+    }
+
+    struct ThrowawayError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ThrowawayError(message: "\(executable) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(errors)")
+        }
+        return output
+    }
+}
+
+// Read by the atexit handler (a C function pointer can't capture): written once, before the
+// handler is registered, by the actor above.
+nonisolated(unsafe) private var throwawayDirectory: String?
+
+private func stopThrowawayPostgres() {
+    guard let directory = throwawayDirectory else { return }
+    _ = try? ThrowawayPostgres.run(ThrowawayPostgres.script, ["stop", directory])
+}
