@@ -36,7 +36,13 @@ import Testing
         #expect(try await auth.installAdminToken(configured: "a-long-enough-admin-token") == nil)
         #expect(try await auth.authenticate(authorization: "bearer a-long-enough-admin-token") == .admin)
         #expect(await status { _ = try await auth.installAdminToken(configured: "short") } == 400)
-        #expect(await status { _ = try await auth.installAdminToken(configured: "another-long-admin-token") } == 400)
+        // Rotating the variable rotates the token: the old one stops working.
+        #expect(try await auth.installAdminToken(configured: "another-long-admin-token") == nil)
+        #expect(try await auth.authenticate(authorization: "Bearer another-long-admin-token") == .admin)
+        #expect(await status { _ = try await auth.authenticate(authorization: "Bearer a-long-enough-admin-token") } == 401)
+        // Without the variable, a later start keeps the configured token and prints nothing.
+        #expect(try await auth.installAdminToken(configured: nil) == nil)
+        #expect(try await auth.authenticate(authorization: "Bearer another-long-admin-token") == .admin)
     }
 
     @Test(arguments: Backend.allCases) func missingOrUnknownTokensAre401(backend: Backend) async throws {

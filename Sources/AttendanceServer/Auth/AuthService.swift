@@ -11,19 +11,16 @@ public struct AuthService: Sendable {
         self.clock = clock
     }
 
-    /// On a database's first start: installs `configured` (from `ATTENDANCE_ADMIN_TOKEN`) or a new
-    /// random token. Returns the token to print once when it was generated here, else nil.
+    /// At start: with `configured` (from `ATTENDANCE_ADMIN_TOKEN`), that value is the admin token,
+    /// replacing any stored one (so rotating the variable rotates the token). Without it, a
+    /// database's first start installs a new random token and returns it, to be printed once;
+    /// later starts return nil and keep the stored one.
     public func installAdminToken(configured: String?) async throws -> String? {
         if let configured {
             guard configured.count >= 16 else {
-                throw Problem.field("ATTENDANCE_ADMIN_TOKEN", "\(configured.count) characters", expected: "at least 16 characters", status: 400)
+                throw Problem.field("ATTENDANCE_ADMIN_TOKEN", "\(configured.count) characters long", expected: "at least 16 characters")
             }
-            // A configured token is always accepted, also on a database that has another.
-            _ = try await repository.installAdminToken(hash: Tokens.hash(configured), now: clock())
-            if try await !repository.isAdminToken(hash: Tokens.hash(configured)) {
-                throw Problem(400, "Admin token mismatch",
-                              "this database already has an admin token and ATTENDANCE_ADMIN_TOKEN is not it; unset it to use the stored one")
-            }
+            try await repository.replaceAdminTokens(hash: Tokens.hash(configured), now: clock())
             return nil
         }
         let token = Tokens.newToken()

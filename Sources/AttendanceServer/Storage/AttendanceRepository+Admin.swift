@@ -41,8 +41,7 @@ public struct SessionCursor: Hashable, Sendable {
 
     /// Opaque to clients: base64url of "seconds|key".
     public var token: String {
-        Data("\(checkInAt.timeIntervalSince1970)|\(sessionKey.rawValue)".utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        Data("\(checkInAt.timeIntervalSince1970)|\(sessionKey.rawValue)".utf8).base64URLEncoded
     }
 
     public init(checkInAt: Date, sessionKey: SessionKey) {
@@ -51,9 +50,7 @@ public struct SessionCursor: Hashable, Sendable {
     }
 
     public init?(token: String) {
-        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64) else { return nil }
+        guard let data = Data(base64URLEncoded: token) else { return nil }
         let parts = String(decoding: data, as: UTF8.self).split(separator: "|", maxSplits: 1)
         guard parts.count == 2, let seconds = Double(parts[0]) else { return nil }
         self.init(checkInAt: Date(timeIntervalSince1970: seconds), sessionKey: SessionKey(String(parts[1])))

@@ -13,6 +13,8 @@ public enum CodeRedemption: Hashable, Sendable {
 public protocol AuthRepository: Sendable {
     /// Stores the admin token's hash unless one exists; returns whether it was stored.
     func installAdminToken(hash: String, now: Date) async throws -> Bool
+    /// Makes `hash` the only admin token (a configured token replaces whatever was stored).
+    func replaceAdminTokens(hash: String, now: Date) async throws
     func isAdminToken(hash: String) async throws -> Bool
     func createEnrollmentCode(hash: String, userId: UserID, expiresAt: Date, now: Date) async throws
     /// Marks the code used if it is known, unused and unexpired: atomically, so a code works once.

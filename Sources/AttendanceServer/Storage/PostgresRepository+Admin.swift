@@ -16,6 +16,15 @@ extension PostgresRepository {
         }
     }
 
+    public func replaceAdminTokens(hash: String, now: Date) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(731002)", logger: logger)
+            try await connection.query("DELETE FROM admin_tokens WHERE token_hash <> \(hash)", logger: logger)
+            try await connection.query("INSERT INTO admin_tokens (token_hash, created_at) VALUES (\(hash), \(now.timeIntervalSince1970)) ON CONFLICT (token_hash) DO NOTHING",
+                                       logger: logger)
+        }
+    }
+
     public func isAdminToken(hash: String) async throws -> Bool {
         !(try await client.query("SELECT 1 FROM admin_tokens WHERE token_hash = \(hash)", logger: logger).collect()).isEmpty
     }

@@ -37,6 +37,14 @@ extension SQLiteRepository: AuthRepository {
         }
     }
 
+    public func replaceAdminTokens(hash: String, now: Date) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM adminTokens WHERE tokenHash <> ?", arguments: [hash])
+            try db.execute(sql: "INSERT INTO adminTokens (tokenHash, createdAt) VALUES (?, ?) ON CONFLICT (tokenHash) DO NOTHING",
+                           arguments: [hash, now.timeIntervalSince1970])
+        }
+    }
+
     public func isAdminToken(hash: String) async throws -> Bool {
         try await writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM adminTokens WHERE tokenHash = ?", arguments: [hash]) == 1 }
     }
