@@ -87,7 +87,14 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "AttendanceModelsTests", dependencies: ["AttendanceModels"], swiftSettings: strictSwift6),
         .testTarget(name: "AttendanceEngineTests", dependencies: ["AttendanceEngine", "AttendanceModels"], swiftSettings: strictSwift6),
-        .testTarget(name: "AttendanceServerTests", dependencies: ["AttendanceServer", "AttendanceModels", "AttendanceTestSupport"],
+        // The storage backends the server's contract tests run on, with a private PostgreSQL.
+        .target(name: "AttendanceServerTestSupport", dependencies: ["AttendanceServer"], path: "Tests/AttendanceServerTestSupport",
+                swiftSettings: strictSwift6),
+        .testTarget(name: "AttendanceServerTests", dependencies: ["AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport"],
+                    swiftSettings: strictSwift6),
+        // Device and server together: what the device sends is what the server accepts.
+        .testTarget(name: "AttendanceIntegrationTests",
+                    dependencies: ["AttendanceServer", "AttendanceSync", "AttendanceEngine", "AttendanceModels", "AttendanceServerTestSupport"],
                     swiftSettings: strictSwift6),
         // Helpers shared by the test targets that run built executables as child processes.
         .target(name: "AttendanceTestSupport", path: "Tests/AttendanceTestSupport", swiftSettings: strictSwift6),

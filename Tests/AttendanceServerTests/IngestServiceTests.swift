@@ -1,5 +1,6 @@
 import AttendanceModels
 @testable import AttendanceServer
+import AttendanceServerTestSupport
 import Foundation
 import Testing
 

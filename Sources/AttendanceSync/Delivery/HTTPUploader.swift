@@ -68,16 +68,40 @@ public final class HTTPUploader: Uploader, Sendable {
 
     // MARK: - Batch
 
+    /// The body of `POST /v1/attendance/events` for these entries, and the batch's own
+    /// idempotency key (derived from the items' keys, so a resend of the same batch reuses it).
+    public static func batchRequest(for entries: [OutboxEntry], settings: Settings) throws -> (idempotencyKey: String, body: Data) {
+        let items = entries.map { $0.event.batchItem(platform: settings.platform, appVersion: settings.appVersion, siteID: settings.siteIDs[$0.event.site]) }
+        let key = "batch-" + SHA256.hex(items.map(\.idempotencyKey).joined(separator: ",")).prefix(40)
+        return (String(key), try encoder.encode(EventBatchRequest(events: items)))
+    }
+
+    /// What became of each entry, from a 2xx answer of the batch endpoint.
+    public static func outcomes(forBatchAnswer data: Data, status: Int, entries: [OutboxEntry]) -> [Int64: DeliveryOutcome] {
+        guard let response = try? JSONDecoder().decode(EventBatchResponse.self, from: data) else {
+            let reason = "the batch answer (HTTP \(status)) was not a results document"
+            return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: reason, transport: false, retryAfterSeconds: nil)) })
+        }
+        let byKey = Dictionary(response.results.map { ($0.idempotencyKey, $0) }, uniquingKeysWith: { first, _ in first })
+        var outcomes: [Int64: DeliveryOutcome] = [:]
+        for entry in entries {
+            guard let result = byKey[entry.idempotencyKey] else {
+                outcomes[entry.id] = .retry(reason: "the batch answer had no result for this event", transport: false, retryAfterSeconds: nil)
+                continue
+            }
+            let problem = result.problem.flatMap { try? encoder.encode($0) } ?? Data()
+            outcomes[entry.id] = ResponseClassifier.classify(status: result.status, retryAfter: nil, body: problem, now: Date())
+        }
+        return outcomes
+    }
+
     /// `nil` when the server does not offer the batch endpoint.
     private func uploadBatch(_ entries: [OutboxEntry]) async -> [Int64: DeliveryOutcome]? {
-        let items = entries.map { $0.event.batchItem(platform: settings.platform, appVersion: settings.appVersion, siteID: settings.siteIDs[$0.event.site]) }
-        let batchKey = "batch-" + SHA256.hex(items.map(\.idempotencyKey).joined(separator: ",")).prefix(40)
-        let body: Data
-        do { body = try Self.encoder.encode(EventBatchRequest(events: items)) } catch {
+        let request: (idempotencyKey: String, body: Data)
+        do { request = try Self.batchRequest(for: entries, settings: settings) } catch {
             return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .rejected(status: 0, detail: "could not encode the event: \(error)")) })
         }
-        let answer = await post(path: "v1/attendance/events", body: body, idempotencyKey: batchKey)
-        switch answer {
+        switch await post(path: "v1/attendance/events", body: request.body, idempotencyKey: request.idempotencyKey) {
         case .failure(let reason):
             return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: reason, transport: true, retryAfterSeconds: nil)) })
         case .success(let status, let retryAfter, let data):
@@ -91,21 +115,7 @@ public final class HTTPUploader: Uploader, Sendable {
                 let outcome = ResponseClassifier.classify(status: status, retryAfter: retryAfter, body: data, now: Date())
                 return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, outcome) })
             }
-            guard let response = try? JSONDecoder().decode(EventBatchResponse.self, from: data) else {
-                let reason = "the batch answer (HTTP \(status)) was not a results document"
-                return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: reason, transport: false, retryAfterSeconds: nil)) })
-            }
-            let byKey = Dictionary(response.results.map { ($0.idempotencyKey, $0) }, uniquingKeysWith: { first, _ in first })
-            var outcomes: [Int64: DeliveryOutcome] = [:]
-            for entry in entries {
-                guard let result = byKey[entry.idempotencyKey] else {
-                    outcomes[entry.id] = .retry(reason: "the batch answer had no result for this event", transport: false, retryAfterSeconds: nil)
-                    continue
-                }
-                let problem = result.problem.flatMap { try? Self.encoder.encode($0) } ?? Data()
-                outcomes[entry.id] = ResponseClassifier.classify(status: result.status, retryAfter: nil, body: problem, now: Date())
-            }
-            return outcomes
+            return Self.outcomes(forBatchAnswer: data, status: status, entries: entries)
         }
     }
 

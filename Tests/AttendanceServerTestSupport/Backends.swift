@@ -6,13 +6,13 @@ import Glibc
 
 /// The storage backends every contract test runs against. PostgreSQL is never skipped: when a
 /// private server can't be started, the tests that need it fail and say why.
-enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
+public enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
     case sqlite, postgresql
 
-    var description: String { rawValue }
+    public var description: String { rawValue }
 
     /// A fresh, empty store, and a way to open it again as a restarted server would.
-    func makeStore() async throws -> (repository: any ServerRepository, reopen: @Sendable () async throws -> any ServerRepository) {
+    public func makeStore() async throws -> (repository: any ServerRepository, reopen: @Sendable () async throws -> any ServerRepository) {
         switch self {
         case .sqlite:
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString).sqlite").path
@@ -23,19 +23,19 @@ enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
         }
     }
 
-    func makeRepository() async throws -> any ServerRepository { try await makeStore().repository }
+    public func makeRepository() async throws -> any ServerRepository { try await makeStore().repository }
 }
 
 /// One private PostgreSQL server per test process (scripts/pg-throwaway), stopped at exit; a new
 /// database for every test.
-actor ThrowawayPostgres {
-    static let shared = ThrowawayPostgres()
+public actor ThrowawayPostgres {
+    public static let shared = ThrowawayPostgres()
     private var server: Result<String, any Error>?
 
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/pg-throwaway").path
+        .deletingLastPathComponent().appendingPathComponent("scripts/pg-throwaway").path
 
-    func freshDatabaseURL() async throws -> String {
+    public func freshDatabaseURL() async throws -> String {
         let base = try baseURL()
         let name = "contract_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         try Self.run("/usr/bin/env", ["psql", base, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])

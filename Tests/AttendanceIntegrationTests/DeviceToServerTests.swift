@@ -1,0 +1,100 @@
+import AttendanceEngine
+import AttendanceModels
+import AttendanceServer
+import AttendanceServerTestSupport
+import AttendanceSync
+import Foundation
+import Testing
+
+/// The device and the server together, without HTTP: events decided by the engine, stored in the
+/// outbox and drained with the very bytes `HTTPUploader` sends, are accepted by the server's
+/// ingest, exactly once, on both storage backends.
+@Suite struct DeviceToServerTests {
+    /// Hands the batch body to `IngestService` and maps its answer as `HTTPUploader` does. It can
+    /// lose answers: the server has processed the batch, the device never hears back.
+    final class InProcessServer: Uploader, Sendable {
+        let ingest: IngestService
+        let principal: Principal
+        let answersToLose = Locked(0)
+
+        init(ingest: IngestService, principal: Principal) {
+            self.ingest = ingest
+            self.principal = principal
+        }
+
+        func upload(_ entries: [OutboxEntry]) async -> [Int64: DeliveryOutcome] {
+            let settings = HTTPUploader.Settings(baseURL: URL(string: "http://in-process")!, platform: "ios")
+            do {
+                let request = try HTTPUploader.batchRequest(for: entries, settings: settings)
+                let reply = try await ingest.handleBatch(body: request.body, idempotencyKey: request.idempotencyKey, principal: principal)
+                let lost = answersToLose.withLock { remaining -> Bool in
+                    guard remaining > 0 else { return false }
+                    remaining -= 1
+                    return true
+                }
+                if lost {
+                    return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: "the answer was lost", transport: true, retryAfterSeconds: nil)) })
+                }
+                return HTTPUploader.outcomes(forBatchAnswer: reply.body, status: reply.status, entries: entries)
+            } catch {
+                return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: "\(error)", transport: false, retryAfterSeconds: nil)) })
+            }
+        }
+    }
+
+    @Test(arguments: Backend.allCases, [0, 1])
+    func aWorkingDayReachesTheServerOnce(backend: Backend, lostAnswers: Int) async throws {
+        let t0 = Date(timeIntervalSince1970: 1_795_338_000)
+        let clock = ManualClock(t0)
+        let repository = try await backend.makeRepository()
+        defer { repository.shutdown() }
+        try await repository.createSite(SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1)))
+        try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
+        let server = InProcessServer(ingest: IngestService(repository: repository, clock: { clock.now() }), principal: .device("phone-a", user: "alice"))
+        server.answersToLose.value = lostAnswers
+
+        var configuration = Configuration()
+        configuration.userID = "alice"
+        configuration.deviceID = "phone-a"
+        configuration.sites = [SiteConfiguration(siteID: "hq", major: 1)]
+        let ports = RecordingPorts()
+        let store = try DeviceStore.inMemory()
+        let runtime = try AttendanceRuntime(store: store, configuration: configuration,
+                                            ports: .init(clock: clock, radio: ports, motion: ports, timers: ports, background: ports, notifier: ports,
+                                                         uploader: server), jitterSeed: 5)
+        let region = BeaconRegion(uuid: SiteBeacon.defaultUUID, major: 1)
+        func at(_ seconds: Double, _ event: EngineEvent) async throws {
+            clock.set(t0.addingTimeInterval(seconds))
+            try await runtime.send(event)
+        }
+        try await at(0, .regionEntered(region))
+        for second in 1...6 {
+            try await at(Double(second), .beaconsRanged([BeaconSample(beacon: BeaconIdentity(uuid: SiteBeacon.defaultUUID, major: 1, minor: 3), rssi: -60)],
+                                                        region: BeaconRegion(uuid: SiteBeacon.defaultUUID)))
+        }
+        try await at(3 * 3600, .regionStateDetermined(region, .inside))
+        try await at(8 * 3600, .regionExited(region))
+        try await at(8 * 3600 + 1200, .locationWake)
+        // A lost answer leaves events pending; the next drain, once due, resends them.
+        clock.advance(by: 3600)
+        try await runtime.drain()
+
+        // The day's events: the check-in, one heartbeat (the screen-on at +3 h), the check-out;
+        // every one delivered, none pending, none dead.
+        let entries = try store.entries()
+        #expect(entries.map(\.event.kind) == [.checkIn, .heartbeat, .checkOut])
+        #expect(entries.allSatisfy { $0.state == .delivered })
+        // A lost answer: the check-in was sent again (and replayed by the server); the rest once.
+        #expect(entries.map(\.attempts) == (lostAnswers > 0 ? [2, 1, 1] : [1, 1, 1]))
+        let sessions = try await repository.sessions(SessionFilter(), after: nil, limit: 10)
+        #expect(sessions.count == 1)
+        let session = try #require(sessions.first)
+        #expect(session.userId == "alice" && session.siteId == "hq")
+        #expect(session.checkInAt == t0)
+        #expect(session.checkOutAt == t0.addingTimeInterval(8 * 3600 - 30))
+        #expect(session.checkOutReason == "regionExit")
+        #expect(session.lastSeenAt == t0.addingTimeInterval(8 * 3600 - 30))
+        let deviceKeys = Set(try store.entries().map(\.event.sessionKey))
+        #expect(deviceKeys == [session.sessionKey])
+    }
+}
