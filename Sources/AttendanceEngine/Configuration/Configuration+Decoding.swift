@@ -92,9 +92,10 @@ extension Configuration {
         return configuration
     }
 
-    /// The sites the engine tracks: configured ones, or `nil` when any major is accepted.
-    var allowedSites: Set<SiteBeacon>? {
-        sites.isEmpty ? nil : Set(sites.map { $0.beacon(defaultUUID: proximityUUID) })
+    /// Whether the engine tracks `site`: a configured site, or, with no sites configured, any major
+    /// of `proximityUUID`.
+    func allows(_ site: SiteBeacon) -> Bool {
+        sites.isEmpty ? site.uuid == proximityUUID : sites.contains { $0.beacon(defaultUUID: proximityUUID) == site }
     }
 }
 

@@ -239,9 +239,8 @@ public struct Engine: Hashable, Sendable, Codable {
         configuration = newConfiguration
         // Sites no longer allowed are dropped unless a session is open there: that one ends
         // with its own exit, never silently.
-        if let allowed = configuration.allowedSites {
-            sites.removeAll { !allowed.contains($0.site) && $0.session == nil && !$0.isConfirming }
-        }
+        let configuration = configuration
+        sites.removeAll { !configuration.allows($0.site) && $0.session == nil && !$0.isConfirming }
         trackConfiguredSites()
         actions.append(.recordTelemetry(TelemetryRecord(at: now, kind: .configurationApplied, site: nil,
                                                         detail: "\(configuration.sites.count) sites, monitoring \(configuration.regionMonitoring.rawValue)")))
@@ -408,13 +407,7 @@ public struct Engine: Hashable, Sendable, Codable {
     /// Starts tracking a site if the configuration allows it; returns its index.
     private mutating func trackSite(_ site: SiteBeacon) -> Int? {
         if let index = siteIndex(site) { return index }
-        let allowed: Bool
-        if configuration.sites.isEmpty {
-            allowed = site.uuid == configuration.proximityUUID
-        } else {
-            allowed = configuration.sites.contains { $0.beacon(defaultUUID: configuration.proximityUUID) == site }
-        }
-        guard allowed else { return nil }
+        guard configuration.allows(site) else { return nil }
         let index = sites.firstIndex { site < $0.site } ?? sites.endIndex
         sites.insert(SitePresence(site: site), at: index)
         return index

@@ -44,7 +44,7 @@ public struct LocalNotification: Hashable, Sendable, Codable {
 public struct TelemetryRecord: Hashable, Sendable, Codable {
     public enum Kind: String, Hashable, Sendable, Codable {
         case windowOpened, windowConfirmed, windowInsufficient, discoveryEmpty, exitSuspected, sessionResumed,
-             checkedOut, heartbeat, manualRejected, detectionUnavailable, detectionRestored, configurationRejected,
+             checkedOut, manualRejected, detectionUnavailable, detectionRestored, configurationRejected,
              configurationApplied, upload
     }
 

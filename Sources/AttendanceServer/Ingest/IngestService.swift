@@ -55,11 +55,10 @@ public struct IngestService: Sendable {
 
     /// `POST /v1/attendance/{check-in, check-out, heartbeat}`.
     public func handle(_ endpoint: Endpoint, body: Data, idempotencyKey: String?, principal: Principal) async throws -> StoredReply {
-        guard body.count <= limits.maxBodyBytes else {
-            return Problem(413, "Body too large", "the body is \(body.count) bytes; the limit is \(limits.maxBodyBytes) bytes").reply
-        }
-        guard let key = idempotencyKey, !key.isEmpty, key.count <= 255 else {
-            return Problem.field("Idempotency-Key", idempotencyKey, expected: "a header of 1 to 255 characters, unique per event").reply
+        let key: String
+        switch precheck(body: body, idempotencyKey: idempotencyKey, expected: "a header of 1 to 255 characters, unique per event") {
+        case .failure(let problem): return problem.reply
+        case .success(let checked): key = checked
         }
         return try await idempotent(scope: principal.scope, key: key, body: body) {
             try await process(endpoint, body: body, principal: principal)
@@ -68,11 +67,10 @@ public struct IngestService: Sendable {
 
     /// `POST /v1/attendance/events`: each item as its single endpoint would answer, in order.
     public func handleBatch(body: Data, idempotencyKey: String?, principal: Principal) async throws -> StoredReply {
-        guard body.count <= limits.maxBodyBytes else {
-            return Problem(413, "Body too large", "the body is \(body.count) bytes; the limit is \(limits.maxBodyBytes) bytes").reply
-        }
-        guard let key = idempotencyKey, !key.isEmpty, key.count <= 255 else {
-            return Problem.field("Idempotency-Key", idempotencyKey, expected: "a header of 1 to 255 characters").reply
+        let key: String
+        switch precheck(body: body, idempotencyKey: idempotencyKey, expected: "a header of 1 to 255 characters") {
+        case .failure(let problem): return problem.reply
+        case .success(let checked): key = checked
         }
         let batch: EventBatchRequest
         do { batch = try JSONDecoder().decode(EventBatchRequest.self, from: body) } catch {
@@ -98,6 +96,17 @@ public struct IngestService: Sendable {
             }
             return try Replies.json(200, EventBatchResponse(results: results))
         }
+    }
+
+    /// The checks before anything is parsed or stored: the body's size (413), the key (400).
+    private func precheck(body: Data, idempotencyKey: String?, expected: String) -> Result<String, Problem> {
+        guard body.count <= limits.maxBodyBytes else {
+            return .failure(Problem(413, "Body too large", "the body is \(body.count) bytes; the limit is \(limits.maxBodyBytes) bytes"))
+        }
+        guard let key = idempotencyKey, !key.isEmpty, key.count <= 255 else {
+            return .failure(Problem.field("Idempotency-Key", idempotencyKey, expected: expected))
+        }
+        return .success(key)
     }
 
     // MARK: - Idempotency

@@ -73,7 +73,7 @@ public final class HTTPUploader: Uploader, Sendable {
     public static func batchRequest(for entries: [OutboxEntry], settings: Settings) throws -> (idempotencyKey: String, body: Data) {
         let items = entries.map { $0.event.batchItem(platform: settings.platform, appVersion: settings.appVersion, siteID: settings.siteIDs[$0.event.site]) }
         let key = "batch-" + SHA256.hex(items.map(\.idempotencyKey).joined(separator: ",")).prefix(40)
-        return (String(key), try encoder.encode(EventBatchRequest(events: items)))
+        return (String(key), try CanonicalJSON.encoder.encode(EventBatchRequest(events: items)))
     }
 
     /// What became of each entry, from a 2xx answer of the batch endpoint.
@@ -89,7 +89,7 @@ public final class HTTPUploader: Uploader, Sendable {
                 outcomes[entry.id] = .retry(reason: "the batch answer had no result for this event", transport: false, retryAfterSeconds: nil)
                 continue
             }
-            let problem = result.problem.flatMap { try? encoder.encode($0) } ?? Data()
+            let problem = result.problem.flatMap { try? CanonicalJSON.encoder.encode($0) } ?? Data()
             outcomes[entry.id] = ResponseClassifier.classify(status: result.status, retryAfter: nil, body: problem, now: Date())
         }
         return outcomes
@@ -134,9 +134,9 @@ public final class HTTPUploader: Uploader, Sendable {
             let path: String
             let body: Data?
             switch item.type {
-            case .checkIn: path = "v1/attendance/check-in"; body = try? Self.encoder.encode(item.checkIn)
-            case .checkOut: path = "v1/attendance/check-out"; body = try? Self.encoder.encode(item.checkOut)
-            case .heartbeat: path = "v1/attendance/heartbeat"; body = try? Self.encoder.encode(item.heartbeat)
+            case .checkIn: path = "v1/attendance/check-in"; body = try? CanonicalJSON.encoder.encode(item.checkIn)
+            case .checkOut: path = "v1/attendance/check-out"; body = try? CanonicalJSON.encoder.encode(item.checkOut)
+            case .heartbeat: path = "v1/attendance/heartbeat"; body = try? CanonicalJSON.encoder.encode(item.heartbeat)
             }
             guard let body else {
                 outcomes[entry.id] = .rejected(status: 0, detail: "could not encode the event")
@@ -161,12 +161,6 @@ public final class HTTPUploader: Uploader, Sendable {
         case failure(String)
     }
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return encoder
-    }()
-
     private func post(path: String, body: Data, idempotencyKey: String) async -> Answer {
         var request = URLRequest(url: settings.baseURL.appendingPathComponent(path))
         request.httpMethod = "POST"
@@ -185,27 +179,5 @@ public final class HTTPUploader: Uploader, Sendable {
         } catch {
             return .failure("network error: \(error)")
         }
-    }
-}
-
-/// A value behind a lock, for the little mutable state of otherwise immutable `Sendable` types.
-/// (`Synchronization.Mutex` needs iOS 18 / macOS 15; the package supports iOS 16.)
-public final class Locked<Value>: @unchecked Sendable {
-    // @unchecked: every access to `stored` holds `lock`.
-    private let lock = NSLock()
-    private var stored: Value
-
-    public init(_ value: Value) { stored = value }
-
-    public var value: Value {
-        get { lock.lock(); defer { lock.unlock() }; return stored }
-        set { lock.lock(); defer { lock.unlock() }; stored = newValue }
-    }
-
-    @discardableResult
-    public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&stored)
     }
 }

@@ -9,8 +9,9 @@ public struct RetryPolicy: Hashable, Sendable {
     /// Keeps a drain from retrying an event within itself.
     public var minDelaySeconds: Double
 
-    /// 2 s doubling to at most 10 min: a day offline costs ~150 attempts per event at most, and
-    /// the network coming back resets transport backoff anyway.
+    /// 2 s doubling to at most 10 min. At the cap, full jitter waits 300 s on average, so a day
+    /// offline costs about 290 attempts per waiting session head; the network coming back resets
+    /// transport backoff anyway.
     public init(baseDelaySeconds: Double = 2, maxDelaySeconds: Double = 600, minDelaySeconds: Double = 1) {
         self.baseDelaySeconds = baseDelaySeconds
         self.maxDelaySeconds = maxDelaySeconds

@@ -12,8 +12,7 @@ public struct DiagnosticsExport: Sendable {
 
 extension DeviceStore {
     public func diagnosticsExport() throws -> DiagnosticsExport {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
+        let encoder = CanonicalJSON.encoder
         var lines: [String] = []
         let counts = try counts()
         lines.append(try jsonLine(["type": "outbox", "pending": String(counts.pending), "inFlight": String(counts.inFlight),

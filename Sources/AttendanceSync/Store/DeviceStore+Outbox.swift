@@ -11,13 +11,6 @@ extension DeviceStore {
         try commit(Transition(events: events), at: time)
     }
 
-    /// Payloads are stored with sorted keys, so the bytes of an event never vary.
-    static let payloadEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return encoder
-    }()
-
     static func insert(_ events: [AttendanceEvent], at time: Date, in db: Database) throws -> Int {
         guard !events.isEmpty else { return 0 }
         // A cached statement: the hot path of every enqueue, so it is compiled once per connection.
@@ -29,7 +22,7 @@ extension DeviceStore {
         var inserted = 0
         for event in events {
             try statement.execute(arguments: [event.idempotencyKey, event.sessionKey.rawValue, event.kind.rawValue, event.timestamp.timeIntervalSince1970,
-                                              try payloadEncoder.encode(event), time.timeIntervalSince1970, time.timeIntervalSince1970])
+                                              try CanonicalJSON.encoder.encode(event), time.timeIntervalSince1970, time.timeIntervalSince1970])
             inserted += db.changesCount
         }
         return inserted
