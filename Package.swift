@@ -29,6 +29,24 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Structured logging (PostgresNIO logs through it; so do the server and the CLI).
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The HTTP server (DESIGN §5): a small SwiftNIO router with swift-service-lifecycle for
+        // graceful SIGINT/SIGTERM shutdown. HummingbirdTesting drives it over a real loopback socket.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // openapi.yaml is the contract: the server's types and stubs and the device's client are
+        // generated from it at build time (the plugin's cost is measured in docs/SERVER.md).
+        .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
+        // The device's transport for the generated client (URLSession on iOS and on Linux).
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+        // HTTPField names for the request-id header (the HTTP types Hummingbird and OpenAPI share).
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // NIOCore: the listening channel's bound port (Hummingbird builds on it already).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // ServiceGroup: runs the HTTP server and the PostgreSQL pool together, stops them in order.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // `/metrics` in the Prometheus text format, from a registry owned by each server instance.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // MARK: - Shared
@@ -61,12 +79,37 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // The HTTP layer: handlers for the stubs generated from openapi.yaml, auth, problem+json,
+        // body limits, request logs, metrics, and the `serve` lifecycle.
+        .target(
+            name: "AttendanceHTTP",
+            dependencies: [
+                "AttendanceModels",
+                "AttendanceServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.copy("Resources/openapi.yaml")],
+            swiftSettings: strictSwift6,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+
         // MARK: - Tools
         .executableTarget(
             name: "attendance",
             dependencies: [
                 "AttendanceModels",
                 "AttendanceEngine",
+                "AttendanceServer",
+                "AttendanceHTTP",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift6
@@ -91,6 +134,11 @@ let package = Package(
         .target(name: "AttendanceServerTestSupport", dependencies: ["AttendanceServer"], path: "Tests/AttendanceServerTestSupport",
                 swiftSettings: strictSwift6),
         .testTarget(name: "AttendanceServerTests", dependencies: ["AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport"],
+                    swiftSettings: strictSwift6),
+        // The HTTP layer over a real loopback socket, on both backends.
+        .testTarget(name: "AttendanceHTTPTests",
+                    dependencies: ["AttendanceHTTP", "AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport",
+                                   .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strictSwift6),
         // Device and server together: what the device sends is what the server accepts.
         .testTarget(name: "AttendanceIntegrationTests",

@@ -4,7 +4,7 @@ import ArgumentParser
 struct Attendance: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attendance",
-        abstract: "Beacon Attendance: the engine's replay tool (and, as they land, the server and the simulator).",
-        subcommands: [Replay.self]
+        abstract: "Beacon Attendance: the attendance server, and the engine's replay tool.",
+        subcommands: [Serve.self, Replay.self]
     )
 }

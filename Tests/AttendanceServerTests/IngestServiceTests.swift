@@ -106,6 +106,30 @@ import Testing
         #expect(try await service.repository.openSessions(siteId: nil).isEmpty)
     }
 
+    @Test(arguments: Backend.allCases) func aCheckOutEarlierThanTheCheckInIsRefusedAndWritesNothing(backend: Backend) async throws {
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
+        _ = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "in", principal: Self.alice)
+        let early = try await service.handle(.checkOut, body: Self.checkOut(ts: "2026-11-22T08:50:00Z"), idempotencyKey: "out", principal: Self.alice)
+        #expect(early.status == 422)
+        #expect((try json(early)["detail"] as? String)?.contains("'ts' is '2026-11-22T08:50:00Z'; expected a time at or after the session's check-in (2026-11-22T08:55:00Z)") == true)
+        let session = try #require(try await service.repository.session(key: "s-1"))
+        #expect(session.checkOutAt == nil)
+        // The right check-out is still accepted afterwards.
+        #expect(try await service.handle(.checkOut, body: Self.checkOut(), idempotencyKey: "out-2", principal: Self.alice).status == 200)
+    }
+
+    @Test(arguments: Backend.allCases) func aPendingCheckOutEarlierThanItsCheckInIsNotAppliedAndIsKept(backend: Backend) async throws {
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
+        let early = try await service.handle(.checkOut, body: Self.checkOut(ts: "2026-11-22T08:50:00Z"), idempotencyKey: "out", principal: Self.alice)
+        #expect(early.status == 202)
+        let checkIn = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "in", principal: Self.alice)
+        #expect(try json(checkIn)["status"] as? String == "open")
+        #expect(try await service.repository.openSessions(siteId: nil).map(\.sessionKey) == ["s-1"])
+        #expect(try await service.repository.pendingEventCount(sessionKey: "s-1") == 1)
+    }
+
     @Test(arguments: Backend.allCases) func checkOutAndHeartbeatUpdateTheSession(backend: Backend) async throws {
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }

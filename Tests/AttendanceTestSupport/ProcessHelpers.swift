@@ -23,9 +23,12 @@ public final class ChildProcess: @unchecked Sendable {
     private let pipe = Pipe()
     private let errorPipe = Pipe()
 
-    public init(_ executable: URL, _ arguments: [String], standardInput: String? = nil) throws {
+    public init(_ executable: URL, _ arguments: [String], standardInput: String? = nil, environment: [String: String] = [:]) throws {
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.standardOutput = pipe
         process.standardError = errorPipe
         let input = Pipe()
@@ -47,6 +50,18 @@ public final class ChildProcess: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return !output.isEmpty
+    }
+
+    /// What the child has written to standard output so far.
+    public var standardOutputSoFar: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Sends a signal (SIGTERM, SIGINT) to the child.
+    public func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
     }
 
     public func killNow() {

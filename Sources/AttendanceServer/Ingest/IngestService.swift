@@ -213,10 +213,9 @@ public struct IngestService: Sendable {
                                           reason: reason, source: eventSource)
         switch try await repository.apply(command, now: clock()) {
         case .applied(let session):
-            if kind == .checkOut, let checkOut = session.checkOutAt, checkOut < session.checkInAt {
-                throw Problem.field("ts", ts, expected: "a time at or after the check-in (\(RFC3339.format(session.checkInAt)))", status: 422)
-            }
             return try Replies.json(200, SessionBody(session))
+        case .checkOutBeforeCheckIn(let checkInAt):
+            throw Problem.field("ts", ts, expected: "a time at or after the session's check-in (\(RFC3339.format(checkInAt)))", status: 422)
         case .pending:
             return try Replies.json(202, PendingEventBody(sessionKey: sessionKey))
         case .forbidden:

@@ -9,6 +9,8 @@ public protocol AttendanceRepository: Sendable {
     var backendName: String { get }
     /// Releases connections (the server's graceful shutdown, the end of a test).
     func shutdown()
+    /// Answers when the database does (`GET /health`); throws otherwise.
+    func ping() async throws
 
     // MARK: Idempotency (DESIGN §5.2)
     /// Claims `key` in `scope` for a request whose canonical payload hashes to `requestHash`.
@@ -35,6 +37,9 @@ public protocol AttendanceRepository: Sendable {
     func checkIn(_ command: CheckInCommand, now: Date) async throws -> (session: SessionRecord, created: Bool)
     func apply(_ command: SessionEventCommand, now: Date) async throws -> SessionEventOutcome
     func session(key: SessionKey) async throws -> SessionRecord?
+    /// Check-outs and heartbeats stored without their session: waiting for its check-in, or kept
+    /// because they could not apply to it (a check-out earlier than the check-in).
+    func pendingEventCount(sessionKey: SessionKey?) async throws -> Int
     /// Open sessions (who is on site now), optionally for one site.
     func openSessions(siteId: SiteID?) async throws -> [SessionRecord]
 }

@@ -109,7 +109,11 @@ extension PostgresRepository {
                     try await Self.applyToSession(kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat, key: key, at: at, reason: reason,
                                                   connection: connection, logger: logger)
                 }
-                try await connection.query("DELETE FROM pending_session_events WHERE session_key = \(key)", logger: logger)
+                // A pending check-out earlier than this check-in is not applied; its row stays, for audit.
+                try await connection.query("""
+                    DELETE FROM pending_session_events
+                    WHERE session_key = \(key) AND NOT (kind = 'checkOut' AND at < \(command.at.timeIntervalSince1970))
+                    """, logger: logger)
             }
             guard let session = try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1",
                                                                  binds: try binds(key)), on: connection).first else {
@@ -133,20 +137,24 @@ extension PostgresRepository {
                 return .pending
             }
             if let user = command.userId, user != existing.userId { return .forbidden(owner: existing.userId) }
+            if command.kind == .checkOut, existing.checkOutAt == nil, command.at < existing.checkInAt {
+                return .checkOutBeforeCheckIn(checkInAt: existing.checkInAt)
+            }
             try await Self.applyToSession(kind: command.kind, key: key, at: command.at.timeIntervalSince1970, reason: command.reason,
                                           connection: connection, logger: logger)
             return .applied(try await sessions(query, on: connection).first ?? existing)
         }
     }
 
-    /// The first check-out wins; a heartbeat moves `last_seen_at` forward only.
+    /// The first check-out wins, and only at or after the check-in; a heartbeat moves
+    /// `last_seen_at` forward only.
     static func applyToSession(kind: SessionEventCommand.Kind, key: String, at: Double, reason: String?, connection: PostgresConnection,
                                logger: Logger) async throws {
         switch kind {
         case .checkOut:
             try await connection.query("""
                 UPDATE sessions SET check_out_at = \(at), check_out_reason = \(reason), last_seen_at = GREATEST(last_seen_at, \(at))
-                WHERE session_key = \(key) AND check_out_at IS NULL
+                WHERE session_key = \(key) AND check_out_at IS NULL AND check_in_at <= \(at)
                 """, logger: logger)
         case .heartbeat:
             try await connection.query("UPDATE sessions SET last_seen_at = GREATEST(last_seen_at, \(at)) WHERE session_key = \(key)", logger: logger)
@@ -155,6 +163,16 @@ extension PostgresRepository {
 
     public func session(key: SessionKey) async throws -> SessionRecord? {
         try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1", binds: try binds(key.rawValue))).first
+    }
+
+    public func pendingEventCount(sessionKey: SessionKey?) async throws -> Int {
+        let query: PostgresQuery = if let sessionKey {
+            "SELECT COUNT(*)::bigint FROM pending_session_events WHERE session_key = \(sessionKey.rawValue)"
+        } else {
+            "SELECT COUNT(*)::bigint FROM pending_session_events"
+        }
+        for try await count in try await client.query(query, logger: logger).decode(Int.self) { return count }
+        return 0
     }
 
     public func openSessions(siteId: SiteID?) async throws -> [SessionRecord] {

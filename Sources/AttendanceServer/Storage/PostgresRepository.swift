@@ -37,6 +37,10 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
     /// Closes the connection pool.
     public func shutdown() { runner.cancel() }
 
+    public func ping() async throws {
+        _ = try await client.query("SELECT 1", logger: logger).collect()
+    }
+
     static func configuration(url: String) throws -> PostgresClient.Configuration {
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
               let host = components.host, !host.isEmpty else {

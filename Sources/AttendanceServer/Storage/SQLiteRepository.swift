@@ -19,6 +19,10 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     /// Nothing to release: GRDB closes the file when the last reference goes.
     public func shutdown() {}
 
+    public func ping() async throws {
+        _ = try await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
     public static func inMemory() throws -> SQLiteRepository {
         var configuration = GRDB.Configuration()
         configuration.foreignKeysEnabled = true
@@ -204,7 +208,9 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
                     let kind = SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat
                     try Self.applyToSession(kind: kind, key: command.sessionKey.rawValue, at: row["at"], reason: row["reason"], db: db)
                 }
-                try db.execute(sql: "DELETE FROM pendingSessionEvents WHERE sessionKey = ?", arguments: [command.sessionKey.rawValue])
+                // A pending check-out earlier than this check-in is not applied; its row stays, for audit.
+                try db.execute(sql: "DELETE FROM pendingSessionEvents WHERE sessionKey = ? AND NOT (kind = 'checkOut' AND at < ?)",
+                               arguments: [command.sessionKey.rawValue, command.at.timeIntervalSince1970])
             }
             guard let session = try Self.session(key: command.sessionKey.rawValue, db: db) else {
                 throw RepositoryError(kind: .notFound, detail: "session \(command.sessionKey) vanished during its check-in")
@@ -222,19 +228,23 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
                 return .pending
             }
             if let user = command.userId, user != existing.userId { return .forbidden(owner: existing.userId) }
+            if command.kind == .checkOut, existing.checkOutAt == nil, command.at < existing.checkInAt {
+                return .checkOutBeforeCheckIn(checkInAt: existing.checkInAt)
+            }
             try Self.applyToSession(kind: command.kind, key: command.sessionKey.rawValue, at: command.at.timeIntervalSince1970, reason: command.reason, db: db)
             return .applied(try Self.session(key: command.sessionKey.rawValue, db: db) ?? existing)
         }
     }
 
-    /// The first check-out wins; a heartbeat moves `lastSeenAt` forward only.
+    /// The first check-out wins, and only at or after the check-in; a heartbeat moves `lastSeenAt`
+    /// forward only.
     private static func applyToSession(kind: SessionEventCommand.Kind, key: String, at: Double, reason: String?, db: Database) throws {
         switch kind {
         case .checkOut:
             try db.execute(sql: """
                 UPDATE sessions SET checkOutAt = ?, checkOutReason = ?, lastSeenAt = MAX(lastSeenAt, ?)
-                WHERE sessionKey = ? AND checkOutAt IS NULL
-                """, arguments: [at, reason, at, key])
+                WHERE sessionKey = ? AND checkOutAt IS NULL AND checkInAt <= ?
+                """, arguments: [at, reason, at, key, at])
         case .heartbeat:
             try db.execute(sql: "UPDATE sessions SET lastSeenAt = MAX(lastSeenAt, ?) WHERE sessionKey = ?", arguments: [at, key])
         }
@@ -242,6 +252,13 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     public func session(key: SessionKey) async throws -> SessionRecord? {
         try await writer.read { db in try Self.session(key: key.rawValue, db: db) }
+    }
+
+    public func pendingEventCount(sessionKey: SessionKey?) async throws -> Int {
+        try await writer.read { db in
+            guard let sessionKey else { return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pendingSessionEvents") ?? 0 }
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pendingSessionEvents WHERE sessionKey = ?", arguments: [sessionKey.rawValue]) ?? 0
+        }
     }
 
     public func openSessions(siteId: SiteID?) async throws -> [SessionRecord] {

@@ -23,6 +23,12 @@ public struct Geofence: Hashable, Sendable, Codable {
     public var latitude: Double
     public var longitude: Double
     public var radiusMeters: Double
+
+    public init(latitude: Double, longitude: Double, radiusMeters: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.radiusMeters = radiusMeters
+    }
 }
 
 public struct EmployeeRecord: Hashable, Sendable {
@@ -91,6 +97,8 @@ public enum SessionEventOutcome: Hashable, Sendable {
     case pending
     /// The session belongs to another user.
     case forbidden(owner: UserID)
+    /// A check-out earlier than the session's check-in: nothing was written.
+    case checkOutBeforeCheckIn(checkInAt: Date)
 }
 
 /// A stored answer to an idempotent request, replayed byte for byte.

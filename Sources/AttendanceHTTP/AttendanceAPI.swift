@@ -1,0 +1,221 @@
+import AttendanceModels
+import AttendanceServer
+import Foundation
+import OpenAPIRuntime
+
+/// The handlers behind the stubs generated from openapi.yaml. Each one unwraps the typed input,
+/// calls the HTTP-agnostic service, and wraps the answer; refusals are thrown (`Problem`, or a
+/// stored refusal) and `ProblemMiddleware` sends them as problem+json.
+struct AttendanceAPI: APIProtocol {
+    let repository: any ServerRepository
+    let ingest: IngestService
+    let admin: AdminService
+    let auth: AuthService
+    let metrics: ServerMetrics
+    let document: Data
+
+    // MARK: Operations
+
+    func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
+        do { try await repository.ping() } catch {
+            throw Problem(503, "Database unavailable", "the \(repository.backendName) database does not answer: \(error)")
+        }
+        let database: Components.Schemas.Health.DatabasePayload = repository.backendName == "postgresql" ? .postgresql : .sqlite
+        return .ok(.init(body: .json(.init(status: .ok, database: database))))
+    }
+
+    func getMetrics(_ input: Operations.GetMetrics.Input) async throws -> Operations.GetMetrics.Output {
+        .ok(.init(body: .plainText(HTTPBody(metrics.exposition()))))
+    }
+
+    func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws -> Operations.GetOpenAPIDocument.Output {
+        .ok(.init(body: .yaml(HTTPBody(document))))
+    }
+
+    // MARK: Device
+
+    func enrollDevice(_ input: Operations.EnrollDevice.Input) async throws -> Operations.EnrollDevice.Output {
+        guard case .json(let request) = input.body else { throw Self.unsupportedBody }
+        let (device, token) = try await auth.enroll(code: request.code, platform: request.platform, deviceName: request.deviceName)
+        let config = try await deviceConfig(device: device.id, user: device.userId)
+        return .created(.init(body: .json(.init(deviceId: device.id.rawValue, deviceToken: token, userId: device.userId.rawValue, config: config))))
+    }
+
+    func getDeviceConfig(_ input: Operations.GetDeviceConfig.Input) async throws -> Operations.GetDeviceConfig.Output {
+        guard case .device(let device, let user) = try Caller.current() else {
+            throw Problem(403, "Forbidden", "the remote configuration is per device; call it with a device token")
+        }
+        return .ok(.init(body: .json(try await deviceConfig(device: device, user: user))))
+    }
+
+    private func deviceConfig(device: DeviceID, user: UserID) async throws -> Components.Schemas.DeviceConfig {
+        let object = try await admin.deviceConfig(device: device, user: user)
+        return try Wire.decode(Components.Schemas.DeviceConfig.self, from: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    }
+
+    func checkIn(_ input: Operations.CheckIn.Input) async throws -> Operations.CheckIn.Output {
+        guard case .json(let body) = input.body else { throw Self.unsupportedBody }
+        let reply = try await ingest.handle(.checkIn, body: try Wire.data(body), idempotencyKey: input.headers.idempotencyKey, principal: try Caller.current())
+        switch reply.status {
+        case 201: return .created(.init(body: .json(try Wire.decode(Components.Schemas.Session.self, from: reply.body))))
+        case 200: return .ok(.init(body: .json(try Wire.decode(Components.Schemas.Session.self, from: reply.body))))
+        default: throw StoredReplyError(reply: reply)
+        }
+    }
+
+    func checkOut(_ input: Operations.CheckOut.Input) async throws -> Operations.CheckOut.Output {
+        guard case .json(let body) = input.body else { throw Self.unsupportedBody }
+        let reply = try await ingest.handle(.checkOut, body: try Wire.data(body), idempotencyKey: input.headers.idempotencyKey, principal: try Caller.current())
+        switch reply.status {
+        case 200: return .ok(.init(body: .json(try Wire.decode(Components.Schemas.Session.self, from: reply.body))))
+        case 202: return .accepted(.init(body: .json(try Wire.decode(Components.Schemas.PendingEvent.self, from: reply.body))))
+        default: throw StoredReplyError(reply: reply)
+        }
+    }
+
+    func heartbeat(_ input: Operations.Heartbeat.Input) async throws -> Operations.Heartbeat.Output {
+        guard case .json(let body) = input.body else { throw Self.unsupportedBody }
+        let reply = try await ingest.handle(.heartbeat, body: try Wire.data(body), idempotencyKey: input.headers.idempotencyKey, principal: try Caller.current())
+        switch reply.status {
+        case 200: return .ok(.init(body: .json(try Wire.decode(Components.Schemas.Session.self, from: reply.body))))
+        case 202: return .accepted(.init(body: .json(try Wire.decode(Components.Schemas.PendingEvent.self, from: reply.body))))
+        default: throw StoredReplyError(reply: reply)
+        }
+    }
+
+    func submitEvents(_ input: Operations.SubmitEvents.Input) async throws -> Operations.SubmitEvents.Output {
+        guard case .json(let body) = input.body else { throw Self.unsupportedBody }
+        let reply = try await ingest.handleBatch(body: try Wire.data(body), idempotencyKey: input.headers.idempotencyKey, principal: try Caller.current())
+        guard reply.status == 200 else { throw StoredReplyError(reply: reply) }
+        return .ok(.init(body: .json(try Wire.decode(Components.Schemas.EventBatchResponse.self, from: reply.body))))
+    }
+
+    // MARK: Sites and beacons
+
+    func listSites(_ input: Operations.ListSites.Input) async throws -> Operations.ListSites.Output {
+        .ok(.init(body: .json(try await repository.sites().map(Self.site))))
+    }
+
+    func createSite(_ input: Operations.CreateSite.Input) async throws -> Operations.CreateSite.Output {
+        guard case .json(let body) = input.body else { throw Self.unsupportedBody }
+        return .created(.init(body: .json(Self.site(try await admin.createSite(Self.siteInput(body))))))
+    }
+
+    func getSite(_ input: Operations.GetSite.Input) async throws -> Operations.GetSite.Output {
+        .ok(.init(body: .json(Self.site(try await admin.site(id: SiteID(input.path.siteId))))))
+    }
+
+    func updateSite(_ input: Operations.UpdateSite.Input) async throws -> Operations.UpdateSite.Output {
+        guard case .json(let body) = input.body else { throw Self.unsupportedBody }
+        return .ok(.init(body: .json(Self.site(try await admin.updateSite(id: SiteID(input.path.siteId), Self.siteInput(body))))))
+    }
+
+    func deleteSite(_ input: Operations.DeleteSite.Input) async throws -> Operations.DeleteSite.Output {
+        try await admin.deleteSite(id: SiteID(input.path.siteId))
+        return .noContent(.init())
+    }
+
+    func listBeacons(_ input: Operations.ListBeacons.Input) async throws -> Operations.ListBeacons.Output {
+        .ok(.init(body: .json(try await admin.beacons(siteId: SiteID(input.path.siteId)).map(Self.beacon))))
+    }
+
+    func createBeacon(_ input: Operations.CreateBeacon.Input) async throws -> Operations.CreateBeacon.Output {
+        guard case .json(let body) = input.body else { throw Self.unsupportedBody }
+        let beacon = try await admin.createBeacon(siteId: SiteID(input.path.siteId), minor: body.minor, label: body.label, txPowerDBm: body.txPowerDBm)
+        return .created(.init(body: .json(Self.beacon(beacon))))
+    }
+
+    func deleteBeacon(_ input: Operations.DeleteBeacon.Input) async throws -> Operations.DeleteBeacon.Output {
+        try await admin.deleteBeacon(id: input.path.beaconId)
+        return .noContent(.init())
+    }
+
+    // MARK: Employees, codes, devices
+
+    func listEmployees(_ input: Operations.ListEmployees.Input) async throws -> Operations.ListEmployees.Output {
+        .ok(.init(body: .json(try await repository.employees().map(Self.employee))))
+    }
+
+    func createEmployee(_ input: Operations.CreateEmployee.Input) async throws -> Operations.CreateEmployee.Output {
+        guard case .json(let body) = input.body else { throw Self.unsupportedBody }
+        return .created(.init(body: .json(Self.employee(try await admin.createEmployee(name: body.name, externalId: body.externalId, email: body.email)))))
+    }
+
+    func getEmployee(_ input: Operations.GetEmployee.Input) async throws -> Operations.GetEmployee.Output {
+        .ok(.init(body: .json(Self.employee(try await admin.employee(id: UserID(input.path.userId))))))
+    }
+
+    func updateEmployee(_ input: Operations.UpdateEmployee.Input) async throws -> Operations.UpdateEmployee.Output {
+        guard case .json(let body) = input.body else { throw Self.unsupportedBody }
+        let employee = try await admin.updateEmployee(id: UserID(input.path.userId), name: body.name, externalId: body.externalId, email: body.email)
+        return .ok(.init(body: .json(Self.employee(employee))))
+    }
+
+    func createEnrollmentCode(_ input: Operations.CreateEnrollmentCode.Input) async throws -> Operations.CreateEnrollmentCode.Output {
+        guard case .json(let body) = input.body else { throw Self.unsupportedBody }
+        let issued = try await auth.issueEnrollmentCode(for: UserID(body.userId), validForSeconds: Double(body.expiresInSeconds ?? 86_400))
+        return .created(.init(body: .json(.init(code: issued.code, userId: body.userId, expiresAt: issued.expiresAt))))
+    }
+
+    func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
+        .ok(.init(body: .json(try await repository.devices(userId: input.query.userId.map { UserID($0) }).map(Self.device))))
+    }
+
+    func revokeDevice(_ input: Operations.RevokeDevice.Input) async throws -> Operations.RevokeDevice.Output {
+        guard let device = try await repository.revokeDevice(id: DeviceID(input.path.deviceId), now: Date()) else {
+            throw Problem(404, "Not found", "no device with id '\(input.path.deviceId)'")
+        }
+        return .ok(.init(body: .json(Self.device(device))))
+    }
+
+    // MARK: Reports
+
+    func listSessions(_ input: Operations.ListSessions.Input) async throws -> Operations.ListSessions.Output {
+        let query = input.query
+        let page = try await admin.sessions(userId: query.userId, siteId: query.siteId, from: query.from.map(RFC3339.format),
+                                            to: query.to.map(RFC3339.format), limit: query.limit, cursor: query.cursor)
+        return .ok(.init(body: .json(.init(items: try page.items.map(Self.session), nextCursor: page.nextCursor))))
+    }
+
+    func getPresence(_ input: Operations.GetPresence.Input) async throws -> Operations.GetPresence.Output {
+        let entries = try await admin.presence(siteId: input.query.siteId)
+        return .ok(.init(body: .json(entries.map {
+            .init(userId: $0.session.userId.rawValue, name: $0.name, siteId: $0.session.siteId.rawValue,
+                  sessionKey: $0.session.sessionKey.rawValue, since: $0.session.checkInAt, lastSeenAt: $0.session.lastSeenAt)
+        })))
+    }
+
+    // MARK: Records to the contract's types
+
+    static let unsupportedBody = Problem(415, "Unsupported media type", "the body must be application/json")
+
+    static func siteInput(_ body: Components.Schemas.SiteInput) -> AdminService.SiteInput {
+        AdminService.SiteInput(name: body.name, timeZone: body.timeZone, beaconUUID: body.beaconUUID, major: body.major,
+                               geofence: body.geofence.map { Geofence(latitude: $0.latitude, longitude: $0.longitude, radiusMeters: $0.radiusMeters) })
+    }
+
+    static func site(_ site: SiteRecord) -> Components.Schemas.Site {
+        .init(value1: .init(name: site.name, timeZone: site.timeZone, beaconUUID: site.beacon.uuid.uuidString, major: Int(site.beacon.major),
+                            geofence: site.geofence.map { .init(latitude: $0.latitude, longitude: $0.longitude, radiusMeters: $0.radiusMeters) }),
+              value2: .init(siteId: site.id.rawValue))
+    }
+
+    static func beacon(_ beacon: BeaconRecord) -> Components.Schemas.Beacon {
+        .init(value1: .init(minor: Int(beacon.minor), label: beacon.label, txPowerDBm: beacon.txPowerDBm),
+              value2: .init(beaconId: beacon.id, siteId: beacon.siteId.rawValue))
+    }
+
+    static func employee(_ employee: EmployeeRecord) -> Components.Schemas.Employee {
+        .init(value1: .init(name: employee.name, externalId: employee.externalId, email: employee.email), value2: .init(userId: employee.id.rawValue))
+    }
+
+    static func device(_ device: DeviceRecord) -> Components.Schemas.Device {
+        .init(deviceId: device.id.rawValue, userId: device.userId.rawValue, platform: device.platform, deviceName: device.deviceName,
+              enrolledAt: device.enrolledAt, lastSeenAt: device.lastSeenAt, revoked: device.revokedAt != nil)
+    }
+
+    /// The same JSON `IngestService` answers with, so a report and a check-in answer agree.
+    static func session(_ session: SessionRecord) throws -> Components.Schemas.Session {
+        try Wire.convert(SessionBody(session))
+    }
+}

@@ -1,0 +1,111 @@
+import AttendanceServer
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import OpenAPIHummingbird
+import OpenAPIRuntime
+import ServiceLifecycle
+
+/// How `attendance serve` (and the simulator, and the tests) run the server.
+public struct ServerOptions: Sendable {
+    /// The address to listen on; `127.0.0.1` keeps it on this machine.
+    public var host: String
+    /// 0 picks a free port (tests); the chosen one is reported by `RunningServer.port`.
+    public var port: Int
+    public var limits: IngestLimits
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, limits: IngestLimits = IngestLimits()) {
+        self.host = host
+        self.port = port
+        self.limits = limits
+    }
+}
+
+/// Opens the store `--database` names: a `postgres://` or `postgresql://` URL selects PostgreSQL,
+/// anything else is a SQLite file path (created on first start). Migrations run here.
+public enum ServerDatabase {
+    public static func open(_ location: String, logger: Logger) async throws -> any ServerRepository {
+        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
+            return try await PostgresRepository.connect(url: location, logger: logger)
+        }
+        guard !location.isEmpty else { throw Problem.field("--database", location, expected: "a SQLite file path or a postgres:// URL") }
+        let directory = URL(fileURLWithPath: location).deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw Problem.field("--database", location, expected: "a file in an existing directory ('\(directory)' does not exist)")
+        }
+        return try SQLiteRepository.open(path: location)
+    }
+}
+
+/// The HTTP server: Hummingbird routes generated from openapi.yaml, behind the request middleware
+/// (request id, body limit, log line, metrics), the problem middleware and authentication.
+public enum AttendanceHTTPServer {
+    /// The OpenAPI document served at `/openapi.yaml` (the package's resource).
+    public static func contract() throws -> Data {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {
+            throw Problem(500, "Contract missing", "openapi.yaml is not in the AttendanceHTTP resource bundle at \(Bundle.module.bundlePath)")
+        }
+        return try Data(contentsOf: url)
+    }
+
+    /// The application, ready to run as a service. `onListening` receives the bound port.
+    public static func application(repository: any ServerRepository, options: ServerOptions, logger: Logger,
+                                   clock: @escaping @Sendable () -> Date = { Date() },
+                                   onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+        let metrics = ServerMetrics()
+        let auth = AuthService(repository: repository, clock: clock)
+        let api = AttendanceAPI(repository: repository, ingest: IngestService(repository: repository, limits: options.limits, clock: clock),
+                                admin: AdminService(repository: repository), auth: auth, metrics: metrics, document: try contract())
+        let router = Router()
+        router.add(middleware: RequestMiddleware(logger: logger, metrics: metrics, maxBodyBytes: options.limits.maxBodyBytes))
+        try api.registerHandlers(on: router, configuration: Wire.configuration,
+                                 middlewares: [ProblemMiddleware(logger: logger), AuthMiddleware(auth: auth)])
+        return Application(router: router, configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
+                           onServerRunning: { channel in await onListening(channel.localAddress?.port ?? options.port) },
+                           logger: logger)
+    }
+}
+
+/// A server started in this process (the simulator, the tests): stop it to drain and close.
+public final class RunningServer: Sendable {
+    public let port: Int
+    public let repository: any ServerRepository
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// Starts the server on `repository` and returns once it listens.
+    public static func start(repository: any ServerRepository, options: ServerOptions = ServerOptions(port: 0),
+                             logger: Logger = Logger(label: "attendance.http"), clock: @escaping @Sendable () -> Date = { Date() }) async throws -> RunningServer {
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let app = try AttendanceHTTPServer.application(repository: repository, options: options, logger: logger, clock: clock) { port in
+            continuation.yield(port)
+            continuation.finish()
+        }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let task = Task { defer { continuation.finish() }; try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            try await task.value
+            throw Problem(500, "Server did not start", "the HTTP server stopped before it listened on \(options.host):\(options.port)")
+        }
+        return RunningServer(port: port, repository: repository, group: group, task: task)
+    }
+
+    private init(port: Int, repository: any ServerRepository, group: ServiceGroup, task: Task<Void, any Error>) {
+        self.port = port
+        self.repository = repository
+        self.group = group
+        self.task = task
+    }
+
+    /// Finishes the requests in flight, closes the listener, then the store.
+    public func stop() async throws {
+        await group.triggerGracefulShutdown()
+        try await task.value
+        repository.shutdown()
+    }
+}

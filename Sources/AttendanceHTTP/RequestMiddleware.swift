@@ -1,0 +1,73 @@
+import AttendanceServer
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The first thing every request meets: a request id (kept from `X-Request-Id` when plain, sent
+/// back), the body limit (413 before anything is parsed), and afterwards one log line and the
+/// metrics. The log line has the id, method, path (no query), operation, caller, status and
+/// duration; never a header, a body or a token.
+struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+    let metrics: ServerMetrics
+    let maxBodyBytes: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let record = RequestRecord(id: RequestRecord.id(from: request.headers[.requestID]))
+        let start = ContinuousClock.now
+        metrics.started()
+        var response: Response
+        do {
+            response = try await RequestRecord.$current.withValue(record) { try await limited(request, context: context, next: next) }
+        } catch let error as HTTPError {
+            response = Self.problem(Problem(Int(error.status.code), error.status.reasonPhrase, error.body ?? error.status.reasonPhrase))
+        } catch {
+            logger.error("request failed", metadata: ["request_id": "\(record.id)", "error": "\(error)"])
+            response = Self.problem(Problem(500, "Internal error", "the server failed to answer; request id \(record.id) identifies it in the server's log"))
+        }
+        response.headers[.requestID] = record.id
+        let duration = ContinuousClock.now - start
+        let operation = record.operation ?? "unmatched"
+        metrics.finished(operation: operation, status: Int(response.status.code), duration: duration)
+        var metadata: Logger.Metadata = [
+            "request_id": "\(record.id)", "method": "\(request.method.rawValue)", "path": "\(request.uri.path)",
+            "operation": "\(operation)", "status": "\(response.status.code)",
+            "duration_ms": "\(String(format: "%.2f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000))",
+        ]
+        switch record.principal {
+        case .admin?: metadata["caller"] = "admin"
+        case .device(let device, _)?: metadata["caller"] = "\(device.rawValue)"
+        case nil: break
+        }
+        logger.info("request", metadata: metadata)
+        return response
+    }
+
+    /// Refuses a body over the limit with 413 before reading it (by Content-Length) or while
+    /// reading it (chunked), then hands the collected body on.
+    private func limited(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let tooLarge = Problem(413, "Body too large", "the body is over the limit of \(maxBodyBytes) bytes")
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodyBytes {
+            return Self.problem(Problem(413, "Body too large", "the body is \(length) bytes; the limit is \(maxBodyBytes) bytes"))
+        }
+        var request = request
+        do {
+            let body = try await request.collectBody(upTo: maxBodyBytes)
+            RequestRecord.current?.record(body: Data(buffer: body), query: request.uri.query)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            return Self.problem(tooLarge)
+        }
+        return try await next(request, context)
+    }
+
+    static func problem(_ problem: Problem) -> Response {
+        let reply = problem.reply
+        return Response(status: .init(code: reply.status), headers: [.contentType: reply.contentType],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
+    }
+}
+
+extension HTTPField.Name {
+    static let requestID = HTTPField.Name("X-Request-Id")!
+}

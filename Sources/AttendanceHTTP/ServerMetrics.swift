@@ -1,0 +1,32 @@
+import Foundation
+import Prometheus
+
+/// The server's Prometheus metrics, in a registry of its own (several servers can share a test
+/// process). Labels are operation ids and status codes only: bounded, and never a user's data.
+final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let inFlight: Gauge
+    static var requests: MetricNameDescriptor { MetricNameDescriptor(namespace: "http", metricName: "requests", unitName: "total",
+                                               helpText: "Requests answered, by operation id and status code.") }
+    static var duration: MetricNameDescriptor { MetricNameDescriptor(namespace: "http", metricName: "request_duration", unitName: "seconds",
+                                               helpText: "Time from the request's head to its answer, by operation id.") }
+    static let buckets: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+                                      .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+                                      .seconds(2.5), .seconds(5)]
+
+    init() {
+        inFlight = registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "http", metricName: "requests_in_flight", unitName: "",
+                                                                       helpText: "Requests being processed now."))
+    }
+
+    func started() { inFlight.increment() }
+
+    func finished(operation: String, status: Int, duration: Duration) {
+        inFlight.decrement()
+        registry.makeCounter(descriptor: Self.requests, labels: [("operation", operation), ("status", String(status))]).increment()
+        registry.makeDurationHistogram(descriptor: Self.duration, labels: [("operation", operation)], buckets: Self.buckets).record(duration)
+    }
+
+    /// The text exposition format.
+    func exposition() -> String { registry.emitToString() }
+}

@@ -1,0 +1,105 @@
+import ArgumentParser
+import AttendanceHTTP
+import AttendanceServer
+import Foundation
+import Logging
+import ServiceLifecycle
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the attendance server (HTTP API in openapi.yaml) on a SQLite file or a PostgreSQL database.",
+        discussion: """
+            On a database's first start an admin token is created and printed once, unless ATTENDANCE_ADMIN_TOKEN \
+            is set (at least 16 characters), in which case that value is the admin token. SIGINT and SIGTERM finish \
+            the requests in flight and exit 0. One log line per request goes to standard error. See docs/SERVER.md.
+            """
+    )
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0 picks a free one).")
+    var port = 8080
+
+    @Option(help: "A SQLite file (created if missing), or a postgres://user:password@host:5432/database URL.")
+    var database = "./attendance.sqlite"
+
+    @Option(help: "Log format on standard error: text or json.")
+    var logFormat = "text"
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    @Option(help: "Refuse an event whose ts is more than this many seconds ahead of the server's clock.")
+    var maxFutureSeconds: Double = IngestLimits().maxFutureSeconds
+
+    @Option(help: "Refuse an event whose ts is more than this many seconds old (default 30 days).")
+    var maxPastSeconds: Double = IngestLimits().maxPastSeconds
+
+    func validate() throws {
+        guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format must be text or json, got '\(logFormat)'") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical, got '\(logLevel)'")
+        }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
+        guard maxFutureSeconds >= 0, maxFutureSeconds.isFinite else { throw ValidationError("--max-future-seconds must be ≥ 0, got \(maxFutureSeconds)") }
+        guard maxPastSeconds > 0, maxPastSeconds.isFinite else { throw ValidationError("--max-past-seconds must be > 0, got \(maxPastSeconds)") }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        let json = logFormat == "json"
+        LoggingSystem.bootstrap { label in
+            var handler: any LogHandler = json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "attendance.server")
+        let repository: any ServerRepository
+        do {
+            repository = try await ServerDatabase.open(database, logger: logger)
+        } catch let problem as Problem {
+            throw CommandFailure(problem.detail)
+        } catch {
+            throw CommandFailure("can't open the database '\(Self.redacted(database))': \(error)")
+        }
+        do {
+            let configured = ProcessInfo.processInfo.environment["ATTENDANCE_ADMIN_TOKEN"]
+            if let token = try await AuthService(repository: repository).installAdminToken(configured: configured) {
+                Self.say("Admin token (shown once; the server keeps only its hash): \(token)")
+            } else if configured != nil {
+                Self.say("Admin token: the value of ATTENDANCE_ADMIN_TOKEN")
+            }
+            var limits = IngestLimits()
+            limits.maxFutureSeconds = maxFutureSeconds
+            limits.maxPastSeconds = maxPastSeconds
+            let options = ServerOptions(host: host, port: port, limits: limits)
+            let where_ = "\(repository.backendName) at \(Self.redacted(database))"
+            let app = try AttendanceHTTPServer.application(repository: repository, options: options, logger: logger, onListening: { [host] bound in
+                Self.say("Listening on http://\(host):\(bound) (\(where_)); Ctrl-C stops.")
+            })
+            let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await group.run()
+            repository.shutdown()
+            Self.say("Stopped.")
+        } catch let problem as Problem {
+            repository.shutdown()
+            throw CommandFailure(problem.detail)
+        } catch {
+            repository.shutdown()
+            throw error
+        }
+    }
+
+    /// A line on standard output, unbuffered, so a supervisor or a script sees it at once.
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// The database location without its password, for messages and logs.
+    static func redacted(_ location: String) -> String {
+        guard var components = URLComponents(string: location), components.password != nil else { return location }
+        components.password = "***"
+        return components.string ?? location
+    }
+}
