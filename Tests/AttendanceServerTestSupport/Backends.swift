@@ -15,7 +15,7 @@ public enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
     public func makeStore() async throws -> (repository: any ServerRepository, reopen: @Sendable () async throws -> any ServerRepository) {
         switch self {
         case .sqlite:
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString).sqlite").path
+            let path = sqliteTestDirectory.appendingPathComponent("contract-\(UUID().uuidString).sqlite").path
             return (try SQLiteRepository.open(path: path), { try SQLiteRepository.open(path: path) })
         case .postgresql:
             let url = try await ThrowawayPostgres.shared.freshDatabaseURL()
@@ -86,6 +86,17 @@ public actor ThrowawayPostgres {
 // Read by the atexit handler (a C function pointer can't capture): written once, before the
 // handler is registered, by the actor above.
 nonisolated(unsafe) private var throwawayDirectory: String?
+
+/// The SQLite files of one test process, in one directory removed when the process exits.
+private let sqliteTestDirectory: URL = {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("attendance-tests-\(getpid())-\(UUID().uuidString.prefix(8))")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    sqliteTestDirectoryPath = directory.path
+    atexit { if let path = sqliteTestDirectoryPath { try? FileManager.default.removeItem(atPath: path) } }
+    return directory
+}()
+
+nonisolated(unsafe) private var sqliteTestDirectoryPath: String?
 
 private func stopThrowawayPostgres() {
     guard let directory = throwawayDirectory else { return }

@@ -1,0 +1,97 @@
+import AttendanceTestSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// `attendance serve` as an operator runs it: the token printed once, where it listens, one log
+/// line per request, and a clean exit 0 on SIGTERM and SIGINT.
+@Suite struct ServeCommandTests {
+    static func temporaryDatabase() throws -> (directory: URL, path: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return (directory, directory.appendingPathComponent("attendance.sqlite").path)
+    }
+
+    /// Starts the server on a free port and waits for its "Listening on" line.
+    static func start(database: String, environment: [String: String] = [:]) async throws -> (ChildProcess, port: Int) {
+        let child = try ChildProcess(try builtExecutable("attendance"), ["serve", "--port", "0", "--database", database], environment: environment)
+        for _ in 0..<300 {
+            if let line = child.standardOutputSoFar.split(separator: "\n").first(where: { $0.hasPrefix("Listening on http://127.0.0.1:") }),
+               let port = Int(line.dropFirst("Listening on http://127.0.0.1:".count).prefix { $0.isNumber }) {
+                return (child, port)
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        child.killNow()
+        let finished = child.finish()
+        Issue.record("serve did not start: \(finished.stdout) \(finished.stderr)")
+        throw CancellationError()
+    }
+
+    static func get(_ port: Int, _ path: String, token: String? = nil) async throws -> Int {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
+    @Test func theFirstStartPrintsTheAdminTokenOnceAndSIGTERMExitsZero() async throws {
+        let database = try Self.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.directory) }
+        let (first, port) = try await Self.start(database: database.path)
+        let tokenLine = try #require(first.standardOutputSoFar.split(separator: "\n").first { $0.hasPrefix("Admin token (shown once") })
+        let token = String(tokenLine.split(separator: " ").last ?? "")
+        #expect(try await Self.get(port, "/health") == 200)
+        #expect(try await Self.get(port, "/v1/admin/sites", token: token) == 200)
+        #expect(try await Self.get(port, "/v1/admin/sites") == 401)
+        first.signal(SIGTERM)
+        let stopped = first.finish()
+        #expect(stopped.status == 0)
+        #expect(stopped.reason == .exit)
+        #expect(stopped.lines.last == "Stopped.")
+        let requestLines = stopped.stderr.split(separator: "\n").filter { $0.contains("request_id=") }
+        #expect(requestLines.count == 3)
+        #expect(requestLines.contains { $0.contains("operation=listSites") && $0.contains("status=200") && $0.contains("duration_ms=") })
+        #expect(!stopped.stderr.contains(token))
+
+        // The second start keeps the stored token and prints none; SIGINT also exits 0.
+        let (second, port2) = try await Self.start(database: database.path)
+        #expect(try await Self.get(port2, "/v1/admin/sites", token: token) == 200)
+        second.signal(SIGINT)
+        let again = second.finish()
+        #expect(again.status == 0)
+        #expect(!again.stdout.contains("Admin token"))
+    }
+
+    @Test func theEnvironmentTokenIsTheAdminToken() async throws {
+        let database = try Self.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.directory) }
+        let token = "operator-chosen-token-42-abcdef"
+        let (child, port) = try await Self.start(database: database.path, environment: ["ATTENDANCE_ADMIN_TOKEN": token])
+        #expect(child.standardOutputSoFar.contains("Admin token: the value of ATTENDANCE_ADMIN_TOKEN"))
+        #expect(!child.standardOutputSoFar.contains(token))
+        #expect(try await Self.get(port, "/v1/admin/employees", token: token) == 200)
+        child.signal(SIGTERM)
+        #expect(child.finish().status == 0)
+    }
+
+    @Test func badOptionsAndAMissingDirectoryAreClearErrors() throws {
+        let database = try Self.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.directory) }
+        let missing = try ChildProcess(try builtExecutable("attendance"), ["serve", "--database", "/no/such/dir/attendance.sqlite"]).finish()
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("'--database' is '/no/such/dir/attendance.sqlite'; expected a file in an existing directory"))
+        let format = try ChildProcess(try builtExecutable("attendance"), ["serve", "--log-format", "xml"]).finish()
+        #expect(format.status == 64)
+        #expect(format.stderr.contains("--log-format must be text or json, got 'xml'"))
+        let short = try ChildProcess(try builtExecutable("attendance"), ["serve", "--database", database.path],
+                                     environment: ["ATTENDANCE_ADMIN_TOKEN": "short"]).finish()
+        #expect(short.status == 1)
+        #expect(short.stderr.contains("'ATTENDANCE_ADMIN_TOKEN' is '5 characters long'; expected at least 16 characters"))
+    }
+}
