@@ -61,8 +61,14 @@ let package = Package(
         // drainer, the retry policy, the HTTP uploader, and the runtime that runs the engine.
         .target(
             name: "AttendanceSync",
-            dependencies: ["AttendanceModels", "AttendanceEngine", .product(name: "GRDB", package: "GRDB.swift")],
-            swiftSettings: strictSwift6
+            dependencies: [
+                "AttendanceModels", "AttendanceEngine", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSwift6,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
 
         // MARK: - Server
@@ -140,9 +146,10 @@ let package = Package(
                     dependencies: ["AttendanceHTTP", "AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport",
                                    .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strictSwift6),
-        // Device and server together: what the device sends is what the server accepts.
+        // Device and server together over HTTP: what the device sends is what the server accepts.
         .testTarget(name: "AttendanceIntegrationTests",
-                    dependencies: ["AttendanceServer", "AttendanceSync", "AttendanceEngine", "AttendanceModels", "AttendanceServerTestSupport"],
+                    dependencies: ["AttendanceServer", "AttendanceHTTP", "AttendanceSync", "AttendanceEngine", "AttendanceModels",
+                                   "AttendanceServerTestSupport"],
                     swiftSettings: strictSwift6),
         // Helpers shared by the test targets that run built executables as child processes.
         .target(name: "AttendanceTestSupport", path: "Tests/AttendanceTestSupport", swiftSettings: strictSwift6),

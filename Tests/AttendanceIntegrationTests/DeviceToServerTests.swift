@@ -1,4 +1,5 @@
 import AttendanceEngine
+import AttendanceHTTP
 import AttendanceModels
 import AttendanceServer
 import AttendanceServerTestSupport
@@ -6,39 +7,27 @@ import AttendanceSync
 import Foundation
 import Testing
 
-/// The device and the server together, without HTTP: events decided by the engine, stored in the
-/// outbox and drained with the very bytes `HTTPUploader` sends, are accepted by the server's
-/// ingest, exactly once, on both storage backends.
+/// The device and the server together over a real loopback socket: events decided by the engine,
+/// stored in the outbox and drained by `HTTPUploader` (the client generated from openapi.yaml) are
+/// accepted by the real HTTP server exactly once, on both storage backends.
 @Suite struct DeviceToServerTests {
-    /// Hands the batch body to `IngestService` and maps its answer as `HTTPUploader` does. It can
-    /// lose answers: the server has processed the batch, the device never hears back.
-    final class InProcessServer: Uploader, Sendable {
-        let ingest: IngestService
-        let principal: Principal
+    /// The real uploader, which can lose answers: the server has processed the batch, the device
+    /// never hears back.
+    final class LosingUploader: Uploader, Sendable {
+        let inner: HTTPUploader
         let answersToLose = Locked(0)
 
-        init(ingest: IngestService, principal: Principal) {
-            self.ingest = ingest
-            self.principal = principal
-        }
+        init(inner: HTTPUploader) { self.inner = inner }
 
         func upload(_ entries: [OutboxEntry]) async -> [Int64: DeliveryOutcome] {
-            let settings = HTTPUploader.Settings(baseURL: URL(string: "http://in-process")!, platform: "ios")
-            do {
-                let request = try HTTPUploader.batchRequest(for: entries, settings: settings)
-                let reply = try await ingest.handleBatch(body: request.body, idempotencyKey: request.idempotencyKey, principal: principal)
-                let lost = answersToLose.withLock { remaining -> Bool in
-                    guard remaining > 0 else { return false }
-                    remaining -= 1
-                    return true
-                }
-                if lost {
-                    return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: "the answer was lost", transport: true, retryAfterSeconds: nil)) })
-                }
-                return HTTPUploader.outcomes(forBatchAnswer: reply.body, status: reply.status, entries: entries)
-            } catch {
-                return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: "\(error)", transport: false, retryAfterSeconds: nil)) })
+            let outcomes = await inner.upload(entries)
+            let lost = answersToLose.withLock { remaining -> Bool in
+                guard remaining > 0 else { return false }
+                remaining -= 1
+                return true
             }
+            guard lost else { return outcomes }
+            return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: "the answer was lost", transport: true, retryAfterSeconds: nil)) })
         }
     }
 
@@ -47,15 +36,17 @@ import Testing
         let t0 = Date(timeIntervalSince1970: 1_795_338_000)
         let clock = ManualClock(t0)
         let repository = try await backend.makeRepository()
-        defer { repository.shutdown() }
         try await repository.createSite(SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1)))
         try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
-        let server = InProcessServer(ingest: IngestService(repository: repository, clock: { clock.now() }), principal: .device("phone-a", user: "alice"))
+        let auth = AuthService(repository: repository, clock: { clock.now() })
+        let enrolled = try await auth.enroll(code: try await auth.issueEnrollmentCode(for: "alice").code, platform: "ios", deviceName: nil)
+        let http = try await RunningServer.start(repository: repository, clock: { clock.now() })
+        let server = LosingUploader(inner: HTTPUploader(settings: .init(baseURL: http.baseURL, deviceToken: enrolled.token, platform: "ios")))
         server.answersToLose.value = lostAnswers
 
         var configuration = Configuration()
         configuration.userID = "alice"
-        configuration.deviceID = "phone-a"
+        configuration.deviceID = enrolled.device.id
         configuration.sites = [SiteConfiguration(siteID: "hq", major: 1)]
         let ports = RecordingPorts()
         let store = try DeviceStore.inMemory()
@@ -96,5 +87,7 @@ import Testing
         #expect(session.lastSeenAt == t0.addingTimeInterval(8 * 3600 - 30))
         let deviceKeys = Set(try store.entries().map(\.event.sessionKey))
         #expect(deviceKeys == [session.sessionKey])
+        #expect(server.inner.serverOffersBatch == true)
+        try await http.stop()
     }
 }

@@ -3,8 +3,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import OpenAPIRuntime
+import OpenAPIURLSession
 
-/// Delivers to the server over HTTP with URLSession (Linux and iOS alike).
+/// Delivers to the server over HTTP with the client generated from openapi.yaml, on URLSession
+/// (Linux and iOS alike).
 ///
 /// Every POST carries `Idempotency-Key` and a bearer token. It sends batches to
 /// `POST /v1/attendance/events` while the server offers it (a 404 or 405 there means it does not;
@@ -42,19 +45,31 @@ public final class HTTPUploader: Uploader, Sendable {
     }
 
     public let settings: Settings
-    private let session: URLSession
+    private let client: Client
     private let batchSupport = Locked<Bool?>(nil)
 
     public init(settings: Settings, session: URLSession? = nil) {
         self.settings = settings
+        let urlSession: URLSession
         if let session {
-            self.session = session
+            urlSession = session
         } else {
             let configuration = URLSessionConfiguration.ephemeral
             configuration.timeoutIntervalForRequest = settings.timeoutSeconds
             configuration.timeoutIntervalForResource = settings.timeoutSeconds
-            self.session = URLSession(configuration: configuration)
+            urlSession = URLSession(configuration: configuration)
         }
+        client = Client(serverURL: Self.serverURL(settings.baseURL), configuration: ContractCoding.configuration,
+                        transport: URLSessionTransport(configuration: .init(session: urlSession)),
+                        middlewares: [DeviceHeaders(token: settings.deviceToken), ResponseRecorder()])
+    }
+
+    /// The base URL without trailing slashes: the generated client appends `/v1/...`, and
+    /// `https://host/` would otherwise become `https://host//v1/...`.
+    static func serverURL(_ url: URL) -> URL {
+        var text = url.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        return URL(string: text) ?? url
     }
 
     /// Whether the server was found to offer the batch endpoint (nil: not asked yet).
@@ -68,21 +83,47 @@ public final class HTTPUploader: Uploader, Sendable {
 
     // MARK: - Batch
 
-    /// The body of `POST /v1/attendance/events` for these entries, and the batch's own
+    /// The items of `POST /v1/attendance/events` for these entries, and the batch's own
     /// idempotency key (derived from the items' keys, so a resend of the same batch reuses it).
-    public static func batchRequest(for entries: [OutboxEntry], settings: Settings) throws -> (idempotencyKey: String, body: Data) {
+    static func batch(for entries: [OutboxEntry], settings: Settings) -> (idempotencyKey: String, items: [EventBatchItem]) {
         let items = entries.map { $0.event.batchItem(platform: settings.platform, appVersion: settings.appVersion, siteID: settings.siteIDs[$0.event.site]) }
         let key = "batch-" + SHA256.hex(items.map(\.idempotencyKey).joined(separator: ",")).prefix(40)
-        return (String(key), try CanonicalJSON.encoder.encode(EventBatchRequest(events: items)))
+        return (String(key), items)
     }
 
-    /// What became of each entry, from a 2xx answer of the batch endpoint.
-    public static func outcomes(forBatchAnswer data: Data, status: Int, entries: [OutboxEntry]) -> [Int64: DeliveryOutcome] {
-        guard let response = try? JSONDecoder().decode(EventBatchResponse.self, from: data) else {
-            let reason = "the batch answer (HTTP \(status)) was not a results document"
-            return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: reason, transport: false, retryAfterSeconds: nil)) })
+    /// `nil` when the server does not offer the batch endpoint.
+    private func uploadBatch(_ entries: [OutboxEntry]) async -> [Int64: DeliveryOutcome]? {
+        let (key, items) = Self.batch(for: entries, settings: settings)
+        let body: Components.Schemas.EventBatchRequest
+        do { body = try ContractCoding.convert(EventBatchRequest(events: items)) } catch {
+            return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .rejected(status: 0, detail: "could not encode the event: \(error)")) })
         }
-        let byKey = Dictionary(response.results.map { ($0.idempotencyKey, $0) }, uniquingKeysWith: { first, _ in first })
+        let answer = await exchange { try await client.submitEvents(headers: .init(idempotencyKey: key), body: .json(body)) }
+        switch answer {
+        case .failure(let reason):
+            return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: reason, transport: true, retryAfterSeconds: nil)) })
+        case .answered(let raw, let output):
+            if raw.status == 404 || raw.status == 405 {
+                batchSupport.value = false
+                return nil
+            }
+            batchSupport.value = true
+            guard (200..<300).contains(raw.status) else {
+                // The whole batch was answered at once (auth, overload, …): each item shares it.
+                let outcome = ResponseClassifier.classify(status: raw.status, retryAfter: raw.retryAfter, body: raw.body, now: Date())
+                return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, outcome) })
+            }
+            guard case .ok(let ok)? = output, case .json(let response) = ok.body else {
+                let reason = "the batch answer (HTTP \(raw.status)) was not a results document"
+                return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: reason, transport: false, retryAfterSeconds: nil)) })
+            }
+            return Self.outcomes(for: response.results, entries: entries)
+        }
+    }
+
+    /// What became of each entry, from the batch endpoint's per-item results.
+    static func outcomes(for results: [Components.Schemas.EventBatchResult], entries: [OutboxEntry]) -> [Int64: DeliveryOutcome] {
+        let byKey = Dictionary(results.map { ($0.idempotencyKey, $0) }, uniquingKeysWith: { first, _ in first })
         var outcomes: [Int64: DeliveryOutcome] = [:]
         for entry in entries {
             guard let result = byKey[entry.idempotencyKey] else {
@@ -93,30 +134,6 @@ public final class HTTPUploader: Uploader, Sendable {
             outcomes[entry.id] = ResponseClassifier.classify(status: result.status, retryAfter: nil, body: problem, now: Date())
         }
         return outcomes
-    }
-
-    /// `nil` when the server does not offer the batch endpoint.
-    private func uploadBatch(_ entries: [OutboxEntry]) async -> [Int64: DeliveryOutcome]? {
-        let request: (idempotencyKey: String, body: Data)
-        do { request = try Self.batchRequest(for: entries, settings: settings) } catch {
-            return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .rejected(status: 0, detail: "could not encode the event: \(error)")) })
-        }
-        switch await post(path: "v1/attendance/events", body: request.body, idempotencyKey: request.idempotencyKey) {
-        case .failure(let reason):
-            return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: reason, transport: true, retryAfterSeconds: nil)) })
-        case .success(let status, let retryAfter, let data):
-            if status == 404 || status == 405 {
-                batchSupport.value = false
-                return nil
-            }
-            batchSupport.value = true
-            guard (200..<300).contains(status) else {
-                // The whole batch was answered at once (auth, overload, …): each item shares it.
-                let outcome = ResponseClassifier.classify(status: status, retryAfter: retryAfter, body: data, now: Date())
-                return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, outcome) })
-            }
-            return Self.outcomes(forBatchAnswer: data, status: status, entries: entries)
-        }
     }
 
     // MARK: - One by one
@@ -130,23 +147,10 @@ public final class HTTPUploader: Uploader, Sendable {
                 outcomes[entry.id] = stoppedBy
                 continue
             }
-            let item = entry.event.batchItem(platform: settings.platform, appVersion: settings.appVersion, siteID: settings.siteIDs[entry.event.site])
-            let path: String
-            let body: Data?
-            switch item.type {
-            case .checkIn: path = "v1/attendance/check-in"; body = try? CanonicalJSON.encoder.encode(item.checkIn)
-            case .checkOut: path = "v1/attendance/check-out"; body = try? CanonicalJSON.encoder.encode(item.checkOut)
-            case .heartbeat: path = "v1/attendance/heartbeat"; body = try? CanonicalJSON.encoder.encode(item.heartbeat)
-            }
-            guard let body else {
-                outcomes[entry.id] = .rejected(status: 0, detail: "could not encode the event")
-                continue
-            }
             let outcome: DeliveryOutcome
-            switch await post(path: path, body: body, idempotencyKey: entry.idempotencyKey) {
+            switch await sendSingle(entry) {
             case .failure(let reason): outcome = .retry(reason: reason, transport: true, retryAfterSeconds: nil)
-            case .success(let status, let retryAfter, let data):
-                outcome = ResponseClassifier.classify(status: status, retryAfter: retryAfter, body: data, now: Date())
+            case .answered(let raw, _): outcome = ResponseClassifier.classify(status: raw.status, retryAfter: raw.retryAfter, body: raw.body, now: Date())
             }
             outcomes[entry.id] = outcome
             if case .retry = outcome { stoppedBy = outcome }
@@ -154,30 +158,50 @@ public final class HTTPUploader: Uploader, Sendable {
         return outcomes
     }
 
+    private func sendSingle(_ entry: OutboxEntry) async -> Exchange<Void> {
+        let item = entry.event.batchItem(platform: settings.platform, appVersion: settings.appVersion, siteID: settings.siteIDs[entry.event.site])
+        let key = entry.idempotencyKey
+        do {
+            switch item.type {
+            case .checkIn:
+                let body: Components.Schemas.CheckInRequest = try ContractCoding.convert(item.checkIn)
+                return await exchange { _ = try await client.checkIn(headers: .init(idempotencyKey: key), body: .json(body)) }
+            case .checkOut:
+                let body: Components.Schemas.CheckOutRequest = try ContractCoding.convert(item.checkOut)
+                return await exchange { _ = try await client.checkOut(headers: .init(idempotencyKey: key), body: .json(body)) }
+            case .heartbeat:
+                let body: Components.Schemas.HeartbeatRequest = try ContractCoding.convert(item.heartbeat)
+                return await exchange { _ = try await client.heartbeat(headers: .init(idempotencyKey: key), body: .json(body)) }
+            }
+        } catch {
+            return .answered(RawAnswer(status: 0, retryAfter: nil, body: Data("could not encode the event: \(error)".utf8)), nil)
+        }
+    }
+
     // MARK: - HTTP
 
-    private enum Answer {
-        case success(status: Int, retryAfter: String?, body: Data)
+    /// What came back, as bytes (`ResponseRecorder`), and as the contract's type when it matched.
+    enum Exchange<Output> {
+        case answered(RawAnswer, Output?)
         case failure(String)
     }
 
-    private func post(path: String, body: Data, idempotencyKey: String) async -> Answer {
-        var request = URLRequest(url: settings.baseURL.appendingPathComponent(path))
-        request.httpMethod = "POST"
-        request.timeoutInterval = settings.timeoutSeconds
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("application/json, application/problem+json", forHTTPHeaderField: "Accept")
-        request.setValue(idempotencyKey, forHTTPHeaderField: "Idempotency-Key")
-        if let token = settings.deviceToken { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+    /// Runs one generated-client call; classification uses the status, `Retry-After` and body the
+    /// recorder saw, so an answer the contract does not describe (a proxy's 502) is still judged.
+    private func exchange<Output: Sendable>(_ call: () async throws -> Output) async -> Exchange<Output> {
+        let recorder = ResponseRecorder.Box()
         do {
-            let (data, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else { return .failure("not an HTTP response") }
-            return .success(status: http.statusCode, retryAfter: http.value(forHTTPHeaderField: "Retry-After"), body: data)
-        } catch let error as URLError {
-            return .failure(error.code == .timedOut ? "timed out after \(settings.timeoutSeconds) s" : "network error: \(error.localizedDescription) (\(error.code.rawValue))")
+            let output = try await ResponseRecorder.$current.withValue(recorder) { try await call() }
+            guard let raw = recorder.answer else { return .failure("no answer was recorded") }
+            return .answered(raw, output)
         } catch {
-            return .failure("network error: \(error)")
+            if let raw = recorder.answer { return .answered(raw, nil) }
+            let underlying = (error as? ClientError)?.underlyingError ?? error
+            if let urlError = underlying as? URLError {
+                return .failure(urlError.code == .timedOut ? "timed out after \(settings.timeoutSeconds) s"
+                    : "network error: \(urlError.localizedDescription) (\(urlError.code.rawValue))")
+            }
+            return .failure("network error: \(underlying)")
         }
     }
 }

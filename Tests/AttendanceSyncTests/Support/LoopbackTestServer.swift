@@ -93,7 +93,7 @@ final class LoopbackTestServer: @unchecked Sendable {
         var buffer = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            // Read a head, then the body by Content-Length.
+            // Read a head, then the body (by Content-Length, or chunked as URLSession uploads it).
             var headEnd: Int?
             while headEnd == nil {
                 if let range = buffer.firstRange(of: [13, 10, 13, 10]) { headEnd = range.upperBound; break }
@@ -109,14 +109,36 @@ final class LoopbackTestServer: @unchecked Sendable {
                 let parts = line.split(separator: ":", maxSplits: 1)
                 headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces)
             }
-            let length = Int(headers["content-length"] ?? "0") ?? 0
-            while buffer.count < headEnd! + length {
-                let n = read(client, &chunk, chunk.count)
-                if n <= 0 { return }
-                buffer.append(contentsOf: chunk[0..<n])
+            buffer.removeFirst(headEnd!)
+            func fill(_ count: Int) -> Bool {
+                while buffer.count < count {
+                    let n = read(client, &chunk, chunk.count)
+                    if n <= 0 { return false }
+                    buffer.append(contentsOf: chunk[0..<n])
+                }
+                return true
             }
-            let body = Data(buffer[headEnd!..<(headEnd! + length)])
-            buffer.removeFirst(headEnd! + length)
+            var body = Data()
+            if headers["transfer-encoding"]?.lowercased() == "chunked" {
+                // Chunks: a hex size line, the bytes, CRLF; a zero size ends the body.
+                while true {
+                    var lineEnd: Int?
+                    while lineEnd == nil {
+                        if let range = buffer.firstRange(of: [13, 10]) { lineEnd = range.lowerBound; break }
+                        if !fill(buffer.count + 1) { return }
+                    }
+                    let size = Int(String(decoding: buffer[0..<lineEnd!], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
+                    guard fill(lineEnd! + 2 + size + 2) else { return }
+                    body.append(contentsOf: buffer[(lineEnd! + 2)..<(lineEnd! + 2 + size)])
+                    buffer.removeFirst(lineEnd! + 2 + size + 2)
+                    if size == 0 { break }
+                }
+            } else {
+                let length = Int(headers["content-length"] ?? "0") ?? 0
+                guard fill(length) else { return }
+                body = Data(buffer[0..<length])
+                buffer.removeFirst(length)
+            }
             let path = requestLine.count > 1 ? String(requestLine[1]) : "/"
 
             let fault = state.withLock { state -> Fault? in
