@@ -55,7 +55,7 @@ struct AttendanceAPI: APIProtocol {
 
     func checkIn(_ input: Operations.CheckIn.Input) async throws -> Operations.CheckIn.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        let reply = try await ingest.handle(.checkIn, body: try Wire.data(body), idempotencyKey: input.headers.idempotencyKey, principal: try Caller.current())
+        let reply = try await ingest(.checkIn, body, key: input.headers.idempotencyKey)
         switch reply.status {
         case 201: return .created(.init(body: .json(try Wire.decode(Components.Schemas.Session.self, from: reply.body))))
         case 200: return .ok(.init(body: .json(try Wire.decode(Components.Schemas.Session.self, from: reply.body))))
@@ -65,22 +65,14 @@ struct AttendanceAPI: APIProtocol {
 
     func checkOut(_ input: Operations.CheckOut.Input) async throws -> Operations.CheckOut.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        let reply = try await ingest.handle(.checkOut, body: try Wire.data(body), idempotencyKey: input.headers.idempotencyKey, principal: try Caller.current())
-        switch reply.status {
-        case 200: return .ok(.init(body: .json(try Wire.decode(Components.Schemas.Session.self, from: reply.body))))
-        case 202: return .accepted(.init(body: .json(try Wire.decode(Components.Schemas.PendingEvent.self, from: reply.body))))
-        default: throw StoredReplyError(reply: reply)
-        }
+        let reply = try await ingest(.checkOut, body, key: input.headers.idempotencyKey)
+        return reply.status == 202 ? .accepted(.init(body: .json(try Self.pending(reply)))) : .ok(.init(body: .json(try Self.session(reply))))
     }
 
     func heartbeat(_ input: Operations.Heartbeat.Input) async throws -> Operations.Heartbeat.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        let reply = try await ingest.handle(.heartbeat, body: try Wire.data(body), idempotencyKey: input.headers.idempotencyKey, principal: try Caller.current())
-        switch reply.status {
-        case 200: return .ok(.init(body: .json(try Wire.decode(Components.Schemas.Session.self, from: reply.body))))
-        case 202: return .accepted(.init(body: .json(try Wire.decode(Components.Schemas.PendingEvent.self, from: reply.body))))
-        default: throw StoredReplyError(reply: reply)
-        }
+        let reply = try await ingest(.heartbeat, body, key: input.headers.idempotencyKey)
+        return reply.status == 202 ? .accepted(.init(body: .json(try Self.pending(reply)))) : .ok(.init(body: .json(try Self.session(reply))))
     }
 
     func submitEvents(_ input: Operations.SubmitEvents.Input) async throws -> Operations.SubmitEvents.Output {
@@ -88,6 +80,22 @@ struct AttendanceAPI: APIProtocol {
         let reply = try await ingest.handleBatch(body: try Wire.data(body), idempotencyKey: input.headers.idempotencyKey, principal: try Caller.current())
         guard reply.status == 200 else { throw StoredReplyError(reply: reply) }
         return .ok(.init(body: .json(try Wire.decode(Components.Schemas.EventBatchResponse.self, from: reply.body))))
+    }
+
+    /// Hands the decoded request, as JSON, to `IngestService` (which stores its answer's bytes).
+    private func ingest<Body: Encodable>(_ endpoint: IngestService.Endpoint, _ body: Body, key: String) async throws -> StoredReply {
+        try await ingest.handle(endpoint, body: try Wire.data(body), idempotencyKey: key, principal: try Caller.current())
+    }
+
+    /// A stored 200 (the session), or the stored refusal thrown as it is.
+    private static func session(_ reply: StoredReply) throws -> Components.Schemas.Session {
+        guard reply.status == 200 else { throw StoredReplyError(reply: reply) }
+        return try Wire.decode(Components.Schemas.Session.self, from: reply.body)
+    }
+
+    /// A stored 202 (waiting for the session's check-in).
+    private static func pending(_ reply: StoredReply) throws -> Components.Schemas.PendingEvent {
+        try Wire.decode(Components.Schemas.PendingEvent.self, from: reply.body)
     }
 
     // MARK: Sites and beacons

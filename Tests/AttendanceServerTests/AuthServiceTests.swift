@@ -86,4 +86,20 @@ import Testing
         #expect(try await repository.devices(userId: "alice").map(\.id) == [device.id])
         #expect(try await repository.devices(userId: "alice").first?.lastSeenAt != nil)
     }
+
+    @Test(arguments: Backend.allCases) func lastSeenIsKeptToTheMinuteWithoutAWritePerRequest(backend: Backend) async throws {
+        let (auth, repository, clock) = try await setup(backend)
+        defer { repository.shutdown() }
+        let (code, _) = try await auth.issueEnrollmentCode(for: "alice")
+        let (_, token) = try await auth.enroll(code: code, platform: "ios", deviceName: nil)
+        let first = clock.now
+        _ = try await auth.authenticate(authorization: "Bearer \(token)")
+        #expect(try await repository.devices(userId: "alice").first?.lastSeenAt == first)
+        clock.now = first.addingTimeInterval(30)
+        _ = try await auth.authenticate(authorization: "Bearer \(token)")
+        #expect(try await repository.devices(userId: "alice").first?.lastSeenAt == first)
+        clock.now = first.addingTimeInterval(75)
+        _ = try await auth.authenticate(authorization: "Bearer \(token)")
+        #expect(try await repository.devices(userId: "alice").first?.lastSeenAt == first.addingTimeInterval(75))
+    }
 }

@@ -34,8 +34,9 @@ public struct AuthService: Sendable {
         }
         let token = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
         let hash = Tokens.hash(token)
-        if try await repository.isAdminToken(hash: hash) { return .admin }
+        // Devices first: they make nearly all the requests.
         guard let device = try await repository.device(tokenHash: hash, now: clock()) else {
+            if try await repository.isAdminToken(hash: hash) { return .admin }
             throw Problem(401, "Unauthorized", "the bearer token is not a valid admin or device token")
         }
         if let revoked = device.revokedAt {

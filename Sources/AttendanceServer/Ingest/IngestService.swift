@@ -44,6 +44,7 @@ public struct IngestService: Sendable {
     public let repository: any AttendanceRepository
     public let limits: IngestLimits
     private let clock: @Sendable () -> Date
+    private let directory = DirectoryCache()
 
     public init(repository: any AttendanceRepository, limits: IngestLimits = IngestLimits(), clock: @escaping @Sendable () -> Date = { Date() }) {
         self.repository = repository
@@ -60,9 +61,7 @@ public struct IngestService: Sendable {
         case .failure(let problem): return problem.reply
         case .success(let checked): key = checked
         }
-        return try await idempotent(scope: principal.scope, key: key, body: body) {
-            try await process(endpoint, body: body, principal: principal)
-        }
+        return try await process(endpoint, body: body, key: key, principal: principal)
     }
 
     /// `POST /v1/attendance/events`: each item as its single endpoint would answer, in order.
@@ -87,9 +86,7 @@ public struct IngestService: Sendable {
                     reply = problem.reply
                 } else {
                     let (endpoint, payload) = Self.payload(of: item)
-                    reply = try await idempotent(scope: principal.scope, key: item.idempotencyKey, body: payload) {
-                        try await process(endpoint, body: payload, principal: principal)
-                    }
+                    reply = try await process(endpoint, body: payload, key: item.idempotencyKey, principal: principal)
                 }
                 let problem = reply.status >= 400 ? try? JSONDecoder().decode(ProblemDetails.self, from: reply.body) : nil
                 results.append(EventBatchResult(idempotencyKey: item.idempotencyKey, status: reply.status, problem: problem))
@@ -135,25 +132,60 @@ public struct IngestService: Sendable {
 
     // MARK: - Processing
 
-    private func process(_ endpoint: Endpoint, body: Data, principal: Principal) async throws -> StoredReply {
+    /// One request, one transaction: validation and lookups first (reads), then the key's claim,
+    /// the session write and the answer commit together. A refusal is stored under the key too, so
+    /// its replay is the same bytes; a key used before gets its replay, 422 or 409.
+    private func process(_ endpoint: Endpoint, body: Data, key: String, principal: Principal) async throws -> StoredReply {
+        let scope = principal.scope
+        let requestHash = Replies.canonicalHash(body)
+        let outcome: SlotOutcome
         do {
             switch endpoint {
-            case .checkIn: return try await checkIn(try decode(CheckInRequest.self, body), principal: principal)
-            case .checkOut:
-                let request = try decode(CheckOutRequest.self, body)
-                return try await sessionEvent(.checkOut, sessionKey: request.sessionKey, ts: request.ts, reason: request.reason,
-                                              source: request.source, principal: principal)
-            case .heartbeat:
-                let request = try decode(HeartbeatRequest.self, body)
-                return try await sessionEvent(.heartbeat, sessionKey: request.sessionKey, ts: request.ts, reason: nil, source: "automatic",
-                                              principal: principal)
+            case .checkIn:
+                let command = try await checkInCommand(try decode(CheckInRequest.self, body), principal: principal)
+                outcome = try await repository.checkIn(command, now: clock(), answering: AnswerSlot(scope: scope, key: key, requestHash: requestHash) { found in
+                    guard found.session.userId == command.userId else {
+                        return Problem(403, "Forbidden", "the session '\(command.sessionKey)' belongs to another user").reply
+                    }
+                    return try Replies.json(found.created ? 201 : 200, SessionBody(found.session))
+                })
+            case .checkOut, .heartbeat:
+                let (command, ts) = try sessionEventCommand(endpoint, body: body, principal: principal)
+                outcome = try await repository.apply(command, now: clock(), answering: AnswerSlot(scope: scope, key: key, requestHash: requestHash) { found in
+                    try Self.reply(to: found, sessionKey: command.sessionKey, ts: ts)
+                })
             }
         } catch let problem as Problem {
-            return problem.reply
+            outcome = try await repository.storeAnswer(problem.reply, now: clock(),
+                                                       answering: AnswerSlot(scope: scope, key: key, requestHash: requestHash) { problem.reply })
+        }
+        switch outcome {
+        case .answered(let reply): return reply
+        case .earlier(let claim): return Self.reply(to: claim, key: key)
         }
     }
 
-    private func checkIn(_ request: CheckInRequest, principal: Principal) async throws -> StoredReply {
+    private static func reply(to claim: IdempotencyClaim, key: String) -> StoredReply {
+        switch claim {
+        case .replay(let reply): return reply
+        case .payloadMismatch:
+            return Problem(422, "Idempotency key reused", "the Idempotency-Key '\(key)' was already used with a different payload").reply
+        case .inFlight, .claimed:
+            return Problem(409, "Request in progress", "a request with the Idempotency-Key '\(key)' is still being processed; retry later").reply
+        }
+    }
+
+    private static func reply(to found: SessionEventOutcome, sessionKey: SessionKey, ts: String) throws -> StoredReply {
+        switch found {
+        case .applied(let session): return try Replies.json(200, SessionBody(session))
+        case .pending: return try Replies.json(202, PendingEventBody(sessionKey: sessionKey.rawValue))
+        case .forbidden: return Problem(403, "Forbidden", "the session '\(sessionKey)' belongs to another user").reply
+        case .checkOutBeforeCheckIn(let checkInAt):
+            return Problem.field("ts", ts, expected: "a time at or after the session's check-in (\(RFC3339.format(checkInAt)))", status: 422).reply
+        }
+    }
+
+    private func checkInCommand(_ request: CheckInRequest, principal: Principal) async throws -> CheckInCommand {
         let user = UserID(request.userId)
         if case .device(_, let own) = principal, own != user {
             throw Problem(403, "Forbidden", "this device belongs to user '\(own)' and cannot check in user '\(user)'")
@@ -172,32 +204,35 @@ public struct IngestService: Sendable {
         let beacon = SiteBeacon(uuid: uuid, major: UInt16(request.beacon.major))
         let site: SiteRecord
         if let siteId = request.siteId {
-            guard let known = try await repository.site(id: SiteID(siteId)) else {
+            guard let known = try await directory.site(id: SiteID(siteId), now: clock(), load: { try await repository.site(id: SiteID(siteId)) }) else {
                 throw Problem.field("siteId", siteId, expected: "the id of a configured site", status: 422)
             }
             site = known
         } else {
-            guard let known = try await repository.site(beacon: beacon) else {
+            guard let known = try await directory.site(beacon: beacon, now: clock(), load: { try await repository.site(beacon: beacon) }) else {
                 throw Problem.field("beacon", "\(beacon)", expected: "the beacon UUID and major of a configured site", status: 422)
             }
             site = known
         }
-        guard try await repository.employee(id: user) != nil else {
+        guard try await directory.employeeExists(user, now: clock(), load: { try await repository.employee(id: user) != nil }) else {
             throw Problem.field("userId", user.rawValue, expected: "the id of an employee", status: 422)
         }
         var deviceId: DeviceID?
         if case .device(let device, _) = principal { deviceId = device }
-        let command = CheckInCommand(sessionKey: SessionKey(request.sessionKey), userId: user, siteId: site.id, deviceId: deviceId,
-                                     at: at, source: source, reason: request.reason)
-        let (session, created) = try await repository.checkIn(command, now: clock())
-        if session.userId != user {
-            throw Problem(403, "Forbidden", "the session '\(request.sessionKey)' belongs to another user")
-        }
-        return try Replies.json(created ? 201 : 200, SessionBody(session))
+        return CheckInCommand(sessionKey: SessionKey(request.sessionKey), userId: user, siteId: site.id, deviceId: deviceId,
+                              at: at, source: source, reason: request.reason)
     }
 
-    private func sessionEvent(_ kind: SessionEventCommand.Kind, sessionKey: String, ts: String, reason: String?, source: String,
-                              principal: Principal) async throws -> StoredReply {
+    /// A check-out or heartbeat, validated, and its `ts` as sent (for the 422's detail).
+    private func sessionEventCommand(_ endpoint: Endpoint, body: Data, principal: Principal) throws -> (SessionEventCommand, String) {
+        let kind: SessionEventCommand.Kind, sessionKey: String, ts: String, reason: String?, source: String
+        if endpoint == .checkOut {
+            let request = try decode(CheckOutRequest.self, body)
+            (kind, sessionKey, ts, reason, source) = (.checkOut, request.sessionKey, request.ts, request.reason, request.source)
+        } else {
+            let request = try decode(HeartbeatRequest.self, body)
+            (kind, sessionKey, ts, reason, source) = (.heartbeat, request.sessionKey, request.ts, nil, "automatic")
+        }
         try requireSessionKey(sessionKey)
         let at = try timestamp(ts, field: "ts")
         guard let eventSource = EventSource(rawValue: source) else {
@@ -211,16 +246,7 @@ public struct IngestService: Sendable {
         if case .device(let id, let own) = principal { user = own; device = id }
         let command = SessionEventCommand(kind: kind, sessionKey: SessionKey(sessionKey), deviceId: device, userId: user, at: at,
                                           reason: reason, source: eventSource)
-        switch try await repository.apply(command, now: clock()) {
-        case .applied(let session):
-            return try Replies.json(200, SessionBody(session))
-        case .checkOutBeforeCheckIn(let checkInAt):
-            throw Problem.field("ts", ts, expected: "a time at or after the session's check-in (\(RFC3339.format(checkInAt)))", status: 422)
-        case .pending:
-            return try Replies.json(202, PendingEventBody(sessionKey: sessionKey))
-        case .forbidden:
-            throw Problem(403, "Forbidden", "the session '\(sessionKey)' belongs to another user")
-        }
+        return (command, ts)
     }
 
     // MARK: - Validation

@@ -21,6 +21,9 @@ public protocol AuthRepository: Sendable {
     func redeemEnrollmentCode(hash: String, now: Date) async throws -> CodeRedemption
     func createDevice(_ device: DeviceRecord, tokenHash: String) async throws
     /// The device holding this token, revoked or not; `lastSeenAt` is moved to `now`.
+    /// The device a token belongs to (revoked ones too: the caller says why it refuses). Its
+    /// `lastSeenAt` is written when it is older than `DeviceRecord.lastSeenResolution`, not on
+    /// every request: a device's steady traffic costs no write.
     func device(tokenHash: String, now: Date) async throws -> DeviceRecord?
     func devices(userId: UserID?) async throws -> [DeviceRecord]
     func revokeDevice(id: DeviceID, now: Date) async throws -> DeviceRecord?

@@ -37,6 +37,15 @@ public protocol AttendanceRepository: Sendable {
     func checkIn(_ command: CheckInCommand, now: Date) async throws -> (session: SessionRecord, created: Bool)
     func apply(_ command: SessionEventCommand, now: Date) async throws -> SessionEventOutcome
     func session(key: SessionKey) async throws -> SessionRecord?
+
+    // MARK: One transaction per request (the device endpoints' path)
+    /// Claims `slot.key`, records the check-in, and stores `slot.render`'s answer, in one
+    /// transaction; a key used before writes nothing and says how it was used.
+    func checkIn(_ command: CheckInCommand, now: Date, answering slot: AnswerSlot<(session: SessionRecord, created: Bool)>) async throws -> SlotOutcome
+    /// The same for a check-out or heartbeat.
+    func apply(_ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>) async throws -> SlotOutcome
+    /// Stores a refusal under the key (claimed and answered at once).
+    func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome
     /// Check-outs and heartbeats stored without their session: waiting for its check-in, or kept
     /// because they could not apply to it (a check-out earlier than the check-in).
     func pendingEventCount(sessionKey: SessionKey?) async throws -> Int

@@ -72,8 +72,13 @@ extension PostgresRepository {
     }
 
     public func device(tokenHash: String, now: Date) async throws -> DeviceRecord? {
-        try await devices(PostgresQuery(unsafeSQL: "UPDATE devices SET last_seen_at = $1 WHERE token_hash = $2 RETURNING \(Self.deviceColumns)",
-                                        binds: try binds(now.timeIntervalSince1970, tokenHash))).first
+        let found = try await devices(PostgresQuery(unsafeSQL: "SELECT \(Self.deviceColumns) FROM devices WHERE token_hash = $1",
+                                                    binds: try binds(tokenHash))).first
+        guard var device = found, DeviceRecord.lastSeenIsStale(device.lastSeenAt, now: now) else { return found }
+        try await client.query("UPDATE devices SET last_seen_at = GREATEST(COALESCE(last_seen_at, 0), \(now.timeIntervalSince1970)) WHERE id = \(device.id.rawValue)",
+                               logger: logger)
+        device.lastSeenAt = now
+        return device
     }
 
     public func devices(userId: UserID?) async throws -> [DeviceRecord] {

@@ -88,7 +88,39 @@ extension PostgresRepository {
     // MARK: - Sessions
 
     public func checkIn(_ command: CheckInCommand, now: Date) async throws -> (session: SessionRecord, created: Bool) {
+        try await client.withTransaction(logger: logger) { connection in try await self.checkIn(command, now: now, on: connection) }
+    }
+
+    /// Claim, write, render, store: one transaction (under the session's advisory lock, taken
+    /// first, so identical requests queue instead of colliding). A key used before writes nothing.
+    private func answering<Found: Sendable>(_ slot: AnswerSlot<Found>, sessionKey: SessionKey?, now: Date,
+                                            _ write: @escaping @Sendable (PostgresConnection) async throws -> Found) async throws -> SlotOutcome {
         try await client.withTransaction(logger: logger) { connection in
+            if let sessionKey {
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(sessionKey.rawValue)))", logger: self.logger)
+            }
+            let claim = try await self.claim(scope: slot.scope, key: slot.key, requestHash: slot.requestHash, now: now, on: connection)
+            guard claim == .claimed else { return .earlier(claim) }
+            let reply = try slot.render(try await write(connection))
+            try await self.complete(scope: slot.scope, key: slot.key, reply: reply, on: connection)
+            return .answered(reply)
+        }
+    }
+
+    public func checkIn(_ command: CheckInCommand, now: Date, answering slot: AnswerSlot<(session: SessionRecord, created: Bool)>) async throws -> SlotOutcome {
+        try await answering(slot, sessionKey: command.sessionKey, now: now) { connection in try await self.checkIn(command, now: now, on: connection) }
+    }
+
+    public func apply(_ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>) async throws -> SlotOutcome {
+        try await answering(slot, sessionKey: command.sessionKey, now: now) { connection in try await self.apply(command, now: now, on: connection) }
+    }
+
+    public func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome {
+        try await answering(slot, sessionKey: nil, now: now) { _ in () }
+    }
+
+    /// The advisory lock is the caller's (taken again here, it is re-entrant within a transaction).
+    private func checkIn(_ command: CheckInCommand, now: Date, on connection: PostgresConnection) async throws -> (session: SessionRecord, created: Bool) {
             let key = command.sessionKey.rawValue
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))", logger: logger)
             let inserted = try await connection.query("""
@@ -120,11 +152,13 @@ extension PostgresRepository {
                 throw RepositoryError(kind: .notFound, detail: "session \(key) vanished during its check-in")
             }
             return (session, created)
-        }
     }
 
     public func apply(_ command: SessionEventCommand, now: Date) async throws -> SessionEventOutcome {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.withTransaction(logger: logger) { connection in try await self.apply(command, now: now, on: connection) }
+    }
+
+    private func apply(_ command: SessionEventCommand, now: Date, on connection: PostgresConnection) async throws -> SessionEventOutcome {
             let key = command.sessionKey.rawValue
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))", logger: logger)
             let query = PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1", binds: try binds(key))
@@ -143,7 +177,6 @@ extension PostgresRepository {
             try await Self.applyToSession(kind: command.kind, key: key, at: command.at.timeIntervalSince1970, reason: command.reason,
                                           connection: connection, logger: logger)
             return .applied(try await sessions(query, on: connection).first ?? existing)
-        }
     }
 
     /// The first check-out wins, and only at or after the check-in; a heartbeat moves

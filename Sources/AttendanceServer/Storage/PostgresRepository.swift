@@ -147,14 +147,20 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
     // MARK: - Idempotency
 
     public func claimIdempotency(scope: String, key: String, requestHash: String, now: Date) async throws -> IdempotencyClaim {
+        try await client.withConnection { connection in
+            try await self.claim(scope: scope, key: key, requestHash: requestHash, now: now, on: connection)
+        }
+    }
+
+    func claim(scope: String, key: String, requestHash: String, now: Date, on connection: PostgresConnection) async throws -> IdempotencyClaim {
         let time = now.timeIntervalSince1970
-        let inserted = try await client.query("""
+        let inserted = try await connection.query("""
             INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (\(scope), \(key), \(requestHash), 'inFlight', \(time))
             ON CONFLICT (scope, key) DO NOTHING RETURNING 1
             """, logger: logger).collect()
         if !inserted.isEmpty { return .claimed }
-        let rows = try await client.query("SELECT request_hash, state, status, content_type, body FROM idempotency_keys WHERE scope = \(scope) AND key = \(key)",
-                                          logger: logger)
+        let rows = try await connection.query("SELECT request_hash, state, status, content_type, body FROM idempotency_keys WHERE scope = \(scope) AND key = \(key)",
+                                              logger: logger)
         for try await (hash, state, status, contentType, body) in rows.decode((String, String, Int?, String?, ByteBuffer?).self) {
             guard hash == requestHash else { return .payloadMismatch }
             guard state == "done", let status, let contentType else { return .inFlight }
@@ -164,8 +170,12 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
     }
 
     public func completeIdempotency(scope: String, key: String, reply: StoredReply) async throws {
+        try await client.withConnection { connection in try await self.complete(scope: scope, key: key, reply: reply, on: connection) }
+    }
+
+    func complete(scope: String, key: String, reply: StoredReply, on connection: PostgresConnection) async throws {
         let body = ByteBuffer(data: reply.body)
-        try await client.query("""
+        try await connection.query("""
             UPDATE idempotency_keys SET state = 'done', status = \(reply.status), content_type = \(reply.contentType), body = \(body)
             WHERE scope = \(scope) AND key = \(key)
             """, logger: logger)

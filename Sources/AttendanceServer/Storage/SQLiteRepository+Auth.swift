@@ -77,10 +77,16 @@ extension SQLiteRepository: AuthRepository {
     }
 
     public func device(tokenHash: String, now: Date) async throws -> DeviceRecord? {
-        try await writer.write { db in
-            try db.execute(sql: "UPDATE devices SET lastSeenAt = ? WHERE tokenHash = ?", arguments: [now.timeIntervalSince1970, tokenHash])
-            return try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE tokenHash = ?", arguments: [tokenHash]).map(Self.device)
+        let found = try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE tokenHash = ?", arguments: [tokenHash]).map(Self.device)
         }
+        guard var device = found, DeviceRecord.lastSeenIsStale(device.lastSeenAt, now: now) else { return found }
+        let id = device.id.rawValue
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE devices SET lastSeenAt = MAX(COALESCE(lastSeenAt, 0), ?) WHERE id = ?", arguments: [now.timeIntervalSince1970, id])
+        }
+        device.lastSeenAt = now
+        return device
     }
 
     public func devices(userId: UserID?) async throws -> [DeviceRecord] {

@@ -104,7 +104,10 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     // MARK: - Idempotency
 
     public func claimIdempotency(scope: String, key: String, requestHash: String, now: Date) async throws -> IdempotencyClaim {
-        try await writer.write { db in
+        try await writer.write { db in try Self.claim(scope: scope, key: key, requestHash: requestHash, now: now, db: db) }
+    }
+
+    private static func claim(scope: String, key: String, requestHash: String, now: Date, db: Database) throws -> IdempotencyClaim {
             try db.execute(sql: """
                 INSERT INTO idempotencyKeys (scope, key, requestHash, state, createdAt) VALUES (?, ?, ?, 'inFlight', ?)
                 ON CONFLICT (scope, key) DO NOTHING
@@ -116,14 +119,38 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
             guard row["requestHash"] as String == requestHash else { return .payloadMismatch }
             guard row["state"] as String == "done" else { return .inFlight }
             return .replay(StoredReply(status: row["status"], contentType: row["contentType"], body: row["body"]))
-        }
     }
 
     public func completeIdempotency(scope: String, key: String, reply: StoredReply) async throws {
+        try await writer.write { db in try Self.complete(scope: scope, key: key, reply: reply, db: db) }
+    }
+
+    private static func complete(scope: String, key: String, reply: StoredReply, db: Database) throws {
+        try db.execute(sql: "UPDATE idempotencyKeys SET state = 'done', status = ?, contentType = ?, body = ? WHERE scope = ? AND key = ?",
+                       arguments: [reply.status, reply.contentType, reply.body, scope, key])
+    }
+
+    /// Claim, write, render, store: one transaction. A key used before writes nothing.
+    private func answering<Found: Sendable>(_ slot: AnswerSlot<Found>, now: Date, _ write: @escaping @Sendable (Database) throws -> Found) async throws -> SlotOutcome {
         try await writer.write { db in
-            try db.execute(sql: "UPDATE idempotencyKeys SET state = 'done', status = ?, contentType = ?, body = ? WHERE scope = ? AND key = ?",
-                           arguments: [reply.status, reply.contentType, reply.body, scope, key])
+            let claim = try Self.claim(scope: slot.scope, key: slot.key, requestHash: slot.requestHash, now: now, db: db)
+            guard claim == .claimed else { return .earlier(claim) }
+            let reply = try slot.render(try write(db))
+            try Self.complete(scope: slot.scope, key: slot.key, reply: reply, db: db)
+            return .answered(reply)
         }
+    }
+
+    public func checkIn(_ command: CheckInCommand, now: Date, answering slot: AnswerSlot<(session: SessionRecord, created: Bool)>) async throws -> SlotOutcome {
+        try await answering(slot, now: now) { db in try Self.checkIn(command, now: now, db: db) }
+    }
+
+    public func apply(_ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>) async throws -> SlotOutcome {
+        try await answering(slot, now: now) { db in try Self.apply(command, now: now, db: db) }
+    }
+
+    public func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome {
+        try await answering(slot, now: now) { _ in () }
     }
 
     public func releaseIdempotency(scope: String, key: String) async throws {
@@ -192,7 +219,10 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     // MARK: - Sessions
 
     public func checkIn(_ command: CheckInCommand, now: Date) async throws -> (session: SessionRecord, created: Bool) {
-        try await writer.write { db in
+        try await writer.write { db in try Self.checkIn(command, now: now, db: db) }
+    }
+
+    private static func checkIn(_ command: CheckInCommand, now: Date, db: Database) throws -> (session: SessionRecord, created: Bool) {
             try db.execute(sql: """
                 INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, lastSeenAt, source, createdAt)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sessionKey) DO NOTHING
@@ -216,11 +246,13 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
                 throw RepositoryError(kind: .notFound, detail: "session \(command.sessionKey) vanished during its check-in")
             }
             return (session, created)
-        }
     }
 
     public func apply(_ command: SessionEventCommand, now: Date) async throws -> SessionEventOutcome {
-        try await writer.write { db in
+        try await writer.write { db in try Self.apply(command, now: now, db: db) }
+    }
+
+    private static func apply(_ command: SessionEventCommand, now: Date, db: Database) throws -> SessionEventOutcome {
             guard let existing = try Self.session(key: command.sessionKey.rawValue, db: db) else {
                 try db.execute(sql: "INSERT INTO pendingSessionEvents (sessionKey, kind, at, reason, userId, receivedAt) VALUES (?, ?, ?, ?, ?, ?)",
                                arguments: [command.sessionKey.rawValue, command.kind.rawValue, command.at.timeIntervalSince1970, command.reason,
@@ -233,7 +265,6 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
             }
             try Self.applyToSession(kind: command.kind, key: command.sessionKey.rawValue, at: command.at.timeIntervalSince1970, reason: command.reason, db: db)
             return .applied(try Self.session(key: command.sessionKey.rawValue, db: db) ?? existing)
-        }
     }
 
     /// The first check-out wins, and only at or after the check-in; a heartbeat moves `lastSeenAt`

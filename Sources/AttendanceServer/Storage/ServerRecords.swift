@@ -55,6 +55,16 @@ public struct DeviceRecord: Hashable, Sendable {
     public var revokedAt: Date?
 }
 
+extension DeviceRecord {
+    /// How fresh "last seen" is kept (admins see it in the device list).
+    public static let lastSeenResolution: Double = 60
+
+    static func lastSeenIsStale(_ lastSeen: Date?, now: Date) -> Bool {
+        guard let lastSeen else { return true }
+        return now.timeIntervalSince(lastSeen) >= lastSeenResolution
+    }
+}
+
 public struct SessionRecord: Hashable, Sendable {
     public var sessionKey: SessionKey
     public var userId: UserID
@@ -112,6 +122,30 @@ public struct StoredReply: Hashable, Sendable {
         self.contentType = contentType
         self.body = body
     }
+}
+
+/// Where a request's answer goes: its idempotency key, and how to render the answer from what
+/// the write found. The write, the key and the answer commit in one transaction.
+public struct AnswerSlot<Found: Sendable>: Sendable {
+    public var scope: String
+    public var key: String
+    public var requestHash: String
+    public var render: @Sendable (Found) throws -> StoredReply
+
+    public init(scope: String, key: String, requestHash: String, render: @escaping @Sendable (Found) throws -> StoredReply) {
+        self.scope = scope
+        self.key = key
+        self.requestHash = requestHash
+        self.render = render
+    }
+}
+
+/// What a write with an `AnswerSlot` did.
+public enum SlotOutcome: Hashable, Sendable {
+    /// Written, and this answer stored under the key.
+    case answered(StoredReply)
+    /// The key was used before (a replay, another payload, or still in flight): nothing written.
+    case earlier(IdempotencyClaim)
 }
 
 /// The first step of an idempotent request.
