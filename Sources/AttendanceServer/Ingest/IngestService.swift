@@ -137,12 +137,16 @@ public struct IngestService: Sendable {
     /// its replay is the same bytes; a key used before gets its replay, 422 or 409.
     private func process(_ endpoint: Endpoint, body: Data, key: String, principal: Principal) async throws -> StoredReply {
         let scope = principal.scope
-        let requestHash = Replies.canonicalHash(body)
+        // The payload's identity: its decoded content re-encoded with sorted keys (so key order and
+        // spacing don't make another payload); the raw bytes when it doesn't decode.
+        var requestHash = Replies.rawHash(body)
         let outcome: SlotOutcome
         do {
             switch endpoint {
             case .checkIn:
-                let command = try await checkInCommand(try decode(CheckInRequest.self, body), principal: principal)
+                let request = try decode(CheckInRequest.self, body)
+                requestHash = try Replies.contentHash(request)
+                let command = try await checkInCommand(request, principal: principal)
                 outcome = try await repository.checkIn(command, now: clock(), answering: AnswerSlot(scope: scope, key: key, requestHash: requestHash) { found in
                     guard found.session.userId == command.userId else {
                         return Problem(403, "Forbidden", "the session '\(command.sessionKey)' belongs to another user").reply
@@ -150,7 +154,7 @@ public struct IngestService: Sendable {
                     return try Replies.json(found.created ? 201 : 200, SessionBody(found.session))
                 })
             case .checkOut, .heartbeat:
-                let (command, ts) = try sessionEventCommand(endpoint, body: body, principal: principal)
+                let (command, ts) = try sessionEventCommand(endpoint, body: body, principal: principal, hash: &requestHash)
                 outcome = try await repository.apply(command, now: clock(), answering: AnswerSlot(scope: scope, key: key, requestHash: requestHash) { found in
                     try Self.reply(to: found, sessionKey: command.sessionKey, ts: ts)
                 })
@@ -224,13 +228,15 @@ public struct IngestService: Sendable {
     }
 
     /// A check-out or heartbeat, validated, and its `ts` as sent (for the 422's detail).
-    private func sessionEventCommand(_ endpoint: Endpoint, body: Data, principal: Principal) throws -> (SessionEventCommand, String) {
+    private func sessionEventCommand(_ endpoint: Endpoint, body: Data, principal: Principal, hash: inout String) throws -> (SessionEventCommand, String) {
         let kind: SessionEventCommand.Kind, sessionKey: String, ts: String, reason: String?, source: String
         if endpoint == .checkOut {
             let request = try decode(CheckOutRequest.self, body)
+            hash = try Replies.contentHash(request)
             (kind, sessionKey, ts, reason, source) = (.checkOut, request.sessionKey, request.ts, request.reason, request.source)
         } else {
             let request = try decode(HeartbeatRequest.self, body)
+            hash = try Replies.contentHash(request)
             (kind, sessionKey, ts, reason, source) = (.heartbeat, request.sessionKey, request.ts, nil, "automatic")
         }
         try requireSessionKey(sessionKey)

@@ -45,6 +45,14 @@ enum Replies {
         StoredReply(status: status, contentType: "application/json", body: try encoder.encode(value))
     }
 
+    /// The identity of a decoded request: its content encoded with sorted keys.
+    static func contentHash<T: Encodable>(_ value: T) throws -> String {
+        SHA256.hex(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    /// The identity of a body that did not decode: its bytes.
+    static func rawHash(_ body: Data) -> String { SHA256.hex(String(decoding: body, as: UTF8.self)) }
+
     /// A canonical form of a JSON payload (parsed, keys sorted), so that a resend whose bytes
     /// differ only in key order or spacing is recognized as the same payload.
     static func canonicalHash(_ body: Data) -> String {

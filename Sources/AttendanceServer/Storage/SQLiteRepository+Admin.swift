@@ -21,10 +21,10 @@ extension SQLiteRepository: AdminRepository {
     public func updateSite(_ site: SiteRecord) async throws -> Bool {
         try await writer.write { db in
             do {
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     UPDATE sites SET name = ?, timeZone = ?, beaconUUID = ?, major = ?, geofenceLatitude = ?, geofenceLongitude = ?,
                     geofenceRadiusMeters = ? WHERE id = ?
-                    """, arguments: [site.name, site.timeZone, site.beacon.uuid.uuidString, Int(site.beacon.major), site.geofence?.latitude,
+                    """).execute(arguments: [site.name, site.timeZone, site.beacon.uuid.uuidString, Int(site.beacon.major), site.geofence?.latitude,
                                      site.geofence?.longitude, site.geofence?.radiusMeters, site.id.rawValue])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw RepositoryError(kind: .conflict, detail: "another site already uses beacon \(site.beacon)")
@@ -35,9 +35,9 @@ extension SQLiteRepository: AdminRepository {
 
     public func deleteSite(id: SiteID) async throws -> SiteDeletion {
         try await writer.write { db in
-            let sessions = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sessions WHERE siteId = ?", arguments: [id.rawValue]) ?? 0
+            let sessions = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM sessions WHERE siteId = ?"), arguments: [id.rawValue]) ?? 0
             if sessions > 0 { return .hasSessions(sessions) }
-            try db.execute(sql: "DELETE FROM sites WHERE id = ?", arguments: [id.rawValue])
+            try db.cachedStatement(sql: "DELETE FROM sites WHERE id = ?").execute(arguments: [id.rawValue])
             return db.changesCount == 1 ? .deleted : .notFound
         }
     }
@@ -45,8 +45,7 @@ extension SQLiteRepository: AdminRepository {
     public func createBeacon(_ beacon: BeaconRecord) async throws {
         try await writer.write { db in
             do {
-                try db.execute(sql: "INSERT INTO beacons (id, siteId, minor, label, txPowerDBm) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [beacon.id, beacon.siteId.rawValue, Int(beacon.minor), beacon.label, beacon.txPowerDBm])
+                try db.cachedStatement(sql: "INSERT INTO beacons (id, siteId, minor, label, txPowerDBm) VALUES (?, ?, ?, ?, ?)").execute(arguments: [beacon.id, beacon.siteId.rawValue, Int(beacon.minor), beacon.label, beacon.txPowerDBm])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw RepositoryError(kind: .conflict, detail: "site '\(beacon.siteId)' already has a beacon with minor \(beacon.minor)")
             }
@@ -55,8 +54,8 @@ extension SQLiteRepository: AdminRepository {
 
     public func beacons(siteId: SiteID?) async throws -> [BeaconRecord] {
         try await writer.read { db in
-            let rows = try siteId.map { try Row.fetchAll(db, sql: "SELECT * FROM beacons WHERE siteId = ? ORDER BY minor", arguments: [$0.rawValue]) }
-                ?? Row.fetchAll(db, sql: "SELECT * FROM beacons ORDER BY siteId, minor")
+            let rows = try siteId.map { try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM beacons WHERE siteId = ? ORDER BY minor"), arguments: [$0.rawValue]) }
+                ?? Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM beacons ORDER BY siteId, minor"))
             return rows.map { row in
                 BeaconRecord(id: row["id"], siteId: SiteID(row["siteId"]), minor: UInt16(row["minor"] as Int), label: row["label"],
                              txPowerDBm: row["txPowerDBm"])
@@ -66,14 +65,14 @@ extension SQLiteRepository: AdminRepository {
 
     public func deleteBeacon(id: String) async throws -> Bool {
         try await writer.write { db in
-            try db.execute(sql: "DELETE FROM beacons WHERE id = ?", arguments: [id])
+            try db.cachedStatement(sql: "DELETE FROM beacons WHERE id = ?").execute(arguments: [id])
             return db.changesCount == 1
         }
     }
 
     public func employees() async throws -> [EmployeeRecord] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM employees ORDER BY name, id").map { row in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM employees ORDER BY name, id")).map { row in
                 EmployeeRecord(id: UserID(row["id"]), name: row["name"], externalId: row["externalId"], email: row["email"])
             }
         }
@@ -82,8 +81,7 @@ extension SQLiteRepository: AdminRepository {
     public func updateEmployee(_ employee: EmployeeRecord) async throws -> Bool {
         try await writer.write { db in
             do {
-                try db.execute(sql: "UPDATE employees SET name = ?, externalId = ?, email = ? WHERE id = ?",
-                               arguments: [employee.name, employee.externalId, employee.email, employee.id.rawValue])
+                try db.cachedStatement(sql: "UPDATE employees SET name = ?, externalId = ?, email = ? WHERE id = ?").execute(arguments: [employee.name, employee.externalId, employee.email, employee.id.rawValue])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw RepositoryError(kind: .conflict, detail: "another employee already has external id '\(employee.externalId ?? "")'")
             }
@@ -106,6 +104,6 @@ extension SQLiteRepository: AdminRepository {
         let sql = "SELECT * FROM sessions" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             + " ORDER BY checkInAt, sessionKey LIMIT ?"
         let bound = StatementArguments(arguments)
-        return try await writer.read { db in try Row.fetchAll(db, sql: sql, arguments: bound).map(Self.sessionRecord) }
+        return try await writer.read { db in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: bound).map(Self.sessionRecord) }
     }
 }

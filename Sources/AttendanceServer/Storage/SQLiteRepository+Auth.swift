@@ -31,59 +31,55 @@ extension SQLiteRepository: AuthRepository {
 
     public func installAdminToken(hash: String, now: Date) async throws -> Bool {
         try await writer.write { db in
-            guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM adminTokens") == 0 else { return false }
-            try db.execute(sql: "INSERT INTO adminTokens (tokenHash, createdAt) VALUES (?, ?)", arguments: [hash, now.timeIntervalSince1970])
+            guard try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM adminTokens")) == 0 else { return false }
+            try db.cachedStatement(sql: "INSERT INTO adminTokens (tokenHash, createdAt) VALUES (?, ?)").execute(arguments: [hash, now.timeIntervalSince1970])
             return true
         }
     }
 
     public func replaceAdminTokens(hash: String, now: Date) async throws {
         try await writer.write { db in
-            try db.execute(sql: "DELETE FROM adminTokens WHERE tokenHash <> ?", arguments: [hash])
-            try db.execute(sql: "INSERT INTO adminTokens (tokenHash, createdAt) VALUES (?, ?) ON CONFLICT (tokenHash) DO NOTHING",
-                           arguments: [hash, now.timeIntervalSince1970])
+            try db.cachedStatement(sql: "DELETE FROM adminTokens WHERE tokenHash <> ?").execute(arguments: [hash])
+            try db.cachedStatement(sql: "INSERT INTO adminTokens (tokenHash, createdAt) VALUES (?, ?) ON CONFLICT (tokenHash) DO NOTHING").execute(arguments: [hash, now.timeIntervalSince1970])
         }
     }
 
     public func isAdminToken(hash: String) async throws -> Bool {
-        try await writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM adminTokens WHERE tokenHash = ?", arguments: [hash]) == 1 }
+        try await writer.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM adminTokens WHERE tokenHash = ?"), arguments: [hash]) == 1 }
     }
 
     public func createEnrollmentCode(hash: String, userId: UserID, expiresAt: Date, now: Date) async throws {
         try await writer.write { db in
-            try db.execute(sql: "INSERT INTO enrollmentCodes (codeHash, userId, expiresAt, createdAt) VALUES (?, ?, ?, ?)",
-                           arguments: [hash, userId.rawValue, expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])
+            try db.cachedStatement(sql: "INSERT INTO enrollmentCodes (codeHash, userId, expiresAt, createdAt) VALUES (?, ?, ?, ?)").execute(arguments: [hash, userId.rawValue, expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])
         }
     }
 
     public func redeemEnrollmentCode(hash: String, now: Date) async throws -> CodeRedemption {
         try await writer.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM enrollmentCodes WHERE codeHash = ?", arguments: [hash]) else { return .unknown }
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM enrollmentCodes WHERE codeHash = ?"), arguments: [hash]) else { return .unknown }
             if (row["usedAt"] as Double?) != nil { return .alreadyUsed }
             let expiresAt = Date(timeIntervalSince1970: row["expiresAt"])
             if expiresAt <= now { return .expired(expiresAt) }
-            try db.execute(sql: "UPDATE enrollmentCodes SET usedAt = ? WHERE codeHash = ? AND usedAt IS NULL",
-                           arguments: [now.timeIntervalSince1970, hash])
+            try db.cachedStatement(sql: "UPDATE enrollmentCodes SET usedAt = ? WHERE codeHash = ? AND usedAt IS NULL").execute(arguments: [now.timeIntervalSince1970, hash])
             return db.changesCount == 1 ? .redeemed(UserID(row["userId"])) : .alreadyUsed
         }
     }
 
     public func createDevice(_ device: DeviceRecord, tokenHash: String) async throws {
         try await writer.write { db in
-            try db.execute(sql: "INSERT INTO devices (id, userId, tokenHash, platform, deviceName, enrolledAt) VALUES (?, ?, ?, ?, ?, ?)",
-                           arguments: [device.id.rawValue, device.userId.rawValue, tokenHash, device.platform, device.deviceName,
+            try db.cachedStatement(sql: "INSERT INTO devices (id, userId, tokenHash, platform, deviceName, enrolledAt) VALUES (?, ?, ?, ?, ?, ?)").execute(arguments: [device.id.rawValue, device.userId.rawValue, tokenHash, device.platform, device.deviceName,
                                        device.enrolledAt.timeIntervalSince1970])
         }
     }
 
     public func device(tokenHash: String, now: Date) async throws -> DeviceRecord? {
         let found = try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE tokenHash = ?", arguments: [tokenHash]).map(Self.device)
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM devices WHERE tokenHash = ?"), arguments: [tokenHash]).map(Self.device)
         }
         guard var device = found, DeviceRecord.lastSeenIsStale(device.lastSeenAt, now: now) else { return found }
         let id = device.id.rawValue
         try await writer.write { db in
-            try db.execute(sql: "UPDATE devices SET lastSeenAt = MAX(COALESCE(lastSeenAt, 0), ?) WHERE id = ?", arguments: [now.timeIntervalSince1970, id])
+            try db.cachedStatement(sql: "UPDATE devices SET lastSeenAt = MAX(COALESCE(lastSeenAt, 0), ?) WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, id])
         }
         device.lastSeenAt = now
         return device
@@ -92,16 +88,16 @@ extension SQLiteRepository: AuthRepository {
     public func devices(userId: UserID?) async throws -> [DeviceRecord] {
         try await writer.read { db in
             if let userId {
-                return try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE userId = ? ORDER BY enrolledAt", arguments: [userId.rawValue]).map(Self.device)
+                return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM devices WHERE userId = ? ORDER BY enrolledAt"), arguments: [userId.rawValue]).map(Self.device)
             }
-            return try Row.fetchAll(db, sql: "SELECT * FROM devices ORDER BY enrolledAt").map(Self.device)
+            return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM devices ORDER BY enrolledAt")).map(Self.device)
         }
     }
 
     public func revokeDevice(id: DeviceID, now: Date) async throws -> DeviceRecord? {
         try await writer.write { db in
-            try db.execute(sql: "UPDATE devices SET revokedAt = COALESCE(revokedAt, ?) WHERE id = ?", arguments: [now.timeIntervalSince1970, id.rawValue])
-            return try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE id = ?", arguments: [id.rawValue]).map(Self.device)
+            try db.cachedStatement(sql: "UPDATE devices SET revokedAt = COALESCE(revokedAt, ?) WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, id.rawValue])
+            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM devices WHERE id = ?"), arguments: [id.rawValue]).map(Self.device)
         }
     }
 

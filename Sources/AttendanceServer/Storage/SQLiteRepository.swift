@@ -20,7 +20,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     public func shutdown() {}
 
     public func ping() async throws {
-        _ = try await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        _ = try await writer.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT 1")) }
     }
 
     public static func inMemory() throws -> SQLiteRepository {
@@ -108,12 +108,12 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     }
 
     private static func claim(scope: String, key: String, requestHash: String, now: Date, db: Database) throws -> IdempotencyClaim {
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO idempotencyKeys (scope, key, requestHash, state, createdAt) VALUES (?, ?, ?, 'inFlight', ?)
                 ON CONFLICT (scope, key) DO NOTHING
-                """, arguments: [scope, key, requestHash, now.timeIntervalSince1970])
+                """).execute(arguments: [scope, key, requestHash, now.timeIntervalSince1970])
             if db.changesCount == 1 { return .claimed }
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM idempotencyKeys WHERE scope = ? AND key = ?", arguments: [scope, key]) else {
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM idempotencyKeys WHERE scope = ? AND key = ?"), arguments: [scope, key]) else {
                 return .claimed
             }
             guard row["requestHash"] as String == requestHash else { return .payloadMismatch }
@@ -126,8 +126,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     }
 
     private static func complete(scope: String, key: String, reply: StoredReply, db: Database) throws {
-        try db.execute(sql: "UPDATE idempotencyKeys SET state = 'done', status = ?, contentType = ?, body = ? WHERE scope = ? AND key = ?",
-                       arguments: [reply.status, reply.contentType, reply.body, scope, key])
+        try db.cachedStatement(sql: "UPDATE idempotencyKeys SET state = 'done', status = ?, contentType = ?, body = ? WHERE scope = ? AND key = ?").execute(arguments: [reply.status, reply.contentType, reply.body, scope, key])
     }
 
     /// Claim, write, render, store: one transaction. A key used before writes nothing.
@@ -155,13 +154,13 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     public func releaseIdempotency(scope: String, key: String) async throws {
         try await writer.write { db in
-            try db.execute(sql: "DELETE FROM idempotencyKeys WHERE scope = ? AND key = ? AND state = 'inFlight'", arguments: [scope, key])
+            try db.cachedStatement(sql: "DELETE FROM idempotencyKeys WHERE scope = ? AND key = ? AND state = 'inFlight'").execute(arguments: [scope, key])
         }
     }
 
     public func purgeIdempotency(olderThan cutoff: Date) async throws -> Int {
         try await writer.write { db in
-            try db.execute(sql: "DELETE FROM idempotencyKeys WHERE createdAt < ?", arguments: [cutoff.timeIntervalSince1970])
+            try db.cachedStatement(sql: "DELETE FROM idempotencyKeys WHERE createdAt < ?").execute(arguments: [cutoff.timeIntervalSince1970])
             return db.changesCount
         }
     }
@@ -171,10 +170,10 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     public func createSite(_ site: SiteRecord) async throws {
         try await writer.write { db in
             do {
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     INSERT INTO sites (id, name, timeZone, beaconUUID, major, geofenceLatitude, geofenceLongitude, geofenceRadiusMeters)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [site.id.rawValue, site.name, site.timeZone, site.beacon.uuid.uuidString, Int(site.beacon.major),
+                    """).execute(arguments: [site.id.rawValue, site.name, site.timeZone, site.beacon.uuid.uuidString, Int(site.beacon.major),
                                      site.geofence?.latitude, site.geofence?.longitude, site.geofence?.radiusMeters])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw RepositoryError(kind: .conflict, detail: "a site with id '\(site.id)' or beacon \(site.beacon) already exists")
@@ -183,25 +182,23 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     }
 
     public func site(id: SiteID) async throws -> SiteRecord? {
-        try await writer.read { db in try Row.fetchOne(db, sql: "SELECT * FROM sites WHERE id = ?", arguments: [id.rawValue]).map(Self.site) }
+        try await writer.read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sites WHERE id = ?"), arguments: [id.rawValue]).map(Self.site) }
     }
 
     public func site(beacon: SiteBeacon) async throws -> SiteRecord? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM sites WHERE beaconUUID = ? AND major = ?",
-                             arguments: [beacon.uuid.uuidString, Int(beacon.major)]).map(Self.site)
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sites WHERE beaconUUID = ? AND major = ?"), arguments: [beacon.uuid.uuidString, Int(beacon.major)]).map(Self.site)
         }
     }
 
     public func sites() async throws -> [SiteRecord] {
-        try await writer.read { db in try Row.fetchAll(db, sql: "SELECT * FROM sites ORDER BY name, id").map(Self.site) }
+        try await writer.read { db in try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM sites ORDER BY name, id")).map(Self.site) }
     }
 
     public func createEmployee(_ employee: EmployeeRecord) async throws {
         try await writer.write { db in
             do {
-                try db.execute(sql: "INSERT INTO employees (id, name, externalId, email) VALUES (?, ?, ?, ?)",
-                               arguments: [employee.id.rawValue, employee.name, employee.externalId, employee.email])
+                try db.cachedStatement(sql: "INSERT INTO employees (id, name, externalId, email) VALUES (?, ?, ?, ?)").execute(arguments: [employee.id.rawValue, employee.name, employee.externalId, employee.email])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw RepositoryError(kind: .conflict, detail: "an employee with id '\(employee.id)' or external id '\(employee.externalId ?? "")' already exists")
             }
@@ -210,7 +207,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     public func employee(id: UserID) async throws -> EmployeeRecord? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM employees WHERE id = ?", arguments: [id.rawValue]).map { row in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM employees WHERE id = ?"), arguments: [id.rawValue]).map { row in
                 EmployeeRecord(id: UserID(row["id"]), name: row["name"], externalId: row["externalId"], email: row["email"])
             }
         }
@@ -223,24 +220,22 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     }
 
     private static func checkIn(_ command: CheckInCommand, now: Date, db: Database) throws -> (session: SessionRecord, created: Bool) {
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, lastSeenAt, source, createdAt)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sessionKey) DO NOTHING
-                """, arguments: [command.sessionKey.rawValue, command.userId.rawValue, command.siteId.rawValue, command.deviceId?.rawValue,
+                """).execute(arguments: [command.sessionKey.rawValue, command.userId.rawValue, command.siteId.rawValue, command.deviceId?.rawValue,
                                  command.at.timeIntervalSince1970, command.at.timeIntervalSince1970, command.source.rawValue,
                                  now.timeIntervalSince1970])
             let created = db.changesCount == 1
             if created {
                 // Reconcile what arrived before the check-in, in arrival order.
-                let pending = try Row.fetchAll(db, sql: "SELECT * FROM pendingSessionEvents WHERE sessionKey = ? ORDER BY id",
-                                               arguments: [command.sessionKey.rawValue])
+                let pending = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE sessionKey = ? ORDER BY id"), arguments: [command.sessionKey.rawValue])
                 for row in pending {
                     let kind = SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat
                     try Self.applyToSession(kind: kind, key: command.sessionKey.rawValue, at: row["at"], reason: row["reason"], db: db)
                 }
                 // A pending check-out earlier than this check-in is not applied; its row stays, for audit.
-                try db.execute(sql: "DELETE FROM pendingSessionEvents WHERE sessionKey = ? AND NOT (kind = 'checkOut' AND at < ?)",
-                               arguments: [command.sessionKey.rawValue, command.at.timeIntervalSince1970])
+                try db.cachedStatement(sql: "DELETE FROM pendingSessionEvents WHERE sessionKey = ? AND NOT (kind = 'checkOut' AND at < ?)").execute(arguments: [command.sessionKey.rawValue, command.at.timeIntervalSince1970])
             }
             guard let session = try Self.session(key: command.sessionKey.rawValue, db: db) else {
                 throw RepositoryError(kind: .notFound, detail: "session \(command.sessionKey) vanished during its check-in")
@@ -254,8 +249,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     private static func apply(_ command: SessionEventCommand, now: Date, db: Database) throws -> SessionEventOutcome {
             guard let existing = try Self.session(key: command.sessionKey.rawValue, db: db) else {
-                try db.execute(sql: "INSERT INTO pendingSessionEvents (sessionKey, kind, at, reason, userId, receivedAt) VALUES (?, ?, ?, ?, ?, ?)",
-                               arguments: [command.sessionKey.rawValue, command.kind.rawValue, command.at.timeIntervalSince1970, command.reason,
+                try db.cachedStatement(sql: "INSERT INTO pendingSessionEvents (sessionKey, kind, at, reason, userId, receivedAt) VALUES (?, ?, ?, ?, ?, ?)").execute(arguments: [command.sessionKey.rawValue, command.kind.rawValue, command.at.timeIntervalSince1970, command.reason,
                                            command.userId?.rawValue, now.timeIntervalSince1970])
                 return .pending
             }
@@ -272,12 +266,12 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     private static func applyToSession(kind: SessionEventCommand.Kind, key: String, at: Double, reason: String?, db: Database) throws {
         switch kind {
         case .checkOut:
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 UPDATE sessions SET checkOutAt = ?, checkOutReason = ?, lastSeenAt = MAX(lastSeenAt, ?)
                 WHERE sessionKey = ? AND checkOutAt IS NULL AND checkInAt <= ?
-                """, arguments: [at, reason, at, key, at])
+                """).execute(arguments: [at, reason, at, key, at])
         case .heartbeat:
-            try db.execute(sql: "UPDATE sessions SET lastSeenAt = MAX(lastSeenAt, ?) WHERE sessionKey = ?", arguments: [at, key])
+            try db.cachedStatement(sql: "UPDATE sessions SET lastSeenAt = MAX(lastSeenAt, ?) WHERE sessionKey = ?").execute(arguments: [at, key])
         }
     }
 
@@ -287,18 +281,17 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     public func pendingEventCount(sessionKey: SessionKey?) async throws -> Int {
         try await writer.read { db in
-            guard let sessionKey else { return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pendingSessionEvents") ?? 0 }
-            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pendingSessionEvents WHERE sessionKey = ?", arguments: [sessionKey.rawValue]) ?? 0
+            guard let sessionKey else { return try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM pendingSessionEvents")) ?? 0 }
+            return try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM pendingSessionEvents WHERE sessionKey = ?"), arguments: [sessionKey.rawValue]) ?? 0
         }
     }
 
     public func openSessions(siteId: SiteID?) async throws -> [SessionRecord] {
         try await writer.read { db in
             if let siteId {
-                return try Row.fetchAll(db, sql: "SELECT * FROM sessions WHERE checkOutAt IS NULL AND siteId = ? ORDER BY checkInAt",
-                                        arguments: [siteId.rawValue]).map(Self.session)
+                return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM sessions WHERE checkOutAt IS NULL AND siteId = ? ORDER BY checkInAt"), arguments: [siteId.rawValue]).map(Self.session)
             }
-            return try Row.fetchAll(db, sql: "SELECT * FROM sessions WHERE checkOutAt IS NULL ORDER BY checkInAt").map(Self.session)
+            return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM sessions WHERE checkOutAt IS NULL ORDER BY checkInAt")).map(Self.session)
         }
     }
 
@@ -307,7 +300,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     // MARK: - Rows
 
     private static func session(key: String, db: Database) throws -> SessionRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE sessionKey = ?", arguments: [key]).map(session)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sessions WHERE sessionKey = ?"), arguments: [key]).map(session)
     }
 
     private static func session(_ row: Row) -> SessionRecord {
