@@ -108,59 +108,69 @@ extension PostgresRepository {
     }
 
     public func checkIn(_ command: CheckInCommand, now: Date, answering slot: AnswerSlot<(session: SessionRecord, created: Bool)>) async throws -> SlotOutcome {
-        try await answering(slot, sessionKey: command.sessionKey, now: now) { connection in try await self.checkIn(command, now: now, on: connection) }
+        try await answering(slot, sessionKey: command.sessionKey, now: now) { connection in
+            try await self.checkIn(command, now: now, on: connection, locked: true)
+        }
     }
 
     public func apply(_ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>) async throws -> SlotOutcome {
-        try await answering(slot, sessionKey: command.sessionKey, now: now) { connection in try await self.apply(command, now: now, on: connection) }
+        try await answering(slot, sessionKey: command.sessionKey, now: now) { connection in
+            try await self.apply(command, now: now, on: connection, locked: true)
+        }
     }
 
     public func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome {
         try await answering(slot, sessionKey: nil, now: now) { _ in () }
     }
 
-    /// The advisory lock is the caller's (taken again here, it is re-entrant within a transaction).
-    private func checkIn(_ command: CheckInCommand, now: Date, on connection: PostgresConnection) async throws -> (session: SessionRecord, created: Bool) {
-            let key = command.sessionKey.rawValue
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))", logger: logger)
-            let inserted = try await connection.query("""
-                INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, last_seen_at, source, created_at)
-                VALUES (\(key), \(command.userId.rawValue), \(command.siteId.rawValue), \(command.deviceId?.rawValue),
-                        \(command.at.timeIntervalSince1970), \(command.at.timeIntervalSince1970), \(command.source.rawValue), \(now.timeIntervalSince1970))
-                ON CONFLICT (session_key) DO NOTHING RETURNING 1
-                """, logger: logger).collect()
-            let created = !inserted.isEmpty
-            if created {
-                var pending: [(String, Double, String?)] = []
-                for try await row in try await connection.query(
-                    "SELECT kind, at, reason FROM pending_session_events WHERE session_key = \(key) ORDER BY id", logger: logger)
-                    .decode((String, Double, String?).self) {
-                    pending.append(row)
-                }
-                for (kind, at, reason) in pending {
-                    try await Self.applyToSession(kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat, key: key, at: at, reason: reason,
-                                                  connection: connection, logger: logger)
-                }
-                // A pending check-out earlier than this check-in is not applied; its row stays, for audit.
-                try await connection.query("""
+    /// Inserts the session (or finds it) and applies what arrived before it. `locked`: the caller
+    /// already holds the session's advisory lock in this transaction.
+    private func checkIn(_ command: CheckInCommand, now: Date, on connection: PostgresConnection, locked: Bool = false) async throws
+        -> (session: SessionRecord, created: Bool)
+    {
+        let key = command.sessionKey.rawValue
+        if !locked { try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))", logger: logger) }
+        let inserted = try await sessions("""
+            INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, last_seen_at, source, created_at)
+            VALUES (\(key), \(command.userId.rawValue), \(command.siteId.rawValue), \(command.deviceId?.rawValue),
+                    \(command.at.timeIntervalSince1970), \(command.at.timeIntervalSince1970), \(command.source.rawValue), \(now.timeIntervalSince1970))
+            ON CONFLICT (session_key) DO NOTHING RETURNING \(unescaped: Self.sessionColumns)
+            """, on: connection)
+        if let session = inserted.first {
+            // Reconcile what arrived before the check-in, in arrival order. A pending check-out
+            // earlier than this check-in is not applied; its row stays, for audit.
+            var pending: [(Int, String, Double, String?)] = []
+            for try await row in try await connection.query("""
+                WITH moved AS (
                     DELETE FROM pending_session_events
                     WHERE session_key = \(key) AND NOT (kind = 'checkOut' AND at < \(command.at.timeIntervalSince1970))
-                    """, logger: logger)
+                    RETURNING id, kind, at, reason)
+                SELECT id::bigint, kind, at, reason FROM moved
+                """, logger: logger).decode((Int, String, Double, String?).self) {
+                pending.append(row)
             }
-            guard let session = try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1",
-                                                                 binds: try binds(key)), on: connection).first else {
-                throw RepositoryError(kind: .notFound, detail: "session \(key) vanished during its check-in")
+            guard !pending.isEmpty else { return (session, true) }
+            for (_, kind, at, reason) in pending.sorted(by: { $0.0 < $1.0 }) {
+                try await Self.applyToSession(kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat, key: key, at: at, reason: reason,
+                                              connection: connection, logger: logger)
             }
-            return (session, created)
+        }
+        guard let session = try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1",
+                                                             binds: try binds(key)), on: connection).first else {
+            throw RepositoryError(kind: .notFound, detail: "session \(key) vanished during its check-in")
+        }
+        return (session, inserted.isEmpty == false)
     }
 
     public func apply(_ command: SessionEventCommand, now: Date) async throws -> SessionEventOutcome {
         try await client.withTransaction(logger: logger) { connection in try await self.apply(command, now: now, on: connection) }
     }
 
-    private func apply(_ command: SessionEventCommand, now: Date, on connection: PostgresConnection) async throws -> SessionEventOutcome {
+    private func apply(_ command: SessionEventCommand, now: Date, on connection: PostgresConnection, locked: Bool = false) async throws
+        -> SessionEventOutcome
+    {
             let key = command.sessionKey.rawValue
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))", logger: logger)
+            if !locked { try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))", logger: logger) }
             let query = PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1", binds: try binds(key))
             guard let existing = try await sessions(query, on: connection).first else {
                 try await connection.query("""
