@@ -169,24 +169,24 @@ extension PostgresRepository {
     private func apply(_ command: SessionEventCommand, now: Date, on connection: PostgresConnection, locked: Bool = false) async throws
         -> SessionEventOutcome
     {
-            let key = command.sessionKey.rawValue
-            if !locked { try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))", logger: logger) }
-            let query = PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1", binds: try binds(key))
-            guard let existing = try await sessions(query, on: connection).first else {
-                try await connection.query("""
-                    INSERT INTO pending_session_events (session_key, kind, at, reason, user_id, received_at)
-                    VALUES (\(key), \(command.kind.rawValue), \(command.at.timeIntervalSince1970), \(command.reason), \(command.userId?.rawValue),
-                            \(now.timeIntervalSince1970))
-                    """, logger: logger)
-                return .pending
-            }
-            if let user = command.userId, user != existing.userId { return .forbidden(owner: existing.userId) }
-            if command.kind == .checkOut, existing.checkOutAt == nil, command.at < existing.checkInAt {
-                return .checkOutBeforeCheckIn(checkInAt: existing.checkInAt)
-            }
-            try await Self.applyToSession(kind: command.kind, key: key, at: command.at.timeIntervalSince1970, reason: command.reason,
-                                          connection: connection, logger: logger)
-            return .applied(try await sessions(query, on: connection).first ?? existing)
+        let key = command.sessionKey.rawValue
+        if !locked { try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))", logger: logger) }
+        let query = PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1", binds: try binds(key))
+        guard let existing = try await sessions(query, on: connection).first else {
+            try await connection.query("""
+                INSERT INTO pending_session_events (session_key, kind, at, reason, user_id, received_at)
+                VALUES (\(key), \(command.kind.rawValue), \(command.at.timeIntervalSince1970), \(command.reason), \(command.userId?.rawValue),
+                        \(now.timeIntervalSince1970))
+                """, logger: logger)
+            return .pending
+        }
+        if let user = command.userId, user != existing.userId { return .forbidden(owner: existing.userId) }
+        if command.kind == .checkOut, existing.checkOutAt == nil, command.at < existing.checkInAt {
+            return .checkOutBeforeCheckIn(checkInAt: existing.checkInAt)
+        }
+        try await Self.applyToSession(kind: command.kind, key: key, at: command.at.timeIntervalSince1970, reason: command.reason,
+                                      connection: connection, logger: logger)
+        return .applied(try await sessions(query, on: connection).first ?? existing)
     }
 
     /// The first check-out wins, and only at or after the check-in; a heartbeat moves

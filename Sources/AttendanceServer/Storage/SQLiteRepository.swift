@@ -108,17 +108,17 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     }
 
     private static func claim(scope: String, key: String, requestHash: String, now: Date, db: Database) throws -> IdempotencyClaim {
-            try db.cachedStatement(sql: """
-                INSERT INTO idempotencyKeys (scope, key, requestHash, state, createdAt) VALUES (?, ?, ?, 'inFlight', ?)
-                ON CONFLICT (scope, key) DO NOTHING
-                """).execute(arguments: [scope, key, requestHash, now.timeIntervalSince1970])
-            if db.changesCount == 1 { return .claimed }
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM idempotencyKeys WHERE scope = ? AND key = ?"), arguments: [scope, key]) else {
-                return .claimed
-            }
-            guard row["requestHash"] as String == requestHash else { return .payloadMismatch }
-            guard row["state"] as String == "done" else { return .inFlight }
-            return .replay(StoredReply(status: row["status"], contentType: row["contentType"], body: row["body"]))
+        try db.cachedStatement(sql: """
+            INSERT INTO idempotencyKeys (scope, key, requestHash, state, createdAt) VALUES (?, ?, ?, 'inFlight', ?)
+            ON CONFLICT (scope, key) DO NOTHING
+            """).execute(arguments: [scope, key, requestHash, now.timeIntervalSince1970])
+        if db.changesCount == 1 { return .claimed }
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM idempotencyKeys WHERE scope = ? AND key = ?"), arguments: [scope, key]) else {
+            return .claimed
+        }
+        guard row["requestHash"] as String == requestHash else { return .payloadMismatch }
+        guard row["state"] as String == "done" else { return .inFlight }
+        return .replay(StoredReply(status: row["status"], contentType: row["contentType"], body: row["body"]))
     }
 
     public func completeIdempotency(scope: String, key: String, reply: StoredReply) async throws {
@@ -220,27 +220,27 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     }
 
     private static func checkIn(_ command: CheckInCommand, now: Date, db: Database) throws -> (session: SessionRecord, created: Bool) {
-            try db.cachedStatement(sql: """
-                INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, lastSeenAt, source, createdAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sessionKey) DO NOTHING
-                """).execute(arguments: [command.sessionKey.rawValue, command.userId.rawValue, command.siteId.rawValue, command.deviceId?.rawValue,
-                                 command.at.timeIntervalSince1970, command.at.timeIntervalSince1970, command.source.rawValue,
-                                 now.timeIntervalSince1970])
-            let created = db.changesCount == 1
-            if created {
-                // Reconcile what arrived before the check-in, in arrival order.
-                let pending = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE sessionKey = ? ORDER BY id"), arguments: [command.sessionKey.rawValue])
-                for row in pending {
-                    let kind = SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat
-                    try Self.applyToSession(kind: kind, key: command.sessionKey.rawValue, at: row["at"], reason: row["reason"], db: db)
-                }
-                // A pending check-out earlier than this check-in is not applied; its row stays, for audit.
-                try db.cachedStatement(sql: "DELETE FROM pendingSessionEvents WHERE sessionKey = ? AND NOT (kind = 'checkOut' AND at < ?)").execute(arguments: [command.sessionKey.rawValue, command.at.timeIntervalSince1970])
+        try db.cachedStatement(sql: """
+            INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, lastSeenAt, source, createdAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sessionKey) DO NOTHING
+            """).execute(arguments: [command.sessionKey.rawValue, command.userId.rawValue, command.siteId.rawValue, command.deviceId?.rawValue,
+                             command.at.timeIntervalSince1970, command.at.timeIntervalSince1970, command.source.rawValue,
+                             now.timeIntervalSince1970])
+        let created = db.changesCount == 1
+        if created {
+            // Reconcile what arrived before the check-in, in arrival order.
+            let pending = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE sessionKey = ? ORDER BY id"), arguments: [command.sessionKey.rawValue])
+            for row in pending {
+                let kind = SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat
+                try Self.applyToSession(kind: kind, key: command.sessionKey.rawValue, at: row["at"], reason: row["reason"], db: db)
             }
-            guard let session = try Self.session(key: command.sessionKey.rawValue, db: db) else {
-                throw RepositoryError(kind: .notFound, detail: "session \(command.sessionKey) vanished during its check-in")
-            }
-            return (session, created)
+            // A pending check-out earlier than this check-in is not applied; its row stays, for audit.
+            try db.cachedStatement(sql: "DELETE FROM pendingSessionEvents WHERE sessionKey = ? AND NOT (kind = 'checkOut' AND at < ?)").execute(arguments: [command.sessionKey.rawValue, command.at.timeIntervalSince1970])
+        }
+        guard let session = try Self.session(key: command.sessionKey.rawValue, db: db) else {
+            throw RepositoryError(kind: .notFound, detail: "session \(command.sessionKey) vanished during its check-in")
+        }
+        return (session, created)
     }
 
     public func apply(_ command: SessionEventCommand, now: Date) async throws -> SessionEventOutcome {
@@ -248,17 +248,17 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     }
 
     private static func apply(_ command: SessionEventCommand, now: Date, db: Database) throws -> SessionEventOutcome {
-            guard let existing = try Self.session(key: command.sessionKey.rawValue, db: db) else {
-                try db.cachedStatement(sql: "INSERT INTO pendingSessionEvents (sessionKey, kind, at, reason, userId, receivedAt) VALUES (?, ?, ?, ?, ?, ?)").execute(arguments: [command.sessionKey.rawValue, command.kind.rawValue, command.at.timeIntervalSince1970, command.reason,
-                                           command.userId?.rawValue, now.timeIntervalSince1970])
-                return .pending
-            }
-            if let user = command.userId, user != existing.userId { return .forbidden(owner: existing.userId) }
-            if command.kind == .checkOut, existing.checkOutAt == nil, command.at < existing.checkInAt {
-                return .checkOutBeforeCheckIn(checkInAt: existing.checkInAt)
-            }
-            try Self.applyToSession(kind: command.kind, key: command.sessionKey.rawValue, at: command.at.timeIntervalSince1970, reason: command.reason, db: db)
-            return .applied(try Self.session(key: command.sessionKey.rawValue, db: db) ?? existing)
+        guard let existing = try Self.session(key: command.sessionKey.rawValue, db: db) else {
+            try db.cachedStatement(sql: "INSERT INTO pendingSessionEvents (sessionKey, kind, at, reason, userId, receivedAt) VALUES (?, ?, ?, ?, ?, ?)").execute(arguments: [command.sessionKey.rawValue, command.kind.rawValue, command.at.timeIntervalSince1970, command.reason,
+                                       command.userId?.rawValue, now.timeIntervalSince1970])
+            return .pending
+        }
+        if let user = command.userId, user != existing.userId { return .forbidden(owner: existing.userId) }
+        if command.kind == .checkOut, existing.checkOutAt == nil, command.at < existing.checkInAt {
+            return .checkOutBeforeCheckIn(checkInAt: existing.checkInAt)
+        }
+        try Self.applyToSession(kind: command.kind, key: command.sessionKey.rawValue, at: command.at.timeIntervalSince1970, reason: command.reason, db: db)
+        return .applied(try Self.session(key: command.sessionKey.rawValue, db: db) ?? existing)
     }
 
     /// The first check-out wins, and only at or after the check-in; a heartbeat moves `lastSeenAt`
