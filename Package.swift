@@ -106,6 +106,10 @@ let package = Package(
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
 
+        // MARK: - Simulation
+        // The field test (issue #5, in progress): ground truth and the metrics of DESIGN §6.1 so far.
+        .target(name: "AttendanceSimulation", dependencies: ["AttendanceModels"], swiftSettings: strictSwift6),
+
         // MARK: - Tools
         .executableTarget(
             name: "attendance",
@@ -136,6 +140,7 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "AttendanceModelsTests", dependencies: ["AttendanceModels"], swiftSettings: strictSwift6),
         .testTarget(name: "AttendanceEngineTests", dependencies: ["AttendanceEngine", "AttendanceModels"], swiftSettings: strictSwift6),
+        .testTarget(name: "AttendanceSimulationTests", dependencies: ["AttendanceSimulation", "AttendanceModels"], swiftSettings: strictSwift6),
         // The storage backends the server's contract tests run on, with a private PostgreSQL.
         .target(name: "AttendanceServerTestSupport", dependencies: ["AttendanceServer"], path: "Tests/AttendanceServerTestSupport",
                 swiftSettings: strictSwift6),

@@ -1,0 +1,66 @@
+import AttendanceModels
+import Foundation
+
+/// The channel between one phone and one beacon, second by second: what iOS ranging would report
+/// (CLBeacon's `rssi`, 0 when no packet was heard that second).
+///
+/// RSSI of a packet = measured power − 10·n·log10(d) + shadowing + fast fading − body loss.
+/// Shadowing is correlated over seconds (Gauss–Markov); fading is drawn per packet (Rayleigh);
+/// packets are lost with a probability that grows with distance, and below the receiver's
+/// sensitivity. iOS reports the mean of the packets it heard in the second.
+public struct RadioLink: Sendable {
+    public let parameters: RadioParameters
+    public let beacon: SimulatedBeacon
+    private var shadowingDB: Double
+    private var random: SplitMix64
+
+    public init(parameters: RadioParameters, beacon: SimulatedBeacon, seed: UInt64) {
+        self.parameters = parameters
+        self.beacon = beacon
+        random = SplitMix64(seed: seed)
+        shadowingDB = 0
+        shadowingDB = parameters.shadowingSigmaDB * Self.gaussian(&random)
+    }
+
+    /// The mean received power at `distance` before shadowing and fading.
+    public func meanRSSI(atMeters distance: Double) -> Double {
+        beacon.measuredPowerDBm - 10 * parameters.pathLossExponent * log10(max(distance, 0.1))
+    }
+
+    /// Advances the channel by `seconds` and returns what one ranging callback reports for a phone
+    /// at `distance` metres, `bodyLossDB` behind a body or in a pocket: the rounded mean RSSI of
+    /// the packets heard, or 0 when none was.
+    public mutating func sample(atMeters distance: Double, bodyLossDB: Double, seconds: Double = 1) -> Int {
+        let rho = exp(-seconds / parameters.shadowingCorrelationSeconds)
+        shadowingDB = rho * shadowingDB + (1 - rho * rho).squareRoot() * parameters.shadowingSigmaDB * Self.gaussian(&random)
+        let packets = max(1, Int((seconds * 1_000 / beacon.advertisingIntervalMilliseconds).rounded(.down)))
+        let loss = parameters.packetLoss(atMeters: distance)
+        let base = meanRSSI(atMeters: distance) + shadowingDB - bodyLossDB
+        var sum = 0.0
+        var heard = 0
+        for _ in 0..<packets {
+            guard Double.random(in: 0..<1, using: &random) >= loss else { continue }
+            let fading = parameters.rayleighFading ? Self.rayleighDB(&random) : 0
+            let rssi = base + fading
+            guard rssi >= parameters.sensitivityDBm else { continue }
+            sum += rssi
+            heard += 1
+        }
+        guard heard > 0 else { return 0 }
+        return min(-1, Int((sum / Double(heard)).rounded()))
+    }
+
+    /// A standard normal draw (Box–Muller).
+    static func gaussian(_ random: inout SplitMix64) -> Double {
+        let u1 = Double.random(in: Double.ulpOfOne..<1, using: &random)
+        let u2 = Double.random(in: 0..<1, using: &random)
+        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+    }
+
+    /// The power of a Rayleigh-faded packet relative to its mean, in dB (mean power 1): mostly
+    /// within a few dB, with occasional fades of 10–20 dB.
+    static func rayleighDB(_ random: inout SplitMix64) -> Double {
+        let power = -log(Double.random(in: Double.ulpOfOne..<1, using: &random))
+        return 10 * log10(power)
+    }
+}
