@@ -24,6 +24,27 @@ public struct RadioParameters: Hashable, Sendable, Codable {
 
     public init() {}
 
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case pathLossExponent, shadowingSigmaDB, shadowingCorrelationSeconds, rayleighFading, packetLossNear, halfLossDistanceMeters,
+             lossSlopeMeters, sensitivityDBm, bodyLossRangeDB
+    }
+
+    /// Missing fields keep their defaults; unknown ones are refused by name.
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = RadioParameters()
+        pathLossExponent = try c.value(.pathLossExponent, or: d.pathLossExponent)
+        shadowingSigmaDB = try c.value(.shadowingSigmaDB, or: d.shadowingSigmaDB)
+        shadowingCorrelationSeconds = try c.value(.shadowingCorrelationSeconds, or: d.shadowingCorrelationSeconds)
+        rayleighFading = try c.value(.rayleighFading, or: d.rayleighFading)
+        packetLossNear = try c.value(.packetLossNear, or: d.packetLossNear)
+        halfLossDistanceMeters = try c.value(.halfLossDistanceMeters, or: d.halfLossDistanceMeters)
+        lossSlopeMeters = try c.value(.lossSlopeMeters, or: d.lossSlopeMeters)
+        sensitivityDBm = try c.value(.sensitivityDBm, or: d.sensitivityDBm)
+        bodyLossRangeDB = try c.value(.bodyLossRangeDB, or: d.bodyLossRangeDB)
+    }
+
     /// The probability one advertising packet at `distance` is lost before the receiver.
     public func packetLoss(atMeters distance: Double) -> Double {
         let rising = 1 / (1 + exp(-(distance - halfLossDistanceMeters) / lossSlopeMeters))
