@@ -73,12 +73,12 @@ public struct SiteSpec: Hashable, Sendable, Codable {
     /// The built-in world: an office (HQ) with its annex next door on the same UUID (heard through
     /// the wall), and a cluttered warehouse far away.
     public static let defaults: [SiteSpec] = [
-        SiteSpec(id: "hq", major: 1, originXMeters: 0, originYMeters: 0, zoneWidthMeters: 30, zoneDepthMeters: 20,
-                 beacons: [SimulatedBeacon(minor: 1, xMeters: 2, yMeters: 10, advertisingIntervalMilliseconds: 350),
-                           SimulatedBeacon(minor: 2, xMeters: 15, yMeters: 10, advertisingIntervalMilliseconds: 350),
-                           SimulatedBeacon(minor: 3, xMeters: 28, yMeters: 10, advertisingIntervalMilliseconds: 900, measuredPowerDBm: -62)],
+        SiteSpec(id: "hq", major: 1, originXMeters: 0, originYMeters: 0, zoneWidthMeters: 40, zoneDepthMeters: 25,
+                 beacons: [SimulatedBeacon(minor: 1, xMeters: 5, yMeters: 12.5, advertisingIntervalMilliseconds: 350),
+                           SimulatedBeacon(minor: 2, xMeters: 20, yMeters: 12.5, advertisingIntervalMilliseconds: 350),
+                           SimulatedBeacon(minor: 3, xMeters: 35, yMeters: 12.5, advertisingIntervalMilliseconds: 900, measuredPowerDBm: -62)],
                  radio: RadioParameters(pathLossExponent: 2.7, shadowingSigmaDB: 6)),
-        SiteSpec(id: "annex", major: 2, originXMeters: 35, originYMeters: 0, zoneWidthMeters: 15, zoneDepthMeters: 15,
+        SiteSpec(id: "annex", major: 2, originXMeters: 45, originYMeters: 0, zoneWidthMeters: 15, zoneDepthMeters: 15,
                  beacons: [SimulatedBeacon(minor: 1, xMeters: 7, yMeters: 7, advertisingIntervalMilliseconds: 500)],
                  radio: RadioParameters(pathLossExponent: 2.4, shadowingSigmaDB: 5)),
         SiteSpec(id: "warehouse", major: 3, originXMeters: 2_000, originYMeters: 0, zoneWidthMeters: 60, zoneDepthMeters: 40,

@@ -1,0 +1,61 @@
+import AttendanceModels
+import Foundation
+
+/// A point in the shared plane of all sites, in metres. Far away is simply far (no beacon hears it).
+public struct Position: Hashable, Sendable, Codable {
+    public var x: Double
+    public var y: Double
+
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+
+    public static let away = Position(x: -1_000_000, y: -1_000_000)
+
+    public func distance(to other: Position) -> Double { ((x - other.x) * (x - other.x) + (y - other.y) * (y - other.y)).squareRoot() }
+}
+
+/// Where a person is over time: straight walks between waypoints. `shieldedDB` is extra loss for
+/// stretches inside the building but out of radio coverage (a stairwell, a restroom behind
+/// concrete): the person is on site, the phone hears nothing.
+public struct Waypoint: Hashable, Sendable, Codable {
+    public var time: Double
+    public var position: Position
+    public var shieldedDB: Double
+
+    public init(time: Double, position: Position, shieldedDB: Double = 0) {
+        self.time = time
+        self.position = position
+        self.shieldedDB = shieldedDB
+    }
+}
+
+/// One person's whole simulated stay: the path, and the ground truth derived from it.
+public struct Timeline: Hashable, Sendable, Codable {
+    public var employee: UserID
+    /// Sorted by time; before the first the person is at the first position, after the last at
+    /// the last.
+    public var waypoints: [Waypoint]
+    /// The stays inside each site's zone, from the plan (door to door).
+    public var presences: [TruePresence]
+
+    /// Where the person is at `time`, and how shielded.
+    public func position(at time: Double) -> (Position, shieldedDB: Double) {
+        guard let first = waypoints.first else { return (.away, 0) }
+        guard time > first.time else { return (first.position, first.shieldedDB) }
+        // Binary search for the segment holding `time`.
+        var low = 0, high = waypoints.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if waypoints[mid].time <= time { low = mid } else { high = mid - 1 }
+        }
+        let a = waypoints[low]
+        guard low + 1 < waypoints.count else { return (a.position, a.shieldedDB) }
+        let b = waypoints[low + 1]
+        let span = b.time - a.time
+        let f = span > 0 ? (time - a.time) / span : 1
+        let position = Position(x: a.position.x + (b.position.x - a.position.x) * f, y: a.position.y + (b.position.y - a.position.y) * f)
+        return (position, a.shieldedDB)
+    }
+}

@@ -1,0 +1,80 @@
+import AttendanceModels
+@testable import AttendanceSimulation
+import Testing
+
+/// The people: seeded plans whose ground truth matches their path.
+@Suite struct DayPlannerTests {
+    static func plan(_ world: WorldSpec = WorldSpec(), people: Int = 40, days: Int = 5, seed: UInt64 = 1) -> [(EmployeeProfile, Timeline)] {
+        let planner = DayPlanner(world: world)
+        return planner.profiles(count: people, seed: seed).map { ($0, planner.timeline(for: $0, days: days, seed: seed)) }
+    }
+
+    @Test func theSameSeedPlansTheSameDays() {
+        #expect(Self.plan().map { $0.1 } == Self.plan().map { $0.1 })
+        #expect(Self.plan().map { $0.1 } != Self.plan(seed: 2).map { $0.1 })
+    }
+
+    @Test func theGroundTruthIsWhereThePathIsInsideTheZone() {
+        let world = WorldSpec()
+        for (profile, timeline) in Self.plan(people: 20, days: 3) {
+            let site = world.sites[profile.siteIndex]
+            #expect(timeline.presences.allSatisfy { $0.site.rawValue == site.id && $0.end > $0.start })
+            // Every minute: inside the zone exactly when inside a presence (a minute's tolerance at the door).
+            for minute in stride(from: 0.0, to: 3 * 86_400, by: 60) {
+                let inside = DayPlanner.contains(site, timeline.position(at: minute).0)
+                let present = timeline.presences.contains { $0.start + 60 <= minute && minute <= $0.end - 60 }
+                let near = timeline.presences.contains { abs($0.start - minute) < 60 || abs($0.end - minute) < 60 }
+                if !near { #expect(inside == present, "\(profile.id) at \(minute): inside \(inside), present \(present)") }
+            }
+        }
+    }
+
+    @Test func nightShiftsCrossMidnightAndDaysOffHaveNoPresence() {
+        var world = WorldSpec()
+        world.people.nightShiftFraction = 1
+        let night = Self.plan(world, people: 5, days: 2)
+        #expect(night.allSatisfy { $0.0.nightShift })
+        #expect(night.flatMap { $0.1.presences }.contains { Int($0.start / 86_400) != Int($0.end / 86_400) })
+        world.people.dayOffProbability = 1
+        #expect(Self.plan(world, people: 5, days: 3).allSatisfy { $0.1.presences.isEmpty })
+    }
+
+    @Test func edgeDesksAreAtTheEdgeOfCoverage() {
+        var world = WorldSpec()
+        world.people.edgeDeskFraction = 1
+        world.sites = [world.sites[0]]
+        for profile in DayPlanner(world: world).profiles(count: 30, seed: 3) {
+            let nearest = DayPlanner.beaconPositions(world.sites[0]).map { $0.distance(to: profile.desk) }.min() ?? 0
+            #expect((12...18).contains(nearest))
+            #expect(DayPlanner.contains(world.sites[0], profile.desk))
+        }
+    }
+
+    @Test func walkBysPassAnotherSiteWithoutEnteringIt() {
+        var world = WorldSpec()
+        world.people.walkByProbability = 1
+        world.people.dayOffProbability = 0
+        for (profile, timeline) in Self.plan(world, people: 10, days: 2) {
+            let others = world.sites.indices.filter { $0 != profile.siteIndex }.map { world.sites[$0] }
+            #expect(timeline.presences.allSatisfy { $0.site.rawValue == world.sites[profile.siteIndex].id })
+            // Some waypoint is 10–20 m from another site's nearest beacon, outside its zone.
+            let passes = timeline.waypoints.contains { point in
+                others.contains { site in
+                    let nearest = DayPlanner.beaconPositions(site).map { $0.distance(to: point.position) }.min() ?? .infinity
+                    return (10...20).contains(nearest) && !DayPlanner.contains(site, point.position)
+                }
+            }
+            #expect(passes)
+        }
+    }
+
+    @Test func shortTripsAreShieldedForFiveSecondsToFiveMinutes() {
+        let timelines = Self.plan(people: 20, days: 3).map { $0.1 }
+        var trips: [Double] = []
+        for timeline in timelines {
+            for (a, b) in zip(timeline.waypoints, timeline.waypoints.dropFirst()) where a.shieldedDB > 0 { trips.append(b.time - a.time) }
+        }
+        #expect(!trips.isEmpty)
+        #expect(trips.allSatisfy { (5...300).contains($0) })
+    }
+}
