@@ -1,0 +1,45 @@
+import Foundation
+
+/// The report as a readable table, the policies side by side (what a terminal shows).
+public enum ReportTable {
+    public static func render(_ report: SimulationReport) -> String {
+        let policies = report.policies.keys.sorted { order($0) < order($1) }
+        var rows: [(String, [String])] = []
+        func row(_ name: String, _ value: (PolicyReport) -> String) {
+            rows.append((name, policies.map { report.policies[$0].map(value) ?? "" }))
+        }
+        func seconds(_ value: Double) -> String { String(format: "%.1f s", value) }
+        func p(_ percentiles: Percentiles) -> String {
+            "\(seconds(percentiles.p50)) / \(seconds(percentiles.p95)) / \(seconds(percentiles.p99)) / \(seconds(percentiles.max))"
+        }
+        row("check-in error p50/p95/p99/max") { p($0.checkIn.timestampErrorSeconds) }
+        row("check-in decision latency p50/p95/p99/max") { p($0.checkIn.decisionLatencySeconds) }
+        row("missed presences") { "\($0.checkIn.missedPresences)" }
+        row("check-out error p50/p95/p99/max") { p($0.checkOut.timestampErrorSeconds) }
+        row("false check-outs per 1,000 employee-days") { String(format: "%.2f", $0.falseCheckOutsPer1000EmployeeDays) }
+        row("false check-ins per 1,000 employee-days") { String(format: "%.2f", $0.falseCheckInsPer1000EmployeeDays) }
+        row("worked-minutes error p50/p95") { String(format: "%.1f / %.1f min", $0.workedMinutesError.p50, $0.workedMinutesError.p95) }
+        row("events recorded / delivered") { "\($0.delivery.recorded) / \($0.delivery.delivered)" }
+        row("events lost / duplicated") { "\($0.delivery.lost) / \($0.delivery.duplicates)" }
+        row("max delivery delay") { seconds($0.delivery.maxDelaySeconds) }
+        row("ranging seconds/day p50/p95") { String(format: "%.0f / %.0f", $0.device.rangingSecondsPerDay.p50, $0.device.rangingSecondsPerDay.p95) }
+        row("wake-ups/day p50/p95") { String(format: "%.0f / %.0f", $0.device.wakeupsPerDay.p50, $0.device.wakeupsPerDay.p95) }
+        row("bytes/day p50/p95") { String(format: "%.0f / %.0f", $0.device.bytesPerDay.p50, $0.device.bytesPerDay.p95) }
+
+        let nameWidth = rows.map(\.0.count).max() ?? 0
+        let widths = policies.indices.map { column in max(policies[column].count, rows.map { $0.1[column].count }.max() ?? 0) }
+        func line(_ name: String, _ cells: [String]) -> String {
+            ([name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)]
+                + cells.enumerated().map { String(repeating: " ", count: widths[$0.offset] - $0.element.count) + $0.element })
+                .joined(separator: "  ")
+        }
+        var text = "\(report.employees) employees × \(report.days) days (\(report.employeeDays) employee-days), seed \(report.seed), "
+            + String(format: "%.1f s (%.0f employee-days/s)\n\n", report.wallSeconds, report.employeeDaysPerSecond)
+        text += line("", policies) + "\n"
+        for (name, cells) in rows { text += line(name, cells) + "\n" }
+        return text
+    }
+
+    /// Ours first, then the baselines.
+    private static func order(_ policy: String) -> Int { ["default": 0, "naive": 1, "altbeacon": 2][policy] ?? 3 }
+}
