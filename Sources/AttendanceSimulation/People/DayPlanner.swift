@@ -16,6 +16,9 @@ public struct DayPlanner: Sendable {
     public let world: WorldSpec
     /// Walking speed inside and around the buildings.
     public static let walkingMetersPerSecond = 1.2
+    /// A stairwell or a restroom behind concrete: so much loss that no packet is heard, even at a
+    /// desk next to a beacon (60 dB was not enough at 0.5 m with shadowing and fading).
+    public static let outOfCoverageDB = 100.0
     /// The approach before the door and the walk after it (metres).
     public static let approachMeters = 60.0
 
@@ -101,7 +104,7 @@ public struct DayPlanner: Sendable {
                 if trips > 0 {
                     trips -= 1
                     // Out of coverage but on site: shielded for 5 s to 5 min.
-                    waypoints.append(Waypoint(time: time, position: profile.desk, shieldedDB: 60))
+                    waypoints.append(Waypoint(time: time, position: profile.desk, shieldedDB: Self.outOfCoverageDB))
                     time += Double.random(in: people.shortTripSecondsRange, using: &random)
                     waypoints.append(Waypoint(time: time, position: profile.desk))
                 }

@@ -1,0 +1,45 @@
+@testable import AttendanceSimulation
+import Testing
+
+/// The world's radio: what a phone hears depends on where it is, not on the order phones are
+/// simulated in.
+@Suite struct RadioEnvironmentTests {
+    static let world = WorldSpec()
+
+    static func heard(_ samples: [RadioEnvironment.Sample], site: Int) -> Bool { samples.contains { $0.siteIndex == site && $0.rssi != 0 } }
+
+    @Test func aPhoneHearsWhatIsNearAndNothingFarAway() {
+        var radio = RadioEnvironment(world: Self.world, seed: 1)
+        let desk = Position(x: 20, y: 12)   // HQ, 0.5 m from its middle beacon
+        var heardHQ = 0
+        for second in 0..<60 where Self.heard(radio.scan(phone: 0, at: Double(second), position: desk, shieldedDB: 0, bodyLossDB: 0), site: 0) {
+            heardHQ += 1
+        }
+        #expect(heardHQ == 60)
+        #expect(radio.scan(phone: 0, at: 100, position: .away, shieldedDB: 0, bodyLossDB: 0).isEmpty)
+        // Shielded (a stairwell): nothing.
+        for second in 200..<230 { #expect(!Self.heard(radio.scan(phone: 0, at: Double(second), position: desk, shieldedDB: DayPlanner.outOfCoverageDB, bodyLossDB: 0), site: 0)) }
+    }
+
+    @Test func theNeighbourIsHeardThroughTheWallSometimes() {
+        var radio = RadioEnvironment(world: Self.world, seed: 2)
+        let eastWall = Position(x: 39, y: 8)   // inside HQ, 13 m from the annex's beacon
+        var annex = 0
+        for second in 0..<600 where Self.heard(radio.scan(phone: 0, at: Double(second), position: eastWall, shieldedDB: 0, bodyLossDB: 0), site: 1) {
+            annex += 1
+        }
+        #expect(annex > 0)
+    }
+
+    @Test func whatOnePhoneHearsDoesNotDependOnTheOthers() {
+        let desk = Position(x: 10, y: 5)
+        var alone = RadioEnvironment(world: Self.world, seed: 3)
+        var crowded = RadioEnvironment(world: Self.world, seed: 3)
+        for second in 0..<120 {
+            _ = crowded.scan(phone: 1, at: Double(second), position: Position(x: 30, y: 20), shieldedDB: 0, bodyLossDB: 8)
+            let a = alone.scan(phone: 0, at: Double(second), position: desk, shieldedDB: 0, bodyLossDB: 0)
+            let b = crowded.scan(phone: 0, at: Double(second), position: desk, shieldedDB: 0, bodyLossDB: 0)
+            #expect(a == b)
+        }
+    }
+}
