@@ -54,7 +54,7 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
         var request = request
         do {
             let body = try await request.collectBody(upTo: maxBodyBytes)
-            RequestRecord.current?.record(body: Data(buffer: body), query: request.uri.query)
+            RequestRecord.current?.record(body: body, query: request.uri.query)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             return Self.problem(tooLarge)
         }

@@ -1,5 +1,6 @@
 import AttendanceServer
 import Foundation
+import NIOCore
 import Synchronization
 
 /// What one request learns on its way through the layers, for its log line and its metrics: the
@@ -8,7 +9,7 @@ final class RequestRecord: Sendable {
     @TaskLocal static var current: RequestRecord?
 
     let id: String
-    private let state = Mutex<(operation: String?, principal: Principal?, body: Data?, query: String?)>((nil, nil, nil, nil))
+    private let state = Mutex<(operation: String?, principal: Principal?, body: ByteBuffer?, query: String?)>((nil, nil, nil, nil))
 
     init(id: String) { self.id = id }
 
@@ -18,9 +19,10 @@ final class RequestRecord: Sendable {
     func record(operation: String) { state.withLock { $0.operation = operation } }
     func record(principal: Principal) { state.withLock { $0.principal = principal } }
 
-    /// The request's collected body and query, to point at a refused value (`FieldLocator`).
-    var input: (body: Data?, query: String?) { state.withLock { ($0.body, $0.query) } }
-    func record(body: Data, query: String?) { state.withLock { $0.body = body; $0.query = query } }
+    /// The request's collected body and query, to point at a refused value (`FieldLocator`). The
+    /// buffer is shared with the request, not copied; it becomes `Data` only when a value is refused.
+    var input: (body: Data?, query: String?) { state.withLock { ($0.body.map { Data(buffer: $0) }, $0.query) } }
+    func record(body: ByteBuffer, query: String?) { state.withLock { $0.body = body; $0.query = query } }
 
     /// A request id from the caller (`X-Request-Id`) when it is short and plain, else a new one.
     static func id(from header: String?) -> String {
