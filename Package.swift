@@ -107,8 +107,11 @@ let package = Package(
         ),
 
         // MARK: - Simulation
-        // The field test (issue #5, in progress): ground truth and the metrics of DESIGN §6.1 so far.
-        .target(name: "AttendanceSimulation", dependencies: ["AttendanceModels"], swiftSettings: strictSwift6),
+        // The field test: a deterministic world driving the real runtime, outbox and HTTP server.
+        .target(name: "AttendanceSimulation",
+                dependencies: ["AttendanceModels", "AttendanceEngine", "AttendanceSync", "AttendanceServer", "AttendanceHTTP",
+                               .product(name: "Logging", package: "swift-log")],
+                swiftSettings: strictSwift6),
 
         // MARK: - Tools
         .executableTarget(
@@ -118,6 +121,7 @@ let package = Package(
                 "AttendanceEngine",
                 "AttendanceServer",
                 "AttendanceHTTP",
+                "AttendanceSimulation",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

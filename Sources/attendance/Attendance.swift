@@ -4,7 +4,7 @@ import ArgumentParser
 struct Attendance: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attendance",
-        abstract: "Beacon Attendance: the attendance server, and the engine's replay tool.",
-        subcommands: [Serve.self, Replay.self]
+        abstract: "Beacon Attendance: the attendance server, the engine's replay tool and the field-test simulator.",
+        subcommands: [Serve.self, Replay.self, Simulate.self]
     )
 }

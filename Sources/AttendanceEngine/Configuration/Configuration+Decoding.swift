@@ -39,6 +39,7 @@ extension Configuration {
         }
         require(walkingConfirmMinMedianDBm < 0 && walkingConfirmMinMedianDBm >= -127, "walkingConfirmMinMedianDBm", walkingConfirmMinMedianDBm,
                 "a negative dBm value from -127 (-127: walking alone confirms, the guide's rule)")
+        require((0...10).contains(followUpWindows), "followUpWindows", followUpWindows, "an integer from 0 to 10")
         require(rangingRetryCooldownSeconds >= 0, "rangingRetryCooldownSeconds", rangingRetryCooldownSeconds, "seconds ≥ 0")
         require(motionLookbackMinutes > 0, "motionLookbackMinutes", motionLookbackMinutes, "minutes > 0")
         require(walkingMinSteps >= 1, "walkingMinSteps", walkingMinSteps, "an integer ≥ 1")

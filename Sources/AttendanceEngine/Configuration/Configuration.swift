@@ -38,6 +38,11 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// After an insufficient window, a heard sample may open the next window only after this
     /// long. Region entries and region-state callbacks (screen on) retry at once.
     public var rangingRetryCooldownSeconds: Double = 60
+    /// A window opened by a region entry or an inside state that ends undecided at its deadline
+    /// is followed at once by up to this many more, while iOS still gives the app time (the
+    /// background task's ~30 s): an entry is often reported before the door, while the samples
+    /// are still weak, and the next chance may be an hour away.
+    public var followUpWindows: Int = 2
     /// How far back the motion query looks, and how old a motion snapshot may be.
     public var motionLookbackMinutes: Double = 2
     /// Steps within the look-back that count as walking when the activity is unknown.

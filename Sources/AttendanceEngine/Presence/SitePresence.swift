@@ -214,7 +214,7 @@ public struct SitePresence: Hashable, Sendable, Codable {
     public mutating func settle(at now: Date, _ context: Context, _ outputs: inout [Output]) {
         switch phase {
         case .candidate(let window) where now >= window.deadline(context.configuration):
-            endWindow(at: now, context, &outputs)
+            endWindow(at: now, context, followUp: true, &outputs)
         case .softExitPending(let session, _, let cause)
             where now.timeIntervalSince(session.lastHeardAt) >= context.configuration.mergeWindowSeconds:
             checkOut(session, at: session.lastHeardAt, source: .automatic, reason: cause.rawValue, &outputs)
@@ -224,14 +224,23 @@ public struct SitePresence: Hashable, Sendable, Codable {
     }
 
     /// Ends an open window now with the samples it has (deadline, exit, or background time out).
-    public mutating func endWindow(at now: Date, _ context: Context, _ outputs: inout [Output]) {
+    /// `followUp`: it reached its deadline with the app still running, so an undecided window
+    /// opened by a region entry or state is followed by another (`followUpWindows`).
+    public mutating func endWindow(at now: Date, _ context: Context, followUp: Bool = false, _ outputs: inout [Output]) {
         guard case .candidate(let window) = phase else { return }
         switch window.verdictAtEnd(context.configuration, walking: context.walking) {
         case .confirmed(let rule):
             confirm(window, rule: rule, context, &outputs)
         case .insufficient(let reason):
-            phase = .outside(retryAfter: now.addingTimeInterval(context.configuration.rangingRetryCooldownSeconds), manualHold: false)
             outputs.append(.windowInsufficient(reason: reason, sampleCount: window.sampleRSSI.count))
+            if followUp, window.trigger == .regionEntry || window.trigger == .regionState,
+               (window.followUp ?? 0) < context.configuration.followUpWindows {
+                let next = window.followingWindow(at: now)
+                phase = .candidate(next)
+                outputs.append(.windowOpened(next.trigger))
+            } else {
+                phase = .outside(retryAfter: now.addingTimeInterval(context.configuration.rangingRetryCooldownSeconds), manualHold: false)
+            }
         }
     }
 

@@ -15,11 +15,21 @@ public struct RangingWindow: Hashable, Sendable, Codable {
     public private(set) var entryAt: Date?
     public private(set) var sampleTimes: [Date] = []
     public private(set) var sampleRSSI: [Int] = []
+    /// How many undecided windows came before this one for the same trigger (nil: none).
+    public private(set) var followUp: Int?
 
     public init(openedAt: Date, trigger: Trigger, entryAt: Date? = nil) {
         self.openedAt = openedAt
         self.trigger = trigger
         self.entryAt = entryAt
+    }
+
+    /// The next window after this one ended undecided at its deadline: same trigger, same entry
+    /// (still the earliest evidence of arrival), fresh samples.
+    public func followingWindow(at now: Date) -> RangingWindow {
+        var next = RangingWindow(openedAt: now, trigger: trigger, entryAt: entryAt)
+        next.followUp = (followUp ?? 0) + 1
+        return next
     }
 
     public func deadline(_ configuration: Configuration) -> Date {

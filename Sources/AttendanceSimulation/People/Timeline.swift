@@ -58,4 +58,14 @@ public struct Timeline: Hashable, Sendable, Codable {
         let position = Position(x: a.position.x + (b.position.x - a.position.x) * f, y: a.position.y + (b.position.y - a.position.y) * f)
         return (position, a.shieldedDB)
     }
+
+    /// The time of the first waypoint after `time` (where the path may change), if any.
+    public func nextWaypointTime(after time: Double) -> Double? {
+        var low = 0, high = waypoints.count
+        while low < high {
+            let mid = (low + high) / 2
+            if waypoints[mid].time <= time { low = mid + 1 } else { high = mid }
+        }
+        return low < waypoints.count ? waypoints[low].time : nil
+    }
 }

@@ -53,6 +53,8 @@ public struct RegionMonitorModel: Sendable {
     }
 
     public private(set) var inside = false
+    /// A first packet has been heard; the entry will be reported once its latency has passed.
+    public var entryPending: Bool { pendingEntry != nil }
     private var lastHeard: Double?
     private var pendingEntry: Double?
     private var exitAfter: Double = 30

@@ -1,9 +1,11 @@
 import AttendanceModels
 import Foundation
 
-/// Every phone–beacon channel of the world, created when first needed. Each channel has its own
-/// seed derived from (world seed, phone, beacon), so what one phone hears does not depend on the
-/// order in which phones are simulated.
+/// The world's installed beacons in one plane, and the channels from phones to them. Each
+/// phone–beacon channel has its own seed derived from (world seed, phone, beacon, stream), so
+/// what one phone hears does not depend on the order in which phones are simulated, and the
+/// operating system's monitoring, the app's ranging and a baseline's scanner each draw from a
+/// stream of their own (the same world for every policy).
 public struct RadioEnvironment: Sendable {
     /// One installed beacon, placed in the shared plane.
     public struct PlacedBeacon: Hashable, Sendable {
@@ -24,9 +26,9 @@ public struct RadioEnvironment: Sendable {
     public static let hearingLimitMeters = 100.0
 
     public let beacons: [PlacedBeacon]
-    private let world: WorldSpec
-    private let seed: UInt64
-    private var links: [Int: [Int: (link: RadioLink, lastTime: Double)]] = [:]
+    public let world: WorldSpec
+    public let seed: UInt64
+    private var phones: [Int: PhoneRadio] = [:]
 
     public init(world: WorldSpec, seed: UInt64) {
         self.world = world
@@ -40,28 +42,86 @@ public struct RadioEnvironment: Sendable {
         }
     }
 
-    /// One second of ranging at `time` for `phone` at `position`: a sample per beacon within
-    /// hearing range (rssi 0 when nothing was heard), none for the rest.
+    /// The channels of one phone, for one purpose.
+    public func radio(phone: Int, stream: PhoneRadio.Stream) -> PhoneRadio { PhoneRadio(environment: self, phone: phone, stream: stream) }
+
+    /// One second of ranging at `time` for `phone` at `position` (the app's stream).
     public mutating func scan(phone: Int, at time: Double, position: Position, shieldedDB: Double, bodyLossDB: Double) -> [Sample] {
-        var samples: [Sample] = []
-        for (index, placed) in beacons.enumerated() {
+        var radio = phones[phone] ?? self.radio(phone: phone, stream: .app)
+        let samples = radio.scan(at: time, position: position, lossDB: shieldedDB + bodyLossDB)
+        phones[phone] = radio
+        return samples
+    }
+
+    static func linkSeed(_ seed: UInt64, phone: Int, beacon: Int, stream: UInt64) -> UInt64 {
+        var mixer = SplitMix64(seed: seed ^ (UInt64(phone) &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(beacon) &* 0xC2B2_AE3D_27D4_EB4F)
+            ^ (stream &* 0x1656_67B1_9E37_79F9))
+        return mixer.next()
+    }
+}
+
+/// One phone's channels to every beacon, created when first needed.
+public struct PhoneRadio: Sendable {
+    /// Who listens: iOS's region monitoring, the app's ranging, or a baseline's own scanner.
+    public enum Stream: UInt64, Sendable { case app = 0, operatingSystem = 1, scanner = 2 }
+
+    public let environment: RadioEnvironment
+    private let phone: Int
+    private let stream: Stream
+    private var links: [RadioLink?]
+    private var lastTimes: [Double]
+
+    init(environment: RadioEnvironment, phone: Int, stream: Stream) {
+        self.environment = environment
+        self.phone = phone
+        self.stream = stream
+        links = Array(repeating: nil, count: environment.beacons.count)
+        lastTimes = Array(repeating: 0, count: environment.beacons.count)
+    }
+
+    /// One second of ranging ending at `time`: a sample per beacon within hearing range (rssi 0
+    /// when nothing was heard), none for the rest.
+    public mutating func scan(at time: Double, position: Position, lossDB: Double) -> [RadioEnvironment.Sample] {
+        var samples: [RadioEnvironment.Sample] = []
+        for (index, placed) in environment.beacons.enumerated() {
             let distance = placed.position.distance(to: position)
-            guard distance <= Self.hearingLimitMeters else { continue }
-            var entry = links[phone]?[index] ?? (RadioLink(parameters: world.sites[placed.siteIndex].radio, beacon: placed.spec,
-                                                           seed: Self.linkSeed(seed, phone: phone, beacon: index)), time - 1)
-            let rssi = entry.link.sample(atMeters: distance, bodyLossDB: bodyLossDB + shieldedDB, seconds: max(1, time - entry.lastTime))
-            entry.lastTime = time
-            links[phone, default: [:]][index] = entry
-            samples.append(Sample(beacon: placed.identity, siteIndex: placed.siteIndex, rssi: rssi))
+            guard distance <= RadioEnvironment.hearingLimitMeters else { continue }
+            let since = elapsed(index, to: time, span: 1)
+            let rssi = links[index]!.sample(atMeters: distance, bodyLossDB: lossDB, seconds: 1, sinceLastSeconds: since)
+            samples.append(RadioEnvironment.Sample(beacon: placed.identity, siteIndex: placed.siteIndex, rssi: rssi))
         }
         return samples
     }
 
-    /// Forgets a phone's channels (it left the area; shadowing will be drawn afresh).
-    public mutating func forget(phone: Int) { links[phone] = nil }
+    /// Whether any packet of site `siteIndex`'s beacons was heard in the `seconds` ending at `time`.
+    public mutating func heard(site siteIndex: Int, at time: Double, seconds: Double, position: Position, lossDB: Double) -> Bool {
+        var any = false
+        for (index, placed) in environment.beacons.enumerated() where placed.siteIndex == siteIndex {
+            let distance = placed.position.distance(to: position)
+            guard distance <= RadioEnvironment.hearingLimitMeters else { continue }
+            let since = elapsed(index, to: time, span: seconds)
+            // Every channel moves on, even once one has been heard, so each stays a function of time.
+            if links[index]!.heardAny(atMeters: distance, bodyLossDB: lossDB, seconds: seconds, sinceLastSeconds: since) { any = true }
+        }
+        return any
+    }
 
-    static func linkSeed(_ seed: UInt64, phone: Int, beacon: Int) -> UInt64 {
-        var mixer = SplitMix64(seed: seed ^ (UInt64(phone) &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(beacon) &* 0xC2B2_AE3D_27D4_EB4F))
-        return mixer.next()
+    /// The distance from `position` to site `siteIndex`'s nearest beacon.
+    public func nearestBeaconMeters(site siteIndex: Int, from position: Position) -> Double {
+        environment.beacons.lazy.filter { $0.siteIndex == siteIndex }.map { $0.position.distance(to: position) }.min() ?? .infinity
+    }
+
+    /// The time since beacon `index` was last sampled (a new channel counts from `time − span`),
+    /// creating the channel on first use.
+    private mutating func elapsed(_ index: Int, to time: Double, span: Double) -> Double {
+        if links[index] == nil {
+            let placed = environment.beacons[index]
+            links[index] = RadioLink(parameters: environment.world.sites[placed.siteIndex].radio, beacon: placed.spec,
+                                     seed: RadioEnvironment.linkSeed(environment.seed, phone: phone, beacon: index, stream: stream.rawValue))
+            lastTimes[index] = time - span
+        }
+        let since = time - lastTimes[index]
+        lastTimes[index] = time
+        return since
     }
 }

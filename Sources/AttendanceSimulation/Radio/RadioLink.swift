@@ -30,12 +30,10 @@ public struct RadioLink: Sendable {
     /// Advances the channel by `seconds` and returns what one ranging callback reports for a phone
     /// at `distance` metres, `bodyLossDB` behind a body or in a pocket: the rounded mean RSSI of
     /// the packets heard, or 0 when none was.
-    public mutating func sample(atMeters distance: Double, bodyLossDB: Double, seconds: Double = 1) -> Int {
-        let rho = exp(-seconds / parameters.shadowingCorrelationSeconds)
-        shadowingDB = rho * shadowingDB + (1 - rho * rho).squareRoot() * parameters.shadowingSigmaDB * Self.gaussian(&random)
-        let packets = max(1, Int((seconds * 1_000 / beacon.advertisingIntervalMilliseconds).rounded(.down)))
-        let loss = parameters.packetLoss(atMeters: distance)
-        let base = meanRSSI(atMeters: distance) + shadowingDB - bodyLossDB
+    /// `sinceLastSeconds` is how long ago the channel was last sampled (shadowing decorrelates
+    /// over it); by default the span itself.
+    public mutating func sample(atMeters distance: Double, bodyLossDB: Double, seconds: Double = 1, sinceLastSeconds: Double? = nil) -> Int {
+        let (base, packets, loss) = advance(atMeters: distance, bodyLossDB: bodyLossDB, seconds: seconds, sinceLast: sinceLastSeconds ?? seconds)
         var sum = 0.0
         var heard = 0
         for _ in 0..<packets {
@@ -48,6 +46,27 @@ public struct RadioLink: Sendable {
         }
         guard heard > 0 else { return 0 }
         return min(-1, Int((sum / Double(heard)).rounded()))
+    }
+
+    /// Advances the channel by `seconds` and says whether any packet was heard in them: what iOS's
+    /// region monitoring needs, without the per-packet RSSI (it stops at the first packet heard).
+    public mutating func heardAny(atMeters distance: Double, bodyLossDB: Double, seconds: Double, sinceLastSeconds: Double? = nil) -> Bool {
+        let (base, packets, loss) = advance(atMeters: distance, bodyLossDB: bodyLossDB, seconds: seconds, sinceLast: sinceLastSeconds ?? seconds)
+        for _ in 0..<packets {
+            guard Double.random(in: 0..<1, using: &random) >= loss else { continue }
+            let fading = parameters.rayleighFading ? Self.rayleighDB(&random) : 0
+            if base + fading >= parameters.sensitivityDBm { return true }
+        }
+        return false
+    }
+
+    /// Moves the shadowing on by `sinceLast` seconds: the mean power of the packets of the
+    /// `seconds` listened to, how many were sent, and the chance each is lost.
+    private mutating func advance(atMeters distance: Double, bodyLossDB: Double, seconds: Double, sinceLast: Double) -> (base: Double, packets: Int, loss: Double) {
+        let rho = exp(-max(sinceLast, 0) / parameters.shadowingCorrelationSeconds)
+        shadowingDB = rho * shadowingDB + (1 - rho * rho).squareRoot() * parameters.shadowingSigmaDB * Self.gaussian(&random)
+        let packets = max(1, Int((seconds * 1_000 / beacon.advertisingIntervalMilliseconds).rounded(.down)))
+        return (meanRSSI(atMeters: distance) + shadowingDB - bodyLossDB, packets, parameters.packetLoss(atMeters: distance))
     }
 
     /// A standard normal draw (Box–Muller).

@@ -11,6 +11,9 @@ public struct SimulationReport: Hashable, Sendable, Codable {
     public var wallSeconds: Double
     public var employeeDaysPerSecond: Double
     public var policies: [String: PolicyReport]
+    /// How often each injected fault struck our policy's phones (beyond the fixed schema: a
+    /// check that every fault was exercised). Absent when `default` did not run.
+    public var faults: FaultCounts?
 
     public init(seed: UInt64, employees: Int, days: Int, employeeDays: Int, wallSeconds: Double, policies: [String: PolicyReport]) {
         self.seed = seed

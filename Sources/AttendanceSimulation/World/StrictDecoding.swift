@@ -26,3 +26,22 @@ extension KeyedDecodingContainer {
     /// The value when present, else `fallback` (the world's default for that field).
     func value<T: Decodable>(_ key: Key, or fallback: T) throws -> T { try decodeIfPresent(T.self, forKey: key) ?? fallback }
 }
+
+extension WorldSpec {
+    /// A decoding error of a world file as one sentence naming the field and what was expected.
+    public static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+        }
+        switch error {
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            return "'\(path(context.codingPath))' has the wrong type; expected \(type)"
+        case .keyNotFound(let key, let context):
+            return "'\(path(context.codingPath + [key]))' is missing; expected a value for this required field"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not valid JSON: \(context.debugDescription)" : context.debugDescription
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

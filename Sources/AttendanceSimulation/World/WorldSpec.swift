@@ -181,13 +181,15 @@ public struct IOSSpec: Hashable, Sendable, Codable {
     /// Employees who denied location, or granted only When In Use.
     public var deniedFraction: Double = 0.02
     public var whenInUseOnlyFraction: Double = 0.03
+    /// The employee opens the app (07:00–22:00), per day: the only relaunch after a force-quit.
+    public var manualOpensPerDay: Double = 2
 
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case entryLatencyMedianSeconds, entryLatencyTailProbability, entryLatencyTailMaxSeconds, exitDelaySeconds, exitDelayTailProbability,
              exitDelayTailMaxSeconds, backgroundSecondsPerEvent, backgroundTaskSeconds, screenWakesPerDay, terminationsPerDay,
-             forceQuitProbabilityPerDay, rebootProbabilityPerDay, deniedFraction, whenInUseOnlyFraction
+             forceQuitProbabilityPerDay, rebootProbabilityPerDay, deniedFraction, whenInUseOnlyFraction, manualOpensPerDay
     }
 
     public init(from decoder: any Decoder) throws {
@@ -208,6 +210,7 @@ public struct IOSSpec: Hashable, Sendable, Codable {
         rebootProbabilityPerDay = try c.value(.rebootProbabilityPerDay, or: d.rebootProbabilityPerDay)
         deniedFraction = try c.value(.deniedFraction, or: d.deniedFraction)
         whenInUseOnlyFraction = try c.value(.whenInUseOnlyFraction, or: d.whenInUseOnlyFraction)
+        manualOpensPerDay = try c.value(.manualOpensPerDay, or: d.manualOpensPerDay)
     }
 }
 

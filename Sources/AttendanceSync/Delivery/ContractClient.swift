@@ -65,3 +65,45 @@ struct ResponseRecorder: ClientMiddleware {
         return (response, responseBody == nil ? nil : HTTPBody(bytes))
     }
 }
+
+/// Bytes sent and received over HTTP: request and status lines, header fields and bodies (what
+/// HTTP/1.1 puts on the wire above TCP; TLS and TCP overhead are not counted).
+public final class TrafficMeter: Sendable {
+    private let counts = Locked<(sent: Int, received: Int)>((0, 0))
+
+    public init() {}
+
+    public var sent: Int { counts.value.sent }
+    public var received: Int { counts.value.received }
+    public var total: Int { counts.withLock { $0.sent + $0.received } }
+
+    func add(sent: Int, received: Int) { counts.withLock { $0.sent += sent; $0.received += received } }
+
+    static func headerBytes(_ fields: HTTPFields) -> Int { fields.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4 } }
+}
+
+/// Feeds a `TrafficMeter` with each exchange's size; sits innermost, next to the transport.
+struct TrafficCounter: ClientMiddleware {
+    let meter: TrafficMeter
+
+    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+                   next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
+        var requestBody = body
+        var sent = "\(request.method.rawValue) \(baseURL.path)\(request.path ?? "/") HTTP/1.1\r\n".utf8.count
+            + (baseURL.host?.utf8.count ?? 0) + 8 + TrafficMeter.headerBytes(request.headerFields) + 2
+        if let body {
+            let bytes = try await Data(collecting: body, upTo: ResponseRecorder.maxBodyBytes)
+            sent += bytes.count + (request.headerFields[.contentLength] == nil ? 20 : 0)
+            requestBody = HTTPBody(bytes)
+        }
+        do {
+            let (response, responseBody) = try await next(request, requestBody, baseURL)
+            let bytes: Data = if let responseBody { try await Data(collecting: responseBody, upTo: ResponseRecorder.maxBodyBytes) } else { Data() }
+            meter.add(sent: sent, received: 17 + TrafficMeter.headerBytes(response.headerFields) + 2 + bytes.count)
+            return (response, responseBody == nil ? nil : HTTPBody(bytes))
+        } catch {
+            meter.add(sent: sent, received: 0)
+            throw error
+        }
+    }
+}

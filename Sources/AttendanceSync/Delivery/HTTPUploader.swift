@@ -22,15 +22,18 @@ public final class HTTPUploader: Uploader, Sendable {
         public var appVersion: String?
         /// The server's site ids by beacon, from remote config, sent as `siteId` when known.
         public var siteIDs: [SiteBeacon: SiteID]
+        /// Counts the bytes of every exchange (the data-use figure of diagnostics and the simulator).
+        public var traffic: TrafficMeter?
 
         public init(baseURL: URL, deviceToken: String? = nil, timeoutSeconds: Double = 4, platform: String = HTTPUploader.currentPlatform,
-                    appVersion: String? = nil, siteIDs: [SiteBeacon: SiteID] = [:]) {
+                    appVersion: String? = nil, siteIDs: [SiteBeacon: SiteID] = [:], traffic: TrafficMeter? = nil) {
             self.baseURL = baseURL
             self.deviceToken = deviceToken
             self.timeoutSeconds = timeoutSeconds
             self.platform = platform
             self.appVersion = appVersion
             self.siteIDs = siteIDs
+            self.traffic = traffic
         }
     }
 
@@ -61,7 +64,7 @@ public final class HTTPUploader: Uploader, Sendable {
         }
         client = Client(serverURL: Self.serverURL(settings.baseURL), configuration: ContractCoding.configuration,
                         transport: URLSessionTransport(configuration: .init(session: urlSession)),
-                        middlewares: [DeviceHeaders(token: settings.deviceToken), ResponseRecorder()])
+                        middlewares: [DeviceHeaders(token: settings.deviceToken), ResponseRecorder()] + (settings.traffic.map { [TrafficCounter(meter: $0)] } ?? []))
     }
 
     /// The base URL without trailing slashes: the generated client appends `/v1/...`, and

@@ -29,6 +29,23 @@ public struct OutboxEntry: Hashable, Sendable {
     public var deliveredAt: Date?
 }
 
+extension OutboxEntry {
+    /// A new, pending entry for `event` (the store makes these; an app without an outbox, such
+    /// as the simulator's baselines, hands them to an uploader directly).
+    public init(id: Int64, event: AttendanceEvent, enqueuedAt: Date) {
+        self.id = id
+        self.event = event
+        idempotencyKey = event.idempotencyKey
+        state = .pending
+        attempts = 0
+        nextAttemptAt = enqueuedAt
+        lastError = nil
+        lastErrorWasTransport = false
+        self.enqueuedAt = enqueuedAt
+        deliveredAt = nil
+    }
+}
+
 public struct OutboxCounts: Hashable, Sendable, Codable {
     public var pending: Int
     public var inFlight: Int

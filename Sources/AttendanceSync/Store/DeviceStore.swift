@@ -14,6 +14,9 @@ import GRDB
 public final class DeviceStore: Sendable {
     let writer: any DatabaseWriter
     public let limits: Limits
+    /// A fault to raise inside the next transition's transaction, after its writes and before
+    /// its commit (the simulator's crash in mid-write; SQLite rolls the transaction back).
+    private let pendingCommitFault = Locked<(any Error)?>(nil)
 
     /// How much of the bounded logs to keep, and for how long delivered rows stay.
     public struct Limits: Hashable, Sendable {
@@ -158,8 +161,15 @@ public final class DeviceStore: Sendable {
                 try db.execute(sql: "INSERT INTO traceLog (line) VALUES (?)", arguments: [line])
             }
             try trimLogs(telemetry: !transition.telemetry.isEmpty, trace: !transition.traceLines.isEmpty, in: db)
+            if let fault = pendingCommitFault.withLock({ fault -> (any Error)? in defer { fault = nil }; return fault }) { throw fault }
             return inserted
         }
+    }
+
+    /// Makes the next `commit` fail with `error` after it has written everything and before it
+    /// commits: what a process killed in mid-write leaves behind (nothing of that transaction).
+    public func failNextCommit(with error: any Error) {
+        pendingCommitFault.value = error
     }
 
     /// Keeps the newest rows of the logs that grew in this transaction.

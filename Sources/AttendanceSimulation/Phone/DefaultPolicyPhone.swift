@@ -1,0 +1,367 @@
+import AttendanceEngine
+import AttendanceModels
+import AttendanceSync
+import Foundation
+
+/// A phone's account on the server: who it is and how it authenticates.
+public struct PhoneAccount: Hashable, Sendable {
+    public var userID: UserID
+    public var deviceID: DeviceID
+    public var token: String
+}
+
+/// What one phone's run left behind, whatever the policy.
+public struct PhoneOutcome: Sendable {
+    /// Every event committed on the phone: idempotency key → commit time (seconds of the run).
+    public var recorded: [String: Double] = [:]
+    /// Check-ins: session key → when the check-in became durable on the phone.
+    public var checkInDecidedAt: [SessionKey: Double] = [:]
+    /// Idempotency key → when the server first accepted it.
+    public var accepted: [String: Double] = [:]
+    public var rangingSeconds = 0
+    public var wakeups = 0
+    public var bytes = 0
+    public var faults = FaultCounts()
+}
+
+/// How often each fault actually struck (the report's `faults`).
+public struct FaultCounts: Hashable, Sendable, Codable {
+    public var crashes = 0
+    public var crashesMidWrite = 0
+    public var crashesMidUpload = 0
+    public var terminations = 0
+    public var forceQuits = 0
+    public var reboots = 0
+    public var eventsMissedWhileForceQuit = 0
+    public var networkOutages = 0
+    public var uploadsWhileOffline = 0
+    public var uploadsDuringServerRestart = 0
+    public var requestsFailed = 0
+    public var answersLost = 0
+    public var deniedOrWhenInUse = 0
+
+    public init() {}
+
+    public static func + (a: FaultCounts, b: FaultCounts) -> FaultCounts {
+        var sum = FaultCounts()
+        sum.crashes = a.crashes + b.crashes
+        sum.crashesMidWrite = a.crashesMidWrite + b.crashesMidWrite
+        sum.crashesMidUpload = a.crashesMidUpload + b.crashesMidUpload
+        sum.terminations = a.terminations + b.terminations
+        sum.forceQuits = a.forceQuits + b.forceQuits
+        sum.reboots = a.reboots + b.reboots
+        sum.eventsMissedWhileForceQuit = a.eventsMissedWhileForceQuit + b.eventsMissedWhileForceQuit
+        sum.networkOutages = a.networkOutages + b.networkOutages
+        sum.uploadsWhileOffline = a.uploadsWhileOffline + b.uploadsWhileOffline
+        sum.uploadsDuringServerRestart = a.uploadsDuringServerRestart + b.uploadsDuringServerRestart
+        sum.requestsFailed = a.requestsFailed + b.requestsFailed
+        sum.answersLost = a.answersLost + b.answersLost
+        sum.deniedOrWhenInUse = a.deniedOrWhenInUse + b.deniedOrWhenInUse
+        return sum
+    }
+}
+
+/// Our policy on one simulated iPhone: the real `AttendanceRuntime` (engine, SQLite outbox,
+/// drainer, the HTTP client generated from openapi.yaml) driven by what iOS would do in the plan's
+/// world. iOS delivers region callbacks and screen-wake state callbacks, relaunching a
+/// terminated app (not a force-quit one); the app then runs for ~10 s (30 s with a background
+/// task), ranges at 1 Hz from its own radio stream while it runs, and is suspended; its timers
+/// fire only while it runs (overdue ones on the next wake).
+final class DefaultPolicyPhone {
+    private enum Happening {
+        case region(RegionCallback)
+        case screenWake, manualOpen, backgroundRefresh, termination, forceQuit, reboot
+        case crash(PlannedCrash)
+        case timer(String, Date)
+        case rangingTick, backgroundExpiry
+        case manualCheckIn(Int), manualCheckOut(Int)
+        case regionState(BeaconRegion)
+    }
+
+    private let plan: PhonePlan
+    private let world: WorldSpec
+    private let epoch: Date
+    private let clock: ManualClock
+    private let ports: SimulatedPorts
+    private let network: SimulatedNetwork
+    private let traffic: TrafficMeter
+    private let store: DeviceStore
+    private let configuration: Configuration
+    private let jitterSeed: UInt64
+    private var radio: PhoneRadio
+    private var runtime: AttendanceRuntime?
+    private var queue = EventQueue<Happening>()
+    private var runningUntil = -Double.infinity
+    private var expiryScheduledFor: Double?
+    private var tickScheduled = false
+    private var forceQuit = false
+    private var offUntil = -Double.infinity
+    private var onlineWhenLastRan = true
+    private var outcome = PhoneOutcome()
+
+    static let foregroundSeconds = 60.0
+
+    init(plan: PhonePlan, world: WorldSpec, environment: RadioEnvironment, account: PhoneAccount, serverURL: URL, siteIDs: [SiteBeacon: SiteID],
+         serverRestarts: [Range<Double>], epoch: Date, seed: UInt64) throws {
+        self.plan = plan
+        self.world = world
+        self.epoch = epoch
+        clock = ManualClock(epoch)
+        ports = SimulatedPorts(timeline: plan.timeline, epoch: epoch, clock: clock)
+        traffic = TrafficMeter()
+        let http = HTTPUploader(settings: .init(baseURL: serverURL, deviceToken: account.token, platform: "ios", appVersion: "simulator",
+                                                siteIDs: siteIDs, traffic: traffic))
+        network = SimulatedNetwork(inner: http, clock: clock, epoch: epoch, plan: plan, serverRestarts: serverRestarts, network: world.network,
+                                   seed: seed ^ 0x4E37)
+        store = try DeviceStore.inMemory()
+        var configuration = Configuration()
+        configuration.userID = account.userID
+        configuration.deviceID = account.deviceID
+        configuration.sites = world.sites.map { site in
+            let beacon = Simulation.siteBeacon(site)
+            return SiteConfiguration(siteID: siteIDs[beacon], name: site.id, uuid: beacon.uuid, major: site.major)
+        }
+        self.configuration = configuration
+        jitterSeed = seed ^ 0x717E
+        radio = environment.radio(phone: plan.index, stream: .app)
+    }
+
+    /// Runs the plan, then a settling phase (network back, app opened) that delivers what can be.
+    func run() async throws -> PhoneOutcome {
+        for callback in plan.regionCallbacks { queue.push(.region(callback), at: callback.time) }
+        for time in plan.screenWakes { queue.push(.screenWake, at: time) }
+        for time in plan.manualOpens { queue.push(.manualOpen, at: time) }
+        for time in plan.backgroundRefreshes { queue.push(.backgroundRefresh, at: time) }
+        for time in plan.terminations { queue.push(.termination, at: time) }
+        for time in plan.forceQuits { queue.push(.forceQuit, at: time) }
+        for time in plan.reboots { queue.push(.reboot, at: time) }
+        for crash in plan.crashes { queue.push(.crash(crash), at: crash.time) }
+        if plan.access != .always { outcome.faults.deniedOrWhenInUse = 1 }
+        for manual in plan.manualAttendance(world: world) {
+            queue.push(.manualCheckIn(manual.siteIndex), at: manual.checkIn)
+            queue.push(.manualCheckOut(manual.siteIndex), at: manual.checkOut)
+        }
+        // Installed and opened once at the start.
+        try await wake(at: 0, reason: .userOpened, budget: Self.foregroundSeconds)
+
+        let debug = ProcessInfo.processInfo.environment["SIM_DEBUG"] == String(plan.index)
+        if debug {
+            for p in plan.timeline.presences { print("TRUE \(p.site) \(Int(p.start))–\(Int(p.end))") }
+            for c in plan.regionCallbacks { print("OS \(Int(c.time)) site \(c.siteIndex) \(c.entered ? "enter" : "exit")") }
+        }
+        while let (time, happening) = queue.pop() {
+            guard time < plan.length else { break }
+            if debug, case .rangingTick = happening {} else if debug { print("t=\(Int(time)) \(happening) running=\(runtime != nil) until=\(Int(runningUntil))") }
+            try await handle(happening, at: time)
+        }
+        try await settle()
+        outcome.faults.networkOutages = plan.outages.count
+        let counters = network.counters
+        outcome.faults.uploadsWhileOffline = counters.offline
+        outcome.faults.uploadsDuringServerRestart = counters.serverRestarting
+        outcome.faults.requestsFailed = counters.failedBeforeServer
+        outcome.faults.answersLost = counters.answersLost
+        outcome.accepted = network.accepted
+        outcome.bytes = traffic.total
+        for entry in try store.entries() {
+            if debug { print("EVENT \(entry.event.kind) ts=\(Int(entry.event.timestamp.timeIntervalSince(epoch))) at=\(Int(entry.enqueuedAt.timeIntervalSince(epoch))) \(entry.state) \(entry.event.reason ?? "")") }
+            let committed = entry.enqueuedAt.timeIntervalSince(epoch)
+            outcome.recorded[entry.idempotencyKey] = committed
+            if entry.event.kind == .checkIn { outcome.checkInDecidedAt[entry.event.sessionKey] = committed }
+        }
+        return outcome
+    }
+
+    // MARK: - The event loop
+
+    private func handle(_ happening: Happening, at time: Double) async throws {
+        setClock(time)
+        switch happening {
+        case .region(let callback):
+            let region = regionOf(site: callback.siteIndex)
+            guard time >= offUntil else { return }
+            guard !forceQuit else { outcome.faults.eventsMissedWhileForceQuit += 1; return }
+            guard ports.state.value.monitored.contains(region) else { return }
+            try await wake(at: time, reason: .regionEvent, budget: world.iOS.backgroundSecondsPerEvent)
+            try await send(callback.entered ? .regionEntered(region) : .regionExited(region), at: time)
+        case .screenWake:
+            guard plan.access == .always, time >= offUntil else { return }
+            guard !forceQuit else { outcome.faults.eventsMissedWhileForceQuit += 1; return }
+            try await wake(at: time, reason: .regionEvent, budget: world.iOS.backgroundSecondsPerEvent)
+            for region in ports.state.value.monitored.sorted() { try await deliverState(region, at: time) }
+        case .regionState(let region):
+            try await deliverState(region, at: time)
+        case .manualOpen:
+            guard time >= offUntil else { return }
+            forceQuit = false
+            try await wake(at: time, reason: .userOpened, budget: Self.foregroundSeconds)
+            if plan.access == .always {
+                for region in ports.state.value.monitored.sorted() { try await deliverState(region, at: time) }
+            }
+        case .backgroundRefresh:
+            guard time >= offUntil, !forceQuit else { return }
+            try await wake(at: time, reason: .backgroundRefresh, budget: world.iOS.backgroundTaskSeconds)
+            try await call { try await $0.drain() }
+        case .termination:
+            guard runtime != nil else { return }
+            runtime = nil
+            outcome.faults.terminations += 1
+        case .forceQuit:
+            runtime = nil
+            forceQuit = true
+            outcome.faults.forceQuits += 1
+        case .reboot:
+            runtime = nil
+            forceQuit = false
+            offUntil = time + PhonePlan.rebootSeconds
+            outcome.faults.reboots += 1
+        case .crash(let crash):
+            outcome.faults.crashes += 1
+            guard runtime != nil else { return }
+            switch crash.mode {
+            case .idle: runtime = nil
+            case .midWrite:
+                store.failNextCommit(with: SimulatedCrash())
+                outcome.faults.crashesMidWrite += 1
+            case .midUpload:
+                network.crashDuringNextUpload()
+                outcome.faults.crashesMidUpload += 1
+            }
+        case .timer(let name, let due):
+            guard runtime != nil, time <= runningUntil, ports.state.value.timers[name] == due else { return }
+            try await call { try await $0.timerFired(name) }
+        case .rangingTick:
+            tickScheduled = false
+            guard runtime != nil, time <= runningUntil else { return }
+            let regions = ports.state.value.ranging.sorted()
+            guard !regions.isEmpty else { return }
+            let (position, shielded) = plan.timeline.position(at: time)
+            let heard = radio.scan(at: time, position: position, lossDB: shielded + plan.bodyLossDB(at: time))
+            outcome.rangingSeconds += 1
+            for region in regions {
+                let samples = heard.filter { region.uuid == $0.beacon.uuid && (region.major == nil || region.major == $0.beacon.major) }
+                    .map { BeaconSample(beacon: $0.beacon, rssi: $0.rssi) }
+                try await send(.beaconsRanged(samples, region: region), at: time)
+            }
+            scheduleTick(after: time)
+        case .backgroundExpiry:
+            expiryScheduledFor = nil
+            guard runtime != nil else { return }
+            if time < runningUntil {
+                scheduleExpiry()
+                return
+            }
+            try await send(.backgroundTimeExpiring, at: time)
+        case .manualCheckIn(let siteIndex):
+            guard time >= offUntil else { return }
+            try await wake(at: time, reason: .userOpened, budget: Self.foregroundSeconds)
+            try await send(.manualCheckIn(Simulation.siteBeacon(world.sites[siteIndex]), reason: Self.manualReason(plan.access)), at: time)
+        case .manualCheckOut(let siteIndex):
+            guard time >= offUntil else { return }
+            try await wake(at: time, reason: .userOpened, budget: Self.foregroundSeconds)
+            try await send(.manualCheckOut(Simulation.siteBeacon(world.sites[siteIndex]), reason: Self.manualReason(plan.access)), at: time)
+        }
+    }
+
+    static func manualReason(_ access: PhonePlan.LocationAccess) -> String {
+        "automatic detection is off on this phone (location \(access == .denied ? "denied" : "While Using only"))"
+    }
+
+    /// iOS gives the app execution time: relaunching it if it is not running, telling it the
+    /// network came back, firing its overdue timers.
+    private func wake(at time: Double, reason: LaunchReason, budget: Double) async throws {
+        let wasRunning = runtime != nil && time <= runningUntil
+        if !wasRunning { outcome.wakeups += 1 }
+        runningUntil = max(runningUntil, time + budget)
+        scheduleExpiry()
+        if runtime == nil {
+            runtime = try AttendanceRuntime(store: store, configuration: configuration,
+                                            ports: .init(clock: clock, radio: ports, motion: ports, timers: ports, background: ports, notifier: ports,
+                                                         uploader: network),
+                                            jitterSeed: jitterSeed &+ UInt64(outcome.wakeups))
+            try await call { try await $0.launch(reason) }
+            try await send(.permissionsChanged(Permissions(location: Self.location(plan.access))), at: time)
+        }
+        let online = network.isOnline(at: time)
+        if online && !onlineWhenLastRan { try await call { try await $0.networkBecameReachable() } }
+        onlineWhenLastRan = online
+        for (name, due) in ports.state.value.timers.sorted(by: { $0.key < $1.key }) where due.timeIntervalSince(epoch) <= time {
+            try await call { try await $0.timerFired(name) }
+        }
+        scheduleTick(after: time)
+    }
+
+    static func location(_ access: PhonePlan.LocationAccess) -> Permissions.Location {
+        switch access {
+        case .always: .always
+        case .whenInUse: .whenInUse
+        case .denied: .denied
+        }
+    }
+
+    private func deliverState(_ region: BeaconRegion, at time: Double) async throws {
+        guard let major = region.major, let siteIndex = world.sites.firstIndex(where: { $0.major == major }) else { return }
+        let inside = plan.access == .always && plan.regionState(site: siteIndex, at: time)
+        try await send(.regionStateDetermined(region, inside ? .inside : .outside), at: time)
+    }
+
+    private func send(_ event: EngineEvent, at time: Double) async throws {
+        try await call { try await $0.send(event) }
+    }
+
+    /// One call into the runtime; a simulated crash ends the app; what the engine asked of iOS
+    /// is then acted on.
+    private func call(_ body: (AttendanceRuntime) async throws -> Void) async throws {
+        guard let runtime else { return }
+        do {
+            try await body(runtime)
+        } catch is SimulatedCrash {
+            self.runtime = nil
+        }
+        if network.takeCrash() { self.runtime = nil }
+        let now = clock.now().timeIntervalSince(epoch)
+        let requests = ports.takeRequests()
+        if requests.taskBegun { runningUntil = max(runningUntil, now + world.iOS.backgroundTaskSeconds); scheduleExpiry() }
+        for (name, due) in requests.timers { queue.push(.timer(name, due), at: max(now, due.timeIntervalSince(epoch))) }
+        for region in requests.states { queue.push(.regionState(region), at: now) }
+        scheduleTick(after: now)
+    }
+
+    private func scheduleTick(after time: Double) {
+        guard !tickScheduled, runtime != nil, time + 1 <= runningUntil, !ports.state.value.ranging.isEmpty else { return }
+        tickScheduled = true
+        queue.push(.rangingTick, at: time + 1)
+    }
+
+    private func scheduleExpiry() {
+        guard expiryScheduledFor == nil else { return }
+        expiryScheduledFor = runningUntil
+        queue.push(.backgroundExpiry, at: runningUntil)
+    }
+
+    private func setClock(_ time: Double) {
+        let target = epoch.addingTimeInterval(time)
+        if target > clock.now() { clock.set(target) }
+    }
+
+    private func regionOf(site index: Int) -> BeaconRegion { BeaconRegion(site: Simulation.siteBeacon(world.sites[index])) }
+
+    /// After the simulated days: pending decisions settle, the network is back for good, and the
+    /// employee opens the app until everything recorded has been delivered (or refused).
+    private func settle() async throws {
+        network.settle()
+        var time = plan.length
+        offUntil = -.infinity
+        forceQuit = false
+        for _ in 0..<200 {
+            setClock(time)
+            try await wake(at: time, reason: .userOpened, budget: Self.foregroundSeconds)
+            try await call { try await $0.send(.timerFired(.nextDecision)) }
+            try await call { try await $0.drain() }
+            let counts = try store.counts()
+            if counts.undelivered == 0 { break }
+            let next = try store.earliestPendingAttempt()?.timeIntervalSince(epoch) ?? time + 60
+            time = max(clock.now().timeIntervalSince(epoch), next) + 1
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import AttendanceModels
+import AttendanceSync
+import Foundation
+
+/// The network between one phone and the real server, in virtual time. Each upload takes a
+/// latency from the world's range; while the phone is offline or the server is restarting it
+/// fails at once (nothing is sent); otherwise a request fails with the world's probability, half
+/// of the time before it reaches the server, half of the time after the server processed it (the
+/// answer is lost). Everything else goes to the real server over HTTP.
+public final class SimulatedNetwork: Uploader, Sendable {
+    /// What the network did, for the report's fault counts.
+    public struct Counters: Hashable, Sendable {
+        public var requests = 0
+        public var offline = 0
+        public var serverRestarting = 0
+        public var failedBeforeServer = 0
+        public var answersLost = 0
+        public var crashesInFlight = 0
+    }
+
+    struct State {
+        var random: SplitMix64
+        var crashOnNextUpload = false
+        var crashed = false
+        /// Idempotency key → when the server first accepted it (seconds of the run).
+        var accepted: [String: Double] = [:]
+        var counters = Counters()
+        /// After the simulated days: the network is back for good and nothing fails.
+        var settled = false
+    }
+
+    private let inner: any Uploader
+    private let clock: ManualClock
+    private let epoch: Date
+    private let plan: PhonePlan
+    private let serverRestarts: [Range<Double>]
+    private let network: NetworkSpec
+    private let state: Locked<State>
+
+    public init(inner: any Uploader, clock: ManualClock, epoch: Date, plan: PhonePlan, serverRestarts: [Range<Double>], network: NetworkSpec, seed: UInt64) {
+        self.inner = inner
+        self.clock = clock
+        self.epoch = epoch
+        self.plan = plan
+        self.serverRestarts = serverRestarts
+        self.network = network
+        state = Locked(State(random: SplitMix64(seed: seed)))
+    }
+
+    public var counters: Counters { state.value.counters }
+    public var accepted: [String: Double] { state.value.accepted }
+
+    /// The app dies during its next upload, after the request left.
+    public func crashDuringNextUpload() { state.withLock { $0.crashOnNextUpload = true } }
+
+    /// Whether an upload crashed the app since the last call (and clears it).
+    public func takeCrash() -> Bool { state.withLock { state in defer { state.crashed = false }; return state.crashed } }
+
+    public func settle() { state.withLock { $0.settled = true } }
+
+    public func isOnline(at time: Double) -> Bool { state.value.settled || plan.isOnline(at: time) }
+
+    public func upload(_ entries: [OutboxEntry]) async -> [Int64: DeliveryOutcome] {
+        let start = clock.now().timeIntervalSince(epoch)
+        enum Fate { case offline, restarting, failed, answerLost(crash: Bool), delivered }
+        let fate: Fate = state.withLock { state in
+            state.counters.requests += 1
+            let latency = Double.random(in: network.latencyMillisecondsRange, using: &state.random) / 1_000
+            clock.set(epoch.addingTimeInterval(start + latency))
+            if state.settled { return state.crashOnNextUpload ? .answerLost(crash: true) : .delivered }
+            if !plan.isOnline(at: start) { state.counters.offline += 1; return .offline }
+            if serverRestarts.contains(where: { $0.contains(start) }) { state.counters.serverRestarting += 1; return .restarting }
+            let draw = Double.random(in: 0..<1, using: &state.random)
+            if state.crashOnNextUpload { return .answerLost(crash: true) }
+            if draw < network.failureProbability / 2 { state.counters.failedBeforeServer += 1; return .failed }
+            if draw < network.failureProbability { return .answerLost(crash: false) }
+            return .delivered
+        }
+        func all(_ reason: String) -> [Int64: DeliveryOutcome] {
+            Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: reason, transport: true, retryAfterSeconds: nil)) })
+        }
+        switch fate {
+        case .offline: return all("network error: the phone is offline")
+        case .restarting: return all("network error: connection refused (the server is restarting)")
+        case .failed: return all("timed out after 4 s")
+        case .answerLost(let crash):
+            let outcomes = await inner.upload(entries)
+            record(outcomes, entries, at: start)
+            state.withLock { state in
+                if crash {
+                    state.crashOnNextUpload = false
+                    state.crashed = true
+                    state.counters.crashesInFlight += 1
+                } else {
+                    state.counters.answersLost += 1
+                }
+            }
+            return all(crash ? "the app died while the request was on the wire" : "network error: the connection was reset before the answer")
+        case .delivered:
+            let outcomes = await inner.upload(entries)
+            record(outcomes, entries, at: start)
+            return outcomes
+        }
+    }
+
+    private func record(_ outcomes: [Int64: DeliveryOutcome], _ entries: [OutboxEntry], at time: Double) {
+        state.withLock { state in
+            for entry in entries {
+                guard case .delivered? = outcomes[entry.id], state.accepted[entry.idempotencyKey] == nil else { continue }
+                state.accepted[entry.idempotencyKey] = time
+            }
+        }
+    }
+}
+
+/// The crash the simulator injects into a database write.
+public struct SimulatedCrash: Error, CustomStringConvertible {
+    public var description: String { "the app was killed in the middle of a database write (simulated)" }
+}

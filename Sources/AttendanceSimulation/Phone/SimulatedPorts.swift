@@ -1,0 +1,79 @@
+import AttendanceEngine
+import AttendanceModels
+import AttendanceSync
+import Foundation
+
+/// The runtime's ports on a simulated iPhone: they record what the app asked iOS for (regions to
+/// monitor, ranging, state requests, timers, background tasks, notifications) for the phone's
+/// event loop to act on, and answer motion queries from the person's true path.
+final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, BackgroundTime, Notifier, Sendable {
+    struct State {
+        var monitored: Set<BeaconRegion> = []
+        var ranging: Set<BeaconRegion> = []
+        var stateRequests: [BeaconRegion] = []
+        var timers: [String: Date] = [:]
+        var newTimers: [(String, Date)] = []
+        var taskBegun = false
+        var notifications = 0
+    }
+
+    let state = Locked(State())
+    private let timeline: Timeline
+    private let epoch: Date
+    private let clock: ManualClock
+
+    init(timeline: Timeline, epoch: Date, clock: ManualClock) {
+        self.timeline = timeline
+        self.epoch = epoch
+        self.clock = clock
+    }
+
+    func monitor(_ regions: [BeaconRegion]) { state.withLock { $0.monitored = Set(regions) } }
+    func startRanging(_ region: BeaconRegion) { state.withLock { _ = $0.ranging.insert(region) } }
+    func stopRanging(_ region: BeaconRegion) { state.withLock { _ = $0.ranging.remove(region) } }
+    func requestState(_ region: BeaconRegion) { state.withLock { $0.stateRequests.append(region) } }
+    func schedule(_ name: String, at time: Date) {
+        state.withLock {
+            $0.timers[name] = time
+            $0.newTimers.append((name, time))
+        }
+    }
+    func cancel(_ name: String) { state.withLock { _ = $0.timers.removeValue(forKey: name) } }
+    func begin() { state.withLock { $0.taskBegun = true } }
+    func end() {}
+    func show(_ notification: LocalNotification) { state.withLock { $0.notifications += 1 } }
+
+    /// CoreMotion as the person truly moved: walking if they moved in the last 10 s, and a step
+    /// per 0.75 m walked in the look-back.
+    func snapshot(lookbackMinutes: Double) async -> MotionSnapshot? {
+        motion(at: clock.now().timeIntervalSince(epoch), lookbackMinutes: lookbackMinutes)
+    }
+
+    /// The snapshot at `time` (seconds of the run).
+    func motion(at time: Double, lookbackMinutes: Double) -> MotionSnapshot {
+        let moving = timeline.position(at: time).0 != timeline.position(at: time - 10).0
+        var walked = 0.0
+        var previous = timeline.position(at: time - lookbackMinutes * 60).0
+        var t = time - lookbackMinutes * 60
+        while t < time {
+            t = min(time, timeline.nextWaypointTime(after: t) ?? time)
+            let here = timeline.position(at: t).0
+            if here != .away, previous != .away { walked += here.distance(to: previous) }
+            previous = here
+        }
+        return MotionSnapshot(at: epoch.addingTimeInterval(time), activity: moving ? .walking : .stationary, confidence: .high,
+                              steps: Int(walked / 0.75))
+    }
+
+    /// Takes the state requests and new timers made since the last call.
+    func takeRequests() -> (states: [BeaconRegion], timers: [(String, Date)], taskBegun: Bool) {
+        state.withLock { state in
+            defer {
+                state.stateRequests = []
+                state.newTimers = []
+                state.taskBegun = false
+            }
+            return (state.stateRequests, state.newTimers, state.taskBegun)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import AttendanceModels
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The admin side of the server's HTTP API, as the simulator uses it: sites, employees,
+/// enrollment of each simulated phone, and the sessions recorded at the end.
+struct AdminClient: Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let baseURL: URL
+    let adminToken: String
+    let session: URLSession
+
+    init(baseURL: URL, adminToken: String) {
+        var text = baseURL.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        self.baseURL = URL(string: text) ?? baseURL
+        self.adminToken = adminToken
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 30
+        configuration.httpMaximumConnectionsPerHost = 16
+        session = URLSession(configuration: configuration)
+    }
+
+    /// The server's site ids for the world's sites, creating the missing ones.
+    func ensureSites(_ world: WorldSpec) async throws -> [SiteBeacon: SiteID] {
+        var ids: [SiteBeacon: SiteID] = [:]
+        for site in world.sites {
+            let beacon = Simulation.siteBeacon(site)
+            let existing = try await call("GET", "/v1/admin/sites", expect: 200) as? [[String: Any]] ?? []
+            if let found = existing.first(where: { ($0["beaconUUID"] as? String)?.uppercased() == beacon.uuid.uuidString && $0["major"] as? Int == Int(site.major) }),
+               let id = found["siteId"] as? String {
+                ids[beacon] = SiteID(id)
+                continue
+            }
+            let created = try await call("POST", "/v1/admin/sites", body: ["name": "simulated \(site.id)", "timeZone": "UTC",
+                                                                           "beaconUUID": beacon.uuid.uuidString, "major": Int(site.major)], expect: 201)
+            guard let id = (created as? [String: Any])?["siteId"] as? String else { throw Failure(description: "creating site \(site.id): no siteId in the answer") }
+            for placed in site.beacons {
+                _ = try await call("POST", "/v1/admin/sites/\(id)/beacons", body: ["minor": Int(placed.minor), "txPowerDBm": placed.measuredPowerDBm], expect: 201)
+            }
+            ids[beacon] = SiteID(id)
+        }
+        return ids
+    }
+
+    /// A new employee and an enrolled device for them.
+    func enroll(name: String, platform: String) async throws -> PhoneAccount {
+        let employee = try await call("POST", "/v1/admin/employees", body: ["name": name], expect: 201) as? [String: Any]
+        guard let userID = employee?["userId"] as? String else { throw Failure(description: "creating employee '\(name)': no userId in the answer") }
+        let code = try await call("POST", "/v1/admin/enrollment-codes", body: ["userId": userID], expect: 201) as? [String: Any]
+        guard let text = code?["code"] as? String else { throw Failure(description: "enrollment code for \(userID): no code in the answer") }
+        let enrollment = try await call("POST", "/v1/devices/enroll", body: ["code": text, "platform": platform, "deviceName": name], token: nil, expect: 201)
+            as? [String: Any]
+        guard let deviceID = enrollment?["deviceId"] as? String, let token = enrollment?["deviceToken"] as? String else {
+            throw Failure(description: "enrolling \(userID): no deviceId or deviceToken in the answer")
+        }
+        return PhoneAccount(userID: UserID(userID), deviceID: DeviceID(deviceID), token: token)
+    }
+
+    /// One employee's sessions, every page.
+    func sessions(of user: UserID) async throws -> [[String: Any]] {
+        var items: [[String: Any]] = []
+        var cursor: String?
+        repeat {
+            var path = "/v1/admin/sessions?limit=500&userId=\(user.rawValue.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? user.rawValue)"
+            if let cursor { path += "&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? cursor)" }
+            let page = try await call("GET", path, expect: 200) as? [String: Any]
+            items += page?["items"] as? [[String: Any]] ?? []
+            cursor = page?["nextCursor"] as? String
+        } while cursor != nil
+        return items
+    }
+
+    private func call(_ method: String, _ path: String, body: [String: Any]? = nil, token: String?? = .none, expect status: Int) async throws -> Any {
+        guard let url = URL(string: baseURL.absoluteString + path) else { throw Failure(description: "bad path \(path)") }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        if let bearer = token ?? adminToken { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await session.data(for: request)
+        let code = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard code == status else {
+            throw Failure(description: "\(method) \(path) answered HTTP \(code), expected \(status): \(String(decoding: data.prefix(300), as: UTF8.self))")
+        }
+        return try JSONSerialization.jsonObject(with: data)
+    }
+}

@@ -1,0 +1,246 @@
+import AttendanceHTTP
+import AttendanceModels
+import AttendanceServer
+import AttendanceSync
+import Foundation
+import Logging
+
+/// `attendance simulate`: plans every employee's days from the seed, runs each policy on each
+/// phone against the real server over HTTP, reads back the sessions the server recorded, and
+/// scores them against the truth.
+public enum Simulation {
+    public enum Policy: String, Sendable, CaseIterable, Hashable {
+        case `default`, naive, altbeacon
+    }
+
+    /// The server the phones talk to.
+    public enum Server: Sendable {
+        /// A real server in this process, on a temporary SQLite file, over loopback HTTP.
+        case inProcess
+        /// A running server (`--server URL`), with an admin token to set it up.
+        case remote(URL, adminToken: String)
+    }
+
+    public struct Options: Sendable {
+        public var employees = 200
+        public var days = 5
+        public var seed: UInt64 = 1
+        public var policies: [Policy] = [.default]
+        public var faults = FaultOptions()
+        public var world = WorldSpec()
+        public var server = Server.inProcess
+        /// Phones simulated at once (each phone's run is independent of the others').
+        public var parallelism = 4
+
+        public init() {}
+
+        /// Every option that can't run, as "'field' is value; expected …".
+        public func validationErrors() -> [String] {
+            var errors = world.validationErrors()
+            if employees < 1 { errors.append("'--employees' is \(employees); expected at least 1") }
+            if days < 1 { errors.append("'--days' is \(days); expected at least 1") }
+            if !(0...1).contains(faults.crashRate) { errors.append("'--crash-rate' is \(faults.crashRate); expected a probability from 0 to 1") }
+            if faults.offlineHours < 0 || faults.offlineHours > Double(days) * 24 {
+                errors.append("'--offline-hours' is \(faults.offlineHours); expected 0 to \(days * 24) (the simulated days)")
+            }
+            if case .remote = server, days > 25 {
+                errors.append("'--days' is \(days) with '--server'; expected at most 25 (a server refuses events more than 30 days old)")
+            }
+            if policies.isEmpty { errors.append("'--policy' names no policy; expected default, naive, altbeacon or all") }
+            return errors
+        }
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The site's region identity (uuid + major).
+    public static func siteBeacon(_ site: SiteSpec) -> SiteBeacon {
+        SiteBeacon(uuid: UUID(uuidString: site.uuid) ?? SiteBeacon.defaultUUID, major: site.major)
+    }
+
+    /// Runs the simulation; `progress` is called with (phones done, phones) as they finish.
+    public static func run(_ options: Options, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> SimulationReport {
+        let errors = options.validationErrors()
+        guard errors.isEmpty else { throw Failure(description: errors.joined(separator: "\n")) }
+        let started = Date()
+        // The simulated days end yesterday, so that no event is in the server's future.
+        let today = (Date().timeIntervalSince1970 / 86_400).rounded(.down) * 86_400
+        let epoch = Date(timeIntervalSince1970: today - Double(options.days + 1) * 86_400)
+
+        let (baseURL, adminToken, stop) = try await startServer(options)
+        do {
+            let admin = AdminClient(baseURL: baseURL, adminToken: adminToken)
+            let siteIDs = try await admin.ensureSites(options.world)
+            let results = try await runPhones(options, admin: admin, baseURL: baseURL, siteIDs: siteIDs, epoch: epoch, progress: progress)
+            let report = try await score(options, results: results, admin: admin, siteIDs: siteIDs, epoch: epoch, started: started)
+            try await stop()
+            return report
+        } catch {
+            try? await stop()
+            throw error
+        }
+    }
+
+    // MARK: - Server
+
+    private static func startServer(_ options: Options) async throws -> (URL, String, @Sendable () async throws -> Void) {
+        switch options.server {
+        case .remote(let url, let token):
+            return (url, token, {})
+        case .inProcess:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("attendance-simulate-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let repository = try SQLiteRepository.open(path: directory.appendingPathComponent("server.sqlite").path)
+            let token = "simulator-" + SHA256.hex(UUID().uuidString).prefix(32)
+            _ = try await AuthService(repository: repository).installAdminToken(configured: token)
+            var limits = IngestLimits()
+            limits.maxPastSeconds = max(limits.maxPastSeconds, Double(options.days + 3) * 86_400)
+            var logger = Logger(label: "attendance.simulate")
+            logger.logLevel = .error
+            let server = try await RunningServer.start(repository: repository, options: ServerOptions(port: 0, limits: limits), logger: logger)
+            return (server.baseURL, token, {
+                try await server.stop()
+                try? FileManager.default.removeItem(at: directory)
+            })
+        }
+    }
+
+    // MARK: - Phones
+
+    struct PhoneResult: Sendable {
+        var index: Int
+        var presences: [TruePresence]
+        var employee: UserID
+        var outcomes: [Policy: (account: PhoneAccount, outcome: PhoneOutcome)]
+    }
+
+    private static func runPhones(_ options: Options, admin: AdminClient, baseURL: URL, siteIDs: [SiteBeacon: SiteID], epoch: Date,
+                                  progress: @escaping @Sendable (Int, Int) -> Void) async throws -> [PhoneResult] {
+        let world = options.world
+        let planner = DayPlanner(world: world)
+        let profiles = planner.profiles(count: options.employees, seed: options.seed)
+        let environment = RadioEnvironment(world: world, seed: options.seed)
+        let restarts = serverRestarts(world: world, days: options.days, seed: options.seed)
+        let run = String(options.seed) + "-" + UUID().uuidString.prefix(8)
+        let next = Locked(0)
+        let done = Locked(0)
+        return try await withThrowingTaskGroup(of: [PhoneResult].self) { group in
+            for _ in 0..<max(1, options.parallelism) {
+                group.addTask {
+                    var results: [PhoneResult] = []
+                    while true {
+                        let index = next.withLock { value -> Int in defer { value += 1 }; return value }
+                        guard index < profiles.count else { return results }
+                        let profile = profiles[index]
+                        let timeline = planner.timeline(for: profile, days: options.days, seed: options.seed)
+                        let plan = PhonePlan(index: index, profile: profile, timeline: timeline, days: options.days, world: world,
+                                             environment: environment, faults: options.faults, seed: options.seed)
+                        var result = PhoneResult(index: index, presences: timeline.presences, employee: profile.id, outcomes: [:])
+                        for policy in options.policies {
+                            let account = try await admin.enroll(name: "\(profile.id.rawValue) \(policy.rawValue) \(run)", platform: policy == .altbeacon ? "android" : "ios")
+                            let seed = options.seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
+                            let outcome: PhoneOutcome
+                            switch policy {
+                            case .default:
+                                outcome = try await DefaultPolicyPhone(plan: plan, world: world, environment: environment, account: account, serverURL: baseURL,
+                                                                       siteIDs: siteIDs, serverRestarts: restarts, epoch: epoch, seed: seed).run()
+                            case .naive, .altbeacon:
+                                outcome = await BaselinePhone(kind: policy == .naive ? .naive : .altbeacon, plan: plan, world: world, environment: environment,
+                                                              account: account, serverURL: baseURL, siteIDs: siteIDs, serverRestarts: restarts, epoch: epoch,
+                                                              seed: seed).run()
+                            }
+                            result.outcomes[policy] = (account, outcome)
+                        }
+                        results.append(result)
+                        let finished = done.withLock { value -> Int in value += 1; return value }
+                        progress(finished, profiles.count)
+                    }
+                }
+            }
+            var all: [PhoneResult] = []
+            for try await part in group { all += part }
+            return all.sorted { $0.index < $1.index }
+        }
+    }
+
+    /// The server's restarts: the world's rate a day, each refusing connections for 10 s.
+    static func serverRestarts(world: WorldSpec, days: Int, seed: UInt64) -> [Range<Double>] {
+        var random = SplitMix64(seed: seed ^ 0x5E4E_4E57)
+        var windows: [Range<Double>] = []
+        for day in 0..<days {
+            for _ in 0..<DayPlanner.poisson(mean: world.network.serverRestartsPerDay, random: &random) {
+                let start = Double(day) * 86_400 + Double.random(in: 0..<86_400, using: &random)
+                windows.append(start..<(start + 10))
+            }
+        }
+        return windows.sorted { $0.lowerBound < $1.lowerBound }
+    }
+
+    // MARK: - Scoring
+
+    private static func score(_ options: Options, results: [PhoneResult], admin: AdminClient, siteIDs: [SiteBeacon: SiteID], epoch: Date,
+                              started: Date) async throws -> SimulationReport {
+        let siteNames = Dictionary(uniqueKeysWithValues: options.world.sites.map { (siteIDs[siteBeacon($0)]?.rawValue ?? $0.id, SiteID($0.id)) })
+        let truth = results.flatMap(\.presences)
+        let horizon = Double(options.days) * 86_400 + 12 * 3_600
+        let employeeDays = options.employees * options.days
+        var policies: [String: PolicyReport] = [:]
+        var faults = FaultCounts()
+        for policy in options.policies {
+            var sessions: [RecordedSession] = []
+            var recorded = 0, delivered = 0, maxDelay = 0.0
+            var ranging: [Double] = [], wakeups: [Double] = [], bytes: [Double] = []
+            for result in results {
+                guard let (account, outcome) = result.outcomes[policy] else { continue }
+                if policy == .default { faults = faults + outcome.faults }
+                for item in try await admin.sessions(of: account.userID) {
+                    guard let key = item["sessionKey"] as? String, let siteID = item["siteId"] as? String,
+                          let checkInText = item["checkInAt"] as? String, let checkIn = try? RFC3339.parse(checkInText) else {
+                        throw Failure(description: "a session of \(account.userID) is not what the contract describes: \(item)")
+                    }
+                    let checkOut = (item["checkOutAt"] as? String).flatMap { try? RFC3339.parse($0) }
+                    let inAt = checkIn.timeIntervalSince(epoch)
+                    sessions.append(RecordedSession(employee: result.employee, site: siteNames[siteID] ?? SiteID(siteID), checkIn: inAt,
+                                                    checkOut: checkOut.map { $0.timeIntervalSince(epoch) },
+                                                    checkInDecidedAt: outcome.checkInDecidedAt[SessionKey(key)] ?? inAt))
+                }
+                recorded += outcome.recorded.count
+                for (key, committed) in outcome.recorded {
+                    guard let accepted = outcome.accepted[key] else { continue }
+                    delivered += 1
+                    maxDelay = max(maxDelay, accepted - committed)
+                }
+                ranging.append(Double(outcome.rangingSeconds) / Double(options.days))
+                wakeups.append(Double(outcome.wakeups) / Double(options.days))
+                bytes.append(Double(outcome.bytes) / Double(options.days))
+            }
+            let score = PresenceScore(truth: truth, sessions: sessions, horizon: horizon)
+            let delivery = PolicyReport.Delivery(recorded: recorded, delivered: delivered, lost: recorded - delivered,
+                                                 duplicates: duplicateSessions(sessions), maxDelaySeconds: maxDelay)
+            let device = PolicyReport.Device(rangingSecondsPerDay: MedianAndP95(ranging), wakeupsPerDay: MedianAndP95(wakeups), bytesPerDay: MedianAndP95(bytes))
+            policies[policy.rawValue] = PolicyReport(score: score, employeeDays: employeeDays, delivery: delivery, device: device)
+        }
+        var report = SimulationReport(seed: options.seed, employees: options.employees, days: options.days, employeeDays: employeeDays,
+                                      wallSeconds: Date().timeIntervalSince(started), policies: policies)
+        report.faults = options.policies.contains(.default) ? faults : nil
+        return report
+    }
+
+    /// Sessions that record a stay another session of the same person at the same site already
+    /// covers (overlapping in time): what a duplicate event on the server looks like to an admin.
+    static func duplicateSessions(_ sessions: [RecordedSession]) -> Int {
+        struct Key: Hashable { var employee: UserID; var site: SiteID }
+        var duplicates = 0
+        for (_, own) in Dictionary(grouping: sessions, by: { Key(employee: $0.employee, site: $0.site) }) {
+            let sorted = own.sorted { $0.checkIn < $1.checkIn }
+            var latestEnd = -Double.infinity
+            for session in sorted {
+                if session.checkIn < latestEnd { duplicates += 1 }
+                latestEnd = max(latestEnd, session.checkOut ?? .infinity)
+            }
+        }
+        return duplicates
+    }
+}
