@@ -159,7 +159,9 @@ import Testing
         #expect(driver.engine.openSessions.map(\.site.major) == [2])
     }
 
-    @Test func aWeakSignalWithoutWalkingNeverChecksIn() {
+    /// Not walking, −75 dBm: no single window confirms (the guide's rule), but the evidence
+    /// lasts, so the dwell rule checks in from the region entry once it spans 300 s.
+    @Test func aLastingMediumSignalChecksInByDwellFromTheEntry() {
         var driver = EngineDriver()
         var random = SplitMix64(seed: 75)
         driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(0), activity: .stationary, confidence: .high)), at: 0)
@@ -171,10 +173,25 @@ import Testing
             driver.ranged(at: Double(second), [(1, 100, -75 + Int.random(in: -2...2, using: &random))])
             if second % 300 == 0 { driver.send(.regionStateDetermined(Self.uuidRegion, .inside), at: Double(second) + 0.5) }
         }
-        #expect(driver.events(.checkIn).isEmpty)
+        let checkIns = driver.events(.checkIn)
+        #expect(checkIns.count == 1)
+        #expect(checkIns.first?.evidence?.rule == "dwell")
+        #expect(checkIns.first?.timestamp == EngineDriver.time(0))
         let insufficient = driver.telemetry.filter { $0.kind == .windowInsufficient }
-        #expect(insufficient.count >= 10)
+        #expect(insufficient.count >= 2)
         #expect(insufficient.allSatisfy { $0.detail.contains("not walking") })
+    }
+
+    /// A walk-by: the same signal for two minutes, then iOS reports the exit and nothing more is
+    /// heard. The evidence never spans the dwell time, so there is no check-in.
+    @Test func aWalkByOfTwoMinutesNeverChecksIn() {
+        var driver = EngineDriver()
+        driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(0), activity: .stationary, confidence: .high)), at: 0)
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        for second in 0..<120 { driver.ranged(at: Double(second), [(1, 100, -75)]) }
+        driver.send(.regionExited(Self.uuidRegion), at: 150)
+        for minute in 3..<60 { driver.send(.regionStateDetermined(Self.uuidRegion, .outside), at: Double(minute * 60)) }
+        #expect(driver.events(.checkIn).isEmpty)
     }
 
     @Test func walkingAtTheDoorConfirmsAMediumSignal() {

@@ -39,6 +39,8 @@ extension Configuration {
         }
         require(walkingConfirmMinMedianDBm < 0 && walkingConfirmMinMedianDBm >= -127, "walkingConfirmMinMedianDBm", walkingConfirmMinMedianDBm,
                 "a negative dBm value from -127 (-127: walking alone confirms, the guide's rule)")
+        require(dwellConfirmSeconds >= 60, "dwellConfirmSeconds", dwellConfirmSeconds, "seconds ≥ 60 (a walk-by lasts up to minutes)")
+        require(dwellMinMedianDBm < 0 && dwellMinMedianDBm >= -127, "dwellMinMedianDBm", dwellMinMedianDBm, "a negative dBm value from -127")
         require((0...10).contains(followUpWindows), "followUpWindows", followUpWindows, "an integer from 0 to 10")
         require(rangingRetryCooldownSeconds >= 0, "rangingRetryCooldownSeconds", rangingRetryCooldownSeconds, "seconds ≥ 0")
         require(motionLookbackMinutes > 0, "motionLookbackMinutes", motionLookbackMinutes, "minutes > 0")

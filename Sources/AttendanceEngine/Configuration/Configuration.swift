@@ -42,7 +42,14 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// is followed at once by up to this many more, while iOS still gives the app time (the
     /// background task's ~30 s): an entry is often reported before the door, while the samples
     /// are still weak, and the next chance may be an hour away.
-    public var followUpWindows: Int = 2
+    public var followUpWindows: Int = 3
+    /// Dwell: a site heard in undecided windows (median at or above `dwellMinMedianDBm`, the
+    /// loudest site in them) with evidence spanning at least `dwellConfirmSeconds`, while iOS
+    /// never reported it left for longer than the merge window, is checked in from the first
+    /// evidence. An edge-of-coverage desk or a cluttered warehouse never gets −65 dBm; a walk-by
+    /// does not stay, and a neighbour heard through a wall is not the loudest.
+    public var dwellConfirmSeconds: Double = 300
+    public var dwellMinMedianDBm: Double = -95
     /// How far back the motion query looks, and how old a motion snapshot may be.
     public var motionLookbackMinutes: Double = 2
     /// Steps within the look-back that count as walking when the activity is unknown.

@@ -130,6 +130,8 @@ public struct Engine: Hashable, Sendable, Codable {
         for sample in samples where sample.rssi != 0 && siteIndex(sample.beacon.site) == nil {
             _ = trackSite(sample.beacon.site)
         }
+        // The loudest site this callback: a site heard only below another is probably a neighbour.
+        let loudest = samples.lazy.filter { $0.rssi != 0 }.map(\.rssi).max() ?? 0
         var index = 0
         while index < sites.count {
             let site = sites[index].site
@@ -144,7 +146,7 @@ public struct Engine: Hashable, Sendable, Codable {
                     if let discoveryIndex { discoveries[discoveryIndex].foundSite = true }
                     let discovery = discoveryIndex.map { discoveries[$0] }
                     mutateSite(index, at: now, &actions) { presence, context, outputs in
-                        presence.heard(rssi: strongest, at: now, discovery: discovery, context, &outputs)
+                        presence.heard(rssi: strongest, at: now, discovery: discovery, outranked: strongest < loudest, context, &outputs)
                     }
                 } else {
                     mutateSite(index, at: now, &actions) { presence, context, outputs in presence.silent(at: now, context, &outputs) }

@@ -10,6 +10,16 @@ import Foundation
 public struct SitePresence: Hashable, Sendable, Codable {
     public let site: SiteBeacon
     private var phase: Phase = .outside(retryAfter: nil, manualHold: false)
+    /// Weak but lasting evidence of presence, while outside (see `dwellConfirmSeconds`).
+    private var dwell: Dwell?
+
+    private struct Dwell: Hashable, Sendable, Codable {
+        /// The arrival the first undecided window dated (its region entry or first sample).
+        var since: Date
+        var lastEvidence: Date
+        /// When iOS last reported the region left, if after the last evidence.
+        var leftAt: Date?
+    }
 
     private enum Phase: Hashable, Sendable, Codable {
         /// `retryAfter`: a heard sample may not open a window before then (after an
@@ -122,6 +132,7 @@ public struct SitePresence: Hashable, Sendable, Codable {
     /// iOS reported the region exited (`cause == .regionExit`) or its state as outside.
     public mutating func regionLeft(at now: Date, cause: ExitCause, _ context: Context, _ outputs: inout [Output]) {
         if case .candidate = phase { endWindow(at: now, context, &outputs) }
+        if dwell != nil, dwell?.leftAt == nil { dwell?.leftAt = now }
         switch phase {
         case .outside(let retryAfter, _):
             // Leaving ends a manual hold: the next arrival is a new one.
@@ -157,7 +168,7 @@ public struct SitePresence: Hashable, Sendable, Codable {
     /// A ranging callback heard the site (the strongest of its beacons this second).
     /// During a discovery the window opens whatever the retry cooldown; after a UUID-wide
     /// entry it starts at the entry, the earliest evidence of arrival.
-    public mutating func heard(rssi: Int, at now: Date, discovery: Discovery?, _ context: Context, _ outputs: inout [Output]) {
+    public mutating func heard(rssi: Int, at now: Date, discovery: Discovery?, outranked: Bool = false, _ context: Context, _ outputs: inout [Output]) {
         guard rssi != 0 else { return silent(at: now, context, &outputs) }
         switch phase {
         case .outside(let retryAfter, let manualHold):
@@ -169,9 +180,9 @@ public struct SitePresence: Hashable, Sendable, Codable {
                 return
             }
             if case .candidate(let window) = phase { outputs.append(.windowOpened(window.trigger)) }
-            addToWindow(rssi: rssi, at: now, context, &outputs)
+            addToWindow(rssi: rssi, at: now, outranked: outranked, context, &outputs)
         case .candidate:
-            addToWindow(rssi: rssi, at: now, context, &outputs)
+            addToWindow(rssi: rssi, at: now, outranked: outranked, context, &outputs)
         case .inside(var session):
             // The hot path: one ranging callback a second while inside.
             session.lastHeardAt = now
@@ -233,7 +244,11 @@ public struct SitePresence: Hashable, Sendable, Codable {
             confirm(window, rule: rule, context, &outputs)
         case .insufficient(let reason):
             outputs.append(.windowInsufficient(reason: reason, sampleCount: window.sampleRSSI.count))
-            if followUp, window.trigger == .regionEntry || window.trigger == .regionState,
+            if let since = dwellEvidence(window, at: now, context) {
+                confirm(window.dated(from: since), rule: .dwell, context, &outputs)
+                return
+            }
+            if followUp, window.trigger == .regionEntry,
                (window.followUp ?? 0) < context.configuration.followUpWindows {
                 let next = window.followingWindow(at: now)
                 phase = .candidate(next)
@@ -269,9 +284,24 @@ public struct SitePresence: Hashable, Sendable, Codable {
 
     // MARK: - Private
 
-    private mutating func addToWindow(rssi: Int, at now: Date, _ context: Context, _ outputs: inout [Output]) {
+    /// Books an undecided window as dwell evidence; returns the dwell's start when the evidence
+    /// now spans `dwellConfirmSeconds`.
+    private mutating func dwellEvidence(_ window: RangingWindow, at now: Date, _ context: Context) -> Date? {
+        let configuration = context.configuration
+        guard let median = window.medianRSSI, median >= configuration.dwellMinMedianDBm, window.mostlyLoudest else { return nil }
+        if var current = dwell, current.leftAt.map({ now.timeIntervalSince($0) <= configuration.mergeWindowSeconds }) ?? true {
+            current.lastEvidence = now
+            current.leftAt = nil
+            dwell = current
+            return now.timeIntervalSince(current.since) >= configuration.dwellConfirmSeconds ? current.since : nil
+        }
+        dwell = Dwell(since: window.arrivalTime ?? window.openedAt, lastEvidence: now)
+        return nil
+    }
+
+    private mutating func addToWindow(rssi: Int, at now: Date, outranked: Bool, _ context: Context, _ outputs: inout [Output]) {
         guard case .candidate(var window) = phase else { return }
-        window.add(rssi: rssi, at: now)
+        window.add(rssi: rssi, at: now, outranked: outranked)
         if window.confirmsEarly(context.configuration) {
             confirm(window, rule: .early, context, &outputs)
         } else {
@@ -286,6 +316,7 @@ public struct SitePresence: Hashable, Sendable, Codable {
         let session = PresenceSession(key: key, site: site, checkInAt: checkInAt, lastHeardAt: window.sampleTimes.last ?? checkInAt,
                                       lastHeartbeatAt: checkInAt, source: .automatic, heardSinceCheckIn: !window.sampleTimes.isEmpty)
         phase = .inside(session)
+        dwell = nil
         let evidence = CheckInEvidence(sampleCount: window.sampleRSSI.count, medianRSSI: window.medianRSSI, stdevDB: window.stdevDB,
                                        walking: context.walking, rule: rule.rawValue)
         outputs.append(.checkedIn(session, evidence: evidence, reason: nil))

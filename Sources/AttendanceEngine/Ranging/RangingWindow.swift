@@ -17,6 +17,8 @@ public struct RangingWindow: Hashable, Sendable, Codable {
     public private(set) var sampleRSSI: [Int] = []
     /// How many undecided windows came before this one for the same trigger (nil: none).
     public private(set) var followUp: Int?
+    /// Samples taken in a second when another site of the same UUID was heard louder (nil: none).
+    public private(set) var outranked: Int?
 
     public init(openedAt: Date, trigger: Trigger, entryAt: Date? = nil) {
         self.openedAt = openedAt
@@ -36,11 +38,23 @@ public struct RangingWindow: Hashable, Sendable, Codable {
         openedAt.addingTimeInterval(configuration.rangingWindowMaxSeconds)
     }
 
-    /// Adds a heard sample; `rssi == 0` never enters the window.
-    public mutating func add(rssi: Int, at time: Date) {
+    /// Adds a heard sample; `rssi == 0` never enters the window. `outranked`: another site was
+    /// heard louder in the same callback.
+    public mutating func add(rssi: Int, at time: Date, outranked: Bool = false) {
         guard rssi != 0 else { return }
         sampleTimes.append(time)
         sampleRSSI.append(rssi)
+        if outranked { self.outranked = (self.outranked ?? 0) + 1 }
+    }
+
+    /// Whether this site was the loudest in at least half of the window's samples.
+    public var mostlyLoudest: Bool { 2 * (outranked ?? 0) <= sampleRSSI.count }
+
+    /// This window's samples, dated from an earlier arrival (a dwell's first evidence).
+    public func dated(from arrival: Date) -> RangingWindow {
+        var copy = self
+        copy.entryAt = min(entryAt ?? arrival, arrival)
+        return copy
     }
 
     public mutating func noteEntry(at time: Date) {
@@ -61,7 +75,7 @@ public struct RangingWindow: Hashable, Sendable, Codable {
 
     /// Early confirmation: enough samples, steady, and strong.
     public func confirmsEarly(_ configuration: Configuration) -> Bool {
-        guard sampleRSSI.count >= configuration.earlyConfirmMinSamples,
+        guard sampleRSSI.count >= configuration.earlyConfirmMinSamples, mostlyLoudest,
               let stdev = stdevDB, let median = medianRSSI else { return false }
         return stdev < configuration.earlyConfirmMaxStdevDB && median > configuration.earlyConfirmMinMedianDBm
     }
@@ -70,6 +84,9 @@ public struct RangingWindow: Hashable, Sendable, Codable {
     public func verdictAtEnd(_ configuration: Configuration, walking: Bool) -> RangingVerdict {
         guard let median = medianRSSI else {
             return .insufficient(reason: "no beacon of the site was heard in the window")
+        }
+        guard mostlyLoudest else {
+            return .insufficient(reason: "another site of the same UUID was louder in \(outranked ?? 0) of \(sampleRSSI.count) samples (a neighbour heard through a wall)")
         }
         if median > configuration.windowEndConfirmMinMedianDBm { return .confirmed(rule: .strongMedian) }
         if walking {
@@ -88,7 +105,7 @@ public struct RangingWindow: Hashable, Sendable, Codable {
 /// How a ranging window ended.
 public enum RangingVerdict: Hashable, Sendable, Codable {
     public enum Rule: String, Hashable, Sendable, Codable {
-        case early, strongMedian, walking
+        case early, strongMedian, walking, dwell
     }
 
     case confirmed(rule: Rule)

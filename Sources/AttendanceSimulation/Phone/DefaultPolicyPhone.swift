@@ -144,14 +144,8 @@ final class DefaultPolicyPhone {
         // Installed and opened once at the start.
         try await wake(at: 0, reason: .userOpened, budget: Self.foregroundSeconds)
 
-        let debug = ProcessInfo.processInfo.environment["SIM_DEBUG"] == String(plan.index)
-        if debug {
-            for p in plan.timeline.presences { print("TRUE \(p.site) \(Int(p.start))–\(Int(p.end))") }
-            for c in plan.regionCallbacks { print("OS \(Int(c.time)) site \(c.siteIndex) \(c.entered ? "enter" : "exit")") }
-        }
         while let (time, happening) = queue.pop() {
             guard time < plan.length else { break }
-            if debug, case .rangingTick = happening {} else if debug { print("t=\(Int(time)) \(happening) running=\(runtime != nil) until=\(Int(runningUntil))") }
             try await handle(happening, at: time)
         }
         try await settle()
@@ -164,7 +158,6 @@ final class DefaultPolicyPhone {
         outcome.accepted = network.accepted
         outcome.bytes = traffic.total
         for entry in try store.entries() {
-            if debug { print("EVENT \(entry.event.kind) ts=\(Int(entry.event.timestamp.timeIntervalSince(epoch))) at=\(Int(entry.enqueuedAt.timeIntervalSince(epoch))) \(entry.state) \(entry.event.reason ?? "")") }
             let committed = entry.enqueuedAt.timeIntervalSince(epoch)
             outcome.recorded[entry.idempotencyKey] = committed
             if entry.event.kind == .checkIn { outcome.checkInDecidedAt[entry.event.sessionKey] = committed }
