@@ -1,0 +1,67 @@
+import AttendanceTestSupport
+import Foundation
+import Testing
+
+/// `attendance simulate` as a user runs it: the real server in the process, the report on
+/// standard output, errors that name the option.
+@Suite struct SimulateCommandTests {
+    static func run(_ arguments: [String]) throws -> ChildProcess.Finished {
+        try ChildProcess(try builtExecutable("attendance"), ["simulate"] + arguments).finish()
+    }
+
+    @Test func theJSONReportHasTheFixedSchemaForEveryPolicy() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("simulate-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let run = try Self.run(["--employees", "2", "--days", "1", "--seed", "5", "--policy", "all", "--json", "--out", out])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        for key in ["seed", "employees", "days", "employeeDays", "wallSeconds", "employeeDaysPerSecond", "policies"] {
+            #expect(report[key] != nil, "\(key)")
+        }
+        #expect(report["employeeDays"] as? Int == 2 && report["seed"] as? Int == 5)
+        let policies = try #require(report["policies"] as? [String: [String: Any]])
+        #expect(Set(policies.keys) == ["default", "naive", "altbeacon"])
+        for (name, policy) in policies {
+            let checkIn = policy["checkIn"] as? [String: Any]
+            #expect((checkIn?["timestampErrorSeconds"] as? [String: Any]).map { Set($0.keys) } == ["p50", "p95", "p99", "max"], "\(name)")
+            #expect((checkIn?["decisionLatencySeconds"] as? [String: Any]) != nil && checkIn?["missedPresences"] is Int, "\(name)")
+            #expect(((policy["checkOut"] as? [String: Any])?["timestampErrorSeconds"] as? [String: Any]) != nil, "\(name)")
+            #expect(policy["falseCheckOutsPer1000EmployeeDays"] is Double && policy["falseCheckInsPer1000EmployeeDays"] is Double, "\(name)")
+            #expect((policy["workedMinutesError"] as? [String: Any]).map { Set($0.keys) } == ["p50", "p95"], "\(name)")
+            #expect((policy["delivery"] as? [String: Any]).map { Set($0.keys) } == ["recorded", "delivered", "lost", "duplicates", "maxDelaySeconds"], "\(name)")
+            #expect((policy["device"] as? [String: Any]).map { Set($0.keys) } == ["rangingSecondsPerDay", "wakeupsPerDay", "bytesPerDay"], "\(name)")
+        }
+        // --out holds the same report.
+        #expect(try String(contentsOfFile: out, encoding: .utf8) + "\n" == run.stdout)
+    }
+
+    @Test func theTableShowsThePoliciesSideBySide() throws {
+        let run = try Self.run(["--employees", "1", "--days", "1", "--policy", "all"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let header = try #require(run.stdout.split(separator: "\n").first { $0.contains("default") })
+        #expect(header.contains("naive") && header.contains("altbeacon"))
+        #expect(run.stdout.contains("missed presences") && run.stdout.contains("bytes/day p50/p95"))
+    }
+
+    @Test(arguments: [
+        (["--policy", "bogus"], "'--policy' is 'bogus'; expected default, naive, altbeacon or all"),
+        (["--crash-rate", "1.5"], "'--crash-rate' is 1.5; expected a probability from 0 to 1"),
+        (["--days", "2", "--offline-hours", "100"], "'--offline-hours' is 100.0; expected 0 to 48 (the simulated days)"),
+        (["--server", "ftp://x"], "'--server' is 'ftp://x'; expected an http:// or https:// URL"),
+    ])
+    func badOptionsAreNamed(arguments: [String], message: String) throws {
+        let run = try Self.run(arguments)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func anUnknownWorldFieldIsNamed() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("world-\(UUID().uuidString).json").path
+        try #"{"people": {"arrivalMeanHr": 9}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try Self.run(["--world", path, "--employees", "1", "--days", "1"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("'people.arrivalMeanHr' is not a known field"), "\(run.stderr)")
+    }
+}

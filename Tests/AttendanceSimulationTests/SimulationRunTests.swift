@@ -1,0 +1,102 @@
+import AttendanceModels
+@testable import AttendanceSimulation
+import Foundation
+import Testing
+
+/// Whole runs: the real runtime, outbox and in-process HTTP server driven by the world. Small
+/// (a few employees, a few days) so that they stay quick in a debug build.
+@Suite(.serialized) struct SimulationRunTests {
+    static func options(employees: Int = 3, days: Int = 2, seed: UInt64 = 7, policies: [Simulation.Policy] = Simulation.Policy.allCases) -> Simulation.Options {
+        var options = Simulation.Options()
+        options.employees = employees
+        options.days = days
+        options.seed = seed
+        options.policies = policies
+        options.parallelism = 2
+        return options
+    }
+
+    /// The report without its wall-clock fields.
+    static func comparable(_ report: SimulationReport) -> SimulationReport {
+        var copy = report
+        copy.wallSeconds = 0
+        copy.employeeDaysPerSecond = 0
+        return copy
+    }
+
+    @Test func theSameSeedGivesTheSameReport() async throws {
+        let first = try await Simulation.run(Self.options())
+        let second = try await Simulation.run(Self.options())
+        #expect(Self.comparable(first) == Self.comparable(second))
+        #expect(try Self.comparable(first).json() == Self.comparable(second).json())
+        // And the report is about something: sessions were recorded and delivered by every policy.
+        for policy in Simulation.Policy.allCases {
+            let report = try #require(first.policies[policy.rawValue])
+            #expect(report.delivery.recorded > 0 && report.delivery.delivered > 0, "\(policy)")
+        }
+        let other = try await Simulation.run(Self.options(seed: 8))
+        #expect(Self.comparable(other) != Self.comparable(first))
+    }
+
+    /// A hostile world and both fault options: every kind of fault strikes, and still every
+    /// event recorded on a phone reaches the server exactly once.
+    @Test func everyFaultStrikesAndNothingIsLostOrDuplicated() async throws {
+        var options = Self.options(employees: 6, days: 2, seed: 3, policies: [.default])
+        options.faults = FaultOptions(crashRate: 1, offlineHours: 10)
+        options.world.iOS.terminationsPerDay = 3
+        options.world.iOS.forceQuitProbabilityPerDay = 0.5
+        options.world.iOS.rebootProbabilityPerDay = 0.5
+        options.world.network.failureProbability = 0.3
+        options.world.network.serverRestartsPerDay = 1_000
+        let report = try await Simulation.run(options)
+        let faults = try #require(report.faults)
+        #expect(faults.crashes > 0 && faults.crashesMidWrite > 0 && faults.crashesMidUpload > 0)
+        #expect(faults.terminations > 0 && faults.forceQuits > 0 && faults.reboots > 0)
+        #expect(faults.networkOutages >= 6 && faults.uploadsWhileOffline > 0)
+        #expect(faults.uploadsDuringServerRestart > 0 && faults.requestsFailed > 0 && faults.answersLost > 0)
+        let delivery = try #require(report.policies["default"]?.delivery)
+        #expect(delivery.recorded > 0)
+        #expect(delivery.delivered == delivery.recorded)
+        #expect(delivery.lost == 0 && delivery.duplicates == 0)
+        // Events recorded during a 10-hour outage waited for it to end.
+        #expect(delivery.maxDelaySeconds > 3_600)
+    }
+
+    @Test func badOptionsAreNamed() async throws {
+        var options = Self.options()
+        options.faults.crashRate = 2
+        options.employees = 0
+        #expect(options.validationErrors() == ["'--employees' is 0; expected at least 1", "'--crash-rate' is 2.0; expected a probability from 0 to 1"])
+        await #expect(throws: Simulation.Failure.self) { try await Simulation.run(options) }
+    }
+
+    @Test func duplicatesAreSessionsOverlappingAnotherOfTheSameStay() {
+        func session(_ employee: String, _ site: String, _ checkIn: Double, _ checkOut: Double?) -> RecordedSession {
+            RecordedSession(employee: UserID(employee), site: SiteID(site), checkIn: checkIn, checkOut: checkOut, checkInDecidedAt: checkIn)
+        }
+        #expect(Simulation.duplicateSessions([session("a", "hq", 0, 100), session("a", "hq", 200, 300)]) == 0)
+        #expect(Simulation.duplicateSessions([session("a", "hq", 0, 100), session("a", "hq", 50, 300)]) == 1)
+        #expect(Simulation.duplicateSessions([session("a", "hq", 0, nil), session("a", "hq", 500, 600)]) == 1)
+        #expect(Simulation.duplicateSessions([session("a", "hq", 0, 100), session("b", "hq", 50, 300), session("a", "annex", 50, 60)]) == 0)
+    }
+
+    /// iOS's region monitor over a planned day: it reports the arrival shortly before or after
+    /// the door, and the departure about half a minute after the last packet.
+    @Test func theOperatingSystemReportsArrivalAndDeparture() throws {
+        let world = WorldSpec()
+        let planner = DayPlanner(world: world)
+        let profile = try #require(planner.profiles(count: 20, seed: 1).first { $0.siteIndex == 0 && !$0.nightShift })
+        let timeline = planner.timeline(for: profile, days: 3, seed: 1)
+        let plan = PhonePlan(index: 0, profile: profile, timeline: timeline, days: 3, world: world,
+                             environment: RadioEnvironment(world: world, seed: 1), faults: FaultOptions(), seed: 1)
+        let hq = plan.regionCallbacks.filter { $0.siteIndex == 0 }
+        let first = try #require(timeline.presences.first)
+        let entry = try #require(hq.first { $0.entered })
+        #expect(abs(entry.time - first.start) < 240, "entry at \(entry.time), door at \(first.start)")
+        let lastPresence = try #require(timeline.presences.last)
+        let lastExit = try #require(hq.last { !$0.entered })
+        #expect(lastExit.time > lastPresence.end && lastExit.time < lastPresence.end + 400)
+        #expect(plan.regionState(site: 0, at: first.start + 1_800))
+        #expect(!plan.regionState(site: 0, at: lastPresence.end + 3_600))
+    }
+}
