@@ -182,6 +182,38 @@ import Testing
         #expect(insufficient.allSatisfy { $0.detail.contains("not walking") })
     }
 
+    /// An edge-of-coverage desk: iOS reports the region left, the engine ranges for one window,
+    /// hears the site weakly and resumes the session; no check-out.
+    @Test func anExitIsVerifiedByRangingAndAWeakSampleResumes() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.siteRegion(1)), at: 0)
+        driver.ranged(rssi: -60, over: 0..<5)
+        #expect(driver.events(.checkIn).count == 1)
+        driver.send(.regionExited(Self.siteRegion(1)), at: 600)
+        #expect(driver.engine.isRanging)
+        driver.ranged(at: 603, [(1, 100, -93)])
+        driver.send(.timerFired(.nextDecision), at: 3_000)
+        #expect(driver.events(.checkOut).isEmpty)
+        #expect(driver.engine.openSessions.count == 1)
+        // Without a sample in the verification window the exit stands, at the last time heard.
+        driver.send(.regionExited(Self.siteRegion(1)), at: 4_000)
+        driver.send(.timerFired(.nextDecision), at: 4_008)
+        #expect(!driver.engine.isRanging)
+        driver.send(.timerFired(.nextDecision), at: 5_000)
+        #expect(driver.events(.checkOut).map(\.timestamp) == [EngineDriver.time(3_970)])
+    }
+
+    /// A desk by the wall hears the neighbouring site (same UUID) strongly, but its own site
+    /// louder: the neighbour's window never confirms.
+    @Test func aSiteOutrankedByItsNeighbourIsNotCheckedIn() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.siteRegion(2)), at: 0)
+        for second in 0..<8 { driver.ranged(at: Double(second), [(1, 10, -58), (2, 20, -62)]) }
+        driver.send(.timerFired(.nextDecision), at: 30)
+        #expect(driver.events(.checkIn).allSatisfy { $0.site.major != 2 })
+        #expect(driver.telemetry.contains { $0.kind == .windowInsufficient && $0.detail.contains("neighbour") })
+    }
+
     /// A walk-by: the same signal for two minutes, then iOS reports the exit and nothing more is
     /// heard. The evidence never spans the dwell time, so there is no check-in.
     @Test func aWalkByOfTwoMinutesNeverChecksIn() {
@@ -237,7 +269,10 @@ import Testing
             if case .enqueue(let event) = action, event.kind == .checkOut { return event } else { return nil }
         }
         #expect(checkOuts.map(\.timestamp) == [EngineDriver.time(59)])
-        #expect(nextMorning.contains(.startRanging(region)))   // and the new arrival is being confirmed
+        // And the new arrival is being explored: ranging (still on from verifying the exit) with a
+        // decision timer one window away.
+        #expect(engine.isRanging)
+        #expect(nextMorning.contains(.scheduleTimer(.nextDecision, at: EngineDriver.time(86_408))))
     }
 
     @Test func backgroundTimeRunningOutDecidesWithTheSamplesSoFar() {

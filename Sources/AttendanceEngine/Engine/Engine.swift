@@ -254,7 +254,7 @@ public struct Engine: Hashable, Sendable, Codable {
     /// Settles every decision that is due at `now`, with the times recorded earlier.
     private mutating func settle(at now: Date, _ actions: inout [EngineAction]) {
         guard let due = timerAt, now >= due else { return }
-        for index in sites.indices where sites[index].nextDeadline(configuration).map({ now >= $0 }) ?? false {
+        for index in sites.indices where sites[index].nextDeadline(configuration, after: now).map({ now >= $0 }) ?? false {
             mutateSite(index, at: now, &actions) { site, context, outputs in site.settle(at: now, context, &outputs) }
         }
         let windowSeconds = configuration.rangingWindowMaxSeconds
@@ -263,14 +263,14 @@ public struct Engine: Hashable, Sendable, Codable {
 
     /// Brings ranging, background time, the motion query and the timer in line with the state.
     private mutating func reconcile(at now: Date, _ actions: inout [EngineAction]) {
-        let anyConfirming = sites.contains { $0.isConfirming }
+        let anyConfirming = sites.contains { $0.isConfirming || $0.isVerifyingExit(at: now, configuration) }
         // A discovery that found its site(s), all of them decided, needs no more ranging.
         if !anyConfirming, discoveries.contains(where: \.foundSite) {
             discoveries.removeAll(where: \.foundSite)
         }
         if anyConfirming || !discoveries.isEmpty || !rangingUUIDs.isEmpty {
             var wanted = Set(discoveries.map(\.region.uuid))
-            for site in sites where site.isConfirming { wanted.insert(site.site.uuid) }
+            for site in sites where site.isConfirming || site.isVerifyingExit(at: now, configuration) { wanted.insert(site.site.uuid) }
             let desired = wanted.sorted { $0.uuidString < $1.uuidString }
             if desired != rangingUUIDs {
                 if rangingUUIDs.isEmpty, !backgroundTaskActive {
@@ -291,7 +291,7 @@ public struct Engine: Hashable, Sendable, Codable {
         }
         var next: Date?
         for site in sites {
-            if let deadline = site.nextDeadline(configuration), next.map({ deadline < $0 }) ?? true { next = deadline }
+            if let deadline = site.nextDeadline(configuration, after: now), next.map({ deadline < $0 }) ?? true { next = deadline }
         }
         for discovery in discoveries {
             let end = discovery.at.addingTimeInterval(configuration.rangingWindowMaxSeconds)
@@ -356,7 +356,9 @@ public struct Engine: Hashable, Sendable, Codable {
         _ transition: (inout SitePresence, SitePresence.Context, inout [SitePresence.Output]) -> Void
     ) {
         var outputs: [SitePresence.Output] = []
-        let context = SitePresence.Context(configuration: configuration, walking: isWalking(at: now))
+        let site = sites[index].site
+        let anotherSiteOpen = sites.contains { $0.site != site && $0.site.uuid == site.uuid && $0.session != nil }
+        let context = SitePresence.Context(configuration: configuration, walking: isWalking(at: now), anotherSiteOpen: anotherSiteOpen)
         transition(&sites[index], context, &outputs)
         for output in outputs { actions.append(contentsOf: self.actions(for: output, site: sites[index].site, at: now)) }
     }

@@ -12,6 +12,13 @@ public struct SitePresence: Hashable, Sendable, Codable {
     private var phase: Phase = .outside(retryAfter: nil, manualHold: false)
     /// Weak but lasting evidence of presence, while outside (see `dwellConfirmSeconds`).
     private var dwell: Dwell?
+    /// While inside: the silent ranging callbacks observed in a row (first and latest).
+    private var silence: Silence?
+
+    private struct Silence: Hashable, Sendable, Codable {
+        var since: Date
+        var last: Date
+    }
 
     private struct Dwell: Hashable, Sendable, Codable {
         /// The arrival the first undecided window dated (its region entry or first sample).
@@ -47,10 +54,14 @@ public struct SitePresence: Hashable, Sendable, Codable {
     public struct Context: Sendable {
         public var configuration: Configuration
         public var walking: Bool
+        /// Another site of the same UUID has an open session: the weakest rule (dwell) may not
+        /// start a second, concurrent one (a desk by the wall hears the neighbour all day).
+        public var anotherSiteOpen: Bool
 
-        public init(configuration: Configuration, walking: Bool) {
+        public init(configuration: Configuration, walking: Bool, anotherSiteOpen: Bool = false) {
             self.configuration = configuration
             self.walking = walking
+            self.anotherSiteOpen = anotherSiteOpen
         }
     }
 
@@ -89,12 +100,23 @@ public struct SitePresence: Hashable, Sendable, Codable {
 
     /// When this site next needs a decision without any new event: a window's end, or the end
     /// of the merge window of a pending exit.
-    public func nextDeadline(_ configuration: Configuration) -> Date? {
+    public func nextDeadline(_ configuration: Configuration, after now: Date) -> Date? {
         switch phase {
         case .candidate(let window): return window.deadline(configuration)
-        case .softExitPending(let session, _, _): return session.lastHeardAt.addingTimeInterval(configuration.mergeWindowSeconds)
+        case .softExitPending(let session, let detectedAt, _):
+            let merge = session.lastHeardAt.addingTimeInterval(configuration.mergeWindowSeconds)
+            let verified = detectedAt.addingTimeInterval(configuration.rangingWindowMaxSeconds)
+            return verified > now ? min(verified, merge) : merge
         case .outside, .inside: return nil
         }
+    }
+
+    /// Just after iOS reported the region left: the engine ranges for one window's time, and a
+    /// sample heard then resumes the session (an edge-of-coverage desk drops out of the region
+    /// for minutes while the person sits there).
+    public func isVerifyingExit(at now: Date, _ configuration: Configuration) -> Bool {
+        guard case .softExitPending(_, let detectedAt, let cause) = phase, cause != .rangingSilence else { return false }
+        return now < detectedAt.addingTimeInterval(configuration.rangingWindowMaxSeconds)
     }
 
     // MARK: - Events
@@ -185,6 +207,7 @@ public struct SitePresence: Hashable, Sendable, Codable {
             addToWindow(rssi: rssi, at: now, outranked: outranked, context, &outputs)
         case .inside(var session):
             // The hot path: one ranging callback a second while inside.
+            silence = nil
             session.lastHeardAt = now
             session.heardSinceCheckIn = true
             phase = .inside(session)
@@ -199,9 +222,19 @@ public struct SitePresence: Hashable, Sendable, Codable {
     }
 
     /// A ranging callback covering this site did not hear it.
+    /// Silence counts only as observed: callbacks more than 2 s apart (ranging stopped in
+    /// between, the app was suspended) start a new run, so a single silent callback long after
+    /// the last evidence is not taken for minutes of silence.
     public mutating func silent(at now: Date, _ context: Context, _ outputs: inout [Output]) {
-        guard case .inside(let session) = phase, session.heardSinceCheckIn,
-              now.timeIntervalSince(session.lastHeardAt) >= context.configuration.softExitGraceSeconds else { return }
+        guard case .inside(let session) = phase, session.heardSinceCheckIn else { return }
+        if let current = silence, now.timeIntervalSince(current.last) <= 2 {
+            silence?.last = now
+        } else {
+            silence = Silence(since: now, last: now)
+        }
+        let grace = context.configuration.softExitGraceSeconds
+        guard let observed = silence, now.timeIntervalSince(observed.since) >= grace,
+              now.timeIntervalSince(session.lastHeardAt) >= grace else { return }
         phase = .softExitPending(session, detectedAt: now, cause: .rangingSilence)
         outputs.append(.exitSuspected(session, cause: .rangingSilence))
     }
@@ -288,7 +321,7 @@ public struct SitePresence: Hashable, Sendable, Codable {
     /// now spans `dwellConfirmSeconds`.
     private mutating func dwellEvidence(_ window: RangingWindow, at now: Date, _ context: Context) -> Date? {
         let configuration = context.configuration
-        guard let median = window.medianRSSI, median >= configuration.dwellMinMedianDBm, window.mostlyLoudest else { return nil }
+        guard !context.anotherSiteOpen, let median = window.medianRSSI, median >= configuration.dwellMinMedianDBm, window.mostlyLoudest else { return nil }
         if var current = dwell, current.leftAt.map({ now.timeIntervalSince($0) <= configuration.mergeWindowSeconds }) ?? true {
             current.lastEvidence = now
             current.leftAt = nil

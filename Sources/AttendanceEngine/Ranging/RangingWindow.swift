@@ -47,8 +47,9 @@ public struct RangingWindow: Hashable, Sendable, Codable {
         if outranked { self.outranked = (self.outranked ?? 0) + 1 }
     }
 
-    /// Whether this site was the loudest in at least half of the window's samples.
-    public var mostlyLoudest: Bool { 2 * (outranked ?? 0) <= sampleRSSI.count }
+    /// Whether this site was the loudest in at least 80 % of the window's samples (a desk by the
+    /// wall hears the neighbour about as loud as its own site about half of the time).
+    public var mostlyLoudest: Bool { 5 * (outranked ?? 0) <= sampleRSSI.count }
 
     /// This window's samples, dated from an earlier arrival (a dwell's first evidence).
     public func dated(from arrival: Date) -> RangingWindow {
@@ -86,7 +87,7 @@ public struct RangingWindow: Hashable, Sendable, Codable {
             return .insufficient(reason: "no beacon of the site was heard in the window")
         }
         guard mostlyLoudest else {
-            return .insufficient(reason: "another site of the same UUID was louder in \(outranked ?? 0) of \(sampleRSSI.count) samples (a neighbour heard through a wall)")
+            return .insufficient(reason: "another site of the same UUID was louder in \(outranked ?? 0) of \(sampleRSSI.count) samples (more than 20 %: a neighbour heard through a wall)")
         }
         if median > configuration.windowEndConfirmMinMedianDBm { return .confirmed(rule: .strongMedian) }
         if walking {

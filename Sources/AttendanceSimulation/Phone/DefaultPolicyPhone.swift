@@ -292,9 +292,11 @@ final class DefaultPolicyPhone {
         }
     }
 
+    /// iOS answers a state request or a screen wake for a monitored region; without Always
+    /// access region monitoring does not run, and no state is delivered.
     private func deliverState(_ region: BeaconRegion, at time: Double) async throws {
-        guard let major = region.major, let siteIndex = world.sites.firstIndex(where: { $0.major == major }) else { return }
-        let inside = plan.access == .always && plan.regionState(site: siteIndex, at: time)
+        guard plan.access == .always, let major = region.major, let siteIndex = world.sites.firstIndex(where: { $0.major == major }) else { return }
+        let inside = plan.regionState(site: siteIndex, at: time)
         try await send(.regionStateDetermined(region, inside ? .inside : .outside), at: time)
     }
 

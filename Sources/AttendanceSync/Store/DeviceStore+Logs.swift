@@ -6,8 +6,8 @@ import GRDB
 extension DeviceStore {
     static func append(_ records: [TelemetryRecord], in db: Database) throws {
         for record in records {
-            try db.execute(sql: "INSERT INTO telemetry (at, kind, site, detail) VALUES (?, ?, ?, ?)",
-                           arguments: [record.at.timeIntervalSince1970, record.kind.rawValue, record.site?.description, record.detail])
+            try db.cachedStatement(sql: "INSERT INTO telemetry (at, kind, site, detail) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [record.at.timeIntervalSince1970, record.kind.rawValue, record.site?.description, record.detail])
         }
     }
 
