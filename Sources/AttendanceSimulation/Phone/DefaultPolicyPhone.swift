@@ -42,21 +42,15 @@ public struct FaultCounts: Hashable, Sendable, Codable {
 
     public init() {}
 
+    /// Every counter, for adding phones' counts up.
+    private static var counters: [WritableKeyPath<FaultCounts, Int>] {
+        [\.crashes, \.crashesMidWrite, \.crashesMidUpload, \.terminations, \.forceQuits, \.reboots, \.eventsMissedWhileForceQuit,
+         \.networkOutages, \.uploadsWhileOffline, \.uploadsDuringServerRestart, \.requestsFailed, \.answersLost, \.deniedOrWhenInUse]
+    }
+
     public static func + (a: FaultCounts, b: FaultCounts) -> FaultCounts {
-        var sum = FaultCounts()
-        sum.crashes = a.crashes + b.crashes
-        sum.crashesMidWrite = a.crashesMidWrite + b.crashesMidWrite
-        sum.crashesMidUpload = a.crashesMidUpload + b.crashesMidUpload
-        sum.terminations = a.terminations + b.terminations
-        sum.forceQuits = a.forceQuits + b.forceQuits
-        sum.reboots = a.reboots + b.reboots
-        sum.eventsMissedWhileForceQuit = a.eventsMissedWhileForceQuit + b.eventsMissedWhileForceQuit
-        sum.networkOutages = a.networkOutages + b.networkOutages
-        sum.uploadsWhileOffline = a.uploadsWhileOffline + b.uploadsWhileOffline
-        sum.uploadsDuringServerRestart = a.uploadsDuringServerRestart + b.uploadsDuringServerRestart
-        sum.requestsFailed = a.requestsFailed + b.requestsFailed
-        sum.answersLost = a.answersLost + b.answersLost
-        sum.deniedOrWhenInUse = a.deniedOrWhenInUse + b.deniedOrWhenInUse
+        var sum = a
+        for counter in counters { sum[keyPath: counter] += b[keyPath: counter] }
         return sum
     }
 }
