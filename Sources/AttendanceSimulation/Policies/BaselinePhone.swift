@@ -77,8 +77,10 @@ final class BaselinePhone {
         var running = false
         var forceQuit = false
         var offUntil = -Double.infinity
+        // Every callback iOS delivers wakes (or relaunches) the app; a relaunch forgets its memory.
         func launch() {
-            if !running { policy.relaunched(); outcome.wakeups += 1 }
+            if !running { policy.relaunched() }
+            outcome.wakeups += 1
             running = true
         }
         for (time, _, happening) in happenings where time < plan.length {
