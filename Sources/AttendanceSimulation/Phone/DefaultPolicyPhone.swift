@@ -78,7 +78,6 @@ final class DefaultPolicyPhone {
     private let clock: ManualClock
     private let ports: SimulatedPorts
     private let network: SimulatedNetwork
-    private let traffic: TrafficMeter
     private let store: DeviceStore
     private let configuration: Configuration
     private let jitterSeed: UInt64
@@ -102,11 +101,8 @@ final class DefaultPolicyPhone {
         self.epoch = epoch
         clock = ManualClock(epoch)
         ports = SimulatedPorts(timeline: plan.timeline, epoch: epoch, clock: clock)
-        traffic = TrafficMeter()
-        let http = HTTPUploader(settings: .init(baseURL: serverURL, deviceToken: account.token, platform: "ios", appVersion: "simulator",
-                                                siteIDs: siteIDs, traffic: traffic))
-        network = SimulatedNetwork(inner: http, clock: clock, epoch: epoch, plan: plan, serverRestarts: serverRestarts, network: world.network,
-                                   seed: seed ^ 0x4E37)
+        network = SimulatedNetwork(serverURL: serverURL, account: account, siteIDs: siteIDs, platform: "ios", appVersion: "simulator", clock: clock,
+                                   epoch: epoch, plan: plan, serverRestarts: serverRestarts, network: world.network, seed: seed ^ 0x4E37)
         store = try DeviceStore.inMemory()
         var configuration = Configuration()
         configuration.userID = account.userID
@@ -143,14 +139,7 @@ final class DefaultPolicyPhone {
             try await handle(happening, at: time)
         }
         try await settle()
-        outcome.faults.networkOutages = plan.outages.count
-        let counters = network.counters
-        outcome.faults.uploadsWhileOffline = counters.offline
-        outcome.faults.uploadsDuringServerRestart = counters.serverRestarting
-        outcome.faults.requestsFailed = counters.failedBeforeServer
-        outcome.faults.answersLost = counters.answersLost
-        outcome.accepted = network.accepted
-        outcome.bytes = traffic.total
+        network.book(into: &outcome)
         for entry in try store.entries() {
             let committed = entry.enqueuedAt.timeIntervalSince(epoch)
             outcome.recorded[entry.idempotencyKey] = committed
@@ -182,9 +171,7 @@ final class DefaultPolicyPhone {
             guard time >= offUntil else { return }
             forceQuit = false
             try await wake(at: time, reason: .userOpened, budget: Self.foregroundSeconds)
-            if plan.access == .always {
-                for region in ports.state.value.monitored.sorted() { try await deliverState(region, at: time) }
-            }
+            for region in ports.state.value.monitored.sorted() { try await deliverState(region, at: time) }
         case .backgroundRefresh:
             guard time >= offUntil, !forceQuit else { return }
             try await wake(at: time, reason: .backgroundRefresh, budget: world.iOS.backgroundTaskSeconds)

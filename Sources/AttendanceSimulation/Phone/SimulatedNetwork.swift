@@ -30,6 +30,8 @@ public final class SimulatedNetwork: Uploader, Sendable {
     }
 
     private let inner: any Uploader
+    /// The bytes of the exchanges with the server, when the network built the real uploader.
+    private let traffic: TrafficMeter?
     private let clock: ManualClock
     private let epoch: Date
     private let plan: PhonePlan
@@ -37,14 +39,37 @@ public final class SimulatedNetwork: Uploader, Sendable {
     private let network: NetworkSpec
     private let state: Locked<State>
 
-    public init(inner: any Uploader, clock: ManualClock, epoch: Date, plan: PhonePlan, serverRestarts: [Range<Double>], network: NetworkSpec, seed: UInt64) {
+    public init(inner: any Uploader, traffic: TrafficMeter? = nil, clock: ManualClock, epoch: Date, plan: PhonePlan, serverRestarts: [Range<Double>],
+                network: NetworkSpec, seed: UInt64) {
         self.inner = inner
+        self.traffic = traffic
         self.clock = clock
         self.epoch = epoch
         self.plan = plan
         self.serverRestarts = serverRestarts
         self.network = network
         state = Locked(State(random: SplitMix64(seed: seed)))
+    }
+
+    /// The real `HTTPUploader` to `serverURL` as `account`, behind this network, its bytes counted.
+    public convenience init(serverURL: URL, account: PhoneAccount, siteIDs: [SiteBeacon: SiteID], platform: String, appVersion: String,
+                            clock: ManualClock, epoch: Date, plan: PhonePlan, serverRestarts: [Range<Double>], network: NetworkSpec, seed: UInt64) {
+        let traffic = TrafficMeter()
+        let http = HTTPUploader(settings: .init(baseURL: serverURL, deviceToken: account.token, platform: platform, appVersion: appVersion,
+                                                siteIDs: siteIDs, traffic: traffic))
+        self.init(inner: http, traffic: traffic, clock: clock, epoch: epoch, plan: plan, serverRestarts: serverRestarts, network: network, seed: seed)
+    }
+
+    /// Books what the network saw into a phone's outcome: acceptances, bytes and network faults.
+    func book(into outcome: inout PhoneOutcome) {
+        let counters = self.counters
+        outcome.accepted = accepted
+        outcome.bytes = traffic?.total ?? 0
+        outcome.faults.networkOutages = plan.outages.count
+        outcome.faults.uploadsWhileOffline = counters.offline
+        outcome.faults.uploadsDuringServerRestart = counters.serverRestarting
+        outcome.faults.requestsFailed = counters.failedBeforeServer
+        outcome.faults.answersLost = counters.answersLost
     }
 
     public var counters: Counters { state.value.counters }

@@ -21,7 +21,6 @@ final class BaselinePhone {
     private let account: PhoneAccount
     private let clock: ManualClock
     private let network: SimulatedNetwork
-    private let traffic = TrafficMeter()
     private var radio: PhoneRadio
     private var openSessions: [Int: SessionKey] = [:]
     private var outcome = PhoneOutcome()
@@ -35,10 +34,9 @@ final class BaselinePhone {
         self.epoch = epoch
         self.account = account
         clock = ManualClock(epoch)
-        let http = HTTPUploader(settings: .init(baseURL: serverURL, deviceToken: account.token, platform: kind == .naive ? "ios" : "android",
-                                                appVersion: kind.rawValue, siteIDs: siteIDs, traffic: traffic))
-        network = SimulatedNetwork(inner: http, clock: clock, epoch: epoch, plan: plan, serverRestarts: serverRestarts, network: world.network,
-                                   seed: seed ^ 0x4E37)
+        network = SimulatedNetwork(serverURL: serverURL, account: account, siteIDs: siteIDs, platform: kind == .naive ? "ios" : "android",
+                                   appVersion: kind.rawValue, clock: clock, epoch: epoch, plan: plan, serverRestarts: serverRestarts,
+                                   network: world.network, seed: seed ^ 0x4E37)
         radio = environment.radio(phone: plan.index, stream: .scanner)
     }
 
@@ -48,14 +46,7 @@ final class BaselinePhone {
         case .naive: await runNaive()
         case .altbeacon: await runAltBeacon()
         }
-        outcome.accepted = network.accepted
-        outcome.bytes = traffic.total
-        let counters = network.counters
-        outcome.faults.uploadsWhileOffline = counters.offline
-        outcome.faults.uploadsDuringServerRestart = counters.serverRestarting
-        outcome.faults.requestsFailed = counters.failedBeforeServer
-        outcome.faults.answersLost = counters.answersLost
-        outcome.faults.networkOutages = plan.outages.count
+        network.book(into: &outcome)
         return outcome
     }
 

@@ -29,9 +29,9 @@ struct AdminClient: Sendable {
     /// The server's site ids for the world's sites, creating the missing ones.
     func ensureSites(_ world: WorldSpec) async throws -> [SiteBeacon: SiteID] {
         var ids: [SiteBeacon: SiteID] = [:]
+        var existing = try await call("GET", "/v1/admin/sites", expect: 200) as? [[String: Any]] ?? []
         for site in world.sites {
             let beacon = Simulation.siteBeacon(site)
-            let existing = try await call("GET", "/v1/admin/sites", expect: 200) as? [[String: Any]] ?? []
             if let found = existing.first(where: { ($0["beaconUUID"] as? String)?.uppercased() == beacon.uuid.uuidString && $0["major"] as? Int == Int(site.major) }),
                let id = found["siteId"] as? String {
                 ids[beacon] = SiteID(id)
@@ -44,6 +44,7 @@ struct AdminClient: Sendable {
                 _ = try await call("POST", "/v1/admin/sites/\(id)/beacons", body: ["minor": Int(placed.minor), "txPowerDBm": placed.measuredPowerDBm], expect: 201)
             }
             ids[beacon] = SiteID(id)
+            existing.append(["siteId": id, "beaconUUID": beacon.uuid.uuidString, "major": Int(site.major)])
         }
         return ids
     }
