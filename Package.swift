@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "AttendanceModels", targets: ["AttendanceModels"]),
         .library(name: "AttendanceEngine", targets: ["AttendanceEngine"]),
         .library(name: "AttendanceSync", targets: ["AttendanceSync"]),
+        .library(name: "AttendanceAppCore", targets: ["AttendanceAppCore"]),
+        .library(name: "AttendanceApple", targets: ["AttendanceApple"]),
         .executable(name: "attendance", targets: ["attendance"]),
     ],
     dependencies: [
@@ -70,6 +72,16 @@ let package = Package(
             swiftSettings: strictSwift6,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+
+        // The app's platform-free half: the composition root, enrollment, region budgeting, the
+        // beacon challenge, and every screen's view model and formatting (tested on Linux).
+        .target(name: "AttendanceAppCore", dependencies: ["AttendanceModels", "AttendanceEngine", "AttendanceSync"], swiftSettings: strictSwift6),
+
+        // The Apple adapters (CoreLocation, CoreMotion, CoreBluetooth, BackgroundTasks, URLSession,
+        // UserNotifications, OSLog, Keychain, Network). Every file is guarded by `#if canImport(...)`,
+        // so Linux builds this module empty; `scripts/check-apple` parses each file with `swiftc -parse`.
+        .target(name: "AttendanceApple", dependencies: ["AttendanceAppCore", "AttendanceSync", "AttendanceEngine", "AttendanceModels"],
+                swiftSettings: strictSwift6),
 
         // MARK: - Server
         // Exactly-once ingest, idempotency and storage (SQLite now; PostgreSQL next). The HTTP layer
@@ -144,6 +156,11 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "AttendanceModelsTests", dependencies: ["AttendanceModels"], swiftSettings: strictSwift6),
         .testTarget(name: "AttendanceEngineTests", dependencies: ["AttendanceEngine", "AttendanceModels"], swiftSettings: strictSwift6),
+        // The app's view models, enrollment and composition root; enrollment against the real server.
+        .testTarget(name: "AttendanceAppCoreTests",
+                    dependencies: ["AttendanceAppCore", "AttendanceSync", "AttendanceEngine", "AttendanceModels", "AttendanceHTTP",
+                                   "AttendanceServer", "AttendanceServerTestSupport"],
+                    swiftSettings: strictSwift6),
         .testTarget(name: "AttendanceSimulationTests", dependencies: ["AttendanceSimulation", "AttendanceModels"], swiftSettings: strictSwift6),
         // The storage backends the server's contract tests run on, with a private PostgreSQL.
         .target(name: "AttendanceServerTestSupport", dependencies: ["AttendanceServer"], path: "Tests/AttendanceServerTestSupport",

@@ -80,4 +80,21 @@ import Testing
         #expect(errors[0].description == "configuration field 'softExitGraceSeconds' is 5.0; expected seconds ≥ 10 (dropouts shorter than 10 s must never check out)")
         #expect(errors[1].expected.contains("softExitGraceSeconds (5.0)"))
     }
+
+    /// The server sends each site's campus geofence; the engine keeps it and checks its range.
+    @Test func aSitesGeofenceIsDecodedAndItsRangeChecked() throws {
+        let json = #"{"sites": [{"major": 7, "name": "HQ", "geofence": {"latitude": 52.52, "longitude": 13.405, "radiusMeters": 150}}]}"#
+        let configuration = try Configuration.decode(json: Data(json.utf8))
+        #expect(configuration.sites.first?.geofence == Geofence(latitude: 52.52, longitude: 13.405, radiusMeters: 150))
+        #expect {
+            try Configuration.decode(json: Data(#"{"sites": [{"major": 7, "geofence": {"latitude": 95, "longitude": 13, "radiusMeters": 150}}]}"#.utf8))
+        } throws: { error in
+            (error as? ConfigurationError)?.field == "sites[0].geofence.latitude"
+        }
+        #expect {
+            try Configuration.decode(json: Data(#"{"sites": [{"major": 7, "geofence": {"latitude": 52, "longitude": 13, "radiusMeters": 0}}]}"#.utf8))
+        } throws: { error in
+            (error as? ConfigurationError)?.description.contains("radiusMeters' is 0.0") == true
+        }
+    }
 }

@@ -46,6 +46,19 @@ import Testing
         #expect(Engine(configuration: configuration).monitoredRegions == [region])
     }
 
+    /// Killed mid-window and relaunched: the new process is not ranging and has no timer or
+    /// background task, so the restored engine starts them again instead of assuming them.
+    @Test func relaunchDuringAWindowRestartsRangingBackgroundTimeAndTheTimer() {
+        var engine = Engine()
+        _ = engine.handle(.regionEntered(region), now: EngineDriver.time(0))
+        #expect(engine.isRanging)
+        let actions = engine.handle(.appLaunched(.regionEvent), now: EngineDriver.time(3))
+        #expect(actions.contains(.beginBackgroundTask))
+        #expect(actions.contains(.startRanging(region)))
+        #expect(actions.contains(.scheduleTimer(.nextDecision, at: EngineDriver.time(8))))
+        #expect(!actions.contains(.stopRanging(region)))
+    }
+
     @Test func manualCheckInAndOutCarryAReasonAndAreMarkedManual() {
         var driver = EngineDriver()
         let site = SiteBeacon(major: 4)

@@ -144,7 +144,9 @@ import Testing
     @Test(arguments: Backend.allCases) func aDevicesConfigListsSitesAndCalibratedBeacons(backend: Backend) async throws {
         let (admin, repository) = try await setup(backend)
         defer { repository.shutdown() }
-        let site = try await admin.createSite(hq)
+        var fenced = hq
+        fenced.geofence = Geofence(latitude: 52.52, longitude: 13.405, radiusMeters: 150)
+        let site = try await admin.createSite(fenced)
         _ = try await admin.createBeacon(siteId: site.id, minor: 3, label: nil, txPowerDBm: -61)
         _ = try await admin.createBeacon(siteId: site.id, minor: 4, label: nil, txPowerDBm: nil)
         let config = try await admin.deviceConfig(device: "dev-1", user: "alice")
@@ -152,6 +154,8 @@ import Testing
         let sites = config["sites"] as? [[String: Any]]
         #expect(sites?.first?["siteID"] as? String == site.id.rawValue)
         #expect(sites?.first?["major"] as? Int == 1)
+        let fence = sites?.first?["geofence"] as? [String: Double]
+        #expect(fence == ["latitude": 52.52, "longitude": 13.405, "radiusMeters": 150])
         let calibrations = config["beaconCalibrations"] as? [[String: Any]]
         #expect(calibrations?.count == 1)
         #expect(calibrations?.first?["txPowerDBm"] as? Double == -61)

@@ -57,6 +57,12 @@ extension Configuration {
         for (index, site) in sites.enumerated() {
             let beacon = site.beacon(defaultUUID: proximityUUID)
             require(seen.insert(beacon).inserted, "sites[\(index)].major", site.major, "a site (uuid + major) listed once")
+            if let fence = site.geofence {
+                require((-90...90).contains(fence.latitude), "sites[\(index)].geofence.latitude", fence.latitude, "degrees from -90 to 90")
+                require((-180...180).contains(fence.longitude), "sites[\(index)].geofence.longitude", fence.longitude, "degrees from -180 to 180")
+                require(fence.radiusMeters > 0 && fence.radiusMeters <= 100_000, "sites[\(index)].geofence.radiusMeters", fence.radiusMeters,
+                        "metres in (0, 100000]")
+            }
         }
         for (index, calibration) in beaconCalibrations.enumerated() {
             require(calibration.txPowerDBm < 0 && calibration.txPowerDBm > -127, "beaconCalibrations[\(index)].txPowerDBm",

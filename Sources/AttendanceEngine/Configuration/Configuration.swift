@@ -94,12 +94,16 @@ public struct SiteConfiguration: Hashable, Sendable, Codable {
     /// The site's proximity UUID; `nil` means the configuration's `proximityUUID`.
     public var uuid: UUID?
     public var major: UInt16
+    /// The site's campus geofence, when the server has one: the app monitors it (within the
+    /// 20-region budget) so iOS wakes it near the site even before a beacon is heard.
+    public var geofence: Geofence?
 
-    public init(siteID: SiteID? = nil, name: String? = nil, uuid: UUID? = nil, major: UInt16) {
+    public init(siteID: SiteID? = nil, name: String? = nil, uuid: UUID? = nil, major: UInt16, geofence: Geofence? = nil) {
         self.siteID = siteID
         self.name = name
         self.uuid = uuid
         self.major = major
+        self.geofence = geofence
     }
 
     public func beacon(defaultUUID: UUID) -> SiteBeacon { SiteBeacon(uuid: uuid ?? defaultUUID, major: major) }

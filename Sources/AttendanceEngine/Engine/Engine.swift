@@ -73,6 +73,11 @@ public struct Engine: Hashable, Sendable, Codable {
         case .regionStateDetermined(_, .unknown):
             break
         case .appLaunched:
+            // A new process: iOS stopped the old one's ranging, ended its background task and
+            // dropped its timers. Forget them, so `reconcile` starts what the state still needs.
+            rangingUUIDs = []
+            backgroundTaskActive = false
+            timerAt = nil
             actions.append(.monitorRegions(monitoredRegions))
             actions.append(contentsOf: monitoredRegions.map(EngineAction.requestRegionState))
             drain = true

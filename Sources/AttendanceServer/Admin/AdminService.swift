@@ -193,7 +193,13 @@ public struct AdminService: Sendable {
         return [
             "userID": user.rawValue,
             "deviceID": device.rawValue,
-            "sites": sites.map { ["siteID": $0.id.rawValue, "name": $0.name, "uuid": $0.beacon.uuid.uuidString, "major": Int($0.beacon.major)] },
+            "sites": sites.map { site -> [String: Any] in
+                var entry: [String: Any] = ["siteID": site.id.rawValue, "name": site.name, "uuid": site.beacon.uuid.uuidString, "major": Int(site.beacon.major)]
+                if let fence = site.geofence {
+                    entry["geofence"] = ["latitude": fence.latitude, "longitude": fence.longitude, "radiusMeters": fence.radiusMeters]
+                }
+                return entry
+            },
             "beaconCalibrations": calibrations,
         ]
     }

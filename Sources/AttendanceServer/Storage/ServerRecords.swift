@@ -19,18 +19,6 @@ public struct SiteRecord: Hashable, Sendable {
     }
 }
 
-public struct Geofence: Hashable, Sendable, Codable {
-    public var latitude: Double
-    public var longitude: Double
-    public var radiusMeters: Double
-
-    public init(latitude: Double, longitude: Double, radiusMeters: Double) {
-        self.latitude = latitude
-        self.longitude = longitude
-        self.radiusMeters = radiusMeters
-    }
-}
-
 public struct EmployeeRecord: Hashable, Sendable {
     public var id: UserID
     public var name: String

@@ -1,5 +1,8 @@
 import AttendanceModels
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import HTTPTypes
 import OpenAPIRuntime
 
@@ -104,6 +107,32 @@ struct TrafficCounter: ClientMiddleware {
         } catch {
             meter.add(sent: sent, received: 0)
             throw error
+        }
+    }
+}
+
+/// What came back from one generated-client call: the bytes `ResponseRecorder` saw, and the
+/// contract's type when the answer matched it; or why nothing came back.
+enum Exchange<Output> {
+    case answered(RawAnswer, Output?)
+    case failure(String)
+
+    /// Runs `call`; classification uses the status, `Retry-After` and body the recorder saw, so an
+    /// answer the contract does not describe (a proxy's 502) is still judged.
+    static func run(timeoutSeconds: Double, _ call: () async throws -> Output) async -> Exchange<Output> where Output: Sendable {
+        let recorder = ResponseRecorder.Box()
+        do {
+            let output = try await ResponseRecorder.$current.withValue(recorder) { try await call() }
+            guard let raw = recorder.answer else { return .failure("no answer was recorded") }
+            return .answered(raw, output)
+        } catch {
+            if let raw = recorder.answer { return .answered(raw, nil) }
+            let underlying = (error as? ClientError)?.underlyingError ?? error
+            if let urlError = underlying as? URLError {
+                return .failure(urlError.code == .timedOut ? "timed out after \(timeoutSeconds) s"
+                    : "network error: \(urlError.localizedDescription) (\(urlError.code.rawValue))")
+            }
+            return .failure("network error: \(underlying)")
         }
     }
 }

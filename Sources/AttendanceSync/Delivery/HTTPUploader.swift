@@ -181,30 +181,7 @@ public final class HTTPUploader: Uploader, Sendable {
         }
     }
 
-    // MARK: - HTTP
-
-    /// What came back, as bytes (`ResponseRecorder`), and as the contract's type when it matched.
-    enum Exchange<Output> {
-        case answered(RawAnswer, Output?)
-        case failure(String)
-    }
-
-    /// Runs one generated-client call; classification uses the status, `Retry-After` and body the
-    /// recorder saw, so an answer the contract does not describe (a proxy's 502) is still judged.
     private func exchange<Output: Sendable>(_ call: () async throws -> Output) async -> Exchange<Output> {
-        let recorder = ResponseRecorder.Box()
-        do {
-            let output = try await ResponseRecorder.$current.withValue(recorder) { try await call() }
-            guard let raw = recorder.answer else { return .failure("no answer was recorded") }
-            return .answered(raw, output)
-        } catch {
-            if let raw = recorder.answer { return .answered(raw, nil) }
-            let underlying = (error as? ClientError)?.underlyingError ?? error
-            if let urlError = underlying as? URLError {
-                return .failure(urlError.code == .timedOut ? "timed out after \(settings.timeoutSeconds) s"
-                    : "network error: \(urlError.localizedDescription) (\(urlError.code.rawValue))")
-            }
-            return .failure("network error: \(underlying)")
-        }
+        await Exchange.run(timeoutSeconds: settings.timeoutSeconds, call)
     }
 }

@@ -110,6 +110,9 @@ public actor AttendanceRuntime {
 
     public func outboxCounts() throws -> OutboxCounts { try store.counts() }
 
+    /// The runtime's clock (screens show times relative to it).
+    public func now() -> Date { ports.clock.now() }
+
     private func perform(_ actions: [EngineAction]) async throws {
         var drainRequested = false
         for action in actions {

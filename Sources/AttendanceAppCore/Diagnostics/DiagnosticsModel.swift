@@ -1,0 +1,72 @@
+import AttendanceEngine
+import AttendanceModels
+import AttendanceSync
+import Foundation
+
+/// The Diagnostics screen: what iOS says about each region, what the engine thinks of each site,
+/// the outbox and its dead letters, the recent audit log, and the files support asks for.
+public struct DiagnosticsModel: Sendable {
+    public struct RegionLine: Hashable, Sendable, Identifiable {
+        public var id: BeaconRegion
+        public var name: String
+        /// iOS's last word: inside / outside / unknown / not reported yet.
+        public var iOSState: String
+        /// The engine's: outside, confirming (n samples), inside since, leaving.
+        public var engineState: String
+    }
+
+    public struct DeadLetter: Hashable, Sendable, Identifiable {
+        public var id: String
+        public var summary: String
+        public var reason: String
+    }
+
+    public var regions: [RegionLine]
+    public var outbox: String
+    public var deadLetters: [DeadLetter]
+    /// Newest first, e.g. "08:57:12 windowConfirmed HQ: median −61 dBm over 4 samples".
+    public var telemetry: [String]
+    public var ranging: String
+
+    public init(status: DeviceStatus, format: DisplayFormat, telemetryLines: Int = 100) {
+        let names = status.siteNames
+        regions = status.monitoredRegions.map { region in
+            let sites = status.presence.keys.filter(region.contains).sorted()
+            let name = region.major.map { DisplayFormat.siteName(SiteBeacon(uuid: region.uuid, major: $0), in: names) } ?? "All sites of \(region.uuid.uuidString)"
+            let engine = sites.isEmpty ? "outside"
+                : sites.map { site in (sites.count > 1 ? DisplayFormat.siteName(site, in: names) + ": " : "") + Self.describe(status.presence[site] ?? .outside, format) }
+                    .joined(separator: "; ")
+            return RegionLine(id: region, name: name, iOSState: status.regionStates[region]?.rawValue ?? "not reported yet", engineState: engine)
+        }
+        let counts = status.outbox
+        outbox = "\(counts.pending) pending, \(counts.inFlight) sending, \(counts.delivered) delivered (kept 7 days), \(counts.dead) refused"
+        deadLetters = status.events.filter { $0.state == .dead }.map { entry in
+            DeadLetter(id: entry.idempotencyKey,
+                       summary: "\(entry.event.kind.rawValue) at \(DisplayFormat.siteName(entry.event.site, in: names)), \(format.dayAndTime(entry.event.timestamp))",
+                       reason: (entry.lastError ?? "no reason recorded") + " (\(entry.attempts) attempt\(entry.attempts == 1 ? "" : "s"))")
+        }
+        telemetry = status.telemetry.suffix(telemetryLines).reversed().map { record in
+            let site = record.site.map { " " + DisplayFormat.siteName($0, in: names) } ?? ""
+            return "\(format.dayAndTime(record.at)) \(record.kind.rawValue)\(site): \(record.detail)"
+        }
+        ranging = status.isRanging ? "Ranging now" : "Not ranging"
+    }
+
+    static func describe(_ status: SitePresence.Status, _ format: DisplayFormat) -> String {
+        switch status {
+        case .outside: "outside"
+        case .confirming(let since, let samples): "confirming since \(format.time(since)) (\(samples) samples)"
+        case .inside(let session): "inside since \(format.time(session.checkInAt))"
+        case .leaving(let session, let cause): "leaving (\(cause.rawValue)), last heard \(format.time(session.lastHeardAt))"
+        }
+    }
+
+    /// The files the share sheet offers: the audit log as JSON lines and the replay trace, which
+    /// `attendance replay` runs on any machine. Named with the device and the time of export.
+    public static func exportFiles(_ export: DiagnosticsExport, deviceID: String, at time: Date) -> [(name: String, contents: String)] {
+        let stamp = RFC3339.format(time).replacingOccurrences(of: ":", with: "")
+        let device = deviceID.filter { $0.isLetter || $0.isNumber || $0 == "-" }
+        return [("attendance-log-\(device)-\(stamp).jsonl", export.telemetryJSONLines),
+                ("attendance-trace-\(device)-\(stamp).csv", export.traceCSV)]
+    }
+}

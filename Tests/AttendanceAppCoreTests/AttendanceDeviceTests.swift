@@ -1,0 +1,120 @@
+import AttendanceAppCore
+import AttendanceEngine
+import AttendanceHTTP
+import AttendanceModels
+import AttendanceServer
+import AttendanceServerTestSupport
+import AttendanceSync
+import Foundation
+import Testing
+
+/// The app's composition root against the real server over loopback HTTP: enrollment with a
+/// one-time code, remote configuration, a manual check-in delivered once, and a relaunch that
+/// restores everything from disk and the secret store.
+@Suite struct AttendanceDeviceTests {
+    struct Server {
+        let http: RunningServer
+        let auth: AuthService
+    }
+
+    func startServer() async throws -> Server {
+        let repository = try await Backend.sqlite.makeRepository()
+        try await repository.createSite(SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1),
+                                                   geofence: Geofence(latitude: 52.52, longitude: 13.405, radiusMeters: 150)))
+        try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
+        return Server(http: try await RunningServer.start(repository: repository), auth: AuthService(repository: repository))
+    }
+
+    func platform(_ ports: RecordingPorts, secrets: any SecretStore, errors: Locked<[String]>) -> AttendanceDevice.Platform {
+        AttendanceDevice.Platform(clock: SystemClock(), radio: ports, motion: ports, background: ports, notifier: ports,
+                                  makeTimers: { _ in ports }, secrets: secrets, appVersion: "1.0 (7)", deviceName: "Alice's iPhone",
+                                  reportError: { context, error in errors.withLock { $0.append("\(context): \(error)") } })
+    }
+
+    func directory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)", isDirectory: true)
+    }
+
+    @Test func enrollCheckInByHandRelaunchAndRefresh() async throws {
+        let server = try await startServer()
+        defer { Task { try? await server.http.stop() } }
+        let code = try await server.auth.issueEnrollmentCode(for: "alice").code
+        let secrets = InMemorySecretStore()
+        let ports = RecordingPorts()
+        let errors = Locked<[String]>([])
+        let folder = directory()
+        let device = AttendanceDevice(directory: folder, platform: platform(ports, secrets: secrets, errors: errors))
+        try await device.launch(.userOpened)
+        #expect(await !device.isEnrolled)
+        #expect(try await device.status() == nil)
+
+        // As typed: lower case with a space; the form normalises it.
+        let typed = code.lowercased().replacingOccurrences(of: "-", with: " ")
+        let form = try EnrollmentForm(serverURL: server.http.baseURL.absoluteString, code: typed).validated().get()
+        try await device.enroll(serverURL: form.url, code: form.code)
+        #expect(await device.isEnrolled)
+        #expect(try secrets.read("deviceToken")?.isEmpty == false)
+        var status = try #require(try await device.status())
+        #expect(status.enrollment?.userID == "alice")
+        #expect(status.siteNames == [SiteBeacon(major: 1): "HQ"])
+        #expect(status.sites.first?.geofence == Geofence(latitude: 52.52, longitude: 13.405, radiusMeters: 150))
+        #expect(ports.log.contains("monitor \(BeaconRegion(site: SiteBeacon(major: 1)))"))
+
+        var manual = try #require(ManualOverride(.checkIn, status: status))
+        manual.reason = "Beacon not detected"
+        try await device.send(try manual.validated().get())
+        status = try #require(try await device.status())
+        #expect(status.outbox.delivered == 1)
+        let sessions = try await server.http.repository.sessions(SessionFilter(userId: "alice"), after: nil, limit: 10)
+        #expect(sessions.count == 1)
+        #expect(sessions.first?.source == .manual)
+
+        // A relaunch (iOS after a reboot): a new composition root on the same folder and Keychain.
+        let relaunched = AttendanceDevice(directory: folder, platform: platform(ports, secrets: secrets, errors: errors))
+        try await relaunched.launch(.afterReboot)
+        let restored = try #require(try await relaunched.status())
+        #expect(restored.openSessions.map(\.site) == [SiteBeacon(major: 1)])
+        #expect(restored.outbox.delivered == 1)
+        try await relaunched.refreshConfiguration()
+        #expect(try await relaunched.status()?.siteNames == [SiteBeacon(major: 1): "HQ"])
+        let files = try await relaunched.diagnosticsFiles()
+        #expect(files.count == 2)
+        #expect(errors.value.isEmpty)
+    }
+
+    @Test func aUsedCodeAndAnUnknownCodeAreTheEmployeesWords() async throws {
+        let server = try await startServer()
+        defer { Task { try? await server.http.stop() } }
+        let code = try await server.auth.issueEnrollmentCode(for: "alice").code
+        let errors = Locked<[String]>([])
+        let device = AttendanceDevice(directory: directory(), platform: platform(RecordingPorts(), secrets: InMemorySecretStore(), errors: errors))
+        try await device.enroll(serverURL: server.http.baseURL, code: code)
+        let again = AttendanceDevice(directory: directory(), platform: platform(RecordingPorts(), secrets: InMemorySecretStore(), errors: errors))
+        await #expect {
+            try await again.enroll(serverURL: server.http.baseURL, code: code)
+        } throws: { error in
+            guard case .codeUsedOrExpired = error as? EnrollmentError else { return false }
+            return "\(error)".contains("already used or has expired")
+        }
+        await #expect {
+            try await again.enroll(serverURL: server.http.baseURL, code: "ZZZZZ-ZZZZZ")
+        } throws: { error in
+            guard let error = error as? EnrollmentError else { return false }
+            return "\(error)".contains("HTTP") || "\(error)".contains("refused") || "\(error)".contains("expired")
+        }
+        #expect(await !again.isEnrolled)
+        // Nothing listens on port 9 (discard): the message says the server was not reached.
+        await #expect {
+            try await again.enroll(serverURL: URL(string: "http://127.0.0.1:9")!, code: code)
+        } throws: { error in
+            guard case .unreachable = error as? EnrollmentError else { return false }
+            return true
+        }
+    }
+
+    @Test func withoutEnrollmentEventsAreRefusedClearly() async throws {
+        let device = AttendanceDevice(directory: directory(), platform: platform(RecordingPorts(), secrets: InMemorySecretStore(), errors: Locked([])))
+        await #expect(throws: AttendanceDevice.DeviceError.notEnrolled) { try await device.send(.networkReachable) }
+        await #expect(throws: AttendanceDevice.DeviceError.notEnrolled) { try await device.refreshConfiguration() }
+    }
+}

@@ -1,0 +1,68 @@
+import AttendanceAppCore
+import AttendanceEngine
+import AttendanceModels
+import AttendanceSync
+import Foundation
+import Testing
+
+@Suite struct HistoryAndDiagnosticsTests {
+    let format = RuntimeFixture.format
+
+    @Test func aNightShiftIsSplitAtMidnightAndEachDayHasItsTotal() async throws {
+        let fixture = try RuntimeFixture()
+        // 09:00–12:00 at HQ on day 1, then 22:00 day 1 to 06:30 day 2 at the annex.
+        try await fixture.at(0, .manualCheckIn(RuntimeFixture.hq, reason: "morning"))
+        try await fixture.at(3 * 3600, .manualCheckOut(RuntimeFixture.hq, reason: "lunch"))
+        try await fixture.at(13 * 3600, .manualCheckIn(RuntimeFixture.annex, reason: "night shift"))
+        try await fixture.at(21.5 * 3600, .manualCheckOut(nil, reason: "shift over"))
+        try await fixture.runtime.drain()
+        let history = HistoryModel(status: try await fixture.status(at: 22 * 3600), format: format)
+        #expect(history.days.map(\.title) == ["Mon 23 Nov", "Sun 22 Nov"])
+        #expect(history.days.map(\.total) == ["6 h 30 min", "5 h 00 min"])
+        #expect(history.days[1].rows.map(\.times) == ["09:00 – 12:00", "22:00 – 06:30"])
+        #expect(history.days[0].rows.map(\.times) == ["22:00 – 06:30 (from Sun 22 Nov)"])
+        #expect(history.days[0].rows.first?.site == "Annex")
+        #expect(history.days[0].rows.first?.duration == "8 h 30 min")
+        #expect(history.days[0].rows.first?.notes == ["manual"])
+    }
+
+    @Test func undeliveredAndRefusedSessionsSayso() async throws {
+        let fixture = try RuntimeFixture()
+        fixture.uploader.outcome.value = DeliveryOutcome.retry(reason: "offline", transport: true, retryAfterSeconds: nil)
+        try await fixture.at(0, .manualCheckIn(RuntimeFixture.hq, reason: "morning"))
+        try await fixture.runtime.drain()
+        var history = HistoryModel(status: try await fixture.status(at: 600), format: format)
+        #expect(history.days.first?.rows.first?.times == "09:00 – now")
+        #expect(history.days.first?.rows.first?.notes == ["manual", "waiting to be sent"])
+        fixture.uploader.outcome.value = DeliveryOutcome.rejected(status: 403, detail: "Forbidden: device revoked")
+        try await fixture.runtime.networkBecameReachable()
+        history = HistoryModel(status: try await fixture.status(at: 700), format: format)
+        #expect(history.days.first?.rows.first?.notes == ["manual", "refused by the server"])
+    }
+
+    @Test func diagnosticsShowsRegionsOutboxDeadLettersTelemetryAndNamesTheExport() async throws {
+        let fixture = try RuntimeFixture()
+        fixture.uploader.outcome.value = DeliveryOutcome.rejected(status: 422, detail: "Unprocessable: unknown site")
+        try await fixture.at(0, .appLaunched(.userOpened))
+        try await fixture.at(1, .manualCheckIn(RuntimeFixture.hq, reason: "beacon down"))
+        try await fixture.runtime.drain()
+        let hqRegion = BeaconRegion(site: RuntimeFixture.hq)
+        let status = try await fixture.status(at: 60, regionStates: [hqRegion: .inside])
+        let model = DiagnosticsModel(status: status, format: format)
+        #expect(model.regions.map(\.name) == ["HQ", "Annex"])
+        #expect(model.regions.map(\.iOSState) == ["inside", "not reported yet"])
+        #expect(model.regions.first?.engineState == "inside since 09:00")
+        #expect(model.outbox == "0 pending, 0 sending, 0 delivered (kept 7 days), 1 refused")
+        #expect(model.deadLetters.count == 1)
+        #expect(model.deadLetters.first?.summary == "checkIn at HQ, Sun 22 Nov, 09:00")
+        #expect(model.deadLetters.first?.reason.contains("unknown site") == true)
+        #expect(model.telemetry.contains { $0.contains("upload") })
+        #expect(model.ranging == "Not ranging")
+
+        let export = try await fixture.runtime.store.diagnosticsExport()
+        let files = DiagnosticsModel.exportFiles(export, deviceID: "phone-1", at: RuntimeFixture.t0)
+        #expect(files.map(\.name) == ["attendance-log-phone-1-2026-11-22T090000Z.jsonl", "attendance-trace-phone-1-2026-11-22T090000Z.csv"])
+        #expect(files[0].contents.contains("\"type\":\"deadLetter\""))
+        #expect(files[1].contents.hasPrefix(ReplayTrace.header))
+    }
+}

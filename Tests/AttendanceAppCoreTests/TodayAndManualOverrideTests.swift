@@ -1,0 +1,96 @@
+import AttendanceAppCore
+import AttendanceEngine
+import AttendanceModels
+import AttendanceSync
+import Foundation
+import Testing
+
+@Suite struct TodayAndManualOverrideTests {
+    let format = RuntimeFixture.format
+
+    @Test func beforeAnythingHappensTodaySaysSoAndOnlyCheckInIsOffered() async throws {
+        let fixture = try RuntimeFixture()
+        let status = try await fixture.status(at: 0)
+        let today = TodayModel(status: status, format: format)
+        #expect(today.headline == "Not checked in")
+        #expect(today.workedToday == "Worked today: 0 min")
+        #expect(today.lastSync == "Not synced yet")
+        #expect(today.pending == "All events sent")
+        #expect(today.canCheckIn && !today.canCheckOut)
+        #expect(ManualOverride(.checkOut, status: status) == nil)
+        #expect(ManualOverride(.checkIn, status: status)?.choices.map(\.name) == ["HQ", "Annex"])
+    }
+
+    @Test func aManualCheckInNeedsASiteAndAReasonThenShowsOnToday() async throws {
+        let fixture = try RuntimeFixture()
+        fixture.uploader.outcome.value = DeliveryOutcome.retry(reason: "offline", transport: true, retryAfterSeconds: nil)
+        var manual = try #require(ManualOverride(.checkIn, status: try await fixture.status(at: 0)))
+        #expect(manual.site == nil)   // two sites: the employee chooses
+        manual.reason = " x "
+        guard case .failure(let errors) = manual.validated() else { Issue.record("accepted without a site"); return }
+        #expect(errors.fields == ["Site", "Reason"])
+        #expect(errors.errors[1].value == "x")
+        manual.site = RuntimeFixture.hq
+        manual.reason = ManualOverride.reasonPresets[0]
+        let event = try manual.validated().get()
+        #expect(event == .manualCheckIn(RuntimeFixture.hq, reason: "Beacon not detected"))
+        try await fixture.at(0, event)
+        manual.sent(at: RuntimeFixture.t0)
+        var status = try await fixture.status(at: 2 * 3600 + 5 * 60)
+        manual.settle(with: status, format: format)
+        #expect(manual.phase == .accepted("Checked in at HQ at 09:00."))
+
+        let today = TodayModel(status: status, format: format)
+        #expect(today.headline == "Checked in at HQ")
+        #expect(today.presences.map(\.state) == ["Checked in since 09:00"])
+        #expect(today.presences.first?.manual == true)
+        #expect(today.workedToday == "Worked today: 2 h 05 min")
+        #expect(today.pending == "1 event waiting to be sent")
+        #expect(today.lastSync.hasPrefix("Last sync failed 2 h ago: "))
+        #expect(today.canCheckOut && today.canCheckIn)   // the annex is still offered
+
+        // The check-out offers the open session only, preselected.
+        fixture.uploader.outcome.value = DeliveryOutcome.delivered(status: 201)
+        var checkOut = try #require(ManualOverride(.checkOut, status: status))
+        #expect(checkOut.choices.map(\.name) == ["HQ"])
+        #expect(checkOut.site == RuntimeFixture.hq)
+        checkOut.reason = "Going home"
+        try await fixture.at(3 * 3600, try checkOut.validated().get())
+        checkOut.sent(at: RuntimeFixture.t0.addingTimeInterval(3 * 3600))
+        try await fixture.runtime.drain()
+        status = try await fixture.status(at: 3 * 3600 + 60)
+        checkOut.settle(with: status, format: format)
+        #expect(checkOut.phase == .accepted("Checked out of HQ at 12:00."))
+        let after = TodayModel(status: status, format: format)
+        #expect(after.headline == "Not checked in")
+        #expect(after.workedToday == "Worked today: 3 h 00 min")
+        #expect(after.pending == "All events sent")
+        #expect(after.lastSync == "Last sync 1 min ago")
+    }
+
+    @Test func theEnginesRefusalIsShownWithItsReason() async throws {
+        let fixture = try RuntimeFixture()
+        var manual = try #require(ManualOverride(.checkIn, status: try await fixture.status(at: 0)))
+        manual.site = RuntimeFixture.hq
+        manual.reason = "Forgot my phone"
+        // Another path checked in at HQ first (an automatic decision, a second tap).
+        try await fixture.at(0, .manualCheckIn(RuntimeFixture.hq, reason: "first tap"))
+        try await fixture.at(1, try manual.validated().get())
+        manual.sent(at: RuntimeFixture.t0.addingTimeInterval(1))
+        manual.settle(with: try await fixture.status(at: 2), format: format)
+        guard case .rejected(let reason) = manual.phase else { Issue.record("expected a rejection, got \(manual.phase)"); return }
+        #expect(reason.contains("refused"))
+    }
+
+    @Test func refusedEventsAndPermissionBlockersAreWarnings() async throws {
+        let fixture = try RuntimeFixture()
+        fixture.uploader.outcome.value = DeliveryOutcome.rejected(status: 422, detail: "Unprocessable: unknown site")
+        try await fixture.at(0, .permissionsChanged(Permissions(location: .whenInUse)))
+        try await fixture.at(1, .manualCheckIn(RuntimeFixture.annex, reason: "badge reader"))
+        try await fixture.runtime.drain()
+        let today = TodayModel(status: try await fixture.status(at: 60), format: format)
+        #expect(today.refused == "1 event was refused by the server. Open Diagnostics and tell your administrator.")
+        #expect(today.warnings.count == 1)
+        #expect(today.warnings.first?.hasPrefix("Location access is 'While Using'") == true)
+    }
+}
