@@ -99,8 +99,9 @@ import Testing
         await #expect {
             try await again.enroll(serverURL: server.http.baseURL, code: "ZZZZZ-ZZZZZ")
         } throws: { error in
-            guard let error = error as? EnrollmentError else { return false }
-            return "\(error)".contains("HTTP") || "\(error)".contains("refused") || "\(error)".contains("expired")
+            // 400 naming the field: the server does not know the code.
+            guard case .codeRefused(let detail) = error as? EnrollmentError else { return false }
+            return detail.contains("code") && detail.contains("ZZZZZ-ZZZZZ")
         }
         #expect(await !again.isEnrolled)
         // Nothing listens on port 9 (discard): the message says the server was not reached.

@@ -21,6 +21,11 @@ enum ContractCoding {
         return decoder
     }()
 
+    /// A contract type from an answer's bytes.
+    static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        try decoder.decode(type, from: data)
+    }
+
     /// A wire value of AttendanceModels (the engine's events) as the contract's generated type.
     static func convert<From: Encodable, To: Decodable>(_ value: From) throws -> To {
         try decoder.decode(To.self, from: try CanonicalJSON.encoder.encode(value))

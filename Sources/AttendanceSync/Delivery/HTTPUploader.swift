@@ -124,6 +124,28 @@ public final class HTTPUploader: Uploader, Sendable {
         }
     }
 
+    // MARK: - For transports other than the generated client (iOS's background URLSession)
+
+    /// The body and `Idempotency-Key` of `POST /v1/attendance/events` for these entries.
+    public static func batchRequest(for entries: [OutboxEntry], settings: Settings) throws -> (idempotencyKey: String, body: Data) {
+        let (key, items) = batch(for: entries, settings: settings)
+        return (key, try CanonicalJSON.encoder.encode(EventBatchRequest(events: items)))
+    }
+
+    /// What became of each entry, from the raw answer to a batch request: per-item results on a
+    /// 2xx, the shared status otherwise (the same classification as this uploader's).
+    public static func outcomes(status: Int, retryAfter: String?, body: Data, entries: [OutboxEntry], now: Date) -> [Int64: DeliveryOutcome] {
+        guard (200..<300).contains(status) else {
+            let outcome = ResponseClassifier.classify(status: status, retryAfter: retryAfter, body: body, now: now)
+            return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, outcome) })
+        }
+        guard let response = try? ContractCoding.decode(Components.Schemas.EventBatchResponse.self, from: body) else {
+            let reason = "the batch answer (HTTP \(status)) was not a results document"
+            return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: reason, transport: false, retryAfterSeconds: nil)) })
+        }
+        return outcomes(for: response.results, entries: entries)
+    }
+
     /// What became of each entry, from the batch endpoint's per-item results.
     static func outcomes(for results: [Components.Schemas.EventBatchResult], entries: [OutboxEntry]) -> [Int64: DeliveryOutcome] {
         let byKey = Dictionary(results.map { ($0.idempotencyKey, $0) }, uniquingKeysWith: { first, _ in first })

@@ -1,0 +1,140 @@
+#if canImport(SwiftUI) && os(iOS)
+import AttendanceAppCore
+import AttendanceApple
+import AttendanceEngine
+import AttendanceModels
+import CoreBluetooth
+import CoreMotion
+import SwiftUI
+import UIKit
+import UserNotifications
+
+/// The SwiftUI side of the view models: republishes the device's status every few seconds and on
+/// demand. Every string on screen comes from AttendanceAppCore's models, tested on Linux.
+@MainActor
+final class AppModel: ObservableObject {
+    @Published private(set) var status: DeviceStatus?
+    @Published private(set) var permissions = PermissionSnapshot(engine: Permissions())
+    @Published var enrollment = EnrollmentForm()
+    @Published private(set) var scanner = ScannerModel(configuration: Configuration())
+    @Published var message: String?
+    let format = DisplayFormat()
+    private var apple: AppleDevice?
+    private var scannerListener: UUID?
+    private var refresh: Task<Void, Never>?
+
+    func attach(_ apple: AppleDevice?) {
+        guard let apple, self.apple == nil else { return }
+        self.apple = apple
+        apple.location.addListener { [weak self] callback in
+            if case .authorization = callback { Task { @MainActor in await self?.reload() } }
+        }
+        refresh = Task { [weak self] in
+            while !Task.isCancelled {
+                await self?.reload()
+                try? await Task.sleep(nanoseconds: 5_000_000_000)
+            }
+        }
+    }
+
+    func reload() async {
+        guard let apple else { return }
+        do { status = try await apple.device.status(regionStates: apple.location.regionStates) } catch { message = "\(error)" }
+        let notifications = await UNUserNotificationCenter.current().notificationSettings()
+        permissions = PermissionSnapshot(
+            engine: Permissions(location: apple.location.location, preciseLocation: apple.location.preciseLocation,
+                                bluetooth: Self.bluetooth, backgroundRefreshAvailable: UIApplication.shared.backgroundRefreshStatus == .available),
+            alwaysPromptAlreadyShown: UserDefaults.standard.bool(forKey: "alwaysPromptShown"),
+            notifications: notifications.authorizationStatus == .authorized ? .authorized : notifications.authorizationStatus == .denied ? .denied : .notDetermined,
+            motion: !CMMotionActivityManager.isActivityAvailable() ? .unavailable
+                : CMMotionActivityManager.authorizationStatus() == .authorized ? .authorized
+                : CMMotionActivityManager.authorizationStatus() == .denied ? .denied : .notDetermined)
+    }
+
+    private static var bluetooth: Permissions.Bluetooth {
+        switch CBManager.authorization {
+        case .denied, .restricted: .unauthorized
+        default: .unknown   // the power state is known only to a live central manager (the challenge client's)
+        }
+    }
+
+    // MARK: - Actions
+
+    func perform(_ action: PermissionGuide.Action) {
+        switch action {
+        case .requestWhenInUse: apple?.location.requestWhenInUse()
+        case .requestAlways:
+            UserDefaults.standard.set(true, forKey: "alwaysPromptShown")
+            apple?.location.requestAlways()
+        case .requestNotifications: Task { _ = await apple?.notifications.requestAuthorization(); await reload() }
+        case .requestMotion: Task { _ = await MotionAdapter().snapshot(lookbackMinutes: 1); await reload() }
+        case .openSettings:
+            if let url = URL(string: UIApplication.openSettingsURLString) { UIApplication.shared.open(url) }
+        case .none: break
+        }
+    }
+
+    func enroll() async {
+        guard let apple else { return }
+        switch enrollment.validated() {
+        case .failure(let errors): enrollment.failed(errors.description)
+        case .success(let request):
+            enrollment.submitting()
+            do {
+                try await apple.device.enroll(serverURL: request.url, code: request.code)
+                await reload()
+                enrollment.enrolled(userID: status?.enrollment?.userID.rawValue ?? "")
+            } catch {
+                enrollment.failed("\(error)")
+            }
+        }
+    }
+
+    func send(_ manual: ManualOverride) async -> ManualOverride {
+        var manual = manual
+        guard let apple else { return manual }
+        switch manual.validated() {
+        case .failure(let errors): message = errors.description
+        case .success(let event):
+            do {
+                try await apple.device.send(event)
+                manual.sent(at: Date())
+                await reload()
+                if let status { manual.settle(with: status, format: format) }
+            } catch { message = "\(error)" }
+        }
+        return manual
+    }
+
+    func scanner(open: Bool) {
+        guard let apple else { return }
+        if open {
+            let uuids = Set([status?.proximityUUID ?? SiteBeacon.defaultUUID] + (status?.sites.compactMap(\.uuid) ?? []))
+            scanner = ScannerModel(configuration: Configuration(), siteNames: status?.siteNames ?? [:])
+            scannerListener = apple.location.addListener { [weak self] callback in
+                guard case .ranged(let samples, let time) = callback else { return }
+                Task { @MainActor in self?.scanner.ranged(samples, at: time) }
+            }
+            apple.location.setScannerRanging(uuids)
+        } else {
+            apple.location.setScannerRanging([])
+            if let scannerListener { apple.location.removeListener(scannerListener) }
+            scanner.reset()
+        }
+    }
+
+    func diagnosticsFiles() async -> [URL] {
+        guard let apple else { return [] }
+        do {
+            return try await apple.device.diagnosticsFiles().map { file in
+                let url = FileManager.default.temporaryDirectory.appendingPathComponent(file.name)
+                try Data(file.contents.utf8).write(to: url, options: .atomic)
+                return url
+            }
+        } catch {
+            message = "\(error)"
+            return []
+        }
+    }
+}
+#endif

@@ -1,0 +1,59 @@
+#if canImport(SwiftUI) && os(iOS)
+import AttendanceApple
+import AttendanceEngine
+import SwiftUI
+import UIKit
+
+/// Creates the Apple device on every launch, including iOS's background relaunches for a
+/// region event, a location change, a background task or a background URLSession.
+final class AppDelegate: NSObject, UIApplicationDelegate {
+    @MainActor static var shared: AppleDevice?
+
+    func application(_ application: UIApplication, didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
+        let apple = AppleDevice()
+        Self.shared = apple
+        let reason: LaunchReason = options?[.location] != nil ? .regionEvent
+            : application.applicationState == .background ? .backgroundRefresh : .userOpened
+        Task { do { try await apple.device.launch(reason) } catch { apple.telemetry.error("launch", error) } }
+        BackgroundRefresh.schedule { context, error in apple.telemetry.error(context, error) }
+        return true
+    }
+
+    func application(_ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,
+                     completionHandler: @escaping @Sendable () -> Void) {
+        Self.shared?.handleBackgroundSessionEvents(completionHandler)
+    }
+}
+
+@main
+struct BeaconAttendanceApp: App {
+    @UIApplicationDelegateAdaptor(AppDelegate.self) private var delegate
+    @StateObject private var model = AppModel()
+
+    var body: some Scene {
+        WindowGroup {
+            RootView()
+                .environmentObject(model)
+                .task { model.attach(AppDelegate.shared) }
+        }
+    }
+}
+
+struct RootView: View {
+    @EnvironmentObject private var model: AppModel
+
+    var body: some View {
+        if model.status == nil {
+            NavigationStack { EnrollmentView() }
+        } else {
+            TabView {
+                NavigationStack { TodayView() }.tabItem { Label("Today", systemImage: "clock") }
+                NavigationStack { HistoryView() }.tabItem { Label("History", systemImage: "calendar") }
+                NavigationStack { OnboardingView() }.tabItem { Label("Permissions", systemImage: "checkmark.shield") }
+                NavigationStack { ScannerView() }.tabItem { Label("Scanner", systemImage: "dot.radiowaves.left.and.right") }
+                NavigationStack { DiagnosticsView() }.tabItem { Label("Diagnostics", systemImage: "stethoscope") }
+            }
+        }
+    }
+}
+#endif

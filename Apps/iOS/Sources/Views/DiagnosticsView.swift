@@ -1,0 +1,44 @@
+#if canImport(SwiftUI) && os(iOS)
+import AttendanceAppCore
+import SwiftUI
+
+/// Region states, the outbox and its dead letters, recent telemetry, and the export.
+struct DiagnosticsView: View {
+    @EnvironmentObject private var model: AppModel
+    @State private var files: [URL] = []
+
+    var body: some View {
+        List {
+            if let status = model.status {
+                let diagnostics = DiagnosticsModel(status: status, format: model.format)
+                Section("Regions · \(diagnostics.ranging)") {
+                    ForEach(diagnostics.regions) { region in
+                        VStack(alignment: .leading) {
+                            Text(region.name).bold()
+                            Text("iOS: \(region.iOSState)").font(.caption)
+                            Text("Engine: \(region.engineState)").font(.caption)
+                        }
+                    }
+                }
+                Section("Outbox") {
+                    Text(diagnostics.outbox)
+                    ForEach(diagnostics.deadLetters) { dead in
+                        VStack(alignment: .leading) { Text(dead.summary); Text(dead.reason).font(.caption).foregroundStyle(.red) }
+                    }
+                }
+                Section("Recent telemetry") {
+                    ForEach(diagnostics.telemetry, id: \.self) { Text($0).font(.caption.monospaced()) }
+                }
+            }
+            Section {
+                if files.isEmpty {
+                    Button("Prepare logs and replay trace") { Task { files = await model.diagnosticsFiles() } }
+                } else {
+                    ShareLink("Share logs and replay trace", items: files)
+                }
+            }
+        }
+        .navigationTitle("Diagnostics")
+    }
+}
+#endif

@@ -1,0 +1,28 @@
+#if canImport(SwiftUI) && os(iOS)
+import AttendanceAppCore
+import SwiftUI
+
+/// Explains Always and Background App Refresh, shows what is missing, and offers the one
+/// action that helps (a system prompt, or the app's page in Settings).
+struct OnboardingView: View {
+    @EnvironmentObject private var model: AppModel
+
+    var body: some View {
+        let guide = PermissionGuide(model.permissions)
+        List {
+            Section { Text(guide.headline).font(.headline) }
+            ForEach(guide.steps) { step in
+                Section(step.title) {
+                    Label(step.status.rawValue.capitalized, systemImage: step.status == .done ? "checkmark.circle.fill" : "exclamationmark.triangle")
+                        .foregroundStyle(step.status == .done ? .green : step.status == .blocking ? .red : .orange)
+                    Text(step.explanation).font(.callout)
+                    if let title = step.actionTitle, step.action != .none {
+                        Button(title) { model.perform(step.action) }
+                    }
+                }
+            }
+        }
+        .navigationTitle("Permissions")
+    }
+}
+#endif

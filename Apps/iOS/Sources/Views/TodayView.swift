@@ -1,0 +1,80 @@
+#if canImport(SwiftUI) && os(iOS)
+import AttendanceAppCore
+import AttendanceModels
+import SwiftUI
+
+/// Where the employee is checked in, time worked, sync state, and the manual override.
+struct TodayView: View {
+    @EnvironmentObject private var model: AppModel
+    @State private var manual: ManualOverride?
+
+    var body: some View {
+        List {
+            if let status = model.status {
+                let today = TodayModel(status: status, format: model.format)
+                Section {
+                    Text(today.headline).font(.title2.bold())
+                    ForEach(today.presences) { presence in
+                        LabeledContent(presence.site, value: presence.state + (presence.manual ? " (manual)" : ""))
+                    }
+                    Text(today.workedToday)
+                }
+                Section("Sync") {
+                    Text(today.lastSync)
+                    Text(today.pending)
+                    if let refused = today.refused { Text(refused).foregroundStyle(.red) }
+                }
+                if !today.warnings.isEmpty {
+                    Section("Automatic attendance is off") { ForEach(today.warnings, id: \.self) { Text($0).foregroundStyle(.orange) } }
+                }
+                Section("By hand") {
+                    Button("Check in by hand") { manual = ManualOverride(.checkIn, status: status) }.disabled(!today.canCheckIn)
+                    Button("Check out by hand") { manual = ManualOverride(.checkOut, status: status) }.disabled(!today.canCheckOut)
+                }
+            }
+            if let message = model.message { Section { Text(message).foregroundStyle(.red) } }
+        }
+        .refreshable { await model.reload() }
+        .navigationTitle("Today")
+        .sheet(item: Binding(get: { manual.map(ManualSheetItem.init) }, set: { manual = $0?.manual })) { item in
+            ManualOverrideSheet(manual: item.manual) { manual = nil }
+        }
+    }
+}
+
+private struct ManualSheetItem: Identifiable {
+    var manual: ManualOverride
+    var id: String { manual.kind.rawValue }
+}
+
+struct ManualOverrideSheet: View {
+    @EnvironmentObject private var model: AppModel
+    @State var manual: ManualOverride
+    let close: () -> Void
+
+    var body: some View {
+        NavigationStack {
+            Form {
+                Picker("Site", selection: $manual.site) {
+                    Text("Choose…").tag(nil as AttendanceModels.SiteBeacon?)
+                    ForEach(manual.choices) { Text($0.name).tag(Optional($0.id)) }
+                }
+                Section("Reason (your administrator sees it)") {
+                    TextField("Why", text: $manual.reason, axis: .vertical)
+                    ForEach(ManualOverride.reasonPresets, id: \.self) { preset in Button(preset) { manual.reason = preset } }
+                }
+                switch manual.phase {
+                case .accepted(let text): Text(text).foregroundStyle(.green)
+                case .rejected(let text): Text(text).foregroundStyle(.red)
+                case .editing, .sent: EmptyView()
+                }
+            }
+            .navigationTitle(manual.title)
+            .toolbar {
+                ToolbarItem(placement: .cancellationAction) { Button("Close", action: close) }
+                ToolbarItem(placement: .confirmationAction) { Button("Send") { Task { manual = await model.send(manual) } } }
+            }
+        }
+    }
+}
+#endif

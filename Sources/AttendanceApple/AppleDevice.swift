@@ -1,0 +1,76 @@
+#if canImport(UIKit) && os(iOS)
+import AttendanceAppCore
+import AttendanceEngine
+import AttendanceModels
+import AttendanceSync
+import Foundation
+import UIKit
+
+/// Wires the Apple adapters into one `AttendanceDevice`. Created once, on the main thread, at
+/// launch (including background relaunches), so the single location manager exists before
+/// iOS delivers the event that woke the app.
+@MainActor
+public final class AppleDevice {
+    public let device: AttendanceDevice
+    public let location: LocationService
+    public let notifications: NotificationAdapter
+    public let reachability = ReachabilityMonitor()
+    public let challenge = BeaconChallengeClient()
+    public let telemetry = OSLogTelemetry()
+    private let uploaders = Locked<[BackgroundSessionUploader]>([])
+
+    public init() {
+        let location = LocationService()
+        let notifications = NotificationAdapter()
+        let telemetry = telemetry
+        let uploaders = uploaders
+        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+            .appendingPathComponent("Attendance", isDirectory: true)
+        try? FileManager.default.createDirectory(at: support, withIntermediateDirectories: true,
+                                                 attributes: [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication])
+        let box = Locked<AttendanceDevice?>(nil)
+        let background = BackgroundTimeAdapter(expiring: {
+            Task { do { try await box.value?.send(.backgroundTimeExpiring) } catch { telemetry.error("background time expiring", error) } }
+        })
+        let platform = AttendanceDevice.Platform(
+            clock: SystemClock(), radio: location, motion: MotionAdapter(), background: background, notifier: notifications, telemetry: telemetry,
+            makeTimers: { fire in DispatchTimerScheduler(fire: fire) },
+            makeUploader: { settings in
+                let uploader = BackgroundSessionUploader(settings: settings)
+                uploaders.withLock { $0.append(uploader) }
+                return uploader
+            },
+            secrets: KeychainSecretStore(),
+            appVersion: Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String,
+            deviceName: UIDevice.current.name,
+            reportError: { context, error in telemetry.error(context, error) })
+        device = AttendanceDevice(directory: support, platform: platform)
+        box.value = device
+        self.location = location
+        self.notifications = notifications
+        let device = device
+        location.addListener { callback in
+            switch callback {
+            case .engine(let event):
+                Task { do { try await device.send(event) } catch AttendanceDevice.DeviceError.notEnrolled {} catch { telemetry.error("engine event", error) } }
+            case .authorization(let access, let precise):
+                Task {
+                    do { try await device.send(.permissionsChanged(Permissions(location: access, preciseLocation: precise))) }
+                    catch AttendanceDevice.DeviceError.notEnrolled {} catch { telemetry.error("permissions", error) }
+                }
+            case .failure(let message):
+                telemetry.error("location", NSError(domain: "Location", code: 0, userInfo: [NSLocalizedDescriptionKey: message]))
+            case .ranged, .regionState, .budgetNotes:
+                break
+            }
+        }
+        reachability.start { Task { do { try await device.networkBecameReachable() } catch { telemetry.error("reachability", error) } } }
+        BackgroundRefresh.register(device: device) { context, error in telemetry.error(context, error) }
+    }
+
+    /// From `application(_:handleEventsForBackgroundURLSession:completionHandler:)`.
+    public func handleBackgroundSessionEvents(_ completion: @escaping @Sendable () -> Void) {
+        uploaders.value.last?.handleEvents(completion: completion)
+    }
+}
+#endif

@@ -1,0 +1,58 @@
+#if canImport(BackgroundTasks) && os(iOS)
+import AttendanceAppCore
+import BackgroundTasks
+import Foundation
+
+/// BGTaskScheduler: an app refresh a few times a day at best (drain the outbox, fetch the remote
+/// configuration), and a processing task that needs the network, for a long backlog after days
+/// offline. Both identifiers are in Info.plist's `BGTaskSchedulerPermittedIdentifiers`.
+public enum BackgroundRefresh {
+    public static let refreshIdentifier = "com.beaconattendance.refresh"
+    public static let drainIdentifier = "com.beaconattendance.drain"
+
+    /// Registers the launch handlers; call before `application(_:didFinishLaunchingWithOptions:)` returns.
+    public static func register(device: AttendanceDevice, report: @escaping @Sendable (String, any Error) -> Void) {
+        BGTaskScheduler.shared.register(forTaskWithIdentifier: refreshIdentifier, using: nil) { task in
+            schedule(report: report)
+            run(task, report: report) {
+                try await device.launch(.backgroundRefresh)
+                try await device.refreshConfiguration()
+                try await device.drain()
+            }
+        }
+        BGTaskScheduler.shared.register(forTaskWithIdentifier: drainIdentifier, using: nil) { task in
+            run(task, report: report) {
+                try await device.launch(.backgroundRefresh)
+                try await device.drain()
+            }
+        }
+    }
+
+    /// Asks for the next refresh (no earlier than 15 minutes) and a network-bound drain.
+    public static func schedule(report: @Sendable (String, any Error) -> Void) {
+        let refresh = BGAppRefreshTaskRequest(identifier: refreshIdentifier)
+        refresh.earliestBeginDate = Date(timeIntervalSinceNow: 15 * 60)
+        let drain = BGProcessingTaskRequest(identifier: drainIdentifier)
+        drain.requiresNetworkConnectivity = true
+        drain.requiresExternalPower = false
+        for request in [refresh, drain] as [BGTaskRequest] {
+            do { try BGTaskScheduler.shared.submit(request) } catch { report("scheduling \(request.identifier)", error) }
+        }
+    }
+
+    private static func run(_ task: BGTask, report: @escaping @Sendable (String, any Error) -> Void,
+                            _ work: @escaping @Sendable () async throws -> Void) {
+        let job = Task {
+            do {
+                try await work()
+                task.setTaskCompleted(success: true)
+            } catch {
+                report("background task \(task.identifier)", error)
+                task.setTaskCompleted(success: false)
+            }
+        }
+        // Out of time: stop; what was not sent stays in the outbox for the next chance.
+        task.expirationHandler = { job.cancel() }
+    }
+}
+#endif

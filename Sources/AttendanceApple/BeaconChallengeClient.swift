@@ -1,0 +1,125 @@
+#if canImport(CoreBluetooth) && canImport(CryptoKit) && canImport(Darwin)
+import AttendanceAppCore
+import AttendanceModels
+import CoreBluetooth
+import CryptoKit
+import Foundation
+
+/// The optional GATT challenge–response (`BeaconChallenge` holds the protocol and is tested on
+/// Linux). iOS hides iBeacon frames from CoreBluetooth, so a challenge-capable beacon also
+/// advertises `serviceUUID` with its major and minor in the identity characteristic. The client
+/// connects, checks the identity, writes the nonce, reads the HMAC and checks it with CryptoKit,
+/// all within 3 s.
+public final class BeaconChallengeClient: NSObject, CBCentralManagerDelegate, CBPeripheralDelegate, @unchecked Sendable {
+    // @unchecked: all state is touched on `queue`, the central manager's queue.
+    public static let serviceUUID = CBUUID(string: "6E3A0001-8B1C-4F52-9C1B-5A7F0E2D4C10")
+    /// 4 bytes: major and minor, big-endian.
+    public static let identityUUID = CBUUID(string: "6E3A0002-8B1C-4F52-9C1B-5A7F0E2D4C10")
+    /// Write the 16-byte nonce; read back the 32-byte HMAC.
+    public static let challengeUUID = CBUUID(string: "6E3A0003-8B1C-4F52-9C1B-5A7F0E2D4C10")
+
+    private let queue = DispatchQueue(label: "attendance.gatt")
+    private var central: CBCentralManager!
+    private var challenge: BeaconChallenge?
+    private var key: SymmetricKey?
+    private var peripheral: CBPeripheral?
+    private var finish: ((BeaconChallenge.Outcome) -> Void)?
+
+    public override init() {
+        super.init()
+        central = CBCentralManager(delegate: self, queue: queue, options: [CBCentralManagerOptionShowPowerAlertKey: false])
+    }
+
+    /// Challenges `beacon` with the site key (raw bytes from the Keychain); nil key: `.unavailable`.
+    public func verify(_ beacon: BeaconIdentity, key: [UInt8]?) async -> BeaconChallenge.Outcome {
+        guard let key, !key.isEmpty else { return .unavailable("no shared key for site \(beacon.major) in the Keychain") }
+        var generator = SystemRandomNumberGenerator()
+        let challenge = BeaconChallenge(beacon: beacon, at: Date(), using: &generator)
+        return await withCheckedContinuation { continuation in
+            queue.async {
+                self.challenge = challenge
+                self.key = SymmetricKey(data: key)
+                var done = false
+                self.finish = { outcome in
+                    guard !done else { return }
+                    done = true
+                    if let peripheral = self.peripheral { self.central.cancelPeripheralConnection(peripheral) }
+                    self.central.stopScan()
+                    self.peripheral = nil
+                    continuation.resume(returning: outcome)
+                }
+                self.queue.asyncAfter(deadline: .now() + BeaconChallenge.timeoutSeconds) { self.finish?(.timedOut) }
+                if self.central.state == .poweredOn { self.scan() }
+            }
+        }
+    }
+
+    private func scan() { central.scanForPeripherals(withServices: [Self.serviceUUID]) }
+
+    public func centralManagerDidUpdateState(_ central: CBCentralManager) {
+        switch central.state {
+        case .poweredOn: if challenge != nil { scan() }
+        case .poweredOff: finish?(.unavailable("Bluetooth is off"))
+        case .unauthorized: finish?(.unavailable("Bluetooth access is denied"))
+        case .unsupported: finish?(.unavailable("no Bluetooth LE"))
+        default: break
+        }
+    }
+
+    public func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi: NSNumber) {
+        guard self.peripheral == nil else { return }
+        self.peripheral = peripheral
+        peripheral.delegate = self
+        central.stopScan()
+        central.connect(peripheral)
+    }
+
+    public func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+        peripheral.discoverServices([Self.serviceUUID])
+    }
+
+    public func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?) {
+        finish?(.unavailable("connection failed: \(error?.localizedDescription ?? "unknown")"))
+    }
+
+    public func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
+        guard let service = peripheral.services?.first(where: { $0.uuid == Self.serviceUUID }) else {
+            finish?(.unavailable("the beacon offers no challenge service")); return
+        }
+        peripheral.discoverCharacteristics([Self.identityUUID, Self.challengeUUID], for: service)
+    }
+
+    public func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) {
+        guard let identity = service.characteristics?.first(where: { $0.uuid == Self.identityUUID }) else {
+            finish?(.unavailable("the beacon has no identity characteristic")); return
+        }
+        peripheral.readValue(for: identity)
+    }
+
+    public func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+        guard let challenge, let value = characteristic.value, error == nil else {
+            finish?(.unavailable("read failed: \(error?.localizedDescription ?? "no value")")); return
+        }
+        let characteristics = characteristic.service?.characteristics ?? []
+        if characteristic.uuid == Self.identityUUID {
+            let bytes = [UInt8](value)
+            guard bytes.count == 4, UInt16(bytes[0]) << 8 | UInt16(bytes[1]) == challenge.beacon.major,
+                  UInt16(bytes[2]) << 8 | UInt16(bytes[3]) == challenge.beacon.minor,
+                  let challengeCharacteristic = characteristics.first(where: { $0.uuid == Self.challengeUUID }) else {
+                finish?(.unavailable("the nearby challenge beacon is not \(challenge.beacon)")); return
+            }
+            peripheral.writeValue(Data(challenge.nonce), for: challengeCharacteristic, type: .withResponse)
+        } else if characteristic.uuid == Self.challengeUUID, let key {
+            let expected = HMAC<SHA256>.authenticationCode(for: challenge.message, using: key)
+            // CryptoKit's comparison is constant-time.
+            finish?(HMAC<SHA256>.isValidAuthenticationCode(value, authenticating: challenge.message, using: key) && value.count == expected.byteCount
+                    ? .verified : .mismatch)
+        }
+    }
+
+    public func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+        if let error { finish?(.unavailable("writing the nonce failed: \(error.localizedDescription)")); return }
+        peripheral.readValue(for: characteristic)
+    }
+}
+#endif

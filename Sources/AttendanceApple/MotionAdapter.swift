@@ -1,0 +1,56 @@
+#if canImport(CoreMotion) && canImport(Darwin)
+import AttendanceEngine
+import AttendanceSync
+import CoreMotion
+import Foundation
+
+/// The runtime's `MotionProvider`: the last activity CoreMotion classified in the look-back and
+/// the pedometer's steps over it. Both are history queries (the motion coprocessor keeps 7 days),
+/// so they work when iOS has just woken the app for a region event.
+public final class MotionAdapter: MotionProvider, @unchecked Sendable {
+    // @unchecked: CMMotionActivityManager and CMPedometer are used only through their
+    // thread-safe query methods, with answers on `queue`.
+    private let activity = CMMotionActivityManager()
+    private let pedometer = CMPedometer()
+    private let queue = OperationQueue()
+
+    public init() {}
+
+    public static var isAvailable: Bool { CMMotionActivityManager.isActivityAvailable() || CMPedometer.isStepCountingAvailable() }
+
+    public func snapshot(lookbackMinutes: Double) async -> MotionSnapshot? {
+        guard Self.isAvailable, CMMotionActivityManager.authorizationStatus() != .denied else { return nil }
+        let now = Date()
+        let start = now.addingTimeInterval(-lookbackMinutes * 60)
+        async let steps = steps(from: start, to: now)
+        async let last = lastActivity(from: start, to: now)
+        let (stepCount, activity) = await (steps, last)
+        guard stepCount != nil || activity != nil else { return nil }
+        return MotionSnapshot(at: now, activity: activity?.0 ?? .unknown, confidence: activity?.1 ?? .low, steps: stepCount)
+    }
+
+    private func steps(from start: Date, to end: Date) async -> Int? {
+        guard CMPedometer.isStepCountingAvailable() else { return nil }
+        return await withCheckedContinuation { continuation in
+            pedometer.queryPedometerData(from: start, to: end) { data, _ in continuation.resume(returning: data?.numberOfSteps.intValue) }
+        }
+    }
+
+    private func lastActivity(from start: Date, to end: Date) async -> (MotionSnapshot.Activity, MotionSnapshot.Confidence)? {
+        guard CMMotionActivityManager.isActivityAvailable() else { return nil }
+        return await withCheckedContinuation { continuation in
+            activity.queryActivityStarting(from: start, to: end, to: queue) { activities, _ in
+                guard let last = activities?.last else { continuation.resume(returning: nil); return }
+                let kind: MotionSnapshot.Activity = last.walking ? .walking : last.running ? .running : last.automotive ? .automotive
+                    : last.cycling ? .cycling : last.stationary ? .stationary : .unknown
+                let confidence: MotionSnapshot.Confidence = switch last.confidence {
+                case .high: .high
+                case .medium: .medium
+                default: .low
+                }
+                continuation.resume(returning: (kind, confidence))
+            }
+        }
+    }
+}
+#endif
