@@ -6,6 +6,9 @@ import AttendanceServer
 import AttendanceServerTestSupport
 import AttendanceSync
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 /// The app's composition root against the real server over loopback HTTP: enrollment with a
@@ -117,5 +120,38 @@ import Testing
         let device = AttendanceDevice(directory: directory(), platform: platform(RecordingPorts(), secrets: InMemorySecretStore(), errors: Locked([])))
         await #expect(throws: AttendanceDevice.DeviceError.notEnrolled) { try await device.send(.networkReachable) }
         await #expect(throws: AttendanceDevice.DeviceError.notEnrolled) { try await device.refreshConfiguration() }
+    }
+
+    /// The background-URLSession uploader's request and classification (iOS) are shared public
+    /// functions: here they are driven over plain URLSession against the real server, twice, and
+    /// the second answer (a replay) is "delivered" as well.
+    @Test func theBackgroundTransportsBatchIsAcceptedOnceAndItsAnswerClassified() async throws {
+        let server = try await startServer()
+        defer { Task { try? await server.http.stop() } }
+        let enrolled = try await server.auth.enroll(code: try await server.auth.issueEnrollmentCode(for: "alice").code, platform: "ios", deviceName: nil)
+        let t0 = Date().addingTimeInterval(-3600)
+        let event = AttendanceEvent(kind: .checkIn, userID: "alice", deviceID: enrolled.device.id, site: SiteBeacon(major: 1),
+                                    sessionKey: SessionKey.derive(user: "alice", device: enrolled.device.id, site: SiteBeacon(major: 1), checkIn: t0),
+                                    timestamp: t0, source: .manual, reason: "test")
+        let entries = [OutboxEntry(id: 7, event: event, enqueuedAt: t0)]
+        let settings = HTTPUploader.Settings(baseURL: server.http.baseURL, deviceToken: enrolled.token, platform: "ios")
+        let (key, body) = try HTTPUploader.batchRequest(for: entries, settings: settings)
+        var request = URLRequest(url: server.http.baseURL.appendingPathComponent("v1/attendance/events"))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue(key, forHTTPHeaderField: "Idempotency-Key")
+        request.setValue("Bearer \(enrolled.token)", forHTTPHeaderField: "Authorization")
+        for _ in 0..<2 {
+            let (data, response) = try await URLSession.shared.upload(for: request, from: body)
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            let outcomes = HTTPUploader.outcomes(status: status, retryAfter: nil, body: data, entries: entries, now: Date())
+            guard case .delivered? = outcomes[7] else { Issue.record("expected delivered, got \(outcomes) (HTTP \(status))"); return }
+        }
+        let sessions = try await server.http.repository.sessions(SessionFilter(userId: "alice"), after: nil, limit: 10)
+        #expect(sessions.count == 1)
+        // A refusal for the whole batch is each entry's.
+        let refused = HTTPUploader.outcomes(status: 401, retryAfter: nil, body: Data(#"{"title":"Unauthorized","detail":"revoked"}"#.utf8),
+                                            entries: entries, now: Date())
+        #expect(refused[7] == .rejected(status: 401, detail: "Unauthorized: revoked"))
     }
 }
