@@ -17,13 +17,14 @@ public final class AppleDevice {
     public let reachability = ReachabilityMonitor()
     public let challenge = BeaconChallengeClient()
     public let telemetry = OSLogTelemetry()
-    private let uploaders = Locked<[BackgroundSessionUploader]>([])
+    /// The runtime's uploader (one per process: a background session identifier may be open once).
+    private let uploader = Locked<BackgroundSessionUploader?>(nil)
 
     public init() {
         let location = LocationService()
         let notifications = NotificationAdapter()
         let telemetry = telemetry
-        let uploaders = uploaders
+        let uploaderBox = uploader
         let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
             .appendingPathComponent("Attendance", isDirectory: true)
         try? FileManager.default.createDirectory(at: support, withIntermediateDirectories: true,
@@ -37,7 +38,7 @@ public final class AppleDevice {
             makeTimers: { fire in DispatchTimerScheduler(fire: fire) },
             makeUploader: { settings in
                 let uploader = BackgroundSessionUploader(settings: settings)
-                uploaders.withLock { $0.append(uploader) }
+                uploaderBox.value = uploader
                 return uploader
             },
             secrets: KeychainSecretStore(),
@@ -70,7 +71,7 @@ public final class AppleDevice {
 
     /// From `application(_:handleEventsForBackgroundURLSession:completionHandler:)`.
     public func handleBackgroundSessionEvents(_ completion: @escaping @Sendable () -> Void) {
-        uploaders.value.last?.handleEvents(completion: completion)
+        uploader.value?.handleEvents(completion: completion)
     }
 }
 #endif

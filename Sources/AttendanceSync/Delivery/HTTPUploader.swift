@@ -53,18 +53,18 @@ public final class HTTPUploader: Uploader, Sendable {
 
     public init(settings: Settings, session: URLSession? = nil) {
         self.settings = settings
-        let urlSession: URLSession
-        if let session {
-            urlSession = session
-        } else {
-            let configuration = URLSessionConfiguration.ephemeral
-            configuration.timeoutIntervalForRequest = settings.timeoutSeconds
-            configuration.timeoutIntervalForResource = settings.timeoutSeconds
-            urlSession = URLSession(configuration: configuration)
-        }
+        let urlSession = session ?? Self.ephemeralSession(timeoutSeconds: settings.timeoutSeconds)
         client = Client(serverURL: Self.serverURL(settings.baseURL), configuration: ContractCoding.configuration,
                         transport: URLSessionTransport(configuration: .init(session: urlSession)),
                         middlewares: [DeviceHeaders(token: settings.deviceToken), ResponseRecorder()] + (settings.traffic.map { [TrafficCounter(meter: $0)] } ?? []))
+    }
+
+    /// A session without caches or cookies whose requests give up after `timeoutSeconds`.
+    static func ephemeralSession(timeoutSeconds: Double) -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeoutSeconds
+        configuration.timeoutIntervalForResource = timeoutSeconds
+        return URLSession(configuration: configuration)
     }
 
     /// The base URL without trailing slashes: the generated client appends `/v1/...`, and

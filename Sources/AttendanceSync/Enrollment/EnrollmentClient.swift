@@ -61,14 +61,7 @@ public struct EnrollmentClient: Sendable {
     public init(serverURL: URL, timeoutSeconds: Double = 15, session: URLSession? = nil) {
         self.serverURL = HTTPUploader.serverURL(serverURL)
         self.timeoutSeconds = timeoutSeconds
-        if let session {
-            self.session = session
-        } else {
-            let configuration = URLSessionConfiguration.ephemeral
-            configuration.timeoutIntervalForRequest = timeoutSeconds
-            configuration.timeoutIntervalForResource = timeoutSeconds
-            self.session = URLSession(configuration: configuration)
-        }
+        self.session = session ?? HTTPUploader.ephemeralSession(timeoutSeconds: timeoutSeconds)
     }
 
     private func client(token: String?) -> Client {
