@@ -121,6 +121,23 @@ public final class LocationService: NSObject, CLLocationManagerDelegate, BeaconR
         }
     }
 
+    /// Keeps the app running in the background while the engine decides (the `location`
+    /// background mode): updates at the lowest accuracy, never paused by iOS, stopped as soon as
+    /// the engine has decided or its `backgroundLocationMaxSeconds` is up.
+    public func setBackgroundLocationUpdates(_ on: Bool) {
+        onMain {
+            if on {
+                self.manager.allowsBackgroundLocationUpdates = true
+                self.manager.pausesLocationUpdatesAutomatically = false
+                self.manager.desiredAccuracy = kCLLocationAccuracyThreeKilometers
+                self.manager.distanceFilter = 3_000
+                self.manager.startUpdatingLocation()
+            } else {
+                self.manager.stopUpdatingLocation()
+            }
+        }
+    }
+
     // MARK: - Scanner
 
     /// Ranges continuously while the Scanner is open (foreground only: iOS stops it in the background).

@@ -26,7 +26,7 @@ public final class MotionAdapter: MotionProvider, @unchecked Sendable {
         async let last = lastActivity(from: start, to: now)
         let (stepCount, activity) = await (steps, last)
         guard stepCount != nil || activity != nil else { return nil }
-        return MotionSnapshot(at: now, activity: activity?.0 ?? .unknown, confidence: activity?.1 ?? .low, steps: stepCount)
+        return MotionSnapshot(at: now, activity: activity?.0 ?? .unknown, confidence: activity?.1 ?? .low, steps: stepCount, walkingSince: activity?.2)
     }
 
     private func steps(from start: Date, to end: Date) async -> Int? {
@@ -36,11 +36,12 @@ public final class MotionAdapter: MotionProvider, @unchecked Sendable {
         }
     }
 
-    private func lastActivity(from start: Date, to end: Date) async -> (MotionSnapshot.Activity, MotionSnapshot.Confidence)? {
+    /// The latest activity in the range, and when the latest walk (or run) in it began.
+    private func lastActivity(from start: Date, to end: Date) async -> (MotionSnapshot.Activity, MotionSnapshot.Confidence, Date?)? {
         guard CMMotionActivityManager.isActivityAvailable() else { return nil }
         return await withCheckedContinuation { continuation in
             activity.queryActivityStarting(from: start, to: end, to: queue) { activities, _ in
-                guard let last = activities?.last else { continuation.resume(returning: nil); return }
+                guard let activities, let last = activities.last else { continuation.resume(returning: nil); return }
                 let kind: MotionSnapshot.Activity = last.walking ? .walking : last.running ? .running : last.automotive ? .automotive
                     : last.cycling ? .cycling : last.stationary ? .stationary : .unknown
                 let confidence: MotionSnapshot.Confidence = switch last.confidence {
@@ -48,7 +49,8 @@ public final class MotionAdapter: MotionProvider, @unchecked Sendable {
                 case .medium: .medium
                 default: .low
                 }
-                continuation.resume(returning: (kind, confidence))
+                let walk = activities.last { ($0.walking || $0.running) && $0.confidence != .low }
+                continuation.resume(returning: (kind, confidence, walk?.startDate))
             }
         }
     }

@@ -46,6 +46,9 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "Also write the JSON report to this file.")
     var out: String?
 
+    @Option(help: "Write every true presence and every recorded session (per policy) to this JSON file.")
+    var details: String?
+
     func run() async throws {
         var options = Simulation.Options()
         options.employees = employees
@@ -87,6 +90,11 @@ struct Simulate: AsyncParsableCommand {
         if let out {
             do { try data.write(to: URL(fileURLWithPath: out)) } catch {
                 throw CommandFailure("can't write the report to '--out' \(out): \(error.localizedDescription)")
+            }
+        }
+        if let details {
+            do { try report.details.json().write(to: URL(fileURLWithPath: details)) } catch {
+                throw CommandFailure("can't write the details to '--details' \(details): \(error.localizedDescription)")
             }
         }
         if json {

@@ -18,6 +18,7 @@ import Testing
             .beginBackgroundTask,
             .startRanging(region),
             .queryMotion(lookbackMinutes: 2),
+            .startBackgroundLocation,
             .scheduleTimer(.nextDecision, at: EngineDriver.time(8)),
             .drainOutbox,
         ])
@@ -32,7 +33,7 @@ import Testing
         #expect(event.kind == .checkIn)
         #expect(event.timestamp == EngineDriver.time(0))
         #expect(event.sessionKey == SessionKey.derive(user: "local-user", device: "local-device", site: SiteBeacon(major: 1), checkIn: EngineDriver.time(0)))
-        #expect(Array(actions.suffix(4)) == [.stopRanging(region), .endBackgroundTask, .cancelTimer(.nextDecision), .drainOutbox])
+        #expect(Array(actions.suffix(5)) == [.stopRanging(region), .endBackgroundTask, .stopBackgroundLocation, .cancelTimer(.nextDecision), .drainOutbox])
     }
 
     @Test func launchMonitorsRequestsStateAndDrains() {

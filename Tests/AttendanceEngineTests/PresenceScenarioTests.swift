@@ -204,14 +204,16 @@ import Testing
     }
 
     /// A desk by the wall hears the neighbouring site (same UUID) strongly, but its own site
-    /// louder: the neighbour's window never confirms.
+    /// louder: the neighbour's window never confirms (its own site confirms first and the
+    /// neighbour's window ends undecided; else the neighbour rule refuses it).
     @Test func aSiteOutrankedByItsNeighbourIsNotCheckedIn() {
         var driver = EngineDriver()
         driver.send(.regionEntered(Self.siteRegion(2)), at: 0)
         for second in 0..<8 { driver.ranged(at: Double(second), [(1, 10, -58), (2, 20, -62)]) }
         driver.send(.timerFired(.nextDecision), at: 30)
         #expect(driver.events(.checkIn).allSatisfy { $0.site.major != 2 })
-        #expect(driver.telemetry.contains { $0.kind == .windowInsufficient && $0.detail.contains("neighbour") })
+        #expect(driver.events(.checkIn).map(\.site.major) == [1])
+        #expect(driver.telemetry.contains { $0.kind == .windowInsufficient && $0.site?.major == 2 })
     }
 
     /// A walk-by: the same signal for two minutes, then iOS reports the exit and nothing more is

@@ -21,6 +21,7 @@ import Testing
         var copy = report
         copy.wallSeconds = 0
         copy.employeeDaysPerSecond = 0
+        copy.details = SimulationDetails()
         return copy
     }
 

@@ -17,6 +17,7 @@ import Testing
         }
         func stopRanging(_ region: BeaconRegion) {}
         func requestState(_ region: BeaconRegion) {}
+        func setBackgroundLocationUpdates(_ on: Bool) {}
     }
 
     @Test func theStateIsOnDiskBeforeAnyActionRuns() async throws {

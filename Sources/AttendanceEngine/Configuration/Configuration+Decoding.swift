@@ -40,6 +40,10 @@ extension Configuration {
         require(walkingConfirmMinMedianDBm < 0 && walkingConfirmMinMedianDBm >= -127, "walkingConfirmMinMedianDBm", walkingConfirmMinMedianDBm,
                 "a negative dBm value from -127 (-127: walking alone confirms, the guide's rule)")
         require(dwellConfirmSeconds >= 60, "dwellConfirmSeconds", dwellConfirmSeconds, "seconds ≥ 60 (a walk-by lasts up to minutes)")
+        require(dwellContinuousSeconds >= 60 && dwellContinuousSeconds <= dwellConfirmSeconds, "dwellContinuousSeconds", dwellContinuousSeconds,
+                "seconds from 60 to dwellConfirmSeconds (\(dwellConfirmSeconds))")
+        require(backgroundLocationMaxSeconds >= 0 && backgroundLocationMaxSeconds <= 3_600, "backgroundLocationMaxSeconds", backgroundLocationMaxSeconds,
+                "seconds from 0 (off) to 3600")
         require(dwellMinMedianDBm < 0 && dwellMinMedianDBm >= -127, "dwellMinMedianDBm", dwellMinMedianDBm, "a negative dBm value from -127")
         require((0...10).contains(followUpWindows), "followUpWindows", followUpWindows, "an integer from 0 to 10")
         require(rangingRetryCooldownSeconds >= 0, "rangingRetryCooldownSeconds", rangingRetryCooldownSeconds, "seconds ≥ 0")
@@ -49,6 +53,8 @@ extension Configuration {
                 "seconds ≥ 10 (dropouts shorter than 10 s must never check out)")
         require(mergeWindowSeconds >= softExitGraceSeconds, "mergeWindowSeconds", mergeWindowSeconds,
                 "seconds ≥ softExitGraceSeconds (\(softExitGraceSeconds))")
+        require(departureMotionLookbackMinutes >= 0 && departureMotionLookbackMinutes <= 60, "departureMotionLookbackMinutes",
+                departureMotionLookbackMinutes, "minutes from 0 (off) to 60")
         require(regionExitDelaySeconds >= 0, "regionExitDelaySeconds", regionExitDelaySeconds, "seconds ≥ 0")
         require(heartbeatIntervalSeconds >= 60, "heartbeatIntervalSeconds", heartbeatIntervalSeconds, "seconds ≥ 60 (the data budget)")
         require(pathLossExponent > 0 && pathLossExponent <= 6, "pathLossExponent", pathLossExponent, "a number in (0, 6]")

@@ -50,6 +50,14 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// does not stay, and a neighbour heard through a wall is not the loudest.
     public var dwellConfirmSeconds: Double = 300
     public var dwellMinMedianDBm: Double = -95
+    /// Dwell seen without a gap (back-to-back windows, which background location updates make possible) confirms after this
+    /// long instead: a walk-by passes in a minute or two, and it was watched all along.
+    public var dwellContinuousSeconds: Double = 150
+    /// After a region entry or an inside state, the engine keeps the app running with background
+    /// location updates (the `location` background mode, lowest accuracy) for at most this long
+    /// while a window is still deciding, and ranges throughout: an entry reported before the
+    /// door is decided at the door, not at the next screen wake. 0 turns this off (battery).
+    public var backgroundLocationMaxSeconds: Double = 600
     /// How far back the motion query looks, and how old a motion snapshot may be.
     public var motionLookbackMinutes: Double = 2
     /// Steps within the look-back that count as walking when the activity is unknown.
@@ -64,6 +72,10 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// iOS reports a region exit about this long after the last packet (Estimote KB; "Learning
     /// iBeacon" ch. 5), so an exit at T means the site was last heard at about T − this.
     public var regionExitDelaySeconds: Double = 30
+    /// On an exit, motion history this far back is asked for: a walk that began after the
+    /// session was last heard and before iOS noticed dates the departure (iOS's exit can come
+    /// minutes after the last packet; the walk out is in CoreMotion's history).
+    public var departureMotionLookbackMinutes: Double = 10
     /// At most one heartbeat per this interval while inside.
     public var heartbeatIntervalSeconds: Double = 900
 

@@ -18,6 +18,10 @@ public struct Engine: Hashable, Sendable, Codable {
     /// When the single decision timer is set for (the earliest deadline), if any.
     private var timerAt: Date?
     private var backgroundTaskActive = false
+    /// Background location updates: on now, and since when a window has wanted them (the cap
+    /// counts from there; nil when nothing is deciding).
+    private var backgroundLocationOn = false
+    private var backgroundLocationWantedSince: Date?
     private var motion: MotionSnapshot?
     private var motionQueriedAt: Date?
     public private(set) var permissions = Permissions()
@@ -36,6 +40,18 @@ public struct Engine: Hashable, Sendable, Codable {
 
     public func status(of site: SiteBeacon) -> SitePresence.Status {
         sites.first { $0.site == site }?.status ?? .outside
+    }
+
+    /// Everything a decision depends on except the soft state ranging rebuilds (window samples,
+    /// last-heard times, silence runs). While it is unchanged and nothing was enqueued, the
+    /// runtime may skip writing a ranging callback's snapshot for a while: a kill then loses at
+    /// most those samples, and the relaunch ranges again (`AttendanceRuntime.checkpointSeconds`).
+    public var checkpointKey: [Double] {
+        var key = sites.flatMap(\.checkpointKey)
+        key += discoveries.flatMap { [$0.at.timeIntervalSinceReferenceDate, $0.foundSite ? 1 : 0] }
+        key += [Double(rangingUUIDs.count), timerAt?.timeIntervalSinceReferenceDate ?? -1, backgroundTaskActive ? 1 : 0, backgroundLocationOn ? 1 : 0,
+                motionQueriedAt?.timeIntervalSinceReferenceDate ?? -1]
+        return key
     }
 
     public var trackedSites: [SiteBeacon] { sites.map(\.site) }
@@ -77,6 +93,8 @@ public struct Engine: Hashable, Sendable, Codable {
             // dropped its timers. Forget them, so `reconcile` starts what the state still needs.
             rangingUUIDs = []
             backgroundTaskActive = false
+            backgroundLocationOn = false
+            backgroundLocationWantedSince = nil
             timerAt = nil
             actions.append(.monitorRegions(monitoredRegions))
             actions.append(contentsOf: monitoredRegions.map(EngineAction.requestRegionState))
@@ -84,6 +102,9 @@ public struct Engine: Hashable, Sendable, Codable {
             promptForManualCheckInIfNeeded(at: now, &actions)
         case .motionUpdated(let snapshot):
             motion = snapshot
+            if let walkStart = snapshot.walkingSince, snapshot.at.timeIntervalSince(walkStart) <= configuration.departureMotionLookbackMinutes * 60 {
+                for index in sites.indices where sites[index].isLeaving { sites[index].walkedAway(since: walkStart) }
+            }
         case .geofenceEntered(let site):
             if let index = siteIndex(site) ?? trackSite(site) {
                 mutateSite(index, at: now, &actions) { site, _, outputs in site.geofenceEntered(at: now, &outputs) }
@@ -191,8 +212,14 @@ public struct Engine: Hashable, Sendable, Codable {
         if region.major != nil, siteIndex(SiteBeacon(uuid: region.uuid, major: region.major!)) == nil {
             return
         }
+        var departing = false
         for index in sites.indices where region.contains(sites[index].site) {
+            let open = sites[index].session != nil && !sites[index].isLeaving
             mutateSite(index, at: now, &actions) { site, context, outputs in site.regionLeft(at: now, cause: cause, context, &outputs) }
+            departing = departing || (open && sites[index].isLeaving)
+        }
+        if departing, configuration.departureMotionLookbackMinutes > 0 {
+            actions.append(.queryMotion(lookbackMinutes: configuration.departureMotionLookbackMinutes))
         }
         endDiscoveries(where: { $0.region == region }, at: now, &actions)
     }
@@ -294,6 +321,7 @@ public struct Engine: Hashable, Sendable, Codable {
                 }
             }
         }
+        keepRunningWhileDeciding(anyConfirming || !discoveries.isEmpty, at: now, &actions)
         var next: Date?
         for site in sites {
             if let deadline = site.nextDeadline(configuration, after: now), next.map({ deadline < $0 }) ?? true { next = deadline }
@@ -305,6 +333,27 @@ public struct Engine: Hashable, Sendable, Codable {
         if next != timerAt {
             actions.append(next.map { .scheduleTimer(.nextDecision, at: $0) } ?? .cancelTimer(.nextDecision))
             timerAt = next
+        }
+    }
+
+    /// Background location updates while a window decides, within `backgroundLocationMaxSeconds`
+    /// of when deciding began, and only with Always access (iOS allows no more).
+    private mutating func keepRunningWhileDeciding(_ deciding: Bool, at now: Date, _ actions: inout [EngineAction]) {
+        let allowed = deciding && permissions.location == .always && configuration.backgroundLocationMaxSeconds > 0
+        if allowed {
+            let since = backgroundLocationWantedSince ?? now
+            backgroundLocationWantedSince = since
+            let within = now.timeIntervalSince(since) < configuration.backgroundLocationMaxSeconds
+            if within != backgroundLocationOn {
+                backgroundLocationOn = within
+                actions.append(within ? .startBackgroundLocation : .stopBackgroundLocation)
+            }
+        } else {
+            if !deciding { backgroundLocationWantedSince = nil }
+            if backgroundLocationOn {
+                backgroundLocationOn = false
+                actions.append(.stopBackgroundLocation)
+            }
         }
     }
 
@@ -363,9 +412,24 @@ public struct Engine: Hashable, Sendable, Codable {
         var outputs: [SitePresence.Output] = []
         let site = sites[index].site
         let anotherSiteOpen = sites.contains { $0.site != site && $0.site.uuid == site.uuid && $0.session != nil }
-        let context = SitePresence.Context(configuration: configuration, walking: isWalking(at: now), anotherSiteOpen: anotherSiteOpen)
+        let context = SitePresence.Context(configuration: configuration, walking: isWalking(at: now), anotherSiteOpen: anotherSiteOpen,
+                                           keptRunning: backgroundLocationOn)
         transition(&sites[index], context, &outputs)
         for output in outputs { actions.append(contentsOf: self.actions(for: output, site: sites[index].site, at: now)) }
+        for output in outputs {
+            guard case .checkedIn(let session, _, _) = output, session.source == .automatic else { continue }
+            handOver(to: site, arrival: session.checkInAt, at: now, &actions)
+        }
+    }
+
+    /// An automatic check-in at `site`: the other sites' sessions end and their windows stop.
+    private mutating func handOver(to site: SiteBeacon, arrival: Date, at now: Date, _ actions: inout [EngineAction]) {
+        for other in sites.indices where sites[other].site != site && (sites[other].session != nil || sites[other].isConfirming) {
+            var outputs: [SitePresence.Output] = []
+            let context = SitePresence.Context(configuration: configuration, walking: isWalking(at: now), anotherSiteOpen: true)
+            sites[other].arrived(at: site, arrival: arrival, now: now, context, &outputs)
+            for output in outputs { actions.append(contentsOf: self.actions(for: output, site: sites[other].site, at: now)) }
+        }
     }
 
     private func actions(for output: SitePresence.Output, site: SiteBeacon, at now: Date) -> [EngineAction] {

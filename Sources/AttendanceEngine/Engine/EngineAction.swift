@@ -14,6 +14,10 @@ public enum EngineAction: Hashable, Sendable {
     /// Ask iOS for extended background time (~30 s instead of ~10 s) while ranging.
     case beginBackgroundTask
     case endBackgroundTask
+    /// Keep the app running while a window decides: CoreLocation updates at the lowest accuracy
+    /// with background updates allowed (`backgroundLocationMaxSeconds`), then stop them.
+    case startBackgroundLocation
+    case stopBackgroundLocation
     case queryMotion(lookbackMinutes: Double)
     /// Store durably in the outbox before anything else happens.
     case enqueue(AttendanceEvent)

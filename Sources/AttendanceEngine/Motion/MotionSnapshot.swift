@@ -15,12 +15,15 @@ public struct MotionSnapshot: Hashable, Sendable, Codable {
     public var confidence: Confidence
     /// Steps counted during the look-back, when a pedometer is available.
     public var steps: Int?
+    /// When the latest walk in the look-back began (CMMotionActivity history), if there was one.
+    public var walkingSince: Date?
 
-    public init(at: Date, activity: Activity, confidence: Confidence = .medium, steps: Int? = nil) {
+    public init(at: Date, activity: Activity, confidence: Confidence = .medium, steps: Int? = nil, walkingSince: Date? = nil) {
         self.at = at
         self.activity = activity
         self.confidence = confidence
         self.steps = steps
+        self.walkingSince = walkingSince
     }
 
     /// Walking or running with more than low confidence, or enough steps in the look-back.

@@ -26,6 +26,8 @@ public struct SitePresence: Hashable, Sendable, Codable {
         var lastEvidence: Date
         /// When iOS last reported the region left, if after the last evidence.
         var leftAt: Date?
+        /// Some window of the evidence was thin or came after a gap (nil: watched throughout).
+        var interrupted: Bool?
     }
 
     private enum Phase: Hashable, Sendable, Codable {
@@ -57,11 +59,15 @@ public struct SitePresence: Hashable, Sendable, Codable {
         /// Another site of the same UUID has an open session: the weakest rule (dwell) may not
         /// start a second, concurrent one (a desk by the wall hears the neighbour all day).
         public var anotherSiteOpen: Bool
+        /// Background location updates keep the app running: a promising window may be followed
+        /// by another for as long as they last.
+        public var keptRunning: Bool
 
-        public init(configuration: Configuration, walking: Bool, anotherSiteOpen: Bool = false) {
+        public init(configuration: Configuration, walking: Bool, anotherSiteOpen: Bool = false, keptRunning: Bool = false) {
             self.configuration = configuration
             self.walking = walking
             self.anotherSiteOpen = anotherSiteOpen
+            self.keptRunning = keptRunning
         }
     }
 
@@ -91,6 +97,21 @@ public struct SitePresence: Hashable, Sendable, Codable {
         case .inside(let session), .softExitPending(let session, _, _): return session
         case .outside, .candidate: return nil
         }
+    }
+
+    /// What a kill must not lose about this site: the phase and its identity (session, window,
+    /// pending exit, dwell start), but not the samples of an open window, a session's last-heard
+    /// time or a silence run, which ranging rebuilds after a relaunch (see `Engine.checkpointKey`).
+    public var checkpointKey: [Double] {
+        func seconds(_ date: Date?) -> Double { date?.timeIntervalSinceReferenceDate ?? -1 }
+        var key: [Double] = [seconds(dwell?.since), seconds(dwell?.leftAt)]
+        switch phase {
+        case .outside(let retryAfter, let manualHold): key += [0, seconds(retryAfter), manualHold ? 1 : 0]
+        case .candidate(let window): key += [1, seconds(window.openedAt), Double(window.followUp ?? 0), seconds(window.entryAt)]
+        case .inside(let session): key += [2, seconds(session.checkInAt), seconds(session.lastHeartbeatAt), session.heardSinceCheckIn ? 1 : 0]
+        case .softExitPending(let session, let detectedAt, _): key += [3, seconds(session.checkInAt), seconds(detectedAt)]
+        }
+        return key
     }
 
     public var isConfirming: Bool {
@@ -239,6 +260,21 @@ public struct SitePresence: Hashable, Sendable, Codable {
         outputs.append(.exitSuspected(session, cause: .rangingSilence))
     }
 
+    /// Motion history says the latest walk began at `walkStart`: a pending exit reported by iOS
+    /// (whose exit may come minutes after the last packet, and whose inside states until then
+    /// are not proof) is dated from the start of the walk out, if that is after the check-in.
+    public mutating func walkedAway(since walkStart: Date) {
+        guard case .softExitPending(var session, let detectedAt, let cause) = phase, cause != .rangingSilence,
+              walkStart > session.checkInAt, walkStart < session.lastHeardAt else { return }
+        session.lastHeardAt = walkStart
+        phase = .softExitPending(session, detectedAt: detectedAt, cause: cause)
+    }
+
+    public var isLeaving: Bool {
+        if case .softExitPending = phase { return true }
+        return false
+    }
+
     /// The campus geofence around the site was entered: range to find out.
     public mutating func geofenceEntered(at now: Date, _ outputs: inout [Output]) {
         guard case .outside(_, false) = phase else { return }
@@ -281,8 +317,13 @@ public struct SitePresence: Hashable, Sendable, Codable {
                 confirm(window.dated(from: since), rule: .dwell, context, &outputs)
                 return
             }
-            if followUp, window.trigger == .regionEntry,
-               (window.followUp ?? 0) < context.configuration.followUpWindows {
+            let promising = context.keptRunning && window.mostlyLoudest
+                && (window.medianRSSI.map { $0 >= context.configuration.dwellMinMedianDBm } ?? false)
+            // Kept running, an entry is watched until it decides (or the updates' time is up);
+            // an inside state only while it looks like a stay.
+            let entryWatched = context.keptRunning && window.trigger == .regionEntry
+            if followUp, window.trigger == .regionEntry || (promising && window.trigger == .regionState),
+               entryWatched || promising || (window.followUp ?? 0) < context.configuration.followUpWindows {
                 let next = window.followingWindow(at: now)
                 phase = .candidate(next)
                 outputs.append(.windowOpened(next.trigger))
@@ -290,6 +331,23 @@ public struct SitePresence: Hashable, Sendable, Codable {
                 phase = .outside(retryAfter: now.addingTimeInterval(context.configuration.rangingRetryCooldownSeconds), manualHold: false)
             }
         }
+    }
+
+    /// The employee was just checked in automatically at `other`: nobody is at two sites at once.
+    /// An open session here ends when it was last heard before that arrival (heard through a wall
+    /// afterwards does not count); a window still deciding here is dropped for the cooldown.
+    public mutating func arrived(at other: SiteBeacon, arrival: Date, now: Date, _ context: Context, _ outputs: inout [Output]) {
+        switch phase {
+        case .inside(let session), .softExitPending(let session, _, _):
+            let time = max(session.checkInAt, min(session.lastHeardAt, arrival))
+            checkOut(session, at: time, source: .automatic, reason: "checked in at \(other) (a neighbouring site: heard here through the wall)", &outputs)
+        case .candidate(let window):
+            outputs.append(.windowInsufficient(reason: "checked in at \(other) instead (nobody is at two sites at once)", sampleCount: window.sampleRSSI.count))
+            phase = .outside(retryAfter: now.addingTimeInterval(context.configuration.rangingRetryCooldownSeconds), manualHold: false)
+        case .outside:
+            break
+        }
+        dwell = nil
     }
 
     public mutating func manualCheckIn(at now: Date, reason: String, _ context: Context, _ outputs: inout [Output]) {
@@ -323,10 +381,12 @@ public struct SitePresence: Hashable, Sendable, Codable {
         let configuration = context.configuration
         guard !context.anotherSiteOpen, let median = window.medianRSSI, median >= configuration.dwellMinMedianDBm, window.mostlyLoudest else { return nil }
         if var current = dwell, current.leftAt.map({ now.timeIntervalSince($0) <= configuration.mergeWindowSeconds }) ?? true {
+            if window.openedAt.timeIntervalSince(current.lastEvidence) > 2 || current.leftAt != nil { current.interrupted = true }
             current.lastEvidence = now
             current.leftAt = nil
             dwell = current
-            return now.timeIntervalSince(current.since) >= configuration.dwellConfirmSeconds ? current.since : nil
+            let needed = current.interrupted == true ? configuration.dwellConfirmSeconds : configuration.dwellContinuousSeconds
+            return now.timeIntervalSince(current.since) >= needed ? current.since : nil
         }
         dwell = Dwell(since: window.arrivalTime ?? window.openedAt, lastEvidence: now)
         return nil

@@ -118,7 +118,14 @@ public struct DayPlanner: Sendable {
             waypoints.append(Waypoint(time: time + 1, position: .away))
         }
         waypoints.sort { $0.time < $1.time }
-        return Timeline(employee: profile.id, waypoints: waypoints, presences: presences)
+        var timeline = Timeline(employee: profile.id, waypoints: waypoints, presences: presences)
+        for (index, other) in world.sites.enumerated() where index != profile.siteIndex {
+            let zone = (other.originXMeters, other.originXMeters + other.zoneWidthMeters, other.originYMeters, other.originYMeters + other.zoneDepthMeters)
+            timeline.passages += timeline.intervals(inside: zone).map {
+                TruePresence(employee: profile.id, site: SiteID(other.id), start: $0.lowerBound, end: $0.upperBound)
+            }
+        }
+        return timeline
     }
 
     // MARK: - Helpers

@@ -39,6 +39,12 @@ public struct Timeline: Hashable, Sendable, Codable {
     public var waypoints: [Waypoint]
     /// The stays inside each site's zone, from the plan (door to door).
     public var presences: [TruePresence]
+    /// Walks through another site's zone on the way (an annex reached through the office),
+    /// computed from the path: the person truly is there, briefly.
+    public var passages: [TruePresence] = []
+
+    /// Everything the person truly spent inside any zone: the ground truth.
+    public var truth: [TruePresence] { (presences + passages).sorted { $0.start < $1.start } }
 
     /// Where the person is at `time`, and how shielded.
     public func position(at time: Double) -> (Position, shieldedDB: Double) {
@@ -67,5 +73,36 @@ public struct Timeline: Hashable, Sendable, Codable {
             if waypoints[mid].time <= time { low = mid + 1 } else { high = mid }
         }
         return low < waypoints.count ? waypoints[low].time : nil
+    }
+}
+
+extension Timeline {
+    /// The intervals the path spends inside `zone` (x0...x1 × y0...y1), from each walked segment
+    /// (a jump faster than `maxSpeed` m/s is how the plan moves a person far away, not a walk).
+    func intervals(inside zone: (x0: Double, x1: Double, y0: Double, y1: Double), maxSpeed: Double = 10) -> [Range<Double>] {
+        var result: [Range<Double>] = []
+        for (a, b) in zip(waypoints, waypoints.dropFirst()) where b.time > a.time {
+            let dx = b.position.x - a.position.x, dy = b.position.y - a.position.y
+            guard (dx * dx + dy * dy).squareRoot() / (b.time - a.time) <= maxSpeed else { continue }
+            // Liang–Barsky clipping of the segment to the rectangle, in segment fractions.
+            var low = 0.0, high = 1.0
+            for (p, q) in [(-dx, a.position.x - zone.x0), (dx, zone.x1 - a.position.x), (-dy, a.position.y - zone.y0), (dy, zone.y1 - a.position.y)] {
+                if p == 0 {
+                    if q < 0 { low = 1; high = 0 }
+                } else if p < 0 {
+                    low = max(low, q / p)
+                } else {
+                    high = min(high, q / p)
+                }
+            }
+            guard low < high else { continue }
+            let span = (a.time + low * (b.time - a.time))..<(a.time + high * (b.time - a.time))
+            if let last = result.last, last.upperBound >= span.lowerBound - 0.001 {
+                result[result.count - 1] = last.lowerBound..<max(last.upperBound, span.upperBound)
+            } else {
+                result.append(span)
+            }
+        }
+        return result
     }
 }

@@ -88,6 +88,9 @@ final class DefaultPolicyPhone {
     private var expiryScheduledFor: Double?
     private var tickScheduled = false
     private var forceQuit = false
+    /// Background location updates keep the app running (until the engine stops them or the
+    /// process dies).
+    private var keptRunning = false
     private var offUntil = -Double.infinity
     private var onlineWhenLastRan = true
     private var outcome = PhoneOutcome()
@@ -178,14 +181,14 @@ final class DefaultPolicyPhone {
             try await call { try await $0.drain() }
         case .termination:
             guard runtime != nil else { return }
-            runtime = nil
+            processEnded()
             outcome.faults.terminations += 1
         case .forceQuit:
-            runtime = nil
+            processEnded()
             forceQuit = true
             outcome.faults.forceQuits += 1
         case .reboot:
-            runtime = nil
+            processEnded()
             forceQuit = false
             offUntil = time + PhonePlan.rebootSeconds
             outcome.faults.reboots += 1
@@ -193,7 +196,7 @@ final class DefaultPolicyPhone {
             outcome.faults.crashes += 1
             guard runtime != nil else { return }
             switch crash.mode {
-            case .idle: runtime = nil
+            case .idle: processEnded()
             case .midWrite:
                 store.failNextCommit(with: SimulatedCrash())
                 outcome.faults.crashesMidWrite += 1
@@ -202,11 +205,11 @@ final class DefaultPolicyPhone {
                 outcome.faults.crashesMidUpload += 1
             }
         case .timer(let name, let due):
-            guard runtime != nil, time <= runningUntil, ports.state.value.timers[name] == due else { return }
+            guard isRunning(at: time), ports.state.value.timers[name] == due else { return }
             try await call { try await $0.timerFired(name) }
         case .rangingTick:
             tickScheduled = false
-            guard runtime != nil, time <= runningUntil else { return }
+            guard isRunning(at: time) else { return }
             let regions = ports.state.value.ranging.sorted()
             guard !regions.isEmpty else { return }
             let (position, shielded) = plan.timeline.position(at: time)
@@ -220,7 +223,7 @@ final class DefaultPolicyPhone {
             scheduleTick(after: time)
         case .backgroundExpiry:
             expiryScheduledFor = nil
-            guard runtime != nil else { return }
+            guard runtime != nil, !keptRunning else { return }
             if time < runningUntil {
                 scheduleExpiry()
                 return
@@ -244,7 +247,7 @@ final class DefaultPolicyPhone {
     /// iOS gives the app execution time: relaunching it if it is not running, telling it the
     /// network came back, firing its overdue timers.
     private func wake(at time: Double, reason: LaunchReason, budget: Double) async throws {
-        let wasRunning = runtime != nil && time <= runningUntil
+        let wasRunning = isRunning(at: time)
         if !wasRunning { outcome.wakeups += 1 }
         runningUntil = max(runningUntil, time + budget)
         scheduleExpiry()
@@ -292,19 +295,44 @@ final class DefaultPolicyPhone {
         do {
             try await body(runtime)
         } catch is SimulatedCrash {
-            self.runtime = nil
+            processEnded()
         }
-        if network.takeCrash() { self.runtime = nil }
+        if network.takeCrash() { processEnded() }
         let now = clock.now().timeIntervalSince(epoch)
         let requests = ports.takeRequests()
+        if keptRunning && !ports.state.value.backgroundLocation {
+            // Location updates stopped: iOS suspends the app a few seconds later.
+            keptRunning = false
+            runningUntil = max(runningUntil, now + world.iOS.backgroundSecondsPerEvent)
+            scheduleExpiry()
+        } else if ports.state.value.backgroundLocation, self.runtime != nil {
+            keptRunning = true
+        }
         if requests.taskBegun { runningUntil = max(runningUntil, now + world.iOS.backgroundTaskSeconds); scheduleExpiry() }
         for (name, due) in requests.timers { queue.push(.timer(name, due), at: max(now, due.timeIntervalSince(epoch))) }
         for region in requests.states { queue.push(.regionState(region), at: now) }
         scheduleTick(after: now)
     }
 
+    /// The app's process is gone (killed, crashed, force-quit, rebooted): iOS stops its ranging
+    /// and location updates.
+    private func processEnded() {
+        runtime = nil
+        keptRunning = false
+        ports.state.withLock {
+            $0.backgroundLocation = false
+            $0.ranging = []
+        }
+    }
+
+    /// The app has execution time: within its background time, or kept running by background
+    /// location updates.
+    private func isRunning(at time: Double) -> Bool {
+        runtime != nil && (time <= runningUntil || keptRunning)
+    }
+
     private func scheduleTick(after time: Double) {
-        guard !tickScheduled, runtime != nil, time + 1 <= runningUntil, !ports.state.value.ranging.isEmpty else { return }
+        guard !tickScheduled, isRunning(at: time + 1), !ports.state.value.ranging.isEmpty else { return }
         tickScheduled = true
         queue.push(.rangingTick, at: time + 1)
     }

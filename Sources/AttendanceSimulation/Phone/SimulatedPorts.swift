@@ -14,6 +14,8 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         var timers: [String: Date] = [:]
         var newTimers: [(String, Date)] = []
         var taskBegun = false
+        /// Background location updates are on: iOS keeps the app running.
+        var backgroundLocation = false
         var notifications = 0
     }
 
@@ -32,6 +34,7 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
     func startRanging(_ region: BeaconRegion) { state.withLock { _ = $0.ranging.insert(region) } }
     func stopRanging(_ region: BeaconRegion) { state.withLock { _ = $0.ranging.remove(region) } }
     func requestState(_ region: BeaconRegion) { state.withLock { $0.stateRequests.append(region) } }
+    func setBackgroundLocationUpdates(_ on: Bool) { state.withLock { $0.backgroundLocation = on } }
     func schedule(_ name: String, at time: Date) {
         state.withLock {
             $0.timers[name] = time
@@ -62,7 +65,23 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
             previous = here
         }
         return MotionSnapshot(at: epoch.addingTimeInterval(time), activity: moving ? .walking : .stationary, confidence: .high,
-                              steps: Int(walked / 0.75))
+                              steps: Int(walked / 0.75), walkingSince: walkStart(before: time, lookbackMinutes: lookbackMinutes).map { epoch.addingTimeInterval($0) })
+    }
+
+    /// The start of the latest walk (a run of walked path segments) in the look-back, if any:
+    /// what CMMotionActivity's history shows. A jump to or from far away is not a walk.
+    func walkStart(before time: Double, lookbackMinutes: Double) -> Double? {
+        let from = time - lookbackMinutes * 60
+        var start: Double?
+        var walkEnd: Double?
+        for (a, b) in zip(timeline.waypoints, timeline.waypoints.dropFirst()) where b.time > from && a.time < time {
+            let walked = a.position != b.position && a.position != .away && b.position != .away
+            guard walked else { continue }
+            if let end = walkEnd, a.time <= end + 1 { walkEnd = b.time; continue }
+            start = max(a.time, from)
+            walkEnd = b.time
+        }
+        return start
     }
 
     /// Takes the state requests and new timers made since the last call.

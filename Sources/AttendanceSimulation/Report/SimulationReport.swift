@@ -14,6 +14,12 @@ public struct SimulationReport: Hashable, Sendable, Codable {
     /// How often each injected fault struck our policy's phones (beyond the fixed schema: a
     /// check that every fault was exercised). Absent when `default` did not run.
     public var faults: FaultCounts?
+    /// The truth and the recorded sessions behind the figures (`--details`); never in the JSON report.
+    public var details = SimulationDetails()
+
+    private enum CodingKeys: String, CodingKey {
+        case seed, employees, days, employeeDays, wallSeconds, employeeDaysPerSecond, policies, faults
+    }
 
     public init(seed: UInt64, employees: Int, days: Int, employeeDays: Int, wallSeconds: Double, policies: [String: PolicyReport]) {
         self.seed = seed

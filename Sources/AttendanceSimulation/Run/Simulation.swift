@@ -114,6 +114,7 @@ public enum Simulation {
         var presences: [TruePresence]
         var employee: UserID
         var outcomes: [Policy: (account: PhoneAccount, outcome: PhoneOutcome)]
+        var access: PhonePlan.LocationAccess = .always
     }
 
     private static func runPhones(_ options: Options, admin: AdminClient, baseURL: URL, siteIDs: [SiteBeacon: SiteID], epoch: Date,
@@ -137,7 +138,7 @@ public enum Simulation {
                         let timeline = planner.timeline(for: profile, days: options.days, seed: options.seed)
                         let plan = PhonePlan(index: index, profile: profile, timeline: timeline, days: options.days, world: world,
                                              environment: environment, faults: options.faults, seed: options.seed)
-                        var result = PhoneResult(index: index, presences: timeline.presences, employee: profile.id, outcomes: [:])
+                        var result = PhoneResult(index: index, presences: timeline.truth, employee: profile.id, outcomes: [:], access: plan.access)
                         for policy in options.policies {
                             let account = try await admin.enroll(name: "\(profile.id.rawValue) \(policy.rawValue) \(run)", platform: policy == .altbeacon ? "android" : "ios")
                             let seed = options.seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
@@ -188,6 +189,7 @@ public enum Simulation {
         let employeeDays = options.employees * options.days
         var policies: [String: PolicyReport] = [:]
         var faults = FaultCounts()
+        var details = SimulationDetails(truth: truth, locationAccess: Dictionary(uniqueKeysWithValues: results.map { ($0.employee.rawValue, $0.access.rawValue) }))
         for policy in options.policies {
             var sessions: [RecordedSession] = []
             var recorded = 0, delivered = 0, maxDelay = 0.0
@@ -216,6 +218,7 @@ public enum Simulation {
                 wakeups.append(Double(outcome.wakeups) / Double(options.days))
                 bytes.append(Double(outcome.bytes) / Double(options.days))
             }
+            details.sessions[policy.rawValue] = sessions
             let score = PresenceScore(truth: truth, sessions: sessions, horizon: horizon)
             let delivery = PolicyReport.Delivery(recorded: recorded, delivered: delivered, lost: recorded - delivered,
                                                  duplicates: duplicateSessions(sessions), maxDelaySeconds: maxDelay)
@@ -225,6 +228,7 @@ public enum Simulation {
         var report = SimulationReport(seed: options.seed, employees: options.employees, days: options.days, employeeDays: employeeDays,
                                       wallSeconds: Date().timeIntervalSince(started), policies: policies)
         report.faults = options.policies.contains(.default) ? faults : nil
+        report.details = details
         return report
     }
 

@@ -41,6 +41,14 @@ public actor AttendanceRuntime {
     private let ports: Ports
     private let drainer: OutboxDrainer
     private let encoder = JSONEncoder()
+    /// When the engine's snapshot was last written, and the trace rows not written since.
+    private var checkpointedAt: Date?
+    private var unwrittenTrace: [String] = []
+
+    /// At most this long between snapshot writes while ranging callbacks change only soft state
+    /// (window samples, last-heard times; `Engine.checkpointKey`). Every other event, and every
+    /// callback that decides, enqueues or asks for anything, is written before it acts.
+    public static let checkpointSeconds: Double = 30
 
     /// Restores the engine from the store's snapshot when there is one (the app was killed or
     /// the phone rebooted); otherwise starts a new engine with `configuration`.
@@ -67,9 +75,17 @@ public actor AttendanceRuntime {
     /// Feeds one event to the engine at the clock's time.
     public func send(_ event: EngineEvent) async throws {
         let now = ports.clock.now()
+        let keyBefore = engine.checkpointKey
         let actions = engine.handle(event, now: now)
+        let lines = traceLines(for: event, at: now)
+        if case .beaconsRanged = event, actions.isEmpty, engine.checkpointKey == keyBefore,
+           let checkpointedAt, now.timeIntervalSince(checkpointedAt) < Self.checkpointSeconds {
+            // Soft state only: written with the next checkpoint (a kill loses these samples).
+            unwrittenTrace += lines
+            return
+        }
         var transition = DeviceStore.Transition(snapshot: try encoder.encode(engine))
-        transition.traceLines = traceLines(for: event, at: now)
+        transition.traceLines = unwrittenTrace + lines
         for action in actions {
             switch action {
             case .enqueue(let attendanceEvent): transition.events.append(attendanceEvent)
@@ -78,6 +94,8 @@ public actor AttendanceRuntime {
             }
         }
         try store.commit(transition, at: now)
+        checkpointedAt = now
+        unwrittenTrace = []
         try await perform(actions)
     }
 
@@ -125,6 +143,8 @@ public actor AttendanceRuntime {
             case .cancelTimer: ports.timers.cancel(TimerName.engine)
             case .beginBackgroundTask: ports.background.begin()
             case .endBackgroundTask: ports.background.end()
+            case .startBackgroundLocation: ports.radio.setBackgroundLocationUpdates(true)
+            case .stopBackgroundLocation: ports.radio.setBackgroundLocationUpdates(false)
             case .notify(let notification): ports.notifier.show(notification)
             case .recordTelemetry(let record): ports.telemetry?.record(record)
             case .enqueue: break   // committed above, with the state

@@ -15,6 +15,9 @@ public protocol BeaconRadio: Sendable {
     func startRanging(_ region: BeaconRegion)
     func stopRanging(_ region: BeaconRegion)
     func requestState(_ region: BeaconRegion)
+    /// Location updates at the lowest accuracy with background updates allowed: while on, iOS
+    /// keeps the app running (and ranging) in the background.
+    func setBackgroundLocationUpdates(_ on: Bool)
 }
 
 public protocol MotionProvider: Sendable {
@@ -106,6 +109,7 @@ public final class RecordingPorts: BeaconRadio, MotionProvider, TimerScheduler, 
     public func startRanging(_ region: BeaconRegion) { note("startRanging \(region)") }
     public func stopRanging(_ region: BeaconRegion) { note("stopRanging \(region)") }
     public func requestState(_ region: BeaconRegion) { note("requestState \(region)") }
+    public func setBackgroundLocationUpdates(_ on: Bool) { note("backgroundLocation \(on ? "on" : "off")") }
     public func snapshot(lookbackMinutes: Double) async -> MotionSnapshot? {
         note("queryMotion \(lookbackMinutes)")
         return motion.value
