@@ -39,8 +39,8 @@ import Testing
     }
 
     @Test func theKnownKeysAreEveryProperty() {
-        #expect(Configuration.knownKeys.count == 28)
-        #expect(["dwellContinuousSeconds", "backgroundLocationMaxSeconds", "departureMotionLookbackMinutes"].allSatisfy(Configuration.knownKeys.contains))
+        #expect(Configuration.knownKeys.count == 29)
+        #expect(["dwellContinuousSeconds", "backgroundLocationMaxSeconds", "departureMotionLookbackMinutes", "walkingConfirmNeedsStop"].allSatisfy(Configuration.knownKeys.contains))
         #expect(Configuration.knownKeys.contains("dwellConfirmSeconds") && Configuration.knownKeys.contains("followUpWindows"))
         #expect(Configuration.knownKeys.contains("walkingConfirmMinMedianDBm"))
         #expect(Configuration.knownKeys.contains("sites"))

@@ -228,13 +228,26 @@ import Testing
         #expect(driver.events(.checkIn).isEmpty)
     }
 
-    @Test func walkingAtTheDoorConfirmsAMediumSignal() {
+    /// Walked in and stopped (CoreMotion: stationary, steps in the look-back) at a medium signal:
+    /// the walking rule confirms at the window's end. Still walking, it waits: a walk through a
+    /// neighbouring site on the way to one's own never stops there.
+    @Test func walkingInAndStoppingConfirmsAMediumSignal() {
         var driver = EngineDriver()
         driver.send(.regionEntered(Self.uuidRegion), at: 0)
         driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(1), activity: .walking, confidence: .high, steps: 14)), at: 1)
-        driver.ranged(rssi: -74, over: 1..<12)
+        driver.ranged(rssi: -74, over: 1..<5)
+        driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(5), activity: .stationary, confidence: .high, steps: 20)), at: 5)
+        driver.ranged(rssi: -74, over: 5..<12)
         #expect(driver.events(.checkIn).map { $0.evidence?.rule } == ["walking"])
         #expect(driver.decidedAt(.checkIn) == [EngineDriver.time(8)])
+
+        var through = EngineDriver()
+        through.send(.regionEntered(Self.uuidRegion), at: 0)
+        for second in 1..<40 {
+            through.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(Double(second)), activity: .walking, confidence: .high, steps: 30)), at: Double(second))
+            through.ranged(at: Double(second), [(1, 100, -68)])
+        }
+        #expect(through.events(.checkIn).isEmpty)
     }
 
     @Test func heartbeatsAtMostOncePerIntervalWhileInside() {

@@ -40,15 +40,16 @@ import Testing
             2026-11-22T09:00:01+01:00,\(Self.uuid),4,1,-72
             2026-11-22T09:00:02+01:00,\(Self.uuid),4,1,-73
             2026-11-22T09:00:03+01:00,\(Self.uuid),4,2,-74
+            2026-11-22T09:00:04+01:00,event,stationary
             2026-11-22T09:30:00+01:00,event,exit:4
             """
         var configuration = Configuration()
         configuration.sites = [SiteConfiguration(major: 4)]
         let result = Replayer(configuration: configuration).run(try ReplayTrace.parse(trace))
         #expect(result.synthesizedRegionEvents == 0)
-        #expect(result.decisions.map(\.type) == [.checkIn, .checkOut])
+        try #require(result.decisions.map(\.type) == [.checkIn, .checkOut])
         #expect(result.decisions[0].ts == (try RFC3339.parse("2026-11-22T08:00:00Z")))
-        #expect(result.decisions[0].decidedAt == (try RFC3339.parse("2026-11-22T08:00:08Z")))   // the window's end: walking
+        #expect(result.decisions[0].decidedAt == (try RFC3339.parse("2026-11-22T08:00:08Z")))   // the window's end: walked in, stopped
         #expect(result.decisions[1].ts == (try RFC3339.parse("2026-11-22T08:29:30Z")))          // exit − 30 s
     }
 

@@ -1,5 +1,7 @@
 import AttendanceModels
 @testable import AttendanceSimulation
+import AttendanceSync
+import Foundation
 import Testing
 
 /// The people: seeded plans whose ground truth matches their path.
@@ -76,5 +78,41 @@ import Testing
         }
         #expect(!trips.isEmpty)
         #expect(trips.allSatisfy { (5...300).contains($0) })
+    }
+
+    /// The annex is reached through the office (its approach crosses HQ's zone): the truth has
+    /// those walks as brief presences at HQ, taken from the path, each the 40 m crossing at
+    /// walking speed; HQ's own staff have none.
+    @Test func walksThroughAnotherSiteAreInTheTruth() {
+        let world = WorldSpec()
+        let plans = Self.plan(world, people: 40, days: 2)
+        let annex = plans.filter { world.sites[$0.0.siteIndex].id == "annex" }
+        #expect(!annex.isEmpty)
+        for (_, timeline) in annex where !timeline.presences.isEmpty {
+            let crossings = timeline.passages.filter { $0.site.rawValue == "hq" }
+            // In on arrival and out at the end of each day (lunch leaves by the annex's own door).
+            #expect(crossings.count >= 2 && crossings.count % 2 == 0, "\(crossings.count) crossings, \(timeline.presences.count) presences")
+            for crossing in crossings {
+                #expect(abs(crossing.duration - 40 / DayPlanner.walkingMetersPerSecond) < 0.5)
+            }
+            #expect(timeline.truth.count == timeline.presences.count + timeline.passages.count)
+        }
+        let office = plans.filter { world.sites[$0.0.siteIndex].id == "hq" }
+        #expect(office.allSatisfy { $0.1.passages.isEmpty })
+    }
+
+    /// What motion history shows at the exit: the walk out began when the person left the desk.
+    @Test func motionHistoryShowsWhenTheWalkOutBegan() throws {
+        let plans = Self.plan(people: 5, days: 1)
+        let (_, timeline) = try #require(plans.first { !$0.1.presences.isEmpty })
+        let epoch = Date(timeIntervalSince1970: 0)
+        let ports = SimulatedPorts(timeline: timeline, epoch: epoch, clock: ManualClock(epoch))
+        let departure = try #require(timeline.presences.last).end
+        // The last walk out: desk → door → outside; two minutes after the door, 10 minutes back.
+        let walk = try #require(ports.walkStart(before: departure + 120, lookbackMinutes: 10))
+        let leftDesk = try #require(timeline.waypoints.last { $0.time <= departure && $0.time < walk + 1 })
+        #expect(walk <= departure && departure - walk < 60)
+        #expect(abs(walk - leftDesk.time) < 0.001)
+        #expect(ports.walkStart(before: departure + 3_600, lookbackMinutes: 10) == nil)
     }
 }

@@ -54,10 +54,40 @@ import Testing
         #expect(harness.ports.log.contains("monitor FDA50693-0000-0000-0000-290995101092:1"))
     }
 
+    /// Ranging callbacks that change only soft state (the last-heard time while inside) are
+    /// written at most every `checkpointSeconds`; a kill between checkpoints still restores the
+    /// open session, and loses only the samples since the last one.
+    @Test func softStateIsCheckpointedAtMostEveryThirtySeconds() async throws {
+        // Online, so that no delivery retry (a write of its own) falls in between.
+        let harness = try RuntimeHarness()
+        defer { harness.server.stop() }
+        func persistedLastHeard() throws -> Date? {
+            let engine = try harness.store.loadSnapshot().map { try JSONDecoder().decode(Engine.self, from: $0) }
+            return engine?.openSessions.first?.lastHeardAt
+        }
+        try await harness.at(0, .regionEntered(RuntimeHarness.region))
+        try await harness.ranged(-60, from: 1, count: 10)
+        #expect(try harness.outboxEvents().map(\.kind) == [.checkIn])
+        #expect(try harness.store.counts() == OutboxCounts(delivered: 1))
+        let atCheckIn = try #require(try persistedLastHeard())
+        #expect(atCheckIn <= harness.time(10))
+        try await harness.ranged(-60, from: 11, count: 40)
+        let later = try #require(try persistedLastHeard())
+        #expect(later > harness.time(30) && later < harness.time(50))
+        #expect(later.timeIntervalSince(atCheckIn) >= AttendanceRuntime.checkpointSeconds)
+        // Killed now: the relaunch restores the open session from the last checkpoint.
+        try harness.relaunchProcess()
+        try await harness.runtime.launch(.afterReboot)
+        let restored = await harness.runtime.engine.openSessions
+        #expect(restored.count == 1)
+        #expect(restored.first.map { $0.lastHeardAt >= later } == true)
+    }
+
     @Test func theMotionPortAnswersTheEnginesQuery() async throws {
         let harness = try RuntimeHarness()
         defer { harness.server.stop() }
-        harness.ports.motion.value = MotionSnapshot(at: Fixtures.t0, activity: .walking, confidence: .high)
+        // Walked in and stopped: what the port answers is what the walking rule decides on.
+        harness.ports.motion.value = MotionSnapshot(at: Fixtures.t0, activity: .stationary, confidence: .high, steps: 25)
         try await harness.at(0, .regionEntered(RuntimeHarness.region))
         try await harness.ranged(-76, from: 1, count: 10)
         try await harness.advance(to: 20)

@@ -35,6 +35,11 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// reproduces the guide's rule (walking alone confirms), which checks in walk-bys that
     /// pass 10–20 m from a beacon (−79 to −85 dBm with n = 2).
     public var walkingConfirmMinMedianDBm: Double = -80
+    /// The walking rule waits until the person has stopped after walking (CoreMotion: stationary
+    /// now, steps in the look-back): an arrival ends at a desk, while a walk through a
+    /// neighbouring site (an annex reached through the office) never stops there. false: walking
+    /// alone is enough, as before.
+    public var walkingConfirmNeedsStop: Bool = true
     /// After an insufficient window, a heard sample may open the next window only after this
     /// long. Region entries and region-state callbacks (screen on) retry at once.
     public var rangingRetryCooldownSeconds: Double = 60

@@ -321,7 +321,16 @@ public struct Engine: Hashable, Sendable, Codable {
                 }
             }
         }
-        keepRunningWhileDeciding(anyConfirming || !discoveries.isEmpty, at: now, &actions)
+        // Only iOS's own signals (an entry, an inside state) are worth keeping the app running for.
+        let iOSSaidSo = sites.contains { $0.confirmingTrigger == .regionEntry || $0.confirmingTrigger == .regionState }
+        keepRunningWhileDeciding(iOSSaidSo || !discoveries.isEmpty, at: now, &actions)
+        // While deciding with the walking rule waiting for a stop, motion is asked for once a window.
+        if configuration.walkingConfirmNeedsStop, anyConfirming, !rangingUUIDs.isEmpty,
+           motion.map({ now.timeIntervalSince($0.at) >= configuration.rangingWindowMaxSeconds }) ?? true,
+           motionQueriedAt.map({ now.timeIntervalSince($0) >= configuration.rangingWindowMaxSeconds }) ?? true {
+            motionQueriedAt = now
+            actions.append(.queryMotion(lookbackMinutes: configuration.motionLookbackMinutes))
+        }
         var next: Date?
         for site in sites {
             if let deadline = site.nextDeadline(configuration, after: now), next.map({ deadline < $0 }) ?? true { next = deadline }
@@ -404,6 +413,21 @@ public struct Engine: Hashable, Sendable, Codable {
         return motion.looksLikeWalking(minSteps: configuration.walkingMinSteps)
     }
 
+    /// On the move by a motion snapshot at most two windows old.
+    private func movingNow(at now: Date) -> Bool {
+        guard let motion, now.timeIntervalSince(motion.at) <= 2 * configuration.rangingWindowMaxSeconds else { return false }
+        return (motion.activity == .walking || motion.activity == .running) && motion.confidence != .low
+    }
+
+    /// What the walking rule needs: walking, or (`walkingConfirmNeedsStop`) walked and now
+    /// stopped, by a motion snapshot at most two windows old.
+    private func walkingRuleHolds(at now: Date) -> Bool {
+        guard configuration.walkingConfirmNeedsStop else { return isWalking(at: now) }
+        guard let motion, now.timeIntervalSince(motion.at) <= 2 * configuration.rangingWindowMaxSeconds,
+              motion.activity == .stationary else { return false }
+        return (motion.steps ?? 0) >= configuration.walkingMinSteps || motion.walkingSince != nil
+    }
+
     /// Runs one site's transition and turns what happened into actions.
     private mutating func mutateSite(
         _ index: Int, at now: Date, _ actions: inout [EngineAction],
@@ -412,8 +436,8 @@ public struct Engine: Hashable, Sendable, Codable {
         var outputs: [SitePresence.Output] = []
         let site = sites[index].site
         let anotherSiteOpen = sites.contains { $0.site != site && $0.site.uuid == site.uuid && $0.session != nil }
-        let context = SitePresence.Context(configuration: configuration, walking: isWalking(at: now), anotherSiteOpen: anotherSiteOpen,
-                                           keptRunning: backgroundLocationOn)
+        let context = SitePresence.Context(configuration: configuration, walking: walkingRuleHolds(at: now), anotherSiteOpen: anotherSiteOpen,
+                                           keptRunning: backgroundLocationOn, movingNow: movingNow(at: now))
         transition(&sites[index], context, &outputs)
         for output in outputs { actions.append(contentsOf: self.actions(for: output, site: sites[index].site, at: now)) }
         for output in outputs {

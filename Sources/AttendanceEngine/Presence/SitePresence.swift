@@ -62,12 +62,16 @@ public struct SitePresence: Hashable, Sendable, Codable {
         /// Background location updates keep the app running: a promising window may be followed
         /// by another for as long as they last.
         public var keptRunning: Bool
+        /// CoreMotion says the person is on the move right now: with `walkingConfirmNeedsStop`,
+        /// early confirmation waits for the stop too (walking past a beacon on the way through).
+        public var movingNow: Bool
 
-        public init(configuration: Configuration, walking: Bool, anotherSiteOpen: Bool = false, keptRunning: Bool = false) {
+        public init(configuration: Configuration, walking: Bool, anotherSiteOpen: Bool = false, keptRunning: Bool = false, movingNow: Bool = false) {
             self.configuration = configuration
             self.walking = walking
             self.anotherSiteOpen = anotherSiteOpen
             self.keptRunning = keptRunning
+            self.movingNow = movingNow
         }
     }
 
@@ -112,6 +116,12 @@ public struct SitePresence: Hashable, Sendable, Codable {
         case .softExitPending(let session, let detectedAt, _): key += [3, seconds(session.checkInAt), seconds(detectedAt)]
         }
         return key
+    }
+
+    /// What opened the window being decided, if one is.
+    public var confirmingTrigger: RangingWindow.Trigger? {
+        if case .candidate(let window) = phase { return window.trigger }
+        return nil
     }
 
     public var isConfirming: Bool {
@@ -340,7 +350,7 @@ public struct SitePresence: Hashable, Sendable, Codable {
         switch phase {
         case .inside(let session), .softExitPending(let session, _, _):
             let time = max(session.checkInAt, min(session.lastHeardAt, arrival))
-            checkOut(session, at: time, source: .automatic, reason: "checked in at \(other) (a neighbouring site: heard here through the wall)", &outputs)
+            checkOut(session, at: time, source: .automatic, reason: "checked in at \(other): nobody is at two sites at once", &outputs)
         case .candidate(let window):
             outputs.append(.windowInsufficient(reason: "checked in at \(other) instead (nobody is at two sites at once)", sampleCount: window.sampleRSSI.count))
             phase = .outside(retryAfter: now.addingTimeInterval(context.configuration.rangingRetryCooldownSeconds), manualHold: false)
@@ -395,7 +405,7 @@ public struct SitePresence: Hashable, Sendable, Codable {
     private mutating func addToWindow(rssi: Int, at now: Date, outranked: Bool, _ context: Context, _ outputs: inout [Output]) {
         guard case .candidate(var window) = phase else { return }
         window.add(rssi: rssi, at: now, outranked: outranked)
-        if window.confirmsEarly(context.configuration) {
+        if window.confirmsEarly(context.configuration), !(context.configuration.walkingConfirmNeedsStop && context.movingNow) {
             confirm(window, rule: .early, context, &outputs)
         } else {
             phase = .candidate(window)

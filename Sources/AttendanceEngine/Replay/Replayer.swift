@@ -90,6 +90,7 @@ public struct Replayer: Sendable {
 
     private func traceInputs(_ trace: ReplayTrace) -> [Input] {
         var permissions = Permissions()
+        var walkingSince: Date?
         var inputs: [Input] = []
         for (sequence, row) in trace.rows.enumerated() {
             let event: EngineEvent
@@ -97,14 +98,16 @@ public struct Replayer: Sendable {
             case .ranging(_, let samples, _):
                 event = .beaconsRanged(samples, region: BeaconRegion(uuid: samples[0].beacon.uuid))
             case .event(_, let traceEvent, _):
-                event = engineEvent(for: traceEvent, at: row.time, permissions: &permissions)
+                event = engineEvent(for: traceEvent, at: row.time, permissions: &permissions, walkingSince: &walkingSince)
             }
             inputs.append(Input(time: row.time, priority: 2, sequence: sequence, event: event))
         }
         return inputs
     }
 
-    private func engineEvent(for traceEvent: TraceEvent, at time: Date, permissions: inout Permissions) -> EngineEvent {
+    /// `walkingSince`: when the current walk began (a `walking` or `running` row), so that a later
+    /// `stationary` row carries what CoreMotion's history would show.
+    private func engineEvent(for traceEvent: TraceEvent, at time: Date, permissions: inout Permissions, walkingSince: inout Date?) -> EngineEvent {
         func region(_ major: UInt16?) -> BeaconRegion { BeaconRegion(uuid: configuration.proximityUUID, major: major) }
         func site(_ major: UInt16) -> SiteBeacon {
             configuration.sites.first { $0.major == major }?.beacon(defaultUUID: configuration.proximityUUID)
@@ -116,7 +119,12 @@ public struct Replayer: Sendable {
         case .region(.inside, let major): return .regionStateDetermined(region(major), .inside)
         case .region(.outside, let major): return .regionStateDetermined(region(major), .outside)
         case .launch(let reason): return .appLaunched(reason)
-        case .motion(let activity): return .motionUpdated(MotionSnapshot(at: time, activity: activity, confidence: .high))
+        case .motion(let activity):
+            let moving = activity == .walking || activity == .running
+            if moving, walkingSince == nil { walkingSince = time }
+            let walkStart = walkingSince.flatMap { time.timeIntervalSince($0) <= configuration.departureMotionLookbackMinutes * 60 ? $0 : nil }
+            if !moving { walkingSince = nil }
+            return .motionUpdated(MotionSnapshot(at: time, activity: activity, confidence: .high, walkingSince: walkStart))
         case .geofence(let entered, let major): return entered ? .geofenceEntered(site(major)) : .geofenceExited(site(major))
         case .locationWake: return .locationWake
         case .backgroundExpiring: return .backgroundTimeExpiring

@@ -1,0 +1,124 @@
+import AttendanceEngine
+import AttendanceModels
+import Foundation
+import Testing
+
+/// Background location updates while an entry decides, the continuous dwell rule, the hand-over
+/// between neighbouring sites and the departure dated by the walk out.
+@Suite struct KeptRunningTests {
+    static let uuidRegion = BeaconRegion(uuid: EngineDriver.uuid)
+    static func siteRegion(_ major: UInt16) -> BeaconRegion { BeaconRegion(uuid: EngineDriver.uuid, major: major) }
+
+    static func perSite(_ majors: [UInt16]) -> Configuration {
+        var configuration = Configuration()
+        configuration.sites = majors.map { SiteConfiguration(major: $0) }
+        return configuration
+    }
+
+    func seconds(of actionMatching: (EngineAction) -> Bool, in driver: EngineDriver) -> [Double] {
+        driver.log.filter { actionMatching($0.action) }.map { $0.at.timeIntervalSince(EngineDriver.origin) }
+    }
+
+    static func isStart(_ action: EngineAction) -> Bool { action == .startBackgroundLocation }
+    static func isStop(_ action: EngineAction) -> Bool { action == .stopBackgroundLocation }
+
+    /// A weak desk (−85 dBm, never walking): the entry starts background location updates, the
+    /// windows follow each other beyond `followUpWindows`, and the dwell watched throughout
+    /// checks in after `dwellContinuousSeconds` (not the interrupted 300 s), dated from the entry;
+    /// then the updates stop.
+    @Test func anEntryIsWatchedUntilTheContinuousDwellDecides() {
+        var driver = EngineDriver()
+        driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(0), activity: .stationary, confidence: .high)), at: 0)
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        for second in 1..<400 {
+            if second % 60 == 0 { driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(Double(second)), activity: .stationary)), at: Double(second)) }
+            driver.ranged(at: Double(second), [(1, 100, -85)])
+        }
+        #expect(seconds(of: Self.isStart, in: driver) == [0])
+        let checkIns = driver.events(.checkIn)
+        #expect(checkIns.map { $0.evidence?.rule } == ["dwell"])
+        #expect(checkIns.first?.timestamp == EngineDriver.time(0))
+        let decided = driver.decidedAt(.checkIn).first?.timeIntervalSince(EngineDriver.origin) ?? -1
+        #expect(decided >= 150 && decided <= 160)
+        #expect(seconds(of: Self.isStop, in: driver) == [decided])
+        #expect(driver.telemetry.filter { $0.kind == .windowOpened }.count > 1 + Configuration().followUpWindows)
+    }
+
+    /// Watched throughout, a walk-by of two minutes still never checks in: 120 s < 150 s.
+    @Test func aWatchedWalkByOfTwoMinutesNeverChecksIn() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        driver.ranged(rssi: -85, over: 1..<120)
+        driver.ranged(rssi: 0, over: 120..<700)
+        driver.send(.regionExited(Self.uuidRegion), at: 150)
+        #expect(driver.events(.checkIn).isEmpty)
+        #expect(seconds(of: Self.isStop, in: driver).count == 1)
+    }
+
+    /// Updates stop after `backgroundLocationMaxSeconds` even if nothing decided, and are never
+    /// asked for without Always access.
+    @Test func theUpdatesAreCappedAndNeedAlwaysAccess() {
+        var driver = EngineDriver()
+        driver.send(.regionEntered(Self.uuidRegion), at: 0)
+        driver.ranged(rssi: -97, over: 1..<900)
+        #expect(seconds(of: Self.isStart, in: driver) == [0])
+        let stops = seconds(of: Self.isStop, in: driver)
+        #expect(stops.count == 1 && stops[0] >= 600 && stops[0] <= 610)
+
+        var limited = EngineDriver()
+        limited.send(.permissionsChanged(Permissions(location: .whenInUse)), at: 0)
+        limited.send(.regionEntered(Self.uuidRegion), at: 1)
+        limited.ranged(rssi: -85, over: 2..<60)
+        #expect(seconds(of: Self.isStart, in: limited).isEmpty)
+
+        var configuration = Configuration()
+        configuration.backgroundLocationMaxSeconds = 0
+        var off = EngineDriver(configuration)
+        off.send(.regionEntered(Self.uuidRegion), at: 0)
+        off.ranged(rssi: -85, over: 1..<60)
+        #expect(seconds(of: Self.isStart, in: off).isEmpty)
+    }
+
+    /// Checked in at the annex while the office's session is open (heard through the wall): the
+    /// office's session ends at the annex arrival, never after it; nobody is at two sites.
+    @Test func aCheckInNextDoorEndsTheOpenSession() {
+        var driver = EngineDriver(Self.perSite([1, 2]))
+        driver.send(.regionEntered(Self.siteRegion(1)), at: 0)
+        for second in 1..<10 { driver.ranged(at: Double(second), [(1, 10, -60)]) }
+        #expect(driver.events(.checkIn).map(\.site.major) == [1])
+        // Later the employee walks next door; the office is still heard, the annex louder.
+        driver.send(.regionEntered(Self.siteRegion(2)), at: 1_000)
+        for second in 1_000..<1_010 { driver.ranged(at: Double(second), [(1, 10, -80), (2, 20, -60)]) }
+        #expect(driver.events(.checkIn).map(\.site.major) == [1, 2])
+        let checkOut = driver.events(.checkOut)
+        #expect(checkOut.map(\.site.major) == [1])
+        #expect(checkOut.first?.timestamp == EngineDriver.time(1_000))
+        #expect(checkOut.first?.reason?.contains("two sites") == true)
+        #expect(driver.engine.openSessions.map(\.site.major) == [2])
+    }
+
+    /// iOS reports the exit five minutes after the last packet (its long tail) and a screen wake
+    /// said "inside" meanwhile; motion history shows the walk out began at 1 100 s: the check-out
+    /// is dated there, not at the exit minus 30 s.
+    @Test func theWalkOutDatesTheDeparture() {
+        var driver = EngineDriver(Self.perSite([1]))
+        driver.send(.regionEntered(Self.siteRegion(1)), at: 0)
+        driver.ranged(rssi: -60, over: 1..<6)
+        driver.send(.regionStateDetermined(Self.siteRegion(1), .inside), at: 1_200)
+        driver.send(.regionExited(Self.siteRegion(1)), at: 1_420)
+        #expect(driver.actions(at: 1_420).contains(.queryMotion(lookbackMinutes: 10)))
+        driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(1_420), activity: .stationary, confidence: .high, steps: 90,
+                                                  walkingSince: EngineDriver.time(1_100))), at: 1_420)
+        driver.send(.timerFired(.nextDecision), at: 3_000)
+        #expect(driver.events(.checkOut).map(\.timestamp) == [EngineDriver.time(1_100)])
+
+        // Without a walk after the last evidence, the exit keeps its usual dating.
+        var still = EngineDriver(Self.perSite([1]))
+        still.send(.regionEntered(Self.siteRegion(1)), at: 0)
+        still.ranged(rssi: -60, over: 1..<6)
+        still.send(.regionExited(Self.siteRegion(1)), at: 1_420)
+        still.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(1_420), activity: .stationary, confidence: .high)), at: 1_420)
+        still.send(.timerFired(.nextDecision), at: 3_000)
+        #expect(still.events(.checkOut).map(\.timestamp) == [EngineDriver.time(1_390)])
+    }
+}
