@@ -6,14 +6,9 @@ import Testing
 /// Background location updates while an entry decides, the continuous dwell rule, the hand-over
 /// between neighbouring sites and the departure dated by the walk out.
 @Suite struct KeptRunningTests {
-    static let uuidRegion = BeaconRegion(uuid: EngineDriver.uuid)
-    static func siteRegion(_ major: UInt16) -> BeaconRegion { BeaconRegion(uuid: EngineDriver.uuid, major: major) }
-
-    static func perSite(_ majors: [UInt16]) -> Configuration {
-        var configuration = Configuration()
-        configuration.sites = majors.map { SiteConfiguration(major: $0) }
-        return configuration
-    }
+    static let uuidRegion = PresenceScenarioTests.uuidRegion
+    static func siteRegion(_ major: UInt16) -> BeaconRegion { PresenceScenarioTests.siteRegion(major) }
+    static func perSite(_ majors: [UInt16]) -> Configuration { PresenceScenarioTests.perSite(majors) }
 
     func seconds(of actionMatching: (EngineAction) -> Bool, in driver: EngineDriver) -> [Double] {
         driver.log.filter { actionMatching($0.action) }.map { $0.at.timeIntervalSince(EngineDriver.origin) }
