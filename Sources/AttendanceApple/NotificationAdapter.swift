@@ -4,8 +4,9 @@ import AttendanceSync
 import Foundation
 import UserNotifications
 
-/// The runtime's `Notifier`: local notifications for the manual check-in fallback. Tapping one
-/// opens the Today screen's manual check-in (the category's action identifier says which).
+/// The runtime's `Notifier`: local notifications for the manual check-in fallback (tapping one
+/// opens the Today screen's manual check-in; the category's action identifier says which) and
+/// the resume reminder after a force-quit (tapping it opens the app, which is all it takes).
 public final class NotificationAdapter: Notifier, @unchecked Sendable {
     // @unchecked: UNUserNotificationCenter is documented thread-safe; no other state.
     public static let manualCheckInCategory = "MANUAL_CHECK_IN"
@@ -25,10 +26,22 @@ public final class NotificationAdapter: Notifier, @unchecked Sendable {
         let content = UNMutableNotificationContent()
         content.title = notification.title
         content.body = notification.body
-        content.categoryIdentifier = Self.manualCheckInCategory
-        content.interruptionLevel = .timeSensitive
-        // One pending prompt at a time: a newer one replaces it.
-        center.add(UNNotificationRequest(identifier: notification.kind.rawValue, content: content, trigger: nil))
+        var trigger: UNNotificationTrigger?
+        switch notification.kind {
+        case .manualCheckInPrompt:
+            content.categoryIdentifier = Self.manualCheckInCategory
+            content.interruptionLevel = .timeSensitive
+        case .resumeReminder:
+            // Quiet: it waits in Notification Centre (no sound, no lit screen at night). The app
+            // is running now, so a reminder shown earlier is out of date.
+            content.interruptionLevel = .passive
+            center.removeDeliveredNotifications(withIdentifiers: [notification.kind.rawValue])
+        }
+        if let deliverAt = notification.deliverAt {
+            trigger = UNTimeIntervalNotificationTrigger(timeInterval: max(1, deliverAt.timeIntervalSinceNow), repeats: false)
+        }
+        // One pending notification of a kind at a time: a newer one replaces it.
+        center.add(UNNotificationRequest(identifier: notification.kind.rawValue, content: content, trigger: trigger))
     }
 }
 #endif

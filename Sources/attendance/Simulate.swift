@@ -49,6 +49,9 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "Write every true presence and every recorded session (per policy) to this JSON file.")
     var details: String?
 
+    @Option(help: "Write one employee's phone log (our policy: every audit record, then the ranging trace in the replay format) as EMPLOYEE=FILE, e.g. emp-0031=/tmp/emp-0031.log.")
+    var phoneLog: String?
+
     func run() async throws {
         var options = Simulation.Options()
         options.employees = employees
@@ -63,6 +66,13 @@ struct Simulate: AsyncParsableCommand {
                 throw CommandFailure("'--policy' is '\(policy)'; expected default, naive, altbeacon or all")
             }
             options.policies = [one]
+        }
+        if let phoneLog {
+            let parts = phoneLog.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw CommandFailure("'--phone-log' is '\(phoneLog)'; expected EMPLOYEE=FILE, e.g. emp-0031=/tmp/emp-0031.log")
+            }
+            options.phoneLog = .init(employee: parts[0], path: parts[1])
         }
         if let world { options.world = try Self.loadWorld(world) }
         if let server {

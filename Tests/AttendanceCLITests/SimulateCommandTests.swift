@@ -48,12 +48,36 @@ import Testing
         (["--crash-rate", "1.5"], "'--crash-rate' is 1.5; expected a probability from 0 to 1"),
         (["--days", "2", "--offline-hours", "100"], "'--offline-hours' is 100.0; expected 0 to 48 (the simulated days)"),
         (["--server", "ftp://x"], "'--server' is 'ftp://x'; expected an http:// or https:// URL"),
+        (["--phone-log", "emp-0001"], "'--phone-log' is 'emp-0001'; expected EMPLOYEE=FILE"),
+        (["--employees", "3", "--phone-log", "emp-0007=/tmp/x.log"], "'--phone-log' names 'emp-0007'; expected an employee from emp-0000 to emp-0002"),
+        (["--policy", "naive", "--phone-log", "emp-0000=/tmp/x.log"], "'--phone-log' logs our policy's phone; expected '--policy' default or all"),
     ])
     func badOptionsAreNamed(arguments: [String], message: String) throws {
         let run = try Self.run(arguments)
         #expect(run.status == 1)
         #expect(run.stderr.contains(message), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
+    }
+
+    /// One employee's phone log: the engine's audit records (the arrival's window, its
+    /// decision) and the ranging trace, which `attendance replay` reads back.
+    @Test func aPhoneLogHoldsTheAuditRecordsAndAReplayableTrace() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("phone-log-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("emp-0001.log").path
+        let run = try Self.run(["--employees", "2", "--days", "1", "--seed", "3", "--json", "--phone-log", "emp-0001=\(log)"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("# emp-0001") == true)
+        #expect(lines.contains { $0.contains(" windowOpened ") })
+        let traceStart = try #require(lines.firstIndex(of: "# ranging trace (replay format)"))
+        let trace = directory.appendingPathComponent("trace.csv").path
+        try (lines[(traceStart + 1)...].joined(separator: "\n") + "\n").write(toFile: trace, atomically: true, encoding: .utf8)
+        #expect(lines.count > traceStart + 1)
+        let replay = try ChildProcess(try builtExecutable("attendance"), ["replay", trace]).finish()
+        #expect(replay.status == 0, "\(replay.stderr)")
     }
 
     @Test func anUnknownWorldFieldIsNamed() throws {

@@ -92,6 +92,36 @@ import Testing
         #expect(driver.engine.openSessions.map(\.site.major) == [2])
     }
 
+    /// The annex is reached through the office: the office is heard alone on the way in and, at
+    /// the annex desk, now and then alone for a few seconds, but mostly below the annex. Its
+    /// dwell spans 300 s but is supported in only a small share of the time watched, so the
+    /// office is never checked in; the annex is, from its own first evidence. With the share
+    /// requirement lowered to almost nothing (the accounting before it existed), the same
+    /// seconds check the office in from the entry.
+    @Test func aWalkThroughTheOfficeToTheAnnexNeverChecksInTheOffice() {
+        func run(_ configuration: Configuration) -> EngineDriver {
+            var driver = EngineDriver(configuration)
+            driver.send(.regionEntered(Self.siteRegion(1)), at: 0)
+            for second in 1..<40 { driver.ranged(at: Double(second), [(1, 10, -88)]) }
+            for second in 40..<600 {
+                let officeAlone = (second / 8) % 10 == 0
+                driver.ranged(at: Double(second), officeAlone ? [(1, 10, -90)] : [(1, 10, -94), (2, 20, -80)])
+            }
+            return driver
+        }
+        let driver = run(Self.perSite([1, 2]))
+        #expect(!driver.events(.checkIn).contains { $0.site.major == 1 })
+        let annex = driver.events(.checkIn).filter { $0.site.major == 2 }
+        #expect(annex.map { $0.evidence?.rule } == ["dwell"])
+        #expect((annex.first?.timestamp.timeIntervalSince(EngineDriver.origin) ?? -1) >= 40)
+
+        var lax = Self.perSite([1, 2])
+        lax.dwellMinSupportFraction = 0.01
+        let first = run(lax).events(.checkIn).first
+        #expect(first?.site.major == 1)
+        #expect(first?.timestamp == EngineDriver.time(0))
+    }
+
     /// iOS reports the exit five minutes after the last packet (its long tail) and a screen wake
     /// said "inside" meanwhile; motion history shows the walk out began at 1 100 s: the check-out
     /// is dated there, not at the exit minus 30 s.

@@ -34,7 +34,7 @@ import Testing
         #expect(iOS.screenWakesPerDay == 40 && iOS.terminationsPerDay == 0.5)
         #expect(iOS.forceQuitProbabilityPerDay == 0.02 && iOS.rebootProbabilityPerDay == 0.03)
         #expect(iOS.deniedFraction == 0.02 && iOS.whenInUseOnlyFraction == 0.03)
-        #expect(iOS.manualOpensPerDay == 2)
+        #expect(iOS.manualOpensPerDay == 2 && iOS.reminderTapProbability == 0.5)
         #expect(world.network.outageHoursMax == 72 && world.network.failureProbability == 0.05 && world.network.serverRestartsPerDay == 1)
     }
 

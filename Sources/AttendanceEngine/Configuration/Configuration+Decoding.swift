@@ -44,6 +44,9 @@ extension Configuration {
                 "seconds from 60 to dwellConfirmSeconds (\(dwellConfirmSeconds))")
         require(backgroundLocationMaxSeconds >= 0 && backgroundLocationMaxSeconds <= 3_600, "backgroundLocationMaxSeconds", backgroundLocationMaxSeconds,
                 "seconds from 0 (off) to 3600")
+        require(resumeReminderHours == 0 || (resumeReminderHours >= 1 && resumeReminderHours <= 72), "resumeReminderHours", resumeReminderHours,
+                "0 (off) or hours from 1 to 72")
+        require(dwellMinSupportFraction > 0 && dwellMinSupportFraction <= 1, "dwellMinSupportFraction", dwellMinSupportFraction, "a share in (0, 1]")
         require(dwellMinMedianDBm < 0 && dwellMinMedianDBm >= -127, "dwellMinMedianDBm", dwellMinMedianDBm, "a negative dBm value from -127")
         require((0...10).contains(followUpWindows), "followUpWindows", followUpWindows, "an integer from 0 to 10")
         require(rangingRetryCooldownSeconds >= 0, "rangingRetryCooldownSeconds", rangingRetryCooldownSeconds, "seconds ≥ 0")

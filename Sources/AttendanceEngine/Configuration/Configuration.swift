@@ -55,6 +55,11 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// does not stay, and a neighbour heard through a wall is not the loudest.
     public var dwellConfirmSeconds: Double = 300
     public var dwellMinMedianDBm: Double = -95
+    /// Of the ranging time watched since a dwell began, at least this share must be windows
+    /// that support it (heard, at or above `dwellMinMedianDBm`, loudest in most samples): a walk
+    /// through one site to a desk in the next gives the first a few windows on the way in and
+    /// then minutes of windows in which it is outranked or unheard.
+    public var dwellMinSupportFraction: Double = 0.5
     /// Dwell seen without a gap (back-to-back windows, which background location updates make possible) confirms after this
     /// long instead: a walk-by passes in a minute or two, and it was watched all along.
     public var dwellContinuousSeconds: Double = 150
@@ -93,6 +98,10 @@ public struct Configuration: Hashable, Sendable, Codable {
     public var beaconCalibrations: [BeaconCalibration] = []
 
     // MARK: Fallback
+    /// A reminder to open the app is scheduled this many hours ahead and pushed back whenever
+    /// the app runs (screen wakes alone run it dozens of times a day), so it appears only after
+    /// that long without running: after a force-quit, which iOS never undoes by itself. 0: off.
+    public var resumeReminderHours: Double = 3
     /// When automatic detection cannot work, a manual check-in prompt is shown at most this often.
     public var manualPromptMinIntervalSeconds: Double = 4 * 3600
 

@@ -26,6 +26,8 @@ public struct Engine: Hashable, Sendable, Codable {
     private var motionQueriedAt: Date?
     public private(set) var permissions = Permissions()
     private var lastPromptAt: Date?
+    /// When the pending resume reminder is due (pushed back as the app runs).
+    private var reminderAt: Date?
     public private(set) var lastUpload: UploadReport?
 
     public init(configuration: Configuration = Configuration()) {
@@ -142,6 +144,7 @@ public struct Engine: Hashable, Sendable, Codable {
             actions.append(.recordTelemetry(TelemetryRecord(at: now, kind: .upload, site: nil, detail: detail)))
         }
         reconcile(at: now, &actions)
+        pushBackResumeReminder(at: now, &actions)
         // Last, so that everything enqueued above is in the outbox when the drain starts.
         if drain || actions.contains(where: { if case .enqueue = $0 { return true } else { return false } }) {
             actions.append(.drainOutbox)
@@ -175,7 +178,7 @@ public struct Engine: Hashable, Sendable, Codable {
                         presence.heard(rssi: strongest, at: now, discovery: discovery, outranked: strongest < loudest, context, &outputs)
                     }
                 } else {
-                    mutateSite(index, at: now, &actions) { presence, context, outputs in presence.silent(at: now, context, &outputs) }
+                    mutateSite(index, at: now, &actions) { presence, context, outputs in presence.silent(at: now, neighbourHeard: loudest != 0, context, &outputs) }
                 }
             }
             index += 1
@@ -393,6 +396,27 @@ public struct Engine: Hashable, Sendable, Codable {
         for region in monitoredRegions where open.contains(where: region.contains) {
             actions.append(.requestRegionState(region))
         }
+    }
+
+    /// The app is running: the resume reminder moves to `resumeReminderHours` from now (at most
+    /// once every 15 minutes). Only with Always access: without it nothing runs in the background
+    /// anyway, and the manual prompt covers it.
+    private mutating func pushBackResumeReminder(at now: Date, _ actions: inout [EngineAction]) {
+        let hours = configuration.resumeReminderHours
+        guard hours > 0, permissions.location == .always else { return }
+        let due = now.addingTimeInterval(hours * 3_600)
+        if let reminderAt, reminderAt > now, due.timeIntervalSince(reminderAt) < Self.reminderPushBackSeconds { return }
+        reminderAt = due
+        actions.append(.notify(LocalNotification(
+            kind: .resumeReminder, title: "Automatic check-in is paused",
+            body: "Beacon Attendance has not run for \(Self.hoursText(hours)). If you closed it from the app switcher, iPhone won't start it at work. Open it to resume automatic check-in.",
+            deliverAt: due)))
+    }
+
+    static let reminderPushBackSeconds: Double = 900
+
+    static func hoursText(_ hours: Double) -> String {
+        hours.rounded() == hours ? "\(Int(hours)) hour\(hours == 1 ? "" : "s")" : String(format: "%.1f hours", hours)
     }
 
     private mutating func promptForManualCheckInIfNeeded(at now: Date, _ actions: inout [EngineAction]) {

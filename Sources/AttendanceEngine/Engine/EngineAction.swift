@@ -31,16 +31,23 @@ public struct LocalNotification: Hashable, Sendable, Codable {
     public enum Kind: String, Hashable, Sendable, Codable {
         /// Automatic detection cannot work; invite the employee to check in by hand.
         case manualCheckInPrompt
+        /// Scheduled ahead and pushed back each time the app runs: it is shown only when the app
+        /// has not run for that long, which is what a force-quit looks like (iOS relaunches a
+        /// force-quit app for nothing, not even region events, until it is opened again).
+        case resumeReminder
     }
 
     public var kind: Kind
     public var title: String
     public var body: String
+    /// When to show it (nil: now). A newer notification of the same kind replaces a pending one.
+    public var deliverAt: Date?
 
-    public init(kind: Kind, title: String, body: String) {
+    public init(kind: Kind, title: String, body: String, deliverAt: Date? = nil) {
         self.kind = kind
         self.title = title
         self.body = body
+        self.deliverAt = deliverAt
     }
 }
 

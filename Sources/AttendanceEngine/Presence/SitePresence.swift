@@ -28,6 +28,16 @@ public struct SitePresence: Hashable, Sendable, Codable {
         var leftAt: Date?
         /// Some window of the evidence was thin or came after a gap (nil: watched throughout).
         var interrupted: Bool?
+        /// Seconds of ranging windows since the dwell began, and how many of them supported it
+        /// (nil in snapshots from before these were kept: counted as all supporting).
+        var watchedSeconds: Double?
+        var supportSeconds: Double?
+
+        /// The share of the watched time that supported the dwell.
+        var support: Double {
+            guard let watched = watchedSeconds, watched > 0 else { return 1 }
+            return (supportSeconds ?? watched) / watched
+        }
     }
 
     private enum Phase: Hashable, Sendable, Codable {
@@ -256,7 +266,14 @@ public struct SitePresence: Hashable, Sendable, Codable {
     /// Silence counts only as observed: callbacks more than 2 s apart (ranging stopped in
     /// between, the app was suspended) start a new run, so a single silent callback long after
     /// the last evidence is not taken for minutes of silence.
-    public mutating func silent(at now: Date, _ context: Context, _ outputs: inout [Output]) {
+    /// `neighbourHeard`: the callback heard another site of the same UUID (a window deciding
+    /// here books it as a second this site lost).
+    public mutating func silent(at now: Date, neighbourHeard: Bool = false, _ context: Context, _ outputs: inout [Output]) {
+        if neighbourHeard, case .candidate(var window) = phase {
+            window.addNeighbourOnly()
+            phase = .candidate(window)
+            return
+        }
         guard case .inside(let session) = phase, session.heardSinceCheckIn else { return }
         if let current = silence, now.timeIntervalSince(current.last) <= 2 {
             silence?.last = now
@@ -327,7 +344,7 @@ public struct SitePresence: Hashable, Sendable, Codable {
                 confirm(window.dated(from: since), rule: .dwell, context, &outputs)
                 return
             }
-            let promising = context.keptRunning && window.mostlyLoudest
+            let promising = context.keptRunning && window.loudestInMost
                 && (window.medianRSSI.map { $0 >= context.configuration.dwellMinMedianDBm } ?? false)
             // Kept running, an entry is watched until it decides (or the updates' time is up);
             // an inside state only while it looks like a stay.
@@ -387,18 +404,36 @@ public struct SitePresence: Hashable, Sendable, Codable {
 
     /// Books an undecided window as dwell evidence; returns the dwell's start when the evidence
     /// now spans `dwellConfirmSeconds`.
+    /// A window that heard a neighbour louder or instead counts against a dwell under way: the
+    /// evidence must fill at least `dwellMinSupportFraction` of the time watched, so a few windows
+    /// on the way through one site are not stretched over minutes in which the app heard the next
+    /// one instead.
     private mutating func dwellEvidence(_ window: RangingWindow, at now: Date, _ context: Context) -> Date? {
         let configuration = context.configuration
-        guard !context.anotherSiteOpen, let median = window.medianRSSI, median >= configuration.dwellMinMedianDBm, window.mostlyLoudest else { return nil }
+        let seconds = max(1, now.timeIntervalSince(window.openedAt))
+        let supports = !context.anotherSiteOpen && window.loudestInMost
+            && (window.medianRSSI.map { $0 >= configuration.dwellMinMedianDBm } ?? false)
+        guard supports else {
+            // Only a window that heard a neighbour counts against: one that heard nothing, or
+            // this site alone but weakly, says nothing about where the person is.
+            if var current = dwell, window.heardNeighbour {
+                current.watchedSeconds = (current.watchedSeconds ?? 0) + seconds
+                dwell = current
+            }
+            return nil
+        }
         if var current = dwell, current.leftAt.map({ now.timeIntervalSince($0) <= configuration.mergeWindowSeconds }) ?? true {
             if window.openedAt.timeIntervalSince(current.lastEvidence) > 2 || current.leftAt != nil { current.interrupted = true }
             current.lastEvidence = now
             current.leftAt = nil
+            current.watchedSeconds = (current.watchedSeconds ?? 0) + seconds
+            current.supportSeconds = (current.supportSeconds ?? 0) + seconds
             dwell = current
             let needed = current.interrupted == true ? configuration.dwellConfirmSeconds : configuration.dwellContinuousSeconds
-            return now.timeIntervalSince(current.since) >= needed ? current.since : nil
+            guard now.timeIntervalSince(current.since) >= needed, current.support >= configuration.dwellMinSupportFraction else { return nil }
+            return current.since
         }
-        dwell = Dwell(since: window.arrivalTime ?? window.openedAt, lastEvidence: now)
+        dwell = Dwell(since: window.arrivalTime ?? window.openedAt, lastEvidence: now, watchedSeconds: seconds, supportSeconds: seconds)
         return nil
     }
 

@@ -19,6 +19,8 @@ public struct RangingWindow: Hashable, Sendable, Codable {
     public private(set) var followUp: Int?
     /// Samples taken in a second when another site of the same UUID was heard louder (nil: none).
     public private(set) var outranked: Int?
+    /// Callbacks that heard another site of the same UUID but not this one (nil: none).
+    public private(set) var neighbourOnly: Int?
 
     public init(openedAt: Date, trigger: Trigger, entryAt: Date? = nil) {
         self.openedAt = openedAt
@@ -50,6 +52,21 @@ public struct RangingWindow: Hashable, Sendable, Codable {
     /// Whether this site was the loudest in at least 80 % of the window's samples (a desk by the
     /// wall hears the neighbour about as loud as its own site about half of the time).
     public var mostlyLoudest: Bool { 5 * (outranked ?? 0) <= sampleRSSI.count }
+
+    /// Whether this site was the loudest in more than half of the window's samples: what a dwell
+    /// needs, where two sites heard about equally (a desk by the shared wall) are told apart by
+    /// which one wins more often over minutes, not by any one window.
+    /// A second that heard only the neighbour counts as one this site lost.
+    public var loudestInMost: Bool {
+        let lost = (outranked ?? 0) + (neighbourOnly ?? 0)
+        return !sampleRSSI.isEmpty && 2 * lost < sampleRSSI.count + (neighbourOnly ?? 0)
+    }
+
+    /// Whether another site was heard in this window at all (louder, or instead of this one).
+    public var heardNeighbour: Bool { (outranked ?? 0) + (neighbourOnly ?? 0) > 0 }
+
+    /// A callback heard another site of the same UUID and not this one.
+    public mutating func addNeighbourOnly() { neighbourOnly = (neighbourOnly ?? 0) + 1 }
 
     /// This window's samples, dated from an earlier arrival (a dwell's first evidence).
     public func dated(from arrival: Date) -> RangingWindow {

@@ -30,13 +30,17 @@ public struct RecordedSession: Hashable, Sendable, Codable {
     public var checkOut: Double?
     /// When the check-in was committed to the device's outbox.
     public var checkInDecidedAt: Double
+    /// The rule that checked in (`early`, `strongMedian`, `walking`, `dwell`, `manual`), when the
+    /// device's outbox still knows it (the details file only; scoring does not use it).
+    public var rule: String?
 
-    public init(employee: UserID, site: SiteID, checkIn: Double, checkOut: Double?, checkInDecidedAt: Double) {
+    public init(employee: UserID, site: SiteID, checkIn: Double, checkOut: Double?, checkInDecidedAt: Double, rule: String? = nil) {
         self.employee = employee
         self.site = site
         self.checkIn = checkIn
         self.checkOut = checkOut
         self.checkInDecidedAt = checkInDecidedAt
+        self.rule = rule
     }
 
     func end(horizon: Double) -> Double { checkOut ?? max(horizon, checkIn) }

@@ -35,9 +35,12 @@ public struct DayPlanner: Sendable {
             let range = edge ? world.people.edgeDeskDistanceMetersRange : world.people.deskDistanceMetersRange
             let desk = Self.point(in: site, nearestBeaconWithin: range, random: &random)
             let night = Double.random(in: 0..<1, using: &random) < world.people.nightShiftFraction
-            return EmployeeProfile(id: UserID(String(format: "emp-%04d", index)), siteIndex: siteIndex, desk: desk, nightShift: night)
+            return EmployeeProfile(id: Self.employeeID(index), siteIndex: siteIndex, desk: desk, nightShift: night)
         }
     }
+
+    /// The id of the `index`th employee: emp-0000, emp-0001, …
+    public static func employeeID(_ index: Int) -> UserID { UserID(String(format: "emp-%04d", index)) }
 
     /// The path and ground truth of one employee over `days` days.
     public func timeline(for profile: EmployeeProfile, days: Int, seed: UInt64) -> Timeline {

@@ -16,6 +16,8 @@ public struct PhoneOutcome: Sendable {
     public var recorded: [String: Double] = [:]
     /// Check-ins: session key → when the check-in became durable on the phone.
     public var checkInDecidedAt: [SessionKey: Double] = [:]
+    /// Check-ins: session key → the rule that decided it (our policy only).
+    public var checkInRule: [SessionKey: String] = [:]
     /// Idempotency key → when the server first accepted it.
     public var accepted: [String: Double] = [:]
     public var rangingSeconds = 0
@@ -39,13 +41,17 @@ public struct FaultCounts: Hashable, Sendable, Codable {
     public var requestsFailed = 0
     public var answersLost = 0
     public var deniedOrWhenInUse = 0
+    /// The app's resume reminder was shown (it had not run for its hours), and tapped.
+    public var remindersShown = 0
+    public var remindersTapped = 0
 
     public init() {}
 
     /// Every counter, for adding phones' counts up.
     private static var counters: [WritableKeyPath<FaultCounts, Int>] {
         [\.crashes, \.crashesMidWrite, \.crashesMidUpload, \.terminations, \.forceQuits, \.reboots, \.eventsMissedWhileForceQuit,
-         \.networkOutages, \.uploadsWhileOffline, \.uploadsDuringServerRestart, \.requestsFailed, \.answersLost, \.deniedOrWhenInUse]
+         \.networkOutages, \.uploadsWhileOffline, \.uploadsDuringServerRestart, \.requestsFailed, \.answersLost, \.deniedOrWhenInUse,
+         \.remindersShown, \.remindersTapped]
     }
 
     public static func + (a: FaultCounts, b: FaultCounts) -> FaultCounts {
@@ -70,6 +76,7 @@ final class DefaultPolicyPhone {
         case rangingTick, backgroundExpiry
         case manualCheckIn(Int), manualCheckOut(Int)
         case regionState(BeaconRegion)
+        case reminderDue(Double)
     }
 
     private let plan: PhonePlan
@@ -94,11 +101,18 @@ final class DefaultPolicyPhone {
     private var offUntil = -Double.infinity
     private var onlineWhenLastRan = true
     private var outcome = PhoneOutcome()
+    /// The resume reminder iOS holds for the app (it survives the app's death), and whether one
+    /// is showing, unseen, in Notification Centre.
+    private var reminderDue: Double?
+    private var reminderShowing = false
+    private var reminderTaps: SplitMix64
 
     static let foregroundSeconds = 60.0
+    /// Where to write this phone's full log (`--phone-log`), if anywhere.
+    private let logPath: String?
 
     init(plan: PhonePlan, world: WorldSpec, environment: RadioEnvironment, account: PhoneAccount, serverURL: URL, siteIDs: [SiteBeacon: SiteID],
-         serverRestarts: [Range<Double>], epoch: Date, seed: UInt64) throws {
+         serverRestarts: [Range<Double>], epoch: Date, seed: UInt64, logPath: String? = nil) throws {
         self.plan = plan
         self.world = world
         self.epoch = epoch
@@ -106,7 +120,9 @@ final class DefaultPolicyPhone {
         ports = SimulatedPorts(timeline: plan.timeline, epoch: epoch, clock: clock)
         network = SimulatedNetwork(serverURL: serverURL, account: account, siteIDs: siteIDs, platform: "ios", appVersion: "simulator", clock: clock,
                                    epoch: epoch, plan: plan, serverRestarts: serverRestarts, network: world.network, seed: seed ^ 0x4E37)
-        store = try DeviceStore.inMemory()
+        self.logPath = logPath
+        // A phone whose log is wanted keeps all of it, not the app's rolling window.
+        store = try logPath == nil ? DeviceStore.inMemory() : DeviceStore.inMemory(limits: .init(telemetryRows: .max / 2, traceRows: .max / 2))
         var configuration = Configuration()
         configuration.userID = account.userID
         configuration.deviceID = account.deviceID
@@ -116,6 +132,7 @@ final class DefaultPolicyPhone {
         }
         self.configuration = configuration
         jitterSeed = seed ^ 0x717E
+        reminderTaps = SplitMix64(seed: seed ^ 0x7E41_4D3E)
         radio = environment.radio(phone: plan.index, stream: .app)
     }
 
@@ -143,10 +160,14 @@ final class DefaultPolicyPhone {
         }
         try await settle()
         network.book(into: &outcome)
+        if let logPath { try writeLog(to: logPath) }
         for entry in try store.entries() {
             let committed = entry.enqueuedAt.timeIntervalSince(epoch)
             outcome.recorded[entry.idempotencyKey] = committed
-            if entry.event.kind == .checkIn { outcome.checkInDecidedAt[entry.event.sessionKey] = committed }
+            if entry.event.kind == .checkIn {
+                outcome.checkInDecidedAt[entry.event.sessionKey] = committed
+                outcome.checkInRule[entry.event.sessionKey] = entry.event.evidence?.rule
+            }
         }
         return outcome
     }
@@ -163,8 +184,21 @@ final class DefaultPolicyPhone {
             guard ports.state.value.monitored.contains(region) else { return }
             try await wake(at: time, reason: .regionEvent, budget: world.iOS.backgroundSecondsPerEvent)
             try await send(callback.entered ? .regionEntered(region) : .regionExited(region), at: time)
+        case .reminderDue(let due):
+            guard reminderDue == due else { return }
+            reminderShowing = true
+            outcome.faults.remindersShown += 1
         case .screenWake:
-            guard plan.access == .always, time >= offUntil else { return }
+            guard time >= offUntil else { return }
+            if reminderShowing {
+                // Seen now; tapped, it opens the app like any manual open.
+                reminderShowing = false
+                if Double.random(in: 0..<1, using: &reminderTaps) < world.iOS.reminderTapProbability {
+                    outcome.faults.remindersTapped += 1
+                    return try await handle(.manualOpen, at: time)
+                }
+            }
+            guard plan.access == .always else { return }
             guard !forceQuit else { outcome.faults.eventsMissedWhileForceQuit += 1; return }
             try await wake(at: time, reason: .regionEvent, budget: world.iOS.backgroundSecondsPerEvent)
             for region in ports.state.value.monitored.sorted() { try await deliverState(region, at: time) }
@@ -300,6 +334,12 @@ final class DefaultPolicyPhone {
         if network.takeCrash() { processEnded() }
         let now = clock.now().timeIntervalSince(epoch)
         let requests = ports.takeRequests()
+        if let due = ports.state.value.reminderAt?.timeIntervalSince(epoch), due != reminderDue {
+            // Rescheduled while running: the one showing, if any, was removed.
+            reminderDue = due
+            reminderShowing = false
+            queue.push(.reminderDue(due), at: due)
+        }
         if keptRunning && !ports.state.value.backgroundLocation {
             // Location updates stopped: iOS suspends the app a few seconds later.
             keptRunning = false
@@ -349,6 +389,24 @@ final class DefaultPolicyPhone {
     }
 
     private func regionOf(site index: Int) -> BeaconRegion { BeaconRegion(site: Simulation.siteBeacon(world.sites[index])) }
+
+    /// The engine's audit records (seconds of the run, kind, site major, detail), then the
+    /// ranging trace in the replay format (`attendance replay` reads it back).
+    private func writeLog(to path: String) throws {
+        var lines = ["# \(plan.profile.id) (\(plan.access.rawValue)): audit records, seconds since the simulation's start"]
+        for record in try store.telemetry() {
+            let seconds = String(format: "%.1f", record.at.timeIntervalSince(epoch))
+            lines.append("\(seconds) \(record.kind.rawValue) \(record.site.map { "major \($0.major)" } ?? "-") \(record.detail)")
+        }
+        lines.append("# ranging trace (replay format)")
+        lines.append(ReplayTrace.header)
+        lines += try store.traceLines()
+        do {
+            try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw Simulation.Failure(description: "can't write '--phone-log' \(path): \(error.localizedDescription)")
+        }
+    }
 
     /// After the simulated days: pending decisions settle, the network is back for good, and the
     /// employee opens the app until everything recorded has been delivered (or refused).

@@ -118,6 +118,16 @@ public struct PhonePlan: Sendable {
             : []
     }
 
+    /// The planned incidents, in time order (the details file's `incidents`).
+    public var incidents: [SimulationDetails.Incident] {
+        var all = forceQuits.map { SimulationDetails.Incident(kind: "forceQuit", start: $0) }
+            + reboots.map { SimulationDetails.Incident(kind: "reboot", start: $0) }
+            + crashes.map { SimulationDetails.Incident(kind: "crash." + $0.mode.rawValue, start: $0.time) }
+            + outages.map { SimulationDetails.Incident(kind: "outage", start: $0.lowerBound, end: $0.upperBound) }
+        all.sort { ($0.start, $0.kind) < ($1.start, $1.kind) }
+        return all
+    }
+
     /// The body or pocket loss at `time` (dB): redrawn every half hour, in a pocket with the
     /// world's `pocketFraction`.
     public func bodyLossDB(at time: Double) -> Double {

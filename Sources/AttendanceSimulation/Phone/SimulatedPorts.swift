@@ -17,6 +17,8 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         /// Background location updates are on: iOS keeps the app running.
         var backgroundLocation = false
         var notifications = 0
+        /// When the app's pending resume reminder is due, if one is scheduled.
+        var reminderAt: Date?
     }
 
     let state = Locked(State())
@@ -44,7 +46,15 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
     func cancel(_ name: String) { state.withLock { _ = $0.timers.removeValue(forKey: name) } }
     func begin() { state.withLock { $0.taskBegun = true } }
     func end() {}
-    func show(_ notification: LocalNotification) { state.withLock { $0.notifications += 1 } }
+    func show(_ notification: LocalNotification) {
+        state.withLock {
+            if notification.kind == .resumeReminder, let due = notification.deliverAt {
+                $0.reminderAt = due
+            } else {
+                $0.notifications += 1
+            }
+        }
+    }
 
     /// CoreMotion as the person truly moved: walking if they moved in the last 10 s, and a step
     /// per 0.75 m walked in the look-back.

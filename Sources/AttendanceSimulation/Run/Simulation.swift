@@ -31,6 +31,18 @@ public enum Simulation {
         public var server = Server.inProcess
         /// Phones simulated at once (each phone's run is independent of the others').
         public var parallelism = 4
+        /// One employee's phone (our policy) whose whole log is written to a file (`--phone-log`).
+        public var phoneLog: PhoneLog?
+
+        public struct PhoneLog: Sendable, Hashable {
+            public var employee: String
+            public var path: String
+
+            public init(employee: String, path: String) {
+                self.employee = employee
+                self.path = path
+            }
+        }
 
         public init() {}
 
@@ -47,6 +59,13 @@ public enum Simulation {
                 errors.append("'--days' is \(days) with '--server'; expected at most 25 (a server refuses events more than 30 days old)")
             }
             if policies.isEmpty { errors.append("'--policy' names no policy; expected default, naive, altbeacon or all") }
+            if let phoneLog {
+                let known = (0..<max(1, employees)).map(DayPlanner.employeeID)
+                if !known.contains(UserID(phoneLog.employee)) {
+                    errors.append("'--phone-log' names '\(phoneLog.employee)'; expected an employee from \(known.first!) to \(known.last!)")
+                }
+                if !policies.contains(.default) { errors.append("'--phone-log' logs our policy's phone; expected '--policy' default or all") }
+            }
             return errors
         }
     }
@@ -115,6 +134,7 @@ public enum Simulation {
         var employee: UserID
         var outcomes: [Policy: (account: PhoneAccount, outcome: PhoneOutcome)]
         var access: PhonePlan.LocationAccess = .always
+        var incidents: [SimulationDetails.Incident] = []
     }
 
     private static func runPhones(_ options: Options, admin: AdminClient, baseURL: URL, siteIDs: [SiteBeacon: SiteID], epoch: Date,
@@ -138,7 +158,8 @@ public enum Simulation {
                         let timeline = planner.timeline(for: profile, days: options.days, seed: options.seed)
                         let plan = PhonePlan(index: index, profile: profile, timeline: timeline, days: options.days, world: world,
                                              environment: environment, faults: options.faults, seed: options.seed)
-                        var result = PhoneResult(index: index, presences: timeline.truth, employee: profile.id, outcomes: [:], access: plan.access)
+                        var result = PhoneResult(index: index, presences: timeline.truth, employee: profile.id, outcomes: [:], access: plan.access,
+                                                 incidents: plan.incidents)
                         for policy in options.policies {
                             let account = try await admin.enroll(name: "\(profile.id.rawValue) \(policy.rawValue) \(run)", platform: policy == .altbeacon ? "android" : "ios")
                             let seed = options.seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
@@ -146,7 +167,8 @@ public enum Simulation {
                             switch policy {
                             case .default:
                                 outcome = try await DefaultPolicyPhone(plan: plan, world: world, environment: environment, account: account, serverURL: baseURL,
-                                                                       siteIDs: siteIDs, serverRestarts: restarts, epoch: epoch, seed: seed).run()
+                                                                       siteIDs: siteIDs, serverRestarts: restarts, epoch: epoch, seed: seed,
+                                                                       logPath: options.phoneLog?.employee == profile.id.rawValue ? options.phoneLog?.path : nil).run()
                             case .naive, .altbeacon:
                                 outcome = await BaselinePhone(kind: policy == .naive ? .naive : .altbeacon, plan: plan, world: world, environment: environment,
                                                               account: account, serverURL: baseURL, siteIDs: siteIDs, serverRestarts: restarts, epoch: epoch,
@@ -189,7 +211,8 @@ public enum Simulation {
         let employeeDays = options.employees * options.days
         var policies: [String: PolicyReport] = [:]
         var faults = FaultCounts()
-        var details = SimulationDetails(truth: truth, locationAccess: Dictionary(uniqueKeysWithValues: results.map { ($0.employee.rawValue, $0.access.rawValue) }))
+        var details = SimulationDetails(truth: truth, locationAccess: Dictionary(uniqueKeysWithValues: results.map { ($0.employee.rawValue, $0.access.rawValue) }),
+                                        incidents: Dictionary(uniqueKeysWithValues: results.map { ($0.employee.rawValue, $0.incidents) }))
         for policy in options.policies {
             var sessions: [RecordedSession] = []
             var recorded = 0, delivered = 0, maxDelay = 0.0
@@ -206,7 +229,8 @@ public enum Simulation {
                     let inAt = checkIn.timeIntervalSince(epoch)
                     sessions.append(RecordedSession(employee: result.employee, site: siteNames[siteID] ?? SiteID(siteID), checkIn: inAt,
                                                     checkOut: checkOut.map { $0.timeIntervalSince(epoch) },
-                                                    checkInDecidedAt: outcome.checkInDecidedAt[SessionKey(key)] ?? inAt))
+                                                    checkInDecidedAt: outcome.checkInDecidedAt[SessionKey(key)] ?? inAt,
+                                                    rule: outcome.checkInRule[SessionKey(key)]))
                 }
                 recorded += outcome.recorded.count
                 for (key, committed) in outcome.recorded {

@@ -183,13 +183,16 @@ public struct IOSSpec: Hashable, Sendable, Codable {
     public var whenInUseOnlyFraction: Double = 0.03
     /// The employee opens the app (07:00–22:00), per day: the only relaunch after a force-quit.
     public var manualOpensPerDay: Double = 2
+    /// A reminder the app scheduled is seen at the next screen wake after it is shown, and
+    /// tapped (opening the app) with this probability.
+    public var reminderTapProbability: Double = 0.5
 
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case entryLatencyMedianSeconds, entryLatencyTailProbability, entryLatencyTailMaxSeconds, exitDelaySeconds, exitDelayTailProbability,
              exitDelayTailMaxSeconds, backgroundSecondsPerEvent, backgroundTaskSeconds, screenWakesPerDay, terminationsPerDay,
-             forceQuitProbabilityPerDay, rebootProbabilityPerDay, deniedFraction, whenInUseOnlyFraction, manualOpensPerDay
+             forceQuitProbabilityPerDay, rebootProbabilityPerDay, deniedFraction, whenInUseOnlyFraction, manualOpensPerDay, reminderTapProbability
     }
 
     public init(from decoder: any Decoder) throws {
@@ -211,6 +214,7 @@ public struct IOSSpec: Hashable, Sendable, Codable {
         deniedFraction = try c.value(.deniedFraction, or: d.deniedFraction)
         whenInUseOnlyFraction = try c.value(.whenInUseOnlyFraction, or: d.whenInUseOnlyFraction)
         manualOpensPerDay = try c.value(.manualOpensPerDay, or: d.manualOpensPerDay)
+        reminderTapProbability = try c.value(.reminderTapProbability, or: d.reminderTapProbability)
     }
 }
 
@@ -280,6 +284,7 @@ extension WorldSpec {
         probability("iOS.rebootProbabilityPerDay", iOS.rebootProbabilityPerDay)
         probability("iOS.deniedFraction", iOS.deniedFraction)
         probability("iOS.whenInUseOnlyFraction", iOS.whenInUseOnlyFraction)
+        probability("iOS.reminderTapProbability", iOS.reminderTapProbability)
         probability("network.failureProbability", network.failureProbability)
         probability("network.outageProbabilityPerDay", network.outageProbabilityPerDay)
         positive("people.shiftHoursRange", people.shiftHoursRange)
