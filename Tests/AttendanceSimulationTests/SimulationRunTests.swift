@@ -63,6 +63,27 @@ import Testing
         #expect(delivery.maxDelaySeconds > 3_600)
     }
 
+    /// Force-quit every day and never opened by hand: only the resume reminder brings the app
+    /// back. Tapped, it saves presences that are missed when it is ignored.
+    @Test func theResumeReminderBringsBackAForceQuitApp() async throws {
+        func run(tap: Double) async throws -> SimulationReport {
+            var options = Self.options(employees: 4, days: 3, seed: 11, policies: [.default])
+            options.world.iOS.forceQuitProbabilityPerDay = 1
+            options.world.iOS.manualOpensPerDay = 0
+            options.world.iOS.deniedFraction = 0
+            options.world.iOS.whenInUseOnlyFraction = 0
+            options.world.iOS.reminderTapProbability = tap
+            return try await Simulation.run(options)
+        }
+        let tapped = try await run(tap: 1)
+        let ignored = try await run(tap: 0)
+        #expect((tapped.faults?.remindersTapped ?? 0) > 0)
+        #expect(ignored.faults?.remindersTapped == 0 && (ignored.faults?.remindersShown ?? 0) > 0)
+        #expect((tapped.faults?.eventsMissedWhileForceQuit ?? .max) < (ignored.faults?.eventsMissedWhileForceQuit ?? 0))
+        let missed = { (report: SimulationReport) in report.policies["default"]?.checkIn.missedPresences ?? -1 }
+        #expect(missed(tapped) < missed(ignored))
+    }
+
     @Test func badOptionsAreNamed() async throws {
         var options = Self.options()
         options.faults.crashRate = 2
