@@ -26,7 +26,6 @@ public final class NotificationAdapter: Notifier, @unchecked Sendable {
         let content = UNMutableNotificationContent()
         content.title = notification.title
         content.body = notification.body
-        var trigger: UNNotificationTrigger?
         switch notification.kind {
         case .manualCheckInPrompt:
             content.categoryIdentifier = Self.manualCheckInCategory
@@ -37,8 +36,8 @@ public final class NotificationAdapter: Notifier, @unchecked Sendable {
             content.interruptionLevel = .passive
             center.removeDeliveredNotifications(withIdentifiers: [notification.kind.rawValue])
         }
-        if let deliverAt = notification.deliverAt {
-            trigger = UNTimeIntervalNotificationTrigger(timeInterval: max(1, deliverAt.timeIntervalSinceNow), repeats: false)
+        let trigger = notification.deliverAt.map {
+            UNTimeIntervalNotificationTrigger(timeInterval: max(1, $0.timeIntervalSinceNow), repeats: false)
         }
         // One pending notification of a kind at a time: a newer one replaces it.
         center.add(UNNotificationRequest(identifier: notification.kind.rawValue, content: content, trigger: trigger))

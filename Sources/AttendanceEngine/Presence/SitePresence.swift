@@ -403,9 +403,9 @@ public struct SitePresence: Hashable, Sendable, Codable {
     // MARK: - Private
 
     /// Books an undecided window as dwell evidence; returns the dwell's start when the evidence
-    /// now spans `dwellConfirmSeconds`.
-    /// A window that heard a neighbour louder or instead counts against a dwell under way: the
-    /// evidence must fill at least `dwellMinSupportFraction` of the time watched, so a few windows
+    /// now spans `dwellConfirmSeconds` (`dwellContinuousSeconds` if watched throughout). A window
+    /// that heard a neighbour louder or instead counts against a dwell under way: the evidence
+    /// must fill at least `dwellMinSupportFraction` of the time watched, so a few windows
     /// on the way through one site are not stretched over minutes in which the app heard the next
     /// one instead.
     private mutating func dwellEvidence(_ window: RangingWindow, at now: Date, _ context: Context) -> Date? {

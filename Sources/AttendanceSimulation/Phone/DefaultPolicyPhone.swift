@@ -76,7 +76,7 @@ final class DefaultPolicyPhone {
         case rangingTick, backgroundExpiry
         case manualCheckIn(Int), manualCheckOut(Int)
         case regionState(BeaconRegion)
-        case reminderDue(Double)
+        case reminderDue(Date)
     }
 
     private let plan: PhonePlan
@@ -101,9 +101,7 @@ final class DefaultPolicyPhone {
     private var offUntil = -Double.infinity
     private var onlineWhenLastRan = true
     private var outcome = PhoneOutcome()
-    /// The resume reminder iOS holds for the app (it survives the app's death), and whether one
-    /// is showing, unseen, in Notification Centre.
-    private var reminderDue: Double?
+    /// Whether the app's resume reminder is showing, unseen, in Notification Centre.
     private var reminderShowing = false
     private var reminderTaps: SplitMix64
 
@@ -185,7 +183,8 @@ final class DefaultPolicyPhone {
             try await wake(at: time, reason: .regionEvent, budget: world.iOS.backgroundSecondsPerEvent)
             try await send(callback.entered ? .regionEntered(region) : .regionExited(region), at: time)
         case .reminderDue(let due):
-            guard reminderDue == due else { return }
+            // Like a timer: a reminder rescheduled since is not this one.
+            guard ports.state.value.reminderAt == due else { return }
             reminderShowing = true
             outcome.faults.remindersShown += 1
         case .screenWake:
@@ -334,11 +333,10 @@ final class DefaultPolicyPhone {
         if network.takeCrash() { processEnded() }
         let now = clock.now().timeIntervalSince(epoch)
         let requests = ports.takeRequests()
-        if let due = ports.state.value.reminderAt?.timeIntervalSince(epoch), due != reminderDue {
+        for due in requests.reminders {
             // Rescheduled while running: the one showing, if any, was removed.
-            reminderDue = due
             reminderShowing = false
-            queue.push(.reminderDue(due), at: due)
+            queue.push(.reminderDue(due), at: due.timeIntervalSince(epoch))
         }
         if keptRunning && !ports.state.value.backgroundLocation {
             // Location updates stopped: iOS suspends the app a few seconds later.

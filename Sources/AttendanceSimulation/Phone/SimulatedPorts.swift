@@ -17,8 +17,10 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         /// Background location updates are on: iOS keeps the app running.
         var backgroundLocation = false
         var notifications = 0
-        /// When the app's pending resume reminder is due, if one is scheduled.
+        /// When the app's pending resume reminder is due, if one is scheduled (iOS holds it, so
+        /// it outlives the app's process), and the reminders scheduled since the last take.
         var reminderAt: Date?
+        var newReminders: [Date] = []
     }
 
     let state = Locked(State())
@@ -50,6 +52,7 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         state.withLock {
             if notification.kind == .resumeReminder, let due = notification.deliverAt {
                 $0.reminderAt = due
+                $0.newReminders.append(due)
             } else {
                 $0.notifications += 1
             }
@@ -94,15 +97,16 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         return start
     }
 
-    /// Takes the state requests and new timers made since the last call.
-    func takeRequests() -> (states: [BeaconRegion], timers: [(String, Date)], taskBegun: Bool) {
+    /// Takes the state requests, new timers and new reminders made since the last call.
+    func takeRequests() -> (states: [BeaconRegion], timers: [(String, Date)], reminders: [Date], taskBegun: Bool) {
         state.withLock { state in
             defer {
                 state.stateRequests = []
                 state.newTimers = []
+                state.newReminders = []
                 state.taskBegun = false
             }
-            return (state.stateRequests, state.newTimers, state.taskBegun)
+            return (state.stateRequests, state.newTimers, state.newReminders, state.taskBegun)
         }
     }
 }
