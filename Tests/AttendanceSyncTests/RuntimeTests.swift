@@ -83,6 +83,29 @@ import Testing
         #expect(restored.first.map { $0.lastHeardAt >= later } == true)
     }
 
+    /// A motion answer and a screen-wake region state that change only soft state wait for the
+    /// next checkpoint, like ranging; a motion answer that dates a departure is written at once.
+    @Test func motionAndRegionStateWaitForTheCheckpointUnlessTheyDateADeparture() async throws {
+        let harness = try RuntimeHarness()
+        defer { harness.server.stop() }
+        func persisted() throws -> Engine? { try harness.store.loadSnapshot().map { try JSONDecoder().decode(Engine.self, from: $0) } }
+        try await harness.at(0, .regionEntered(RuntimeHarness.region))
+        try await harness.ranged(-60, from: 1, count: 10)
+        #expect(try harness.outboxEvents().map(\.kind) == [.checkIn])
+        let checkpoint = try #require(try harness.store.loadSnapshot())
+        try await harness.at(12, .motionUpdated(MotionSnapshot(at: harness.time(12), activity: .stationary, steps: 0)))
+        try await harness.at(13, .regionStateDetermined(RuntimeHarness.region, .inside))
+        #expect(try harness.store.loadSnapshot() == checkpoint)
+        #expect(await harness.runtime.engine != (try persisted()))
+
+        // Leaving: the exit asks for motion, whose walk (from 20 s) dates the check-out.
+        harness.ports.motion.value = MotionSnapshot(at: harness.time(60), activity: .walking, steps: 40, walkingSince: harness.time(20))
+        try await harness.at(60, .regionExited(RuntimeHarness.region))
+        let leaving = try #require(try persisted()?.openSessions.first)
+        #expect(leaving.lastHeardAt == harness.time(20))
+        #expect(await harness.runtime.engine.openSessions.first?.lastHeardAt == harness.time(20))
+    }
+
     @Test func theMotionPortAnswersTheEnginesQuery() async throws {
         let harness = try RuntimeHarness()
         defer { harness.server.stop() }

@@ -45,9 +45,10 @@ public struct Engine: Hashable, Sendable, Codable {
     }
 
     /// Everything a decision depends on except the soft state ranging rebuilds (window samples,
-    /// last-heard times, silence runs). While it is unchanged and nothing was enqueued, the
-    /// runtime may skip writing a ranging callback's snapshot for a while: a kill then loses at
-    /// most those samples, and the relaunch ranges again (`AttendanceRuntime.checkpointSeconds`).
+    /// last-heard times, silence runs, the latest motion answer). While it is unchanged and the
+    /// engine asked for nothing, the runtime may skip writing the snapshot of a ranging, motion or
+    /// region-state callback for a while: a kill then loses at most that soft state, and the
+    /// relaunch ranges again (`AttendanceRuntime.checkpointSeconds`).
     public var checkpointKey: [Double] {
         var key = sites.flatMap(\.checkpointKey)
         key += discoveries.flatMap { [$0.at.timeIntervalSinceReferenceDate, $0.foundSite ? 1 : 0] }

@@ -45,9 +45,11 @@ public actor AttendanceRuntime {
     private var checkpointedAt: Date?
     private var unwrittenTrace: [String] = []
 
-    /// At most this long between snapshot writes while ranging callbacks change only soft state
-    /// (window samples, last-heard times; `Engine.checkpointKey`). Every other event, and every
-    /// callback that decides, enqueues or asks for anything, is written before it acts.
+    /// At most this long between snapshot writes while callbacks change only soft state (window
+    /// samples, last-heard times, the latest motion answer; `Engine.checkpointKey`). Only the
+    /// callbacks iOS repeats all day defer: ranging, motion answers and region state at a screen
+    /// wake. Every other event, and every callback that decides, enqueues or asks for anything,
+    /// is written before it acts.
     public static let checkpointSeconds: Double = 30
 
     /// Restores the engine from the store's snapshot when there is one (the app was killed or
@@ -78,9 +80,9 @@ public actor AttendanceRuntime {
         let keyBefore = engine.checkpointKey
         let actions = engine.handle(event, now: now)
         let lines = traceLines(for: event, at: now)
-        if case .beaconsRanged = event, actions.isEmpty, engine.checkpointKey == keyBefore,
+        if Self.mayDefer(event), actions.isEmpty, engine.checkpointKey == keyBefore,
            let checkpointedAt, now.timeIntervalSince(checkpointedAt) < Self.checkpointSeconds {
-            // Soft state only: written with the next checkpoint (a kill loses these samples).
+            // Soft state only: written with the next checkpoint (a kill loses what came since).
             unwrittenTrace += lines
             return
         }
@@ -156,6 +158,14 @@ public actor AttendanceRuntime {
             }
         }
         if drainRequested { try await drain() }
+    }
+
+    /// The repeated callbacks whose soft-state-only changes may wait for the next checkpoint.
+    private static func mayDefer(_ event: EngineEvent) -> Bool {
+        switch event {
+        case .beaconsRanged, .motionUpdated, .regionStateDetermined: return true
+        default: return false
+        }
     }
 
     /// What the engine saw, in the replay trace format, for the diagnostics export.
