@@ -26,7 +26,8 @@ public final class MotionAdapter: MotionProvider, @unchecked Sendable {
         async let last = lastActivity(from: start, to: now)
         let (stepCount, activity) = await (steps, last)
         guard stepCount != nil || activity != nil else { return nil }
-        return MotionSnapshot(at: now, activity: activity?.0 ?? .unknown, confidence: activity?.1 ?? .low, steps: stepCount, walkingSince: activity?.2)
+        return MotionSnapshot(at: now, activity: activity?.kind ?? .unknown, confidence: activity?.confidence ?? .low, steps: stepCount,
+                              walkingSince: activity?.walk?.start, walkEndedAt: activity?.walk?.end)
     }
 
     private func steps(from start: Date, to end: Date) async -> Int? {
@@ -36,8 +37,10 @@ public final class MotionAdapter: MotionProvider, @unchecked Sendable {
         }
     }
 
-    /// The latest activity in the range, and when the latest walk (or run) in it began.
-    private func lastActivity(from start: Date, to end: Date) async -> (MotionSnapshot.Activity, MotionSnapshot.Confidence, Date?)? {
+    /// The latest activity in the range, and the latest walk (or run) in it: when it began and,
+    /// if another activity followed, when it ended. Each CMMotionActivity lasts until the next.
+    private func lastActivity(from start: Date, to end: Date)
+        async -> (kind: MotionSnapshot.Activity, confidence: MotionSnapshot.Confidence, walk: (start: Date, end: Date?)?)? {
         guard CMMotionActivityManager.isActivityAvailable() else { return nil }
         return await withCheckedContinuation { continuation in
             activity.queryActivityStarting(from: start, to: end, to: queue) { activities, _ in
@@ -49,8 +52,15 @@ public final class MotionAdapter: MotionProvider, @unchecked Sendable {
                 case .medium: .medium
                 default: .low
                 }
-                let walk = activities.last { ($0.walking || $0.running) && $0.confidence != .low }
-                continuation.resume(returning: (kind, confidence, walk?.startDate))
+                func walking(_ entry: CMMotionActivity) -> Bool { (entry.walking || entry.running) && entry.confidence != .low }
+                var walk: (start: Date, end: Date?)?
+                if let last = activities.lastIndex(where: walking) {
+                    var first = last
+                    while first > activities.startIndex, walking(activities[first - 1]) { first -= 1 }
+                    let next = activities.index(after: last)
+                    walk = (activities[first].startDate, next < activities.endIndex ? activities[next].startDate : nil)
+                }
+                continuation.resume(returning: (kind, confidence, walk))
             }
         }
     }

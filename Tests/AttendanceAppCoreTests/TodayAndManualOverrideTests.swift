@@ -68,6 +68,44 @@ import Testing
         #expect(after.lastSync == "Last sync 1 min ago")
     }
 
+    /// Motion history dates a late tap: a check-in offers the end of the walk in, preselected;
+    /// a check-out offers the start of the walk out, for an employee who has already left.
+    @Test func theSheetOffersTheTimeMotionHistoryShows() async throws {
+        let fixture = try RuntimeFixture()
+        func time(_ seconds: Double) -> Date { RuntimeFixture.t0.addingTimeInterval(seconds) }
+        let seated = MotionSnapshot(at: time(600), activity: .stationary, walkingSince: time(100), walkEndedAt: time(160))
+        var manual = try #require(ManualOverride(.checkIn, status: try await fixture.status(at: 600), motion: seated))
+        #expect(manual.offeredTime == time(160) && manual.useOfferedTime)
+        #expect(manual.offer(format: format) == "I arrived at 09:02 (when I stopped walking)")
+        manual.site = RuntimeFixture.hq
+        manual.reason = "Forgot to tap"
+        let event = try manual.validated().get()
+        #expect(event == .manualCheckIn(RuntimeFixture.hq, reason: "Forgot to tap", at: time(160)))
+        try await fixture.at(600, event)
+        manual.sent(at: time(600))
+        manual.settle(with: try await fixture.status(at: 610), format: format)
+        #expect(manual.phase == .accepted("Checked in at HQ at 09:02."))
+
+        // Still walking, or a walk that ended moments ago: nothing to offer.
+        let walking = MotionSnapshot(at: time(700), activity: .walking, walkingSince: time(650))
+        #expect(ManualOverride(.checkIn, status: try await fixture.status(at: 700), motion: walking)?.offeredTime == nil)
+        let justSat = MotionSnapshot(at: time(700), activity: .stationary, walkingSince: time(650), walkEndedAt: time(680))
+        #expect(ManualOverride(.checkIn, status: try await fixture.status(at: 700), motion: justSat)?.offeredTime == nil)
+
+        // The check-out: the walk out is offered, but only the employee knows they have left.
+        let onTheBus = MotionSnapshot(at: time(4_000), activity: .automotive, walkingSince: time(3_360), walkEndedAt: time(3_600))
+        var checkOut = try #require(ManualOverride(.checkOut, status: try await fixture.status(at: 4_000), motion: onTheBus))
+        #expect(checkOut.offeredTime == time(3_360) && !checkOut.useOfferedTime)
+        #expect(checkOut.offer(format: format) == "I already left, at 09:56 (when I started walking)")
+        checkOut.useOfferedTime = true
+        checkOut.reason = "Going home"
+        try await fixture.at(4_000, try checkOut.validated().get())
+        checkOut.sent(at: time(4_000))
+        checkOut.settle(with: try await fixture.status(at: 4_010), format: format)
+        #expect(checkOut.phase == .accepted("Checked out of HQ at 09:56."))
+        #expect(try await fixture.status(at: 4_010).events.map(\.event.timestamp) == [time(160), time(3_360)])
+    }
+
     @Test func theEnginesRefusalIsShownWithItsReason() async throws {
         let fixture = try RuntimeFixture()
         var manual = try #require(ManualOverride(.checkIn, status: try await fixture.status(at: 0)))

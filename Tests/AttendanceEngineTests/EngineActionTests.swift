@@ -104,6 +104,38 @@ import Testing
         #expect(events[0].sessionKey == events[1].sessionKey)
     }
 
+    /// The employee taps late and dates the tap back (the sheet's offered time): the events carry
+    /// that time, and one session key; a time in the future, too far back, before the session's
+    /// check-in or before the last check-out is refused, naming `at` and what was expected.
+    @Test func aManualCheckInAndOutCanBeDatedBackWithinLimits() {
+        var driver = EngineDriver()
+        let site = SiteBeacon(major: 4)
+        driver.send(.manualCheckIn(site, reason: "sat down at 9", at: EngineDriver.time(-420)), at: 0)
+        driver.send(.manualCheckOut(site, reason: "on the bus", at: EngineDriver.time(3_000)), at: 3_500)
+        #expect(driver.events.map(\.timestamp) == [EngineDriver.time(-420), EngineDriver.time(3_000)])
+        #expect(driver.events.map(\.source) == [.manual, .manual])
+        #expect(driver.events[0].sessionKey == driver.events[1].sessionKey)
+
+        driver.send(.manualCheckIn(site, reason: "future", at: EngineDriver.time(4_000)), at: 3_600)
+        driver.send(.manualCheckIn(site, reason: "too early", at: EngineDriver.time(3_600 - 3_700)), at: 3_600)
+        driver.send(.manualCheckIn(site, reason: "overlaps", at: EngineDriver.time(2_900)), at: 3_600)
+        driver.send(.manualCheckIn(site, reason: "back again", at: EngineDriver.time(3_300)), at: 3_600)
+        driver.send(.manualCheckOut(nil, reason: "before the check-in", at: EngineDriver.time(3_200)), at: 3_700)
+        let rejections = driver.telemetry.filter { $0.kind == .manualRejected }.map(\.detail)
+        #expect(rejections == [
+            "manual check-in at \(site) refused: 'at' is 2026-11-22T10:06:40Z; expected a time that has passed (now 2026-11-22T10:00:00Z)",
+            "manual check-in at \(site) refused: 'at' is 2026-11-22T08:58:20Z; expected at most 60 min before now (2026-11-22T10:00:00Z, manualBackdateMaxMinutes)",
+            "manual check-in at \(site) refused: 'at' is 2026-11-22T09:48:20Z; expected no earlier than the last check-out at 2026-11-22T09:50:00Z",
+            "manual check-out refused: 'at' is 2026-11-22T09:53:20Z; expected no earlier than the check-in at 2026-11-22T09:55:00Z",
+        ])
+        #expect(driver.events.map(\.kind) == [.checkIn, .checkOut, .checkIn])
+        #expect(driver.events.last?.timestamp == EngineDriver.time(3_300))
+
+        var configuration = Configuration()
+        configuration.manualBackdateMaxMinutes = 721
+        #expect(configuration.validationErrors().map(\.field) == ["manualBackdateMaxMinutes"])
+    }
+
     @Test func manualRequestsThatCannotBeHonouredAreRejectedVisibly() {
         var driver = EngineDriver()
         driver.send(.manualCheckOut(nil, reason: "leaving"), at: 0)

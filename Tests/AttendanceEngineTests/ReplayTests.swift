@@ -31,6 +31,17 @@ import Testing
         #expect(result.finalEngine.openSessions.count == 1)
     }
 
+    /// A manual button dated back (`manualCheckIn@SECONDS`) replays with the employee's time.
+    @Test func aDatedManualCheckInReplaysWithTheEmployeesTime() throws {
+        let trace = "t,uuid,major,minor,rssi\n600,event,manualCheckIn@420:4:sat down\n5000,event,manualCheckOut@90:home\n"
+        var configuration = Configuration()
+        configuration.sites = [SiteConfiguration(major: 4)]
+        let result = Replayer(configuration: configuration).run(try ReplayTrace.parse(trace))
+        #expect(result.decisions.map(\.type) == [.checkIn, .checkOut])
+        #expect(result.decisions.map(\.ts) == [Date(timeIntervalSince1970: 180), Date(timeIntervalSince1970: 4_910)])
+        #expect(result.decisions.map(\.decidedAt) == [Date(timeIntervalSince1970: 600), Date(timeIntervalSince1970: 5_000)])
+    }
+
     @Test func rfc3339TimesAndEventRowsReplay() throws {
         let trace = """
             t,uuid,major,minor,rssi
@@ -73,6 +84,7 @@ import Testing
         ("t,uuid,major,minor,rssi\n0,\(uuid),1,1\n", 2, "row", "0,\(uuid),1,1"),
         ("t,uuid,major,minor,rssi\n0,event,teleport\n", 2, "event", "teleport"),
         ("t,uuid,major,minor,rssi\n0,event,enter:x\n", 2, "event", "enter:x"),
+        ("t,uuid,major,minor,rssi\n0,event,manualCheckIn@soon:3:late\n", 2, "event", "manualCheckIn@soon:3:late"),
         ("t,uuid,major,rssi\n", 1, "header", "t,uuid,major,rssi"),
     ])
     func aMalformedRowIsNamedByLineColumnAndValue(text: String, line: Int, column: String, value: String) {
@@ -89,7 +101,9 @@ import Testing
         let samples = [BeaconSample(beacon: BeaconIdentity(uuid: SiteBeacon.defaultUUID, major: 3, minor: 9), rssi: -67),
                        BeaconSample(beacon: BeaconIdentity(uuid: SiteBeacon.defaultUUID, major: 3, minor: 10), rssi: 0)]
         let events: [TraceEvent] = [.region(.exit, major: 3), .launch(.afterReboot), .manualCheckOut(major: 3, reason: "home"),
-                                    .bluetooth(.poweredOff), .motion(.walking), .geofence(entered: true, major: 3)]
+                                    .bluetooth(.poweredOff), .motion(.walking), .geofence(entered: true, major: 3),
+                                    .manualCheckIn(major: 3, reason: "sat down: at 9", secondsBefore: 420),
+                                    .manualCheckOut(major: nil, reason: "on the bus", secondsBefore: 90)]
         let text = ([ReplayTrace.header] + TraceWriter.rows(for: samples, at: time) + events.map { TraceWriter.row(for: $0, at: time) })
             .joined(separator: "\n")
         let parsed = try ReplayTrace.parse(text)

@@ -101,18 +101,30 @@ import Testing
         #expect(office.allSatisfy { $0.1.passages.isEmpty })
     }
 
-    /// What motion history shows at the exit: the walk out began when the person left the desk.
-    @Test func motionHistoryShowsWhenTheWalkOutBegan() throws {
+    /// What motion history shows at the exit: the walk out began when the person left the desk;
+    /// and after the arrival: the walk in ended at the desk, after the arrival (what a manual
+    /// check-in offers).
+    @Test func motionHistoryShowsWhenTheWalkOutBeganAndTheWalkInEnded() throws {
         let plans = Self.plan(people: 5, days: 1)
         let (_, timeline) = try #require(plans.first { !$0.1.presences.isEmpty })
         let epoch = Date(timeIntervalSince1970: 0)
         let ports = SimulatedPorts(timeline: timeline, epoch: epoch, clock: ManualClock(epoch))
         let departure = try #require(timeline.presences.last).end
         // The last walk out: desk → door → outside; two minutes after the door, 10 minutes back.
-        let walk = try #require(ports.walkStart(before: departure + 120, lookbackMinutes: 10))
-        let leftDesk = try #require(timeline.waypoints.last { $0.time <= departure && $0.time < walk + 1 })
-        #expect(walk <= departure && departure - walk < 60)
-        #expect(abs(walk - leftDesk.time) < 0.001)
-        #expect(ports.walkStart(before: departure + 3_600, lookbackMinutes: 10) == nil)
+        let walk = try #require(ports.latestWalk(before: departure + 120, lookbackMinutes: 10))
+        let leftDesk = try #require(timeline.waypoints.last { $0.time <= departure && $0.time < walk.start + 1 })
+        #expect(walk.start <= departure && departure - walk.start < 60)
+        #expect(abs(walk.start - leftDesk.time) < 0.001)
+        #expect(walk.end.map { $0 > walk.start && $0 <= departure + 120 } == true)
+        #expect(ports.latestWalk(before: departure + 3_600, lookbackMinutes: 10) == nil)
+        #expect(ports.motion(at: departure + 120, lookbackMinutes: 10).departedAt == epoch.addingTimeInterval(walk.start))
+
+        // Still walking in: no arrival to offer yet; seated: the end of the walk in.
+        let arrival = try #require(timeline.presences.first).start
+        let seated = try #require(timeline.waypoints.first { $0.time > arrival && timeline.position(at: $0.time + 1).0 == $0.position })
+        #expect(ports.motion(at: (arrival + seated.time) / 2, lookbackMinutes: 60).arrivedAt == nil)
+        let offered = try #require(ports.motion(at: seated.time + 30, lookbackMinutes: 60).arrivedAt)
+        #expect(offered == epoch.addingTimeInterval(seated.time))
+        #expect(offered.timeIntervalSince(epoch) >= arrival && offered.timeIntervalSince(epoch) - arrival < 120)
     }
 }

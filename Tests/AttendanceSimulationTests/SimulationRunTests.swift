@@ -84,6 +84,23 @@ import Testing
         #expect(missed(tapped) < missed(ignored))
     }
 
+    /// Employees without detection tap late (1–15 min after arriving, up to 10 min after
+    /// leaving): our app's sheet dates the taps from motion history, the baselines keep the
+    /// tap times.
+    @Test func lateManualTapsAreDatedFromMotionHistory() async throws {
+        var options = Self.options(employees: 4, days: 3, seed: 5, policies: [.default, .naive])
+        options.world.iOS.deniedFraction = 1
+        options.world.iOS.whenInUseOnlyFraction = 0
+        let report = try await Simulation.run(options)
+        let ours = try #require(report.policies["default"])
+        let naive = try #require(report.policies["naive"])
+        #expect(ours.checkOut.timestampErrorSeconds.p95 <= 60)
+        #expect(naive.checkOut.timestampErrorSeconds.p95 > 120)
+        #expect(ours.checkIn.timestampErrorSeconds.p95 <= 60)
+        #expect(naive.checkIn.timestampErrorSeconds.p50 > 60)
+        #expect(ours.checkIn.missedPresences == naive.checkIn.missedPresences)
+    }
+
     @Test func badOptionsAreNamed() async throws {
         var options = Self.options()
         options.faults.crashRate = 2

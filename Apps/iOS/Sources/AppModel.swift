@@ -90,6 +90,12 @@ final class AppModel: ObservableObject {
         }
     }
 
+    /// The manual sheet, with the time motion history offers.
+    func manualOverride(_ kind: ManualOverride.Kind) async -> ManualOverride? {
+        guard let apple, let status else { return nil }
+        return ManualOverride(kind, status: status, motion: await apple.device.motionForManualTime())
+    }
+
     func send(_ manual: ManualOverride) async -> ManualOverride {
         var manual = manual
         guard let apple else { return manual }

@@ -136,6 +136,16 @@ public actor AttendanceDevice {
         try await runtime.send(event)
     }
 
+    /// Motion history for the manual sheet's offered time: as far back as the engine accepts a
+    /// manual check-in or check-out dated back (`manualBackdateMaxMinutes`). `nil` without
+    /// enrollment, motion permission or history.
+    public func motionForManualTime() async -> MotionSnapshot? {
+        guard let runtime else { return nil }
+        let minutes = await runtime.engine.configuration.manualBackdateMaxMinutes
+        guard minutes > 0 else { return nil }
+        return await platform.motion.snapshot(lookbackMinutes: minutes)
+    }
+
     public func timerFired(_ name: String) async throws { try await runtime?.timerFired(name) }
     public func drain() async throws { try await runtime?.drain() }
     public func networkBecameReachable() async throws { try await runtime?.networkBecameReachable() }

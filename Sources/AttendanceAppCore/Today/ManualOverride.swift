@@ -5,6 +5,11 @@ import Foundation
 /// Manual check-in and check-out from the Today screen, for when automatic detection cannot
 /// work (a dead beacon battery, a denied permission, a site without beacons). The employee
 /// picks the site and gives a reason, which travels with the event for HR to review.
+///
+/// People tap late: minutes after sitting down, or on the way home. The phone's motion history
+/// dates it: a check-in offers the end of the last walk (preselected: the walk in ends at the
+/// desk), a check-out the start of the last walk (for an employee who has already left, so not
+/// preselected). The engine accepts such a time up to `manualBackdateMaxMinutes` back.
 public struct ManualOverride: Hashable, Sendable {
     public enum Kind: String, Hashable, Sendable { case checkIn, checkOut }
 
@@ -29,11 +34,16 @@ public struct ManualOverride: Hashable, Sendable {
     public let choices: [Choice]
     public var site: SiteBeacon?
     public var reason = ""
+    /// When motion history says the employee arrived (check-in) or left (check-out), if it does.
+    public let offeredTime: Date?
+    /// Date the event at `offeredTime` rather than now.
+    public var useOfferedTime: Bool
     public private(set) var phase: Phase = .editing
 
     /// A check-in offers the sites not checked in at; a check-out, the open sessions. `nil`
-    /// when there is nothing to choose (the button is disabled then).
-    public init?(_ kind: Kind, status: DeviceStatus) {
+    /// when there is nothing to choose (the button is disabled then). `motion`: the phone's
+    /// motion history (`AttendanceDevice.motionForManualTime()`), for the offered time.
+    public init?(_ kind: Kind, status: DeviceStatus, motion: MotionSnapshot? = nil) {
         let names = status.siteNames
         let open = Set(status.openSessions.map(\.site))
         let sites = kind == .checkIn ? status.siteBeacons.filter { !open.contains($0) } : status.openSessions.map(\.site)
@@ -41,9 +51,20 @@ public struct ManualOverride: Hashable, Sendable {
         self.kind = kind
         choices = sites.map { Choice(id: $0, name: DisplayFormat.siteName($0, in: names)) }
         if choices.count == 1 { site = choices[0].id }
+        let latestCheckIn = kind == .checkOut ? status.openSessions.map(\.checkInAt).max() : nil
+        offeredTime = motion?.manualTimeOffer(checkIn: kind == .checkIn, notBefore: latestCheckIn)
+        useOfferedTime = kind == .checkIn && offeredTime != nil
     }
 
     public var title: String { kind == .checkIn ? "Check in by hand" : "Check out by hand" }
+
+    /// The offered time, in words for the sheet's switch; `nil` when there is none.
+    public func offer(format: DisplayFormat) -> String? {
+        guard let offeredTime else { return nil }
+        return kind == .checkIn
+            ? "I arrived at \(format.time(offeredTime)) (when I stopped walking)"
+            : "I already left, at \(format.time(offeredTime)) (when I started walking)"
+    }
 
     /// The engine event to send, or every field to fix.
     public func validated() -> Result<EngineEvent, FieldErrors> {
@@ -57,7 +78,8 @@ public struct ManualOverride: Hashable, Sendable {
                                      expected: "\(Self.reasonLength.lowerBound) to \(Self.reasonLength.upperBound) characters saying why (HR sees it)"))
         }
         guard errors.isEmpty, let site else { return .failure(FieldErrors(errors)) }
-        return .success(kind == .checkIn ? .manualCheckIn(site, reason: trimmed) : .manualCheckOut(site, reason: trimmed))
+        let time = useOfferedTime ? offeredTime : nil
+        return .success(kind == .checkIn ? .manualCheckIn(site, reason: trimmed, at: time) : .manualCheckOut(site, reason: trimmed, at: time))
     }
 
     public mutating func sent(at time: Date) { phase = .sent(at: time) }
@@ -76,7 +98,7 @@ public struct ManualOverride: Hashable, Sendable {
         case (.checkIn, let session?):
             phase = .accepted("Checked in at \(name) at \(format.time(session.checkInAt)).")
         case (.checkOut, nil):
-            phase = .accepted("Checked out of \(name) at \(format.time(sentAt)).")
+            phase = .accepted("Checked out of \(name) at \(format.time(useOfferedTime ? offeredTime ?? sentAt : sentAt)).")
         default:
             phase = .rejected("The app did not record the \(kind == .checkIn ? "check-in" : "check-out"); see Diagnostics.")
         }

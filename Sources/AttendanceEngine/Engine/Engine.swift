@@ -28,6 +28,8 @@ public struct Engine: Hashable, Sendable, Codable {
     private var lastPromptAt: Date?
     /// When the pending resume reminder is due (pushed back as the app runs).
     private var reminderAt: Date?
+    /// The latest check-out at any site: a manual check-in cannot be dated before it.
+    private var lastCheckOutAt: Date?
     public private(set) var lastUpload: UploadReport?
 
     public init(configuration: Configuration = Configuration()) {
@@ -128,10 +130,10 @@ public struct Engine: Hashable, Sendable, Codable {
                 mutateSite(index, at: now, &actions) { site, context, outputs in site.endWindow(at: now, context, &outputs) }
             }
             endDiscoveries(where: { _ in true }, at: now, &actions)
-        case .manualCheckIn(let site, let reason):
-            manualCheckIn(at: site, reason: reason, now: now, &actions)
-        case .manualCheckOut(let site, let reason):
-            manualCheckOut(at: site, reason: reason, now: now, &actions)
+        case .manualCheckIn(let site, let reason, let time):
+            manualCheckIn(at: site, reason: reason, time: time, now: now, &actions)
+        case .manualCheckOut(let site, let reason, let time):
+            manualCheckOut(at: site, reason: reason, time: time, now: now, &actions)
         case .permissionsChanged(let newPermissions):
             permissionsChanged(to: newPermissions, at: now, &actions)
         case .configurationUpdated(let newConfiguration):
@@ -228,29 +230,58 @@ public struct Engine: Hashable, Sendable, Codable {
         endDiscoveries(where: { $0.region == region }, at: now, &actions)
     }
 
-    private mutating func manualCheckIn(at site: SiteBeacon, reason: String, now: Date, _ actions: inout [EngineAction]) {
+    private mutating func manualCheckIn(at site: SiteBeacon, reason: String, time: Date?, now: Date, _ actions: inout [EngineAction]) {
+        let what = "manual check-in at \(site) refused"
         guard !reason.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            return reject("manual check-in at \(site) refused: a reason is required", site: site, now: now, &actions)
+            return reject("\(what): a reason is required", site: site, now: now, &actions)
+        }
+        if let problem = manualTimeProblem(time, now: now, notBefore: lastCheckOutAt.map { ($0, "the last check-out") }) {
+            return reject("\(what): \(problem)", site: site, now: now, &actions)
         }
         guard let index = siteIndex(site) ?? trackSite(site) else {
-            return reject("manual check-in at \(site) refused: not a configured site (known: \(configuredSitesList))", site: site, now: now, &actions)
+            return reject("\(what): not a configured site (known: \(configuredSitesList))", site: site, now: now, &actions)
         }
-        mutateSite(index, at: now, &actions) { presence, context, outputs in presence.manualCheckIn(at: now, reason: reason, context, &outputs) }
+        mutateSite(index, at: now, &actions) { presence, context, outputs in
+            presence.manualCheckIn(at: time ?? now, reason: reason, context, &outputs)
+        }
     }
 
-    private mutating func manualCheckOut(at site: SiteBeacon?, reason: String, now: Date, _ actions: inout [EngineAction]) {
+    private mutating func manualCheckOut(at site: SiteBeacon?, reason: String, time: Date?, now: Date, _ actions: inout [EngineAction]) {
+        let what = "manual check-out\(site.map { " at \($0)" } ?? "") refused"
         guard !reason.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            return reject("manual check-out refused: a reason is required", site: site, now: now, &actions)
+            return reject("\(what): a reason is required", site: site, now: now, &actions)
         }
         let targets = sites.indices.filter { index in
             sites[index].session != nil && (site == nil || sites[index].site == site)
         }
         guard !targets.isEmpty else {
-            return reject("manual check-out refused: not checked in\(site.map { " at \($0)" } ?? "")", site: site, now: now, &actions)
+            return reject("\(what): not checked in", site: site, now: now, &actions)
+        }
+        let latestCheckIn = targets.compactMap { sites[$0].session?.checkInAt }.max()
+        if let problem = manualTimeProblem(time, now: now, notBefore: latestCheckIn.map { ($0, "the check-in") }) {
+            return reject("\(what): \(problem)", site: site, now: now, &actions)
         }
         for index in targets {
-            mutateSite(index, at: now, &actions) { presence, context, outputs in presence.manualCheckOut(at: now, reason: reason, context, &outputs) }
+            mutateSite(index, at: now, &actions) { presence, context, outputs in
+                presence.manualCheckOut(at: time ?? now, reason: reason, context, &outputs)
+            }
         }
+    }
+
+    /// Why the time an employee gave for a manual check-in or check-out cannot be used, if it
+    /// cannot: it must have passed, lie within `manualBackdateMaxMinutes`, and not precede `notBefore`.
+    private func manualTimeProblem(_ time: Date?, now: Date, notBefore: (time: Date, name: String)?) -> String? {
+        guard let time else { return nil }
+        let given = "'at' is \(RFC3339.format(time))"
+        let maxMinutes = configuration.manualBackdateMaxMinutes
+        if time > now { return "\(given); expected a time that has passed (now \(RFC3339.format(now)))" }
+        if now.timeIntervalSince(time) > maxMinutes * 60 {
+            return "\(given); expected at most \(Int(maxMinutes)) min before now (\(RFC3339.format(now)), manualBackdateMaxMinutes)"
+        }
+        if let notBefore, time < notBefore.time {
+            return "\(given); expected no earlier than \(notBefore.name) at \(RFC3339.format(notBefore.time))"
+        }
+        return nil
     }
 
     private mutating func permissionsChanged(to newPermissions: Permissions, at now: Date, _ actions: inout [EngineAction]) {
@@ -464,7 +495,7 @@ public struct Engine: Hashable, Sendable, Codable {
         let context = SitePresence.Context(configuration: configuration, walking: walkingRuleHolds(at: now), anotherSiteOpen: anotherSiteOpen,
                                            keptRunning: backgroundLocationOn, movingNow: movingNow(at: now))
         transition(&sites[index], context, &outputs)
-        for output in outputs { actions.append(contentsOf: self.actions(for: output, site: sites[index].site, at: now)) }
+        record(outputs, site: site, at: now, &actions)
         for output in outputs {
             guard case .checkedIn(let session, _, _) = output, session.source == .automatic else { continue }
             handOver(to: site, arrival: session.checkInAt, at: now, &actions)
@@ -477,7 +508,15 @@ public struct Engine: Hashable, Sendable, Codable {
             var outputs: [SitePresence.Output] = []
             let context = SitePresence.Context(configuration: configuration, walking: isWalking(at: now), anotherSiteOpen: true)
             sites[other].arrived(at: site, arrival: arrival, now: now, context, &outputs)
-            for output in outputs { actions.append(contentsOf: self.actions(for: output, site: sites[other].site, at: now)) }
+            record(outputs, site: sites[other].site, at: now, &actions)
+        }
+    }
+
+    /// A site's outputs as actions; a check-out also moves `lastCheckOutAt`.
+    private mutating func record(_ outputs: [SitePresence.Output], site: SiteBeacon, at now: Date, _ actions: inout [EngineAction]) {
+        for output in outputs {
+            if case .checkedOut(_, let time, _, _) = output { lastCheckOutAt = max(lastCheckOutAt ?? time, time) }
+            actions.append(contentsOf: self.actions(for: output, site: site, at: now))
         }
     }
 

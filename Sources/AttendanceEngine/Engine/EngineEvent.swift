@@ -17,9 +17,12 @@ public enum EngineEvent: Hashable, Sendable, Codable {
     case timerFired(EngineTimer)
     /// The app's background time is about to run out: decide with what is known now.
     case backgroundTimeExpiring
-    case manualCheckIn(SiteBeacon, reason: String)
-    /// `nil` site: check out of every open session.
-    case manualCheckOut(SiteBeacon?, reason: String)
+    /// The employee's button. `at`: when they say they arrived, if not now (the app offers the
+    /// end of their last walk, `MotionSnapshot.arrivedAt`); at most `manualBackdateMaxMinutes` ago.
+    case manualCheckIn(SiteBeacon, reason: String, at: Date? = nil)
+    /// `nil` site: check out of every open session. `at`: when they say they left, if not now
+    /// (the app offers the start of their last walk, `MotionSnapshot.departedAt`).
+    case manualCheckOut(SiteBeacon?, reason: String, at: Date? = nil)
     case permissionsChanged(Permissions)
     case configurationUpdated(Configuration)
     case networkReachable

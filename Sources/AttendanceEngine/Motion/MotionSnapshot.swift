@@ -17,13 +17,40 @@ public struct MotionSnapshot: Hashable, Sendable, Codable {
     public var steps: Int?
     /// When the latest walk in the look-back began (CMMotionActivity history), if there was one.
     public var walkingSince: Date?
+    /// When that walk ended, if it has: the phone has not walked since.
+    public var walkEndedAt: Date?
 
-    public init(at: Date, activity: Activity, confidence: Confidence = .medium, steps: Int? = nil, walkingSince: Date? = nil) {
+    public init(at: Date, activity: Activity, confidence: Confidence = .medium, steps: Int? = nil, walkingSince: Date? = nil,
+                walkEndedAt: Date? = nil) {
         self.at = at
         self.activity = activity
         self.confidence = confidence
         self.steps = steps
         self.walkingSince = walkingSince
+        self.walkEndedAt = walkEndedAt
+    }
+
+    /// The time a manual check-in can offer: the end of the latest walk, when the phone has
+    /// been still since (walked in, sat down, then opened the app). Never before the arrival:
+    /// the walk in ends at the desk.
+    public var arrivedAt: Date? {
+        guard activity == .stationary, let walkEndedAt, walkEndedAt <= at else { return nil }
+        return walkEndedAt
+    }
+
+    /// The time a manual check-out can offer: the start of the latest walk (the walk out), for
+    /// an employee who taps after leaving.
+    public var departedAt: Date? {
+        guard let walkingSince, walkingSince <= at else { return nil }
+        return walkingSince
+    }
+
+    /// What the manual sheet offers: `arrivedAt` for a check-in, `departedAt` for a check-out;
+    /// only when it is at least a minute before `at` and after `notBefore` (the check-in of the
+    /// session a check-out closes), so that the engine will accept it.
+    public func manualTimeOffer(checkIn: Bool, notBefore: Date?) -> Date? {
+        guard let time = checkIn ? arrivedAt : departedAt, at.timeIntervalSince(time) >= 60 else { return nil }
+        return notBefore.map { time > $0 } ?? true ? time : nil
     }
 
     /// Walking or running with more than low confidence, or enough steps in the look-back.

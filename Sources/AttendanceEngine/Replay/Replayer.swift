@@ -130,8 +130,10 @@ public struct Replayer: Sendable {
         case .backgroundExpiring: return .backgroundTimeExpiring
         case .networkReachable: return .networkReachable
         case .timer: return .timerFired(.nextDecision)
-        case .manualCheckIn(let major, let reason): return .manualCheckIn(site(major), reason: reason)
-        case .manualCheckOut(let major, let reason): return .manualCheckOut(major.map(site), reason: reason)
+        case .manualCheckIn(let major, let reason, let before):
+            return .manualCheckIn(site(major), reason: reason, at: before.map { time.addingTimeInterval(-$0) })
+        case .manualCheckOut(let major, let reason, let before):
+            return .manualCheckOut(major.map(site), reason: reason, at: before.map { time.addingTimeInterval(-$0) })
         case .location(let state):
             permissions.location = state
             return .permissionsChanged(permissions)

@@ -1,10 +1,12 @@
 import AttendanceModels
+import Foundation
 
 extension TraceEvent {
-    /// The trace rows that record an engine event, so the diagnostics export replays here.
-    /// Ranging callbacks are sample rows (`TraceWriter.rows`); timers, uploads and configuration
-    /// changes are not part of the format and give none.
-    public static func describing(_ event: EngineEvent) -> [TraceEvent] {
+    /// The trace rows that record an engine event handled at `time`, so the diagnostics export
+    /// replays here. Ranging callbacks are sample rows (`TraceWriter.rows`); timers, uploads and
+    /// configuration changes are not part of the format and give none.
+    public static func describing(_ event: EngineEvent, at time: Date) -> [TraceEvent] {
+        func before(_ given: Date?) -> Double? { given.map { time.timeIntervalSince($0) } }
         switch event {
         case .appLaunched(let reason): return [.launch(reason)]
         case .regionEntered(let region): return [.region(.enter, major: region.major)]
@@ -18,8 +20,10 @@ extension TraceEvent {
         case .locationWake: return [.locationWake]
         case .backgroundTimeExpiring: return [.backgroundExpiring]
         case .networkReachable: return [.networkReachable]
-        case .manualCheckIn(let site, let reason): return [.manualCheckIn(major: site.major, reason: reason)]
-        case .manualCheckOut(let site, let reason): return [.manualCheckOut(major: site?.major, reason: reason)]
+        case .manualCheckIn(let site, let reason, let given):
+            return [.manualCheckIn(major: site.major, reason: reason, secondsBefore: before(given))]
+        case .manualCheckOut(let site, let reason, let given):
+            return [.manualCheckOut(major: site?.major, reason: reason, secondsBefore: before(given))]
         case .permissionsChanged(let permissions):
             return [.location(permissions.location), .bluetooth(permissions.bluetooth), .preciseLocation(permissions.preciseLocation)]
         case .beaconsRanged, .timerFired, .configurationUpdated, .uploadFinished: return []

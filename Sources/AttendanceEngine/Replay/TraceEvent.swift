@@ -10,7 +10,7 @@ import Foundation
 /// | `walking`, `running`, `stationary`, `automotive`, `cycling` | a motion snapshot |
 /// | `geofenceEnter:MAJOR`, `geofenceExit:MAJOR` | the site's campus geofence |
 /// | `locationWake`, `backgroundExpiring`, `networkReachable`, `timer` | wake-ups and limits |
-/// | `manualCheckIn:MAJOR[:REASON]`, `manualCheckOut[:MAJOR][:REASON]` | the employee's buttons |
+/// | `manualCheckIn:MAJOR[:REASON]`, `manualCheckOut[:MAJOR][:REASON]` | the employee's buttons; `manualCheckIn@S:…`, `manualCheckOut@S…`: dated S seconds before the row |
 /// | `location:STATE`, `bluetooth:STATE`, `preciseLocation:on/off` | a permission change |
 public enum TraceEvent: Hashable, Sendable {
     case region(RegionEvent, major: UInt16?)
@@ -18,8 +18,9 @@ public enum TraceEvent: Hashable, Sendable {
     case motion(MotionSnapshot.Activity)
     case geofence(entered: Bool, major: UInt16)
     case locationWake, backgroundExpiring, networkReachable, timer
-    case manualCheckIn(major: UInt16, reason: String)
-    case manualCheckOut(major: UInt16?, reason: String)
+    /// `secondsBefore`: the employee dated it this long before the row's time.
+    case manualCheckIn(major: UInt16, reason: String, secondsBefore: Double? = nil)
+    case manualCheckOut(major: UInt16?, reason: String, secondsBefore: Double? = nil)
     case location(Permissions.Location)
     case bluetooth(Permissions.Bluetooth)
     case preciseLocation(Bool)
@@ -28,7 +29,7 @@ public enum TraceEvent: Hashable, Sendable {
         case enter, exit, inside, outside
     }
 
-    public static let names = "enter, exit, inside, outside (each optionally :MAJOR), launch[:REASON], walking, running, stationary, automotive, cycling, geofenceEnter:MAJOR, geofenceExit:MAJOR, locationWake, backgroundExpiring, networkReachable, timer, manualCheckIn:MAJOR[:REASON], manualCheckOut[:MAJOR][:REASON], location:STATE, bluetooth:STATE, preciseLocation:on|off"
+    public static let names = "enter, exit, inside, outside (each optionally :MAJOR), launch[:REASON], walking, running, stationary, automotive, cycling, geofenceEnter:MAJOR, geofenceExit:MAJOR, locationWake, backgroundExpiring, networkReachable, timer, manualCheckIn[@SECONDS]:MAJOR[:REASON], manualCheckOut[@SECONDS][:MAJOR][:REASON], location:STATE, bluetooth:STATE, preciseLocation:on|off"
 
     public var isRegionEvent: Bool {
         if case .region = self { return true }
@@ -45,17 +46,33 @@ public enum TraceEvent: Hashable, Sendable {
         case .backgroundExpiring: return "backgroundExpiring"
         case .networkReachable: return "networkReachable"
         case .timer: return "timer"
-        case .manualCheckIn(let major, let reason): return "manualCheckIn:\(major):\(reason)"
-        case .manualCheckOut(let major, let reason): return "manualCheckOut" + (major.map { ":\($0)" } ?? "") + ":\(reason)"
+        case .manualCheckIn(let major, let reason, let before): return "manualCheckIn" + Self.dated(before) + ":\(major):\(reason)"
+        case .manualCheckOut(let major, let reason, let before):
+            return "manualCheckOut" + Self.dated(before) + (major.map { ":\($0)" } ?? "") + ":\(reason)"
         case .location(let state): return "location:\(state.rawValue)"
         case .bluetooth(let state): return "bluetooth:\(state.rawValue)"
         case .preciseLocation(let on): return "preciseLocation:" + (on ? "on" : "off")
         }
     }
 
+    /// `@SECONDS` after a manual button's name when the employee dated it back.
+    private static func dated(_ secondsBefore: Double?) -> String {
+        secondsBefore.map { "@" + String(format: "%.0f", $0) } ?? ""
+    }
+
     static func parse(_ text: String, line: Int) throws(TraceError) -> TraceEvent {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-        let name = parts[0]
+        var name = parts[0]
+        var secondsBefore: Double?
+        if name.hasPrefix("manualCheckIn@") || name.hasPrefix("manualCheckOut@") {
+            let pieces = name.split(separator: "@", maxSplits: 1).map(String.init)
+            guard pieces.count == 2, let seconds = Double(pieces[1]), seconds >= 0 else {
+                throw TraceError(line: line, column: "event", value: text,
+                                 expected: "'\(pieces[0])@SECONDS' with SECONDS how many seconds before the row the employee dated it (a number ≥ 0)")
+            }
+            name = pieces[0]
+            secondsBefore = seconds
+        }
         let argument = parts.count > 1 ? parts[1] : nil
         func fail(_ expected: String) -> TraceError { TraceError(line: line, column: "event", value: text, expected: expected) }
         func major(_ value: String?) throws(TraceError) -> UInt16 {
@@ -81,14 +98,14 @@ public enum TraceEvent: Hashable, Sendable {
         case "timer": return .timer
         case "manualCheckIn":
             let pieces = (argument ?? "").split(separator: ":", maxSplits: 1).map(String.init)
-            return .manualCheckIn(major: try major(pieces.first), reason: pieces.count > 1 ? pieces[1] : "replay")
+            return .manualCheckIn(major: try major(pieces.first), reason: pieces.count > 1 ? pieces[1] : "replay", secondsBefore: secondsBefore)
         case "manualCheckOut":
-            guard let argument else { return .manualCheckOut(major: nil, reason: "replay") }
+            guard let argument else { return .manualCheckOut(major: nil, reason: "replay", secondsBefore: secondsBefore) }
             let pieces = argument.split(separator: ":", maxSplits: 1).map(String.init)
             if let first = pieces.first, let site = UInt16(first) {
-                return .manualCheckOut(major: site, reason: pieces.count > 1 ? pieces[1] : "replay")
+                return .manualCheckOut(major: site, reason: pieces.count > 1 ? pieces[1] : "replay", secondsBefore: secondsBefore)
             }
-            return .manualCheckOut(major: nil, reason: argument)
+            return .manualCheckOut(major: nil, reason: argument, secondsBefore: secondsBefore)
         case "location":
             guard let state = argument.flatMap(Permissions.Location.init(rawValue:)) else { throw fail("location:STATE with STATE one of notDetermined, restricted, denied, whenInUse, always") }
             return .location(state)

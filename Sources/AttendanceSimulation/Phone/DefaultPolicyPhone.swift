@@ -74,7 +74,7 @@ final class DefaultPolicyPhone {
         case crash(PlannedCrash)
         case timer(String, Date)
         case rangingTick, backgroundExpiry
-        case manualCheckIn(Int), manualCheckOut(Int)
+        case manualCheckIn(Int), manualCheckOut(Int, leftFirst: Bool)
         case regionState(BeaconRegion)
         case reminderDue(Date)
     }
@@ -147,7 +147,7 @@ final class DefaultPolicyPhone {
         if plan.access != .always { outcome.faults.deniedOrWhenInUse = 1 }
         for manual in plan.manualAttendance(world: world) {
             queue.push(.manualCheckIn(manual.siteIndex), at: manual.checkIn)
-            queue.push(.manualCheckOut(manual.siteIndex), at: manual.checkOut)
+            queue.push(.manualCheckOut(manual.siteIndex, leftFirst: manual.leftFirst), at: manual.checkOut)
         }
         // Installed and opened once at the start.
         try await wake(at: 0, reason: .userOpened, budget: Self.foregroundSeconds)
@@ -263,15 +263,25 @@ final class DefaultPolicyPhone {
             }
             try await send(.backgroundTimeExpiring, at: time)
         case .manualCheckIn(let siteIndex):
+            // The sheet offers the end of the last walk as the arrival; the employee keeps it.
             guard time >= offUntil else { return }
             try await wake(at: time, reason: .userOpened, budget: Self.foregroundSeconds)
-            try await send(.manualCheckIn(Simulation.siteBeacon(world.sites[siteIndex]), reason: Self.manualReason(plan.access)), at: time)
-        case .manualCheckOut(let siteIndex):
+            let arrived = ports.motion(at: time, lookbackMinutes: manualLookbackMinutes).manualTimeOffer(checkIn: true, notBefore: nil)
+            try await send(.manualCheckIn(Simulation.siteBeacon(world.sites[siteIndex]), reason: Self.manualReason(plan.access), at: arrived), at: time)
+        case .manualCheckOut(let siteIndex, let leftFirst):
+            // The sheet offers the start of the last walk as the departure; the employee keeps
+            // it only if they have already left.
             guard time >= offUntil else { return }
             try await wake(at: time, reason: .userOpened, budget: Self.foregroundSeconds)
-            try await send(.manualCheckOut(Simulation.siteBeacon(world.sites[siteIndex]), reason: Self.manualReason(plan.access)), at: time)
+            let site = Simulation.siteBeacon(world.sites[siteIndex])
+            let checkedIn = await runtime?.engine.openSessions.first { $0.site == site }?.checkInAt
+            let departed = leftFirst ? ports.motion(at: time, lookbackMinutes: manualLookbackMinutes).manualTimeOffer(checkIn: false, notBefore: checkedIn) : nil
+            try await send(.manualCheckOut(site, reason: Self.manualReason(plan.access), at: departed), at: time)
         }
     }
+
+    /// How far back the manual sheet asks motion history: as far as the engine accepts a date.
+    private var manualLookbackMinutes: Double { configuration.manualBackdateMaxMinutes }
 
     static func manualReason(_ access: PhonePlan.LocationAccess) -> String {
         "automatic detection is off on this phone (location \(access == .denied ? "denied" : "While Using only"))"

@@ -141,15 +141,16 @@ public struct PhonePlan: Sendable {
     }
 
     /// An employee whose phone cannot detect them checks in and out by hand (the app prompts
-    /// them): 1–15 min after arriving, and from a minute before leaving to 10 min after. The same for every policy.
-    public func manualAttendance(world: WorldSpec) -> [(siteIndex: Int, checkIn: Double, checkOut: Double)] {
+    /// them): 1–15 min after arriving, and from a minute before leaving to 10 min after
+    /// (`leftFirst`: they tap after leaving). The same for every policy.
+    public func manualAttendance(world: WorldSpec) -> [(siteIndex: Int, checkIn: Double, checkOut: Double, leftFirst: Bool)] {
         guard access != .always else { return [] }
         var random = SplitMix64(seed: UInt64(index) &* 0x2545_F491_4F6C_DD1D ^ 0x3A11)
         return timeline.presences.compactMap { presence in
             guard let siteIndex = world.sites.firstIndex(where: { $0.id == presence.site.rawValue }) else { return nil }
             let checkIn = presence.start + Double.random(in: 60...900, using: &random)
             let checkOut = max(checkIn + 60, presence.end + Double.random(in: -60...600, using: &random))
-            return checkIn < presence.end ? (siteIndex, checkIn, checkOut) : nil
+            return checkIn < presence.end ? (siteIndex, checkIn, checkOut, checkOut > presence.end) : nil
         }
     }
 

@@ -77,13 +77,16 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
             if here != .away, previous != .away { walked += here.distance(to: previous) }
             previous = here
         }
+        let walk = latestWalk(before: time, lookbackMinutes: lookbackMinutes)
         return MotionSnapshot(at: epoch.addingTimeInterval(time), activity: moving ? .walking : .stationary, confidence: .high,
-                              steps: Int(walked / 0.75), walkingSince: walkStart(before: time, lookbackMinutes: lookbackMinutes).map { epoch.addingTimeInterval($0) })
+                              steps: Int(walked / 0.75), walkingSince: walk.map { epoch.addingTimeInterval($0.start) },
+                              walkEndedAt: walk?.end.map { epoch.addingTimeInterval($0) })
     }
 
-    /// The start of the latest walk (a run of walked path segments) in the look-back, if any:
-    /// what CMMotionActivity's history shows. A jump to or from far away is not a walk.
-    func walkStart(before time: Double, lookbackMinutes: Double) -> Double? {
+    /// The latest walk (a run of walked path segments) in the look-back, if any: its start, and
+    /// its end unless it goes on at `time`; what CMMotionActivity's history shows. A jump to or
+    /// from far away is not a walk.
+    func latestWalk(before time: Double, lookbackMinutes: Double) -> (start: Double, end: Double?)? {
         let from = time - lookbackMinutes * 60
         var start: Double?
         var walkEnd: Double?
@@ -94,7 +97,8 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
             start = max(a.time, from)
             walkEnd = b.time
         }
-        return start
+        guard let start, let walkEnd else { return nil }
+        return (start, walkEnd < time ? walkEnd : nil)
     }
 
     /// Takes the state requests, new timers and new reminders made since the last call.

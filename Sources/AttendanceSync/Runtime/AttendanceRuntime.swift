@@ -171,6 +171,6 @@ public actor AttendanceRuntime {
     /// What the engine saw, in the replay trace format, for the diagnostics export.
     private func traceLines(for event: EngineEvent, at now: Date) -> [String] {
         if case .beaconsRanged(let samples, _) = event { return TraceWriter.rows(for: samples, at: now) }
-        return TraceEvent.describing(event).map { TraceWriter.row(for: $0, at: now) }
+        return TraceEvent.describing(event, at: now).map { TraceWriter.row(for: $0, at: now) }
     }
 }

@@ -28,8 +28,8 @@ struct TodayView: View {
                     Section("Automatic attendance is off") { ForEach(today.warnings, id: \.self) { Text($0).foregroundStyle(.orange) } }
                 }
                 Section("By hand") {
-                    Button("Check in by hand") { manual = ManualOverride(.checkIn, status: status) }.disabled(!today.canCheckIn)
-                    Button("Check out by hand") { manual = ManualOverride(.checkOut, status: status) }.disabled(!today.canCheckOut)
+                    Button("Check in by hand") { Task { manual = await model.manualOverride(.checkIn) } }.disabled(!today.canCheckIn)
+                    Button("Check out by hand") { Task { manual = await model.manualOverride(.checkOut) } }.disabled(!today.canCheckOut)
                 }
             }
             if let message = model.message { Section { Text(message).foregroundStyle(.red) } }
@@ -58,6 +58,9 @@ struct ManualOverrideSheet: View {
                 Picker("Site", selection: $manual.site) {
                     Text("Choose…").tag(nil as AttendanceModels.SiteBeacon?)
                     ForEach(manual.choices) { Text($0.name).tag(Optional($0.id)) }
+                }
+                if let offer = manual.offer(format: model.format) {
+                    Toggle(offer, isOn: $manual.useOfferedTime)
                 }
                 Section("Reason (your administrator sees it)") {
                     TextField("Why", text: $manual.reason, axis: .vertical)
