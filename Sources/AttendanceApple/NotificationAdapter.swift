@@ -34,13 +34,13 @@ public final class NotificationAdapter: Notifier, @unchecked Sendable {
             // Quiet: it waits in Notification Centre (no sound, no lit screen at night). The app
             // is running now, so a reminder shown earlier is out of date.
             content.interruptionLevel = .passive
-            center.removeDeliveredNotifications(withIdentifiers: [notification.kind.rawValue])
+            center.removeDeliveredNotifications(withIdentifiers: [notification.identifier])
         }
         let trigger = notification.deliverAt.map {
             UNTimeIntervalNotificationTrigger(timeInterval: max(1, $0.timeIntervalSinceNow), repeats: false)
         }
-        // One pending notification of a kind at a time: a newer one replaces it.
-        center.add(UNNotificationRequest(identifier: notification.kind.rawValue, content: content, trigger: trigger))
+        // One pending notification per kind and sequence: a newer one replaces it.
+        center.add(UNNotificationRequest(identifier: notification.identifier, content: content, trigger: trigger))
     }
 }
 #endif

@@ -11,21 +11,24 @@ import Testing
         .beaconsRanged([BeaconSample(beacon: BeaconIdentity(uuid: EngineDriver.uuid, major: major, minor: 1), rssi: rssi)], region: region)
     }
 
-    /// The resume reminder the engine schedules `resumeReminderHours` (3) after `seconds`.
-    static func reminder(after seconds: Double) -> EngineAction {
-        .notify(LocalNotification(kind: .resumeReminder, title: "Automatic check-in is paused",
-                                  body: "Beacon Attendance has not run for 3 hours. If you closed it from the app switcher, iPhone won't start it at work. Open it to resume automatic check-in.",
-                                  deliverAt: EngineDriver.time(seconds + 3 * 3_600)))
+    /// The resume reminders the engine schedules 3, 6 and 9 h (`resumeReminderHours` ×
+    /// 1…`resumeReminderCount`) after `seconds`.
+    static func reminders(after seconds: Double) -> [EngineAction] {
+        (1...3).map { sequence in
+            .notify(LocalNotification(kind: .resumeReminder, title: "Automatic check-in is paused",
+                                      body: "Beacon Attendance has not run for \(3 * sequence) hours. If you closed it from the app switcher, iPhone won't start it at work. Open it to resume automatic check-in.",
+                                      deliverAt: EngineDriver.time(seconds + Double(3 * 3_600 * sequence)), sequence: sequence))
+        }
     }
 
     /// Each time the app runs the reminder moves 3 h ahead, at most once every 15 min; never
     /// without Always access, never when turned off.
     @Test func theResumeReminderIsPushedBackWhileTheAppRuns() {
         var engine = Engine()
-        #expect(engine.handle(.networkReachable, now: EngineDriver.time(0)) == [Self.reminder(after: 0), .drainOutbox])
+        #expect(engine.handle(.networkReachable, now: EngineDriver.time(0)) == Self.reminders(after: 0) + [.drainOutbox])
         #expect(engine.handle(.networkReachable, now: EngineDriver.time(600)) == [.drainOutbox])
-        #expect(engine.handle(.networkReachable, now: EngineDriver.time(900)) == [Self.reminder(after: 900), .drainOutbox])
-        #expect(engine.handle(.networkReachable, now: EngineDriver.time(20_000)) == [Self.reminder(after: 20_000), .drainOutbox])
+        #expect(engine.handle(.networkReachable, now: EngineDriver.time(900)) == Self.reminders(after: 900) + [.drainOutbox])
+        #expect(engine.handle(.networkReachable, now: EngineDriver.time(20_000)) == Self.reminders(after: 20_000) + [.drainOutbox])
 
         var whileUsing = Engine()
         _ = whileUsing.handle(.permissionsChanged(Permissions(location: .whenInUse)), now: EngineDriver.time(0))
@@ -36,7 +39,11 @@ import Testing
         var off = Engine(configuration: configuration)
         #expect(off.handle(.networkReachable, now: EngineDriver.time(0)) == [.drainOutbox])
         configuration.resumeReminderHours = 0.5
-        #expect(configuration.validationErrors().map(\.field) == ["resumeReminderHours"])
+        configuration.resumeReminderCount = 9
+        #expect(configuration.validationErrors().map(\.field) == ["resumeReminderHours", "resumeReminderCount"])
+        #expect(Self.reminders(after: 0).map { action -> String in
+            if case .notify(let notification) = action { return notification.identifier } else { return "" }
+        } == ["resumeReminder", "resumeReminder.2", "resumeReminder.3"])
     }
 
     @Test func regionEntryStartsABoundedRangingWindowInBackgroundTime() {
@@ -48,9 +55,7 @@ import Testing
             .queryMotion(lookbackMinutes: 2),
             .startBackgroundLocation,
             .scheduleTimer(.nextDecision, at: EngineDriver.time(8)),
-            Self.reminder(after: 0),
-            .drainOutbox,
-        ])
+        ] + Self.reminders(after: 0) + [.drainOutbox])
     }
 
     @Test func confirmationEnqueuesStopsRangingAndDrains() {
@@ -71,7 +76,7 @@ import Testing
         var engine = Engine(configuration: configuration)
         let regions = [BeaconRegion(uuid: EngineDriver.uuid, major: 1), BeaconRegion(uuid: EngineDriver.uuid, major: 2)]
         #expect(engine.handle(.appLaunched(.afterReboot), now: EngineDriver.time(0))
-            == [.monitorRegions(regions), .requestRegionState(regions[0]), .requestRegionState(regions[1]), Self.reminder(after: 0), .drainOutbox])
+            == [.monitorRegions(regions), .requestRegionState(regions[0]), .requestRegionState(regions[1])] + Self.reminders(after: 0) + [.drainOutbox])
         configuration.regionMonitoring = .uuidWide
         #expect(Engine(configuration: configuration).monitoredRegions == [region])
     }
@@ -228,8 +233,8 @@ import Testing
         let actions = engine.handle(.uploadFinished(report), now: EngineDriver.time(5))
         #expect(engine.lastUpload == report)
         #expect(actions == [.recordTelemetry(TelemetryRecord(at: EngineDriver.time(5), kind: .upload, site: nil,
-                                                            detail: "delivered 3, pending 1, dead letters 0, error: timeout")),
-                           Self.reminder(after: 5)])
+                                                            detail: "delivered 3, pending 1, dead letters 0, error: timeout"))]
+                           + Self.reminders(after: 5))
         #expect(engine.handle(.networkReachable, now: EngineDriver.time(6)) == [.drainOutbox])
     }
 }

@@ -102,6 +102,9 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// the app runs (screen wakes alone run it dozens of times a day), so it appears only after
     /// that long without running: after a force-quit, which iOS never undoes by itself. 0: off.
     public var resumeReminderHours: Double = 3
+    /// How many reminders, `resumeReminderHours` apart: one seen and ignored is not the last
+    /// chance before the next shift (a force-quit in the evening is seen once in the morning).
+    public var resumeReminderCount: Int = 3
     /// A manual check-in or check-out may be dated this far back (the employee taps after
     /// arriving or after leaving; the app offers the end or start of their last walk). 0: only now.
     public var manualBackdateMaxMinutes: Double = 60

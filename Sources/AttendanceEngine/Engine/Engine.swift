@@ -430,19 +430,21 @@ public struct Engine: Hashable, Sendable, Codable {
         }
     }
 
-    /// The app is running: the resume reminder moves to `resumeReminderHours` from now (at most
-    /// once every 15 minutes). Only with Always access: without it nothing runs in the background
-    /// anyway, and the manual prompt covers it.
+    /// The app is running: the resume reminders move to 1, 2, … `resumeReminderCount` times
+    /// `resumeReminderHours` from now (at most once every 15 minutes). Only with Always access:
+    /// without it nothing runs in the background anyway, and the manual prompt covers it.
     private mutating func pushBackResumeReminder(at now: Date, _ actions: inout [EngineAction]) {
         let hours = configuration.resumeReminderHours
         guard hours > 0, permissions.location == .always else { return }
         let due = now.addingTimeInterval(hours * 3_600)
         if let reminderAt, reminderAt > now, due.timeIntervalSince(reminderAt) < Self.reminderPushBackSeconds { return }
         reminderAt = due
-        actions.append(.notify(LocalNotification(
-            kind: .resumeReminder, title: "Automatic check-in is paused",
-            body: "Beacon Attendance has not run for \(Self.hoursText(hours)). If you closed it from the app switcher, iPhone won't start it at work. Open it to resume automatic check-in.",
-            deliverAt: due)))
+        for sequence in 1...max(1, configuration.resumeReminderCount) {
+            actions.append(.notify(LocalNotification(
+                kind: .resumeReminder, title: "Automatic check-in is paused",
+                body: "Beacon Attendance has not run for \(Self.hoursText(hours * Double(sequence))). If you closed it from the app switcher, iPhone won't start it at work. Open it to resume automatic check-in.",
+                deliverAt: now.addingTimeInterval(hours * 3_600 * Double(sequence)), sequence: sequence)))
+        }
     }
 
     static let reminderPushBackSeconds: Double = 900

@@ -40,15 +40,22 @@ public struct LocalNotification: Hashable, Sendable, Codable {
     public var kind: Kind
     public var title: String
     public var body: String
-    /// When to show it (nil: now). A newer notification of the same kind replaces a pending one.
+    /// When to show it (nil: now). A newer notification of the same kind and sequence replaces
+    /// a pending one.
     public var deliverAt: Date?
+    /// Which of a kind's notifications this is (1, 2, …): the resume reminder repeats.
+    public var sequence: Int
 
-    public init(kind: Kind, title: String, body: String, deliverAt: Date? = nil) {
+    public init(kind: Kind, title: String, body: String, deliverAt: Date? = nil, sequence: Int = 1) {
         self.kind = kind
         self.title = title
         self.body = body
         self.deliverAt = deliverAt
+        self.sequence = sequence
     }
+
+    /// The identifier iOS holds it under: the kind, and the sequence after the first.
+    public var identifier: String { sequence == 1 ? kind.rawValue : "\(kind.rawValue).\(sequence)" }
 }
 
 /// An audit line: why the engine did or did not decide something.

@@ -76,7 +76,7 @@ final class DefaultPolicyPhone {
         case rangingTick, backgroundExpiry
         case manualCheckIn(Int), manualCheckOut(Int, leftFirst: Bool)
         case regionState(BeaconRegion)
-        case reminderDue(Date)
+        case reminderDue(sequence: Int, Date)
     }
 
     private let plan: PhonePlan
@@ -182,9 +182,9 @@ final class DefaultPolicyPhone {
             guard ports.state.value.monitored.contains(region) else { return }
             try await wake(at: time, reason: .regionEvent, budget: world.iOS.backgroundSecondsPerEvent)
             try await send(callback.entered ? .regionEntered(region) : .regionExited(region), at: time)
-        case .reminderDue(let due):
+        case .reminderDue(let sequence, let due):
             // Like a timer: a reminder rescheduled since is not this one.
-            guard ports.state.value.reminderAt == due else { return }
+            guard ports.state.value.reminderAt[sequence] == due else { return }
             reminderShowing = true
             outcome.faults.remindersShown += 1
         case .screenWake:
@@ -343,10 +343,10 @@ final class DefaultPolicyPhone {
         if network.takeCrash() { processEnded() }
         let now = clock.now().timeIntervalSince(epoch)
         let requests = ports.takeRequests()
-        for due in requests.reminders {
+        for (sequence, due) in requests.reminders {
             // Rescheduled while running: the one showing, if any, was removed.
             reminderShowing = false
-            queue.push(.reminderDue(due), at: due.timeIntervalSince(epoch))
+            queue.push(.reminderDue(sequence: sequence, due), at: due.timeIntervalSince(epoch))
         }
         if keptRunning && !ports.state.value.backgroundLocation {
             // Location updates stopped: iOS suspends the app a few seconds later.

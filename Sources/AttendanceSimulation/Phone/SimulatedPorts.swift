@@ -17,10 +17,10 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         /// Background location updates are on: iOS keeps the app running.
         var backgroundLocation = false
         var notifications = 0
-        /// When the app's pending resume reminder is due, if one is scheduled (iOS holds it, so
-        /// it outlives the app's process), and the reminders scheduled since the last take.
-        var reminderAt: Date?
-        var newReminders: [Date] = []
+        /// When each of the app's pending resume reminders (by sequence) is due (iOS holds them,
+        /// so they outlive the app's process), and the reminders scheduled since the last take.
+        var reminderAt: [Int: Date] = [:]
+        var newReminders: [(sequence: Int, due: Date)] = []
     }
 
     let state = Locked(State())
@@ -51,8 +51,8 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
     func show(_ notification: LocalNotification) {
         state.withLock {
             if notification.kind == .resumeReminder, let due = notification.deliverAt {
-                $0.reminderAt = due
-                $0.newReminders.append(due)
+                $0.reminderAt[notification.sequence] = due
+                $0.newReminders.append((notification.sequence, due))
             } else {
                 $0.notifications += 1
             }
@@ -102,7 +102,7 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
     }
 
     /// Takes the state requests, new timers and new reminders made since the last call.
-    func takeRequests() -> (states: [BeaconRegion], timers: [(String, Date)], reminders: [Date], taskBegun: Bool) {
+    func takeRequests() -> (states: [BeaconRegion], timers: [(String, Date)], reminders: [(sequence: Int, due: Date)], taskBegun: Bool) {
         state.withLock { state in
             defer {
                 state.stateRequests = []
