@@ -30,7 +30,14 @@ import Testing
 
     func platform(_ ports: RecordingPorts, secrets: any SecretStore, errors: Locked<[String]>) -> AttendanceDevice.Platform {
         AttendanceDevice.Platform(clock: SystemClock(), radio: ports, motion: ports, background: ports, notifier: ports,
-                                  makeTimers: { _ in ports }, secrets: secrets, appVersion: "1.0 (7)", deviceName: "Alice's iPhone",
+                                  makeTimers: { _ in ports },
+                                  // 30 s, not the app's 4 s: on a loaded 2-core machine a loopback request has taken longer.
+                                  makeUploader: { settings in
+                                      var patient = settings
+                                      patient.timeoutSeconds = 30
+                                      return HTTPUploader(settings: patient)
+                                  },
+                                  secrets: secrets, appVersion: "1.0 (7)", deviceName: "Alice's iPhone",
                                   reportError: { context, error in errors.withLock { $0.append("\(context): \(error)") } })
     }
 

@@ -41,7 +41,8 @@ import Testing
         let auth = AuthService(repository: repository, clock: { clock.now() })
         let enrolled = try await auth.enroll(code: try await auth.issueEnrollmentCode(for: "alice").code, platform: "ios", deviceName: nil)
         let http = try await RunningServer.start(repository: repository, clock: { clock.now() })
-        let server = LosingUploader(inner: HTTPUploader(settings: .init(baseURL: http.baseURL, deviceToken: enrolled.token, platform: "ios")))
+        // 30 s, not the app's 4 s: on a loaded 2-core machine a loopback request has taken longer.
+        let server = LosingUploader(inner: HTTPUploader(settings: .init(baseURL: http.baseURL, deviceToken: enrolled.token, timeoutSeconds: 30, platform: "ios")))
         server.answersToLose.value = lostAnswers
 
         var configuration = Configuration()
