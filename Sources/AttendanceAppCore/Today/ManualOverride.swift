@@ -58,6 +58,9 @@ public struct ManualOverride: Hashable, Sendable {
 
     public var title: String { kind == .checkIn ? "Check in by hand" : "Check out by hand" }
 
+    /// The time the event carries: the offered one if chosen, otherwise none (now).
+    private var chosenTime: Date? { useOfferedTime ? offeredTime : nil }
+
     /// The offered time, in words for the sheet's switch; `nil` when there is none.
     public func offer(format: DisplayFormat) -> String? {
         guard let offeredTime else { return nil }
@@ -78,8 +81,7 @@ public struct ManualOverride: Hashable, Sendable {
                                      expected: "\(Self.reasonLength.lowerBound) to \(Self.reasonLength.upperBound) characters saying why (HR sees it)"))
         }
         guard errors.isEmpty, let site else { return .failure(FieldErrors(errors)) }
-        let time = useOfferedTime ? offeredTime : nil
-        return .success(kind == .checkIn ? .manualCheckIn(site, reason: trimmed, at: time) : .manualCheckOut(site, reason: trimmed, at: time))
+        return .success(kind == .checkIn ? .manualCheckIn(site, reason: trimmed, at: chosenTime) : .manualCheckOut(site, reason: trimmed, at: chosenTime))
     }
 
     public mutating func sent(at time: Date) { phase = .sent(at: time) }
@@ -98,7 +100,7 @@ public struct ManualOverride: Hashable, Sendable {
         case (.checkIn, let session?):
             phase = .accepted("Checked in at \(name) at \(format.time(session.checkInAt)).")
         case (.checkOut, nil):
-            phase = .accepted("Checked out of \(name) at \(format.time(useOfferedTime ? offeredTime ?? sentAt : sentAt)).")
+            phase = .accepted("Checked out of \(name) at \(format.time(chosenTime ?? sentAt)).")
         default:
             phase = .rejected("The app did not record the \(kind == .checkIn ? "check-in" : "check-out"); see Diagnostics.")
         }

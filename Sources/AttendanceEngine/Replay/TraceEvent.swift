@@ -61,20 +61,19 @@ public enum TraceEvent: Hashable, Sendable {
     }
 
     static func parse(_ text: String, line: Int) throws(TraceError) -> TraceEvent {
+        func fail(_ expected: String) -> TraceError { TraceError(line: line, column: "event", value: text, expected: expected) }
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         var name = parts[0]
         var secondsBefore: Double?
         if name.hasPrefix("manualCheckIn@") || name.hasPrefix("manualCheckOut@") {
             let pieces = name.split(separator: "@", maxSplits: 1).map(String.init)
             guard pieces.count == 2, let seconds = Double(pieces[1]), seconds >= 0 else {
-                throw TraceError(line: line, column: "event", value: text,
-                                 expected: "'\(pieces[0])@SECONDS' with SECONDS how many seconds before the row the employee dated it (a number ≥ 0)")
+                throw fail("'\(pieces[0])@SECONDS' with SECONDS how many seconds before the row the employee dated it (a number ≥ 0)")
             }
             name = pieces[0]
             secondsBefore = seconds
         }
         let argument = parts.count > 1 ? parts[1] : nil
-        func fail(_ expected: String) -> TraceError { TraceError(line: line, column: "event", value: text, expected: expected) }
         func major(_ value: String?) throws(TraceError) -> UInt16 {
             guard let value, let major = UInt16(value) else { throw fail("'\(name):MAJOR' with MAJOR an integer from 0 to 65535") }
             return major
