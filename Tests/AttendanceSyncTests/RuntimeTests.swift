@@ -106,6 +106,31 @@ import Testing
         #expect(await harness.runtime.engine.openSessions.first?.lastHeardAt == harness.time(20))
     }
 
+    /// A window that ends undecided and rolls over to the next changes only soft state: its
+    /// snapshot waits for the checkpoint like ranging, but its audit lines are committed at once;
+    /// a kill in between restores a window still deciding.
+    @Test func aWindowRollingOverWaitsForTheCheckpointButItsAuditLinesDoNot() async throws {
+        let harness = try RuntimeHarness()
+        defer { harness.server.stop() }
+        let site = SiteBeacon(uuid: SiteBeacon.defaultUUID, major: 1)
+        try await harness.at(0, .regionEntered(RuntimeHarness.region))
+        let opened = try #require(try harness.store.loadSnapshot())
+        // Too weak to decide: each window ends insufficient and the entry is followed up.
+        try await harness.ranged(-99, from: 1, count: 20)
+        let audit = try harness.store.telemetry().map(\.kind)
+        #expect(audit.filter { $0 == .windowInsufficient }.count == 2)
+        #expect(audit.filter { $0 == .windowOpened }.count == 3)
+        #expect(try harness.store.loadSnapshot() == opened)
+        if case .confirming = await harness.runtime.engine.status(of: site) {} else { Issue.record("the entry is no longer being decided") }
+
+        // Past the checkpoint, the next soft step writes; killed then, a window is still deciding.
+        try await harness.ranged(-99, from: 21, count: 12)
+        #expect(try harness.store.loadSnapshot() != opened)
+        try harness.relaunchProcess()
+        if case .confirming = await harness.runtime.engine.status(of: site) {} else { Issue.record("the relaunch lost the window being decided") }
+        #expect(try harness.outboxEvents().isEmpty)
+    }
+
     @Test func theMotionPortAnswersTheEnginesQuery() async throws {
         let harness = try RuntimeHarness()
         defer { harness.server.stop() }

@@ -47,15 +47,15 @@ public struct Engine: Hashable, Sendable, Codable {
     }
 
     /// Everything a decision depends on except the soft state ranging rebuilds (window samples,
-    /// last-heard times, silence runs, the latest motion answer). While it is unchanged and the
-    /// engine asked for nothing, the runtime may skip writing the snapshot of a ranging, motion or
-    /// region-state callback for a while: a kill then loses at most that soft state, and the
-    /// relaunch ranges again (`AttendanceRuntime.checkpointSeconds`).
+    /// a window rolling over to the next, dwell evidence, last-heard times, silence runs, the
+    /// latest motion and upload answers, and the timer and motion-query times that follow from
+    /// them). While it is unchanged and the engine asked for nothing that is not soft, the
+    /// runtime may skip writing the snapshot for a while: a kill then loses at most that soft
+    /// state, and the relaunch ranges again (`AttendanceRuntime.checkpointSeconds`).
     public var checkpointKey: [Double] {
         var key = sites.flatMap(\.checkpointKey)
         key += discoveries.flatMap { [$0.at.timeIntervalSinceReferenceDate, $0.foundSite ? 1 : 0] }
-        key += [Double(rangingUUIDs.count), timerAt?.timeIntervalSinceReferenceDate ?? -1, backgroundTaskActive ? 1 : 0, backgroundLocationOn ? 1 : 0,
-                motionQueriedAt?.timeIntervalSinceReferenceDate ?? -1]
+        key += [Double(rangingUUIDs.count), backgroundTaskActive ? 1 : 0, backgroundLocationOn ? 1 : 0]
         return key
     }
 

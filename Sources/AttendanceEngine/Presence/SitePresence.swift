@@ -113,16 +113,19 @@ public struct SitePresence: Hashable, Sendable, Codable {
         }
     }
 
-    /// What a kill must not lose about this site: the phase and its identity (session, window,
-    /// pending exit, dwell start), but not the samples of an open window, the last-heard time of a
-    /// session still inside or a silence run, which ranging rebuilds after a relaunch (see
-    /// `Engine.checkpointKey`).
+    /// What a kill must not lose about this site: the phase and its identity (session, what
+    /// opened the window being decided, pending exit, dwell start), but not the samples of an
+    /// open window, its rolling over to a follow-up window, the evidence a dwell has gathered,
+    /// the last-heard time of a session still inside or a silence run, which ranging rebuilds
+    /// after a relaunch (see `Engine.checkpointKey`).
     public var checkpointKey: [Double] {
         func seconds(_ date: Date?) -> Double { date?.timeIntervalSinceReferenceDate ?? -1 }
         var key: [Double] = [seconds(dwell?.since), seconds(dwell?.leftAt)]
         switch phase {
         case .outside(let retryAfter, let manualHold): key += [0, seconds(retryAfter), manualHold ? 1 : 0]
-        case .candidate(let window): key += [1, seconds(window.openedAt), Double(window.followUp ?? 0), seconds(window.entryAt)]
+        case .candidate(let window):
+            let trigger = RangingWindow.Trigger.allCases.firstIndex(of: window.trigger) ?? 0
+            key += [1, Double(trigger), seconds(window.entryAt)]
         case .inside(let session): key += [2, seconds(session.checkInAt), seconds(session.lastHeartbeatAt), session.heardSinceCheckIn ? 1 : 0]
         case .softExitPending(let session, let detectedAt, _):
             // Leaving, the last-heard time is the check-out's time, and a walk can move it back.

@@ -5,7 +5,7 @@ import Foundation
 /// It holds the heard samples only (one per ranging callback: the site's strongest beacon),
 /// at most `rangingWindowMaxSeconds` after it opened.
 public struct RangingWindow: Hashable, Sendable, Codable {
-    public enum Trigger: String, Hashable, Sendable, Codable {
+    public enum Trigger: String, Hashable, Sendable, Codable, CaseIterable {
         case regionEntry, regionState, heardSample, geofence
     }
 

@@ -45,11 +45,17 @@ public actor AttendanceRuntime {
     private var checkpointedAt: Date?
     private var unwrittenTrace: [String] = []
 
-    /// At most this long between snapshot writes while callbacks change only soft state (window
-    /// samples, last-heard times, the latest motion answer; `Engine.checkpointKey`). Only the
-    /// callbacks iOS repeats all day defer: ranging, motion answers and region state at a screen
-    /// wake. Every other event, and every callback that decides, enqueues or asks for anything,
-    /// is written before it acts.
+    /// Whether the engine has changed since its snapshot was last written (soft state only).
+    private var snapshotStale = false
+
+    /// At most this long between snapshot writes while events change only soft state (window
+    /// samples and roll-overs, dwell evidence, last-heard times, the latest motion and upload
+    /// answers; `Engine.checkpointKey`). Only the events the app sees all day defer: ranging,
+    /// motion answers, region state at a screen wake, the decision timer and upload results, and
+    /// only when all they ask for is soft too (an audit line, the timer, a motion query). Every
+    /// other event, and every event that decides, enqueues or asks iOS for anything else, is
+    /// written before it acts. Audit lines are never deferred: a soft step that records one
+    /// commits it (without the snapshot) before going on.
     public static let checkpointSeconds: Double = 30
 
     /// Restores the engine from the store's snapshot when there is one (the app was killed or
@@ -80,10 +86,25 @@ public actor AttendanceRuntime {
         let keyBefore = engine.checkpointKey
         let actions = engine.handle(event, now: now)
         let lines = traceLines(for: event, at: now)
-        if Self.mayDefer(event), actions.isEmpty, engine.checkpointKey == keyBefore,
+        let keyUnchanged = engine.checkpointKey == keyBefore
+        if Self.mayDefer(event), keyUnchanged, actions.allSatisfy(Self.isSoft),
            let checkpointedAt, now.timeIntervalSince(checkpointedAt) < Self.checkpointSeconds {
-            // Soft state only: written with the next checkpoint (a kill loses what came since).
+            // Soft state only: the snapshot is written with the next checkpoint (a kill loses the
+            // soft state since); audit lines now, with the trace rows so far.
+            snapshotStale = true
             unwrittenTrace += lines
+            let telemetry = actions.compactMap(Self.telemetryRecord)
+            if !telemetry.isEmpty {
+                try store.commit(DeviceStore.Transition(telemetry: telemetry, traceLines: unwrittenTrace), at: now)
+                unwrittenTrace = []
+            }
+            try await perform(actions)
+            return
+        }
+        if case .backgroundTimeExpiring = event, actions.isEmpty, keyUnchanged, !snapshotStale {
+            // About to be suspended, and the stored snapshot is this state: only the trace row.
+            try store.commit(DeviceStore.Transition(traceLines: unwrittenTrace + lines), at: now)
+            unwrittenTrace = []
             return
         }
         var transition = DeviceStore.Transition(snapshot: try encoder.encode(engine))
@@ -97,6 +118,7 @@ public actor AttendanceRuntime {
         }
         try store.commit(transition, at: now)
         checkpointedAt = now
+        snapshotStale = false
         unwrittenTrace = []
         try await perform(actions)
     }
@@ -160,12 +182,27 @@ public actor AttendanceRuntime {
         if drainRequested { try await drain() }
     }
 
-    /// The repeated callbacks whose soft-state-only changes may wait for the next checkpoint.
+    /// The repeated events whose soft-state-only changes may wait for the next checkpoint.
     private static func mayDefer(_ event: EngineEvent) -> Bool {
         switch event {
-        case .beaconsRanged, .motionUpdated, .regionStateDetermined: return true
+        case .beaconsRanged, .motionUpdated, .regionStateDetermined, .timerFired, .uploadFinished: return true
         default: return false
         }
+    }
+
+    /// Actions a soft step may take before its state is written: an audit line (committed at
+    /// once), the decision timer (a relaunch reschedules it from the restored state) and a motion
+    /// query (its answer is an event of its own). A kill loses nothing iOS would remember.
+    private static func isSoft(_ action: EngineAction) -> Bool {
+        switch action {
+        case .recordTelemetry, .scheduleTimer, .cancelTimer, .queryMotion: return true
+        default: return false
+        }
+    }
+
+    private static func telemetryRecord(_ action: EngineAction) -> TelemetryRecord? {
+        if case .recordTelemetry(let record) = action { return record }
+        return nil
     }
 
     /// What the engine saw, in the replay trace format, for the diagnostics export.
