@@ -55,7 +55,10 @@ public struct Engine: Hashable, Sendable, Codable {
     public var checkpointKey: [Double] {
         var key = sites.flatMap(\.checkpointKey)
         key += discoveries.flatMap { [$0.at.timeIntervalSinceReferenceDate, $0.foundSite ? 1 : 0] }
-        key += [Double(rangingUUIDs.count), backgroundTaskActive ? 1 : 0, backgroundLocationOn ? 1 : 0]
+        // When background location was first wanted bounds how long it may run: a relaunch must
+        // not restore an older start (it would refuse the next decision its time).
+        key += [Double(rangingUUIDs.count), backgroundTaskActive ? 1 : 0, backgroundLocationOn ? 1 : 0,
+                backgroundLocationWantedSince?.timeIntervalSinceReferenceDate ?? -1]
         return key
     }
 
