@@ -39,8 +39,8 @@ import Testing
     }
 
     @Test func theKnownKeysAreEveryProperty() {
-        #expect(Configuration.knownKeys.count == 33)
-        #expect(["dwellMinSupportFraction", "resumeReminderHours", "resumeReminderCount", "manualBackdateMaxMinutes"].allSatisfy(Configuration.knownKeys.contains))
+        #expect(Configuration.knownKeys.count == 34)
+        #expect(["dwellMinSupportFraction", "dwellContestedSupportFraction", "resumeReminderHours", "resumeReminderCount", "manualBackdateMaxMinutes"].allSatisfy(Configuration.knownKeys.contains))
         #expect(["dwellContinuousSeconds", "backgroundLocationMaxSeconds", "departureMotionLookbackMinutes", "walkingConfirmNeedsStop"].allSatisfy(Configuration.knownKeys.contains))
         #expect(Configuration.knownKeys.contains("dwellConfirmSeconds") && Configuration.knownKeys.contains("followUpWindows"))
         #expect(Configuration.knownKeys.contains("walkingConfirmMinMedianDBm"))

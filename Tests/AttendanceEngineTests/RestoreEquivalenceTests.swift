@@ -98,4 +98,27 @@ import Testing
             #expect(log == uninterrupted, "seed \(seed), cut at \(cut)")
         }
     }
+
+    /// A snapshot written before a configuration key existed (here `dwellContestedSupportFraction`,
+    /// added in issue #5) restores, after the app update, with that key's default and the open
+    /// session intact; decoded plainly it would not restore at all.
+    @Test func aSnapshotFromBeforeAConfigurationKeyRestoresWithItsDefault() throws {
+        var engine = Engine(configuration: Configuration())
+        let t0 = Date(timeIntervalSince1970: 1_795_338_000)
+        _ = engine.handle(.regionEntered(BeaconRegion(uuid: Self.uuid, major: 1)), now: t0)
+        _ = engine.handle(.manualCheckIn(SiteBeacon(uuid: Self.uuid, major: 1), reason: "at the desk"), now: t0.addingTimeInterval(5))
+        #expect(engine.openSessions.count == 1)
+        var object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(engine)) as? [String: Any])
+        var configuration = try #require(object["configuration"] as? [String: Any])
+        #expect(configuration.removeValue(forKey: "dwellContestedSupportFraction") != nil)
+        configuration["softExitGraceSeconds"] = 95.0
+        object["configuration"] = configuration
+        let older = try JSONSerialization.data(withJSONObject: object)
+
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Engine.self, from: older) }
+        let restored = try Engine.restore(from: older)
+        #expect(restored.openSessions.map(\.key) == engine.openSessions.map(\.key))
+        #expect(restored.configuration.dwellContestedSupportFraction == Configuration().dwellContestedSupportFraction)
+        #expect(restored.configuration.softExitGraceSeconds == 95)
+    }
 }

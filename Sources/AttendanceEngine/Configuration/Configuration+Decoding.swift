@@ -50,6 +50,8 @@ extension Configuration {
                 "minutes from 0 (only now) to 720")
         require((1...8).contains(resumeReminderCount), "resumeReminderCount", resumeReminderCount, "an integer from 1 to 8")
         require(dwellMinSupportFraction > 0 && dwellMinSupportFraction <= 1, "dwellMinSupportFraction", dwellMinSupportFraction, "a share in (0, 1]")
+        require(dwellContestedSupportFraction > 0 && dwellContestedSupportFraction <= 1, "dwellContestedSupportFraction", dwellContestedSupportFraction,
+                "a share in (0, 1]")
         require(dwellMinMedianDBm < 0 && dwellMinMedianDBm >= -127, "dwellMinMedianDBm", dwellMinMedianDBm, "a negative dBm value from -127")
         require((0...10).contains(followUpWindows), "followUpWindows", followUpWindows, "an integer from 0 to 10")
         require(rangingRetryCooldownSeconds >= 0, "rangingRetryCooldownSeconds", rangingRetryCooldownSeconds, "seconds ≥ 0")

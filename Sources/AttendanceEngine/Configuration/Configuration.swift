@@ -60,6 +60,10 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// through one site to a desk in the next gives the first a few windows on the way in and
     /// then minutes of windows in which it is outranked or unheard.
     public var dwellMinSupportFraction: Double = 0.5
+    /// The share a dwell needs when another site of the same UUID already had a dwell under way
+    /// when it began (the person arrived there first): a desk by the wall hears the site next
+    /// door about as loud as its own, and a coin toss between them must not move the employee.
+    public var dwellContestedSupportFraction: Double = 0.7
     /// Dwell seen without a gap (back-to-back windows, which background location updates make possible) confirms after this
     /// long instead: a walk-by passes in a minute or two, and it was watched all along.
     public var dwellContinuousSeconds: Double = 150

@@ -496,9 +496,11 @@ public struct Engine: Hashable, Sendable, Codable {
     ) {
         var outputs: [SitePresence.Output] = []
         let site = sites[index].site
-        let anotherSiteOpen = sites.contains { $0.site != site && $0.site.uuid == site.uuid && $0.session != nil }
-        let context = SitePresence.Context(configuration: configuration, walking: walkingRuleHolds(at: now), anotherSiteOpen: anotherSiteOpen,
-                                           keptRunning: backgroundLocationOn, movingNow: movingNow(at: now))
+        let neighbours = sites.filter { $0.site != site && $0.site.uuid == site.uuid }
+        let context = SitePresence.Context(configuration: configuration, walking: walkingRuleHolds(at: now),
+                                           anotherSiteOpen: neighbours.contains { $0.session != nil },
+                                           keptRunning: backgroundLocationOn, movingNow: movingNow(at: now),
+                                           neighbourDwellSince: neighbours.compactMap(\.dwellUnderWaySince).min())
         transition(&sites[index], context, &outputs)
         record(outputs, site: site, at: now, &actions)
         for output in outputs {

@@ -75,13 +75,18 @@ public struct SitePresence: Hashable, Sendable, Codable {
         /// CoreMotion says the person is on the move right now: with `walkingConfirmNeedsStop`,
         /// early confirmation waits for the stop too (walking past a beacon on the way through).
         public var movingNow: Bool
+        /// The earliest start of a dwell under way at another site of the same UUID: a dwell that
+        /// began after it is contested and needs `dwellContestedSupportFraction`.
+        public var neighbourDwellSince: Date?
 
-        public init(configuration: Configuration, walking: Bool, anotherSiteOpen: Bool = false, keptRunning: Bool = false, movingNow: Bool = false) {
+        public init(configuration: Configuration, walking: Bool, anotherSiteOpen: Bool = false, keptRunning: Bool = false, movingNow: Bool = false,
+                    neighbourDwellSince: Date? = nil) {
             self.configuration = configuration
             self.walking = walking
             self.anotherSiteOpen = anotherSiteOpen
             self.keptRunning = keptRunning
             self.movingNow = movingNow
+            self.neighbourDwellSince = neighbourDwellSince
         }
     }
 
@@ -345,8 +350,9 @@ public struct SitePresence: Hashable, Sendable, Codable {
         case .confirmed(let rule):
             confirm(window, rule: rule, context, &outputs)
         case .insufficient(let reason):
-            outputs.append(.windowInsufficient(reason: reason, sampleCount: window.sampleRSSI.count))
-            if let since = dwellEvidence(window, at: now, context) {
+            let dwellSince = dwellEvidence(window, at: now, context)
+            outputs.append(.windowInsufficient(reason: reason + dwellProgress(context, at: now), sampleCount: window.sampleRSSI.count))
+            if let since = dwellSince {
                 confirm(window.dated(from: since), rule: .dwell, context, &outputs)
                 return
             }
@@ -436,11 +442,39 @@ public struct SitePresence: Hashable, Sendable, Codable {
             current.supportSeconds = (current.supportSeconds ?? 0) + seconds
             dwell = current
             let needed = current.interrupted == true ? configuration.dwellConfirmSeconds : configuration.dwellContinuousSeconds
-            guard now.timeIntervalSince(current.since) >= needed, current.support >= configuration.dwellMinSupportFraction else { return nil }
+            guard now.timeIntervalSince(current.since) >= needed, current.support >= requiredSupport(current, context) else { return nil }
             return current.since
         }
         dwell = Dwell(since: window.arrivalTime ?? window.openedAt, lastEvidence: now, watchedSeconds: seconds, supportSeconds: seconds)
         return nil
+    }
+
+    /// Where a dwell under way stands, for the audit line of an undecided window ("why was I not
+    /// checked in at my desk?"): since when, how much of the time watched supported it.
+    private func dwellProgress(_ context: Context, at now: Date) -> String {
+        guard let dwell else { return "" }
+        let configuration = context.configuration
+        let watched = Int(dwell.watchedSeconds ?? 0)
+        let supported = Int(dwell.supportSeconds ?? dwell.watchedSeconds ?? 0)
+        let needed = Int(dwell.interrupted == true ? configuration.dwellConfirmSeconds : configuration.dwellContinuousSeconds)
+        let contested = isContested(dwell, context) ? ", contested by an earlier dwell next door" : ""
+        return "; dwell since \(RFC3339.format(dwell.since)) (\(Int(now.timeIntervalSince(dwell.since))) s of \(needed) s), "
+            + "\(supported) of \(watched) s watched supported it (\(Int((dwell.support * 100).rounded())) %, needs \(Int((requiredSupport(dwell, context) * 100).rounded())) %\(contested))"
+    }
+
+    /// The dwell under way here, if iOS has not reported the region left since its last evidence.
+    public var dwellUnderWaySince: Date? { dwell?.leftAt == nil ? dwell?.since : nil }
+
+    /// A dwell that began while another site of the same UUID already had one under way: the
+    /// person arrived there first (a desk by the wall hears the site next door about as loud).
+    private func isContested(_ dwell: Dwell, _ context: Context) -> Bool {
+        context.neighbourDwellSince.map { $0 < dwell.since } ?? false
+    }
+
+    private func requiredSupport(_ dwell: Dwell, _ context: Context) -> Double {
+        let configuration = context.configuration
+        return isContested(dwell, context) ? max(configuration.dwellMinSupportFraction, configuration.dwellContestedSupportFraction)
+            : configuration.dwellMinSupportFraction
     }
 
     private mutating func addToWindow(rssi: Int, at now: Date, outranked: Bool, _ context: Context, _ outputs: inout [Output]) {

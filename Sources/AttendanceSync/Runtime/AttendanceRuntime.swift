@@ -65,7 +65,7 @@ public actor AttendanceRuntime {
         self.store = store
         self.ports = ports
         if let snapshot = try store.loadSnapshot() {
-            engine = try JSONDecoder().decode(Engine.self, from: snapshot)
+            engine = try Engine.restore(from: snapshot)
         } else {
             engine = Engine(configuration: configuration)
         }
