@@ -18,10 +18,12 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
 
 extension Configuration {
     /// The keys a configuration file may use: those of the encoded defaults.
-    public static let knownKeys: [String] = {
-        let object = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(Configuration())) as? [String: Any]
-        return (object ?? [:]).keys.sorted()
-    }()
+    public static let knownKeys: [String] = ((try? defaultsObject()) ?? [:]).keys.sorted()
+
+    /// The defaults as a JSON object, for laying a file's (or an older snapshot's) values over.
+    static func defaultsObject() throws -> [String: Any] {
+        (try JSONSerialization.jsonObject(with: JSONEncoder().encode(Configuration())) as? [String: Any]) ?? [:]
+    }
 
     /// Every rule the values must satisfy, as errors; empty when the configuration is usable.
     public func validationErrors() -> [ConfigurationError] {
@@ -96,7 +98,7 @@ extension Configuration {
             throw ConfigurationError(field: unknown, value: "present", expected: "one of the known keys: \(knownKeys.joined(separator: ", "))")
         }
         // The file's values laid over the defaults, then decoded with the types' own rules.
-        var merged = (try JSONSerialization.jsonObject(with: JSONEncoder().encode(Configuration())) as? [String: Any]) ?? [:]
+        var merged = try defaultsObject()
         merged.merge(given) { _, fileValue in fileValue }
         let configuration: Configuration
         do {

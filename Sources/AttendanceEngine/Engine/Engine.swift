@@ -496,7 +496,7 @@ public struct Engine: Hashable, Sendable, Codable {
     ) {
         var outputs: [SitePresence.Output] = []
         let site = sites[index].site
-        let neighbours = sites.filter { $0.site != site && $0.site.uuid == site.uuid }
+        let neighbours = sites.lazy.filter { $0.site != site && $0.site.uuid == site.uuid }
         let context = SitePresence.Context(configuration: configuration, walking: walkingRuleHolds(at: now),
                                            anotherSiteOpen: neighbours.contains { $0.session != nil },
                                            keptRunning: backgroundLocationOn, movingNow: movingNow(at: now),
