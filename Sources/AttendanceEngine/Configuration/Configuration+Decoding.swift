@@ -18,11 +18,14 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
 
 extension Configuration {
     /// The keys a configuration file may use: those of the encoded defaults.
-    public static let knownKeys: [String] = ((try? defaultsObject()) ?? [:]).keys.sorted()
+    public static let knownKeys: [String] = ((try? overDefaults([:])) ?? [:]).keys.sorted()
 
-    /// The defaults as a JSON object, for laying a file's (or an older snapshot's) values over.
-    static func defaultsObject() throws -> [String: Any] {
-        (try JSONSerialization.jsonObject(with: JSONEncoder().encode(Configuration())) as? [String: Any]) ?? [:]
+    /// `values` (a file's, or an older snapshot's) laid over the defaults, as a JSON object: a key
+    /// they lack keeps its default.
+    static func overDefaults(_ values: [String: Any]) throws -> [String: Any] {
+        var merged = (try JSONSerialization.jsonObject(with: JSONEncoder().encode(Configuration())) as? [String: Any]) ?? [:]
+        merged.merge(values) { _, given in given }
+        return merged
     }
 
     /// Every rule the values must satisfy, as errors; empty when the configuration is usable.
@@ -98,8 +101,7 @@ extension Configuration {
             throw ConfigurationError(field: unknown, value: "present", expected: "one of the known keys: \(knownKeys.joined(separator: ", "))")
         }
         // The file's values laid over the defaults, then decoded with the types' own rules.
-        var merged = try defaultsObject()
-        merged.merge(given) { _, fileValue in fileValue }
+        let merged = try overDefaults(given)
         let configuration: Configuration
         do {
             configuration = try JSONDecoder().decode(Configuration.self, from: JSONSerialization.data(withJSONObject: merged))

@@ -9,13 +9,11 @@ extension Engine {
         do {
             return try JSONDecoder().decode(Engine.self, from: snapshot)
         } catch DecodingError.keyNotFound(_, let context) where context.codingPath.first?.stringValue == "configuration" {
-            var merged = try Configuration.defaultsObject()
             guard var object = try JSONSerialization.jsonObject(with: snapshot) as? [String: Any],
                   let stored = object["configuration"] as? [String: Any] else {
                 throw DecodingError.dataCorrupted(.init(codingPath: context.codingPath, debugDescription: "the snapshot's configuration is not a JSON object"))
             }
-            merged.merge(stored) { _, kept in kept }
-            object["configuration"] = merged
+            object["configuration"] = try Configuration.overDefaults(stored)
             return try JSONDecoder().decode(Engine.self, from: JSONSerialization.data(withJSONObject: object))
         }
     }

@@ -463,7 +463,7 @@ public struct SitePresence: Hashable, Sendable, Codable {
     }
 
     /// The dwell under way here, if iOS has not reported the region left since its last evidence.
-    public var dwellUnderWaySince: Date? { dwell?.leftAt == nil ? dwell?.since : nil }
+    var dwellUnderWaySince: Date? { dwell?.leftAt == nil ? dwell?.since : nil }
 
     /// A dwell that began while another site of the same UUID already had one under way: the
     /// person arrived there first (a desk by the wall hears the site next door about as loud).

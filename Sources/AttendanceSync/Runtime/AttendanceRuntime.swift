@@ -85,41 +85,28 @@ public actor AttendanceRuntime {
         let now = ports.clock.now()
         let keyBefore = engine.checkpointKey
         let actions = engine.handle(event, now: now)
-        let lines = traceLines(for: event, at: now)
+        unwrittenTrace += traceLines(for: event, at: now)
         let keyUnchanged = engine.checkpointKey == keyBefore
-        if Self.mayDefer(event), keyUnchanged, actions.allSatisfy(Self.isSoft),
-           let checkpointedAt, now.timeIntervalSince(checkpointedAt) < Self.checkpointSeconds {
+        let telemetry = actions.compactMap(Self.telemetryRecord)
+        let deferred = Self.mayDefer(event) && keyUnchanged && actions.allSatisfy(Self.isSoft)
+            && checkpointedAt.map { now.timeIntervalSince($0) < Self.checkpointSeconds } == true
+        if deferred {
             // Soft state only: the snapshot is written with the next checkpoint (a kill loses the
-            // soft state since); audit lines now, with the trace rows so far.
+            // soft state since); audit lines are written now, with the trace rows so far.
             snapshotStale = true
-            unwrittenTrace += lines
-            let telemetry = actions.compactMap(Self.telemetryRecord)
-            if !telemetry.isEmpty {
-                try store.commit(DeviceStore.Transition(telemetry: telemetry, traceLines: unwrittenTrace), at: now)
-                unwrittenTrace = []
-            }
-            try await perform(actions)
-            return
+            guard !telemetry.isEmpty else { return try await perform(actions) }
         }
-        if case .backgroundTimeExpiring = event, actions.isEmpty, keyUnchanged, !snapshotStale {
-            // About to be suspended, and the stored snapshot is this state: only the trace row.
-            try store.commit(DeviceStore.Transition(traceLines: unwrittenTrace + lines), at: now)
-            unwrittenTrace = []
-            return
-        }
-        var transition = DeviceStore.Transition(snapshot: try encoder.encode(engine))
-        transition.traceLines = unwrittenTrace + lines
-        for action in actions {
-            switch action {
-            case .enqueue(let attendanceEvent): transition.events.append(attendanceEvent)
-            case .recordTelemetry(let record): transition.telemetry.append(record)
-            default: break
-            }
-        }
+        // About to be suspended with the stored snapshot already this state: only the trace row.
+        let suspendedUnchanged = event == .backgroundTimeExpiring && actions.isEmpty && keyUnchanged && !snapshotStale
+        let writesSnapshot = !deferred && !suspendedUnchanged
+        let transition = DeviceStore.Transition(snapshot: writesSnapshot ? try encoder.encode(engine) : nil,
+                                                events: actions.compactMap(Self.enqueued), telemetry: telemetry, traceLines: unwrittenTrace)
         try store.commit(transition, at: now)
-        checkpointedAt = now
-        snapshotStale = false
         unwrittenTrace = []
+        if writesSnapshot {
+            checkpointedAt = now
+            snapshotStale = false
+        }
         try await perform(actions)
     }
 
@@ -202,6 +189,11 @@ public actor AttendanceRuntime {
 
     private static func telemetryRecord(_ action: EngineAction) -> TelemetryRecord? {
         if case .recordTelemetry(let record) = action { return record }
+        return nil
+    }
+
+    private static func enqueued(_ action: EngineAction) -> AttendanceEvent? {
+        if case .enqueue(let event) = action { return event }
         return nil
     }
 
