@@ -85,9 +85,18 @@ import Testing
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("Bearer \(admin)", forHTTPHeaderField: "Authorization")
         request.setValue("drain-batch", forHTTPHeaderField: "Idempotency-Key")
+        // The signal waits until the server has committed part of the batch (the WAL file was
+        // written after the send), not a fixed time: under a loaded CI machine 150 ms once passed
+        // before the connection was even made, and the test raced the listener's close.
+        func walWritten() -> Date? {
+            (try? FileManager.default.attributesOfItem(atPath: database.path + "-wal"))?[.modificationDate] as? Date
+        }
+        let walBefore = walWritten()
         let started = ContinuousClock.now
         let answer = Task { try await URLSession.shared.data(for: request) }
-        try await Task.sleep(for: .milliseconds(150))
+        for _ in 0..<2_000 where walWritten() == walBefore {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         child.signal(SIGTERM)
         let signalled = ContinuousClock.now
         let (data, response) = try await answer.value
