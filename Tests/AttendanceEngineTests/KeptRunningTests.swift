@@ -180,4 +180,44 @@ import Testing
         still.send(.timerFired(.nextDecision), at: 3_000)
         #expect(still.events(.checkOut).map(\.timestamp) == [EngineDriver.time(1_390)])
     }
+
+    /// The check-in was dated from the region entry but decided 4 s later, while the person was
+    /// still walking in; a spurious exit later must not take that walk in for the walk out (in the
+    /// simulator a dwell check-in, decided 5 minutes after its arrival, was checked out at the
+    /// second the walk to the desk began). The control: a walk that began after the decision does.
+    @Test func theWalkInIsNeverTakenForTheWalkOut() {
+        func checkOuts(walkingSince: Double) -> [Date] {
+            var driver = EngineDriver(Self.perSite([1]))
+            driver.send(.regionEntered(Self.siteRegion(1)), at: 0)
+            driver.ranged(rssi: -60, over: 1..<6)
+            #expect(driver.decidedAt(.checkIn) == [EngineDriver.time(4)])
+            driver.send(.regionExited(Self.siteRegion(1)), at: 400)
+            driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(400), activity: .stationary, confidence: .high, steps: 30,
+                                                      walkingSince: EngineDriver.time(walkingSince))), at: 400)
+            driver.send(.timerFired(.nextDecision), at: 3_000)
+            return driver.events(.checkOut).map(\.timestamp)
+        }
+        #expect(checkOuts(walkingSince: 2) == [EngineDriver.time(370)])
+        #expect(checkOuts(walkingSince: 300) == [EngineDriver.time(300)])
+    }
+
+    /// A walk out dated further back than the merge window (a look-back of 20 minutes) does not
+    /// skip the exit's verification: a sample heard in the window after the exit still resumes.
+    @Test func anOldWalkDoesNotSkipTheExitVerification() {
+        var configuration = Self.perSite([1])
+        configuration.departureMotionLookbackMinutes = 20
+        var driver = EngineDriver(configuration)
+        driver.send(.regionEntered(Self.siteRegion(1)), at: 0)
+        driver.ranged(rssi: -60, over: 1..<6)
+        driver.send(.regionStateDetermined(Self.siteRegion(1), .inside), at: 1_400)
+        driver.send(.regionExited(Self.siteRegion(1)), at: 1_420)
+        driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(1_420), activity: .stationary, confidence: .high, steps: 30,
+                                                  walkingSince: EngineDriver.time(700))), at: 1_420)
+        #expect(driver.events(.checkOut).isEmpty)
+        #expect(driver.engine.isRanging)
+        driver.ranged(rssi: -70, over: 1_422..<1_423)
+        driver.send(.timerFired(.nextDecision), at: 3_000)
+        #expect(driver.events(.checkOut).isEmpty)
+        #expect(driver.engine.openSessions.count == 1)
+    }
 }

@@ -70,6 +70,21 @@ import Testing
         }
     }
 
+    /// The annex's beacon is 7–12 m from the office's wall: many points 10–20 m from it lie in
+    /// the office, where a walk-by would stand inside a site the truth does not count it at.
+    @Test func aWalkByStandsInNoSiteAtAll() {
+        let world = WorldSpec()
+        var random = SplitMix64(seed: 7)
+        for site in world.sites {
+            for _ in 0..<200 {
+                let point = DayPlanner.point(outside: site, nearestBeaconWithin: 10...20, avoiding: world.sites, random: &random)
+                let nearest = DayPlanner.beaconPositions(site).map { $0.distance(to: point) }.min() ?? .infinity
+                #expect((10...20).contains(nearest))
+                #expect(!world.sites.contains { DayPlanner.contains($0, point) }, "\(site.id): \(point)")
+            }
+        }
+    }
+
     @Test func shortTripsAreShieldedForFiveSecondsToFiveMinutes() {
         let timelines = Self.plan(people: 20, days: 3).map { $0.1 }
         var trips: [Double] = []

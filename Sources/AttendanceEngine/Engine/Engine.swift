@@ -245,7 +245,7 @@ public struct Engine: Hashable, Sendable, Codable {
             return reject("\(what): not a configured site (known: \(configuredSitesList))", site: site, now: now, &actions)
         }
         mutateSite(index, at: now, &actions) { presence, context, outputs in
-            presence.manualCheckIn(at: time ?? now, reason: reason, context, &outputs)
+            presence.manualCheckIn(at: time ?? now, decidedAt: now, reason: reason, context, &outputs)
         }
     }
 

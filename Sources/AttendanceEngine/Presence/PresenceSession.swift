@@ -15,6 +15,10 @@ public struct PresenceSession: Hashable, Sendable, Codable {
     /// Whether a beacon corroborated the session since check-in. A manual check-in at a site
     /// whose beacons are silent is not checked out by ranging silence.
     public var heardSinceCheckIn: Bool
+    /// When the check-in was decided (nil in snapshots from before this was kept). A dwell
+    /// check-in is dated minutes before it: the walk in to the desk falls in between, and must
+    /// not be taken for the walk out.
+    public var decidedAt: Date? = nil
 }
 
 /// Why the engine believes the employee may have left.

@@ -158,7 +158,7 @@ public struct SitePresence: Hashable, Sendable, Codable {
         case .softExitPending(let session, let detectedAt, _):
             let merge = session.lastHeardAt.addingTimeInterval(configuration.mergeWindowSeconds)
             let verified = detectedAt.addingTimeInterval(configuration.rangingWindowMaxSeconds)
-            return verified > now ? min(verified, merge) : merge
+            return verified > now ? verified : merge
         case .outside, .inside: return nil
         }
     }
@@ -301,9 +301,11 @@ public struct SitePresence: Hashable, Sendable, Codable {
     /// Motion history says the latest walk began at `walkStart`: a pending exit reported by iOS
     /// (whose exit may come minutes after the last packet, and whose inside states until then
     /// are not proof) is dated from the start of the walk out, if that is after the check-in.
+    /// A walk that began before the check-in was decided is the walk in (a dwell check-in is
+    /// decided minutes after its arrival), never the walk out.
     public mutating func walkedAway(since walkStart: Date) {
         guard case .softExitPending(var session, let detectedAt, let cause) = phase, cause != .rangingSilence,
-              walkStart > session.checkInAt, walkStart < session.lastHeardAt else { return }
+              walkStart > max(session.checkInAt, session.decidedAt ?? session.checkInAt), walkStart < session.lastHeardAt else { return }
         session.lastHeardAt = walkStart
         phase = .softExitPending(session, detectedAt: detectedAt, cause: cause)
     }
@@ -334,7 +336,8 @@ public struct SitePresence: Hashable, Sendable, Codable {
         case .candidate(let window) where now >= window.deadline(context.configuration):
             endWindow(at: now, context, followUp: true, &outputs)
         case .softExitPending(let session, _, let cause)
-            where now.timeIntervalSince(session.lastHeardAt) >= context.configuration.mergeWindowSeconds:
+            where now.timeIntervalSince(session.lastHeardAt) >= context.configuration.mergeWindowSeconds
+                && !isVerifyingExit(at: now, context.configuration):
             checkOut(session, at: session.lastHeardAt, source: .automatic, reason: cause.rawValue, &outputs)
         default:
             break
@@ -348,12 +351,12 @@ public struct SitePresence: Hashable, Sendable, Codable {
         guard case .candidate(let window) = phase else { return }
         switch window.verdictAtEnd(context.configuration, walking: context.walking) {
         case .confirmed(let rule):
-            confirm(window, rule: rule, context, &outputs)
+            confirm(window, rule: rule, at: now, context, &outputs)
         case .insufficient(let reason):
             let dwellSince = dwellEvidence(window, at: now, context)
             outputs.append(.windowInsufficient(reason: reason + dwellProgress(context, at: now), sampleCount: window.sampleRSSI.count))
             if let since = dwellSince {
-                confirm(window.dated(from: since), rule: .dwell, context, &outputs)
+                confirm(window.dated(from: since), rule: .dwell, at: now, context, &outputs)
                 return
             }
             let promising = context.keptRunning && window.loudestInMost
@@ -389,7 +392,8 @@ public struct SitePresence: Hashable, Sendable, Codable {
         dwell = nil
     }
 
-    public mutating func manualCheckIn(at now: Date, reason: String, _ context: Context, _ outputs: inout [Output]) {
+    /// `now` is the check-in's time (the employee may date it back), `decidedAt` when they tapped.
+    public mutating func manualCheckIn(at now: Date, decidedAt: Date? = nil, reason: String, _ context: Context, _ outputs: inout [Output]) {
         if let session {
             outputs.append(.rejected("manual check-in at \(site) refused: already checked in since \(RFC3339.format(session.checkInAt))"))
             return
@@ -397,7 +401,7 @@ public struct SitePresence: Hashable, Sendable, Codable {
         let configuration = context.configuration
         let key = SessionKey.derive(user: configuration.userID, device: configuration.deviceID, site: site, checkIn: now)
         let session = PresenceSession(key: key, site: site, checkInAt: now, lastHeardAt: now, lastHeartbeatAt: now,
-                                      source: .manual, heardSinceCheckIn: false)
+                                      source: .manual, heardSinceCheckIn: false, decidedAt: decidedAt ?? now)
         phase = .inside(session)
         outputs.append(.checkedIn(session, evidence: CheckInEvidence(sampleCount: 0, medianRSSI: nil, stdevDB: nil,
                                                                        walking: context.walking, rule: "manual"), reason: reason))
@@ -481,18 +485,18 @@ public struct SitePresence: Hashable, Sendable, Codable {
         guard case .candidate(var window) = phase else { return }
         window.add(rssi: rssi, at: now, outranked: outranked)
         if window.confirmsEarly(context.configuration), !(context.configuration.walkingConfirmNeedsStop && context.movingNow) {
-            confirm(window, rule: .early, context, &outputs)
+            confirm(window, rule: .early, at: now, context, &outputs)
         } else {
             phase = .candidate(window)
         }
     }
 
-    private mutating func confirm(_ window: RangingWindow, rule: RangingVerdict.Rule, _ context: Context, _ outputs: inout [Output]) {
+    private mutating func confirm(_ window: RangingWindow, rule: RangingVerdict.Rule, at now: Date, _ context: Context, _ outputs: inout [Output]) {
         let configuration = context.configuration
         let checkInAt = window.arrivalTime ?? window.openedAt
         let key = SessionKey.derive(user: configuration.userID, device: configuration.deviceID, site: site, checkIn: checkInAt)
         let session = PresenceSession(key: key, site: site, checkInAt: checkInAt, lastHeardAt: window.sampleTimes.last ?? checkInAt,
-                                      lastHeartbeatAt: checkInAt, source: .automatic, heardSinceCheckIn: !window.sampleTimes.isEmpty)
+                                      lastHeartbeatAt: checkInAt, source: .automatic, heardSinceCheckIn: !window.sampleTimes.isEmpty, decidedAt: now)
         phase = .inside(session)
         dwell = nil
         let evidence = CheckInEvidence(sampleCount: window.sampleRSSI.count, medianRSSI: window.medianRSSI, stdevDB: window.stdevDB,

@@ -70,7 +70,7 @@ public struct DayPlanner: Sendable {
             // A walk-by at another site on the way in.
             if world.sites.count > 1, Double.random(in: 0..<1, using: &random) < people.walkByProbability {
                 let other = world.sites[(profile.siteIndex + Int.random(in: 1..<world.sites.count, using: &random)) % world.sites.count]
-                let near = Self.point(outside: other, nearestBeaconWithin: people.walkByDistanceMetersRange, random: &random)
+                let near = Self.point(outside: other, nearestBeaconWithin: people.walkByDistanceMetersRange, avoiding: world.sites, random: &random)
                 let start = time - 1_800
                 waypoints.append(Waypoint(time: start - 1, position: .away))
                 waypoints.append(Waypoint(time: start, position: near))
@@ -173,8 +173,12 @@ public struct DayPlanner: Sendable {
         return best
     }
 
-    /// A point outside the zone whose nearest beacon is within `range` (a corridor, the street).
-    static func point(outside site: SiteSpec, nearestBeaconWithin range: ClosedRange<Double>, random: inout SplitMix64) -> Position {
+    /// A point outside the zone whose nearest beacon is within `range` (a corridor, the street),
+    /// and outside every zone in `avoiding`: a walk-by enters no site. (Before this, a walk-by of
+    /// the annex could stop inside the office next door, where the truth did not count it as a
+    /// presence, so a check-in there was scored false.)
+    static func point(outside site: SiteSpec, nearestBeaconWithin range: ClosedRange<Double>, avoiding zones: [SiteSpec] = [],
+                      random: inout SplitMix64) -> Position {
         let beacons = beaconPositions(site)
         for _ in 0..<500 {
             guard let anchor = beacons.randomElement(using: &random) else { break }
@@ -182,7 +186,7 @@ public struct DayPlanner: Sendable {
             let distance = Double.random(in: range, using: &random)
             let candidate = Position(x: anchor.x + distance * cos(angle), y: anchor.y + distance * sin(angle))
             let nearest = beacons.map { $0.distance(to: candidate) }.min() ?? 0
-            if !contains(site, candidate), range.contains(nearest) { return candidate }
+            if !contains(site, candidate), !zones.contains(where: { contains($0, candidate) }), range.contains(nearest) { return candidate }
         }
         return Position(x: site.originXMeters - range.upperBound, y: site.originYMeters - range.upperBound)
     }
