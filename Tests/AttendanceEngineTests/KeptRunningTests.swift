@@ -126,6 +126,32 @@ import Testing
         #expect(run(plain).events(.checkIn).contains { $0.site.major == 2 })
     }
 
+    /// Both sites found by the same ranging (the annex's entry a second before the office's first
+    /// sample): neither dwell came first, so the office, louder in 60 % of the seconds, needs the
+    /// plain half. The control: the office first heard 20 s after the annex's dwell began is
+    /// contested and, at 60 %, never checked in.
+    @Test func dwellsFoundByTheSameRangingDoNotContestEachOther() {
+        func run(officeFrom start: Int) -> EngineDriver {
+            var driver = EngineDriver(Self.perSite([1, 2]))
+            driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(0), activity: .stationary, confidence: .high)), at: 0)
+            driver.send(.regionEntered(Self.siteRegion(2)), at: 0)
+            for second in 1..<start { driver.ranged(at: Double(second), [(2, 20, -88)]) }
+            for second in start..<1_500 {
+                let officeLouder = second % 40 < 24
+                driver.ranged(at: Double(second), officeLouder ? [(1, 10, -88), (2, 20, -92)] : [(1, 10, -92), (2, 20, -88)])
+            }
+            return driver
+        }
+        let together = run(officeFrom: 1)
+        #expect(together.events(.checkIn).map { $0.site.major } == [1])
+        #expect(together.events(.checkIn).map { $0.evidence?.rule } == ["dwell"])
+        #expect(!together.telemetry.contains { $0.site?.major == 1 && $0.detail.contains("contested") })
+
+        let later = run(officeFrom: 20)
+        #expect(later.events(.checkIn).isEmpty)
+        #expect(later.telemetry.contains { $0.site?.major == 1 && $0.detail.contains("needs 70 %, contested by an earlier dwell next door") })
+    }
+
     /// The annex is reached through the office: the office is heard alone on the way in and, at
     /// the annex desk, now and then alone for a few seconds, but mostly below the annex. Its
     /// dwell spans 300 s but is supported in only a small share of the time watched, so the

@@ -471,8 +471,12 @@ public struct SitePresence: Hashable, Sendable, Codable {
 
     /// A dwell that began while another site of the same UUID already had one under way: the
     /// person arrived there first (a desk by the wall hears the site next door about as loud).
+    /// Dwells that began within one window of each other were found by the same ranging, so
+    /// neither came first (in the simulator, one heard a second before the other held the other
+    /// to 70 % for the rest of the stay).
     private func isContested(_ dwell: Dwell, _ context: Context) -> Bool {
-        context.neighbourDwellSince.map { $0 < dwell.since } ?? false
+        let window = context.configuration.rangingWindowMaxSeconds
+        return context.neighbourDwellSince.map { $0.addingTimeInterval(window) < dwell.since } ?? false
     }
 
     private func requiredSupport(_ dwell: Dwell, _ context: Context) -> Double {
