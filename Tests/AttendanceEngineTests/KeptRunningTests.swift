@@ -57,12 +57,12 @@ import Testing
         #expect(seconds(of: Self.isStop, in: driver).count == 1)
     }
 
-    /// Updates stop after `backgroundLocationMaxSeconds` even if nothing decided, and are never
-    /// asked for without Always access.
+    /// Updates stop after `backgroundLocationMaxSeconds` even if nothing decided (a signal below
+    /// the dwell floor), and are never asked for without Always access.
     @Test func theUpdatesAreCappedAndNeedAlwaysAccess() {
         var driver = EngineDriver()
         driver.send(.regionEntered(Self.uuidRegion), at: 0)
-        driver.ranged(rssi: -97, over: 1..<900)
+        driver.ranged(rssi: -101, over: 1..<900)
         #expect(seconds(of: Self.isStart, in: driver) == [0])
         let stops = seconds(of: Self.isStop, in: driver)
         #expect(stops.count == 1 && stops[0] >= 600 && stops[0] <= 610)

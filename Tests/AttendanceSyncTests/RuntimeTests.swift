@@ -115,8 +115,8 @@ import Testing
         let site = SiteBeacon(uuid: SiteBeacon.defaultUUID, major: 1)
         try await harness.at(0, .regionEntered(RuntimeHarness.region))
         let opened = try #require(try harness.store.loadSnapshot())
-        // Too weak to decide: each window ends insufficient and the entry is followed up.
-        try await harness.ranged(-99, from: 1, count: 20)
+        // Below the dwell floor (-100 dBm), too weak to decide: each window ends insufficient and the entry is followed up.
+        try await harness.ranged(-101, from: 1, count: 20)
         let audit = try harness.store.telemetry().map(\.kind)
         #expect(audit.filter { $0 == .windowInsufficient }.count == 2)
         #expect(audit.filter { $0 == .windowOpened }.count == 3)
@@ -124,7 +124,7 @@ import Testing
         if case .confirming = await harness.runtime.engine.status(of: site) {} else { Issue.record("the entry is no longer being decided") }
 
         // Past the checkpoint, the next soft step writes; killed then, a window is still deciding.
-        try await harness.ranged(-99, from: 21, count: 12)
+        try await harness.ranged(-101, from: 21, count: 12)
         #expect(try harness.store.loadSnapshot() != opened)
         try harness.relaunchProcess()
         if case .confirming = await harness.runtime.engine.status(of: site) {} else { Issue.record("the relaunch lost the window being decided") }

@@ -54,7 +54,7 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// evidence. An edge-of-coverage desk or a cluttered warehouse never gets −65 dBm; a walk-by
     /// does not stay, and a neighbour heard through a wall is not the loudest.
     public var dwellConfirmSeconds: Double = 300
-    public var dwellMinMedianDBm: Double = -95
+    public var dwellMinMedianDBm: Double = -100
     /// Of the ranging time watched since a dwell began, at least this share must be windows
     /// that support it (heard, at or above `dwellMinMedianDBm`, loudest in most samples): a walk
     /// through one site to a desk in the next gives the first a few windows on the way in and
