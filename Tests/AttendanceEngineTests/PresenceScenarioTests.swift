@@ -250,6 +250,28 @@ import Testing
         #expect(through.events(.checkIn).isEmpty)
     }
 
+    /// Walked in and stopped where another site of the same UUID was heard too, here louder in
+    /// one second of eight: a desk by their wall, or the walk through one to the other. The
+    /// walking rule leaves that to dwell, which weighs the sites over minutes (in the simulator,
+    /// one window's eight seconds checked office staff into the annex for the day).
+    @Test func walkingInAndStoppingWhereTwoSitesAreHeardIsLeftToDwell() {
+        func run(neighbour: Bool) -> EngineDriver {
+            var driver = EngineDriver()
+            driver.send(.regionEntered(Self.uuidRegion), at: 0)
+            driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(1), activity: .walking, confidence: .high, steps: 14)), at: 1)
+            driver.ranged(rssi: -74, over: 1..<5)
+            driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(5), activity: .stationary, confidence: .high, steps: 20)), at: 5)
+            for second in 5..<12 {
+                driver.ranged(at: Double(second), neighbour && second == 6 ? [(1, 100, -74), (2, 200, -70)] : [(1, 100, -74)])
+            }
+            return driver
+        }
+        #expect(run(neighbour: false).events(.checkIn).map { $0.evidence?.rule } == ["walking"])
+        let both = run(neighbour: true)
+        #expect(both.events(.checkIn).isEmpty)
+        #expect(both.telemetry.contains { $0.site?.major == 1 && $0.detail.contains("walking, but another site of the same UUID was heard in the window (1 louder") })
+    }
+
     @Test func heartbeatsAtMostOncePerIntervalWhileInside() {
         var driver = EngineDriver()
         driver.send(.regionEntered(Self.uuidRegion), at: 0)

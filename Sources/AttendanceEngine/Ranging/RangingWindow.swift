@@ -109,6 +109,11 @@ public struct RangingWindow: Hashable, Sendable, Codable {
         if median > configuration.windowEndConfirmMinMedianDBm { return .confirmed(rule: .strongMedian) }
         if walking {
             let floor = configuration.walkingConfirmMinMedianDBm
+            // Stopping where two sites are heard is a desk by their wall or a walk through one
+            // to the other: dwell weighs them over minutes instead of one window's eight seconds.
+            if heardNeighbour, median > floor || floor <= -127 {
+                return .insufficient(reason: "walking, but another site of the same UUID was heard in the window (\(outranked ?? 0) louder, \(neighbourOnly ?? 0) instead)")
+            }
             if median > floor || floor <= -127 { return .confirmed(rule: .walking) }
             return .insufficient(reason: "walking, but median \(format(median)) dBm is not above the walking floor \(format(floor)) dBm")
         }
