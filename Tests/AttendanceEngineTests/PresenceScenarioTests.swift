@@ -272,6 +272,30 @@ import Testing
         #expect(both.telemetry.contains { $0.site?.major == 1 && $0.detail.contains("walking, but another site of the same UUID was heard in the window (1 louder") })
     }
 
+    /// A strong but unsteady window (median -64 dBm, too unsteady for early confirmation) while
+    /// CoreMotion says the person is on the move: like early confirmation, the strong-median rule
+    /// waits for the stop (in the simulator, a walk in and out again within 20 s was a session).
+    /// Standing still, the same seconds check in by it; stopping later, the next window does.
+    @Test func aStrongWindowOnTheMoveWaitsForTheStop() {
+        func run(moving: Bool) -> EngineDriver {
+            var driver = EngineDriver()
+            driver.send(.regionEntered(Self.uuidRegion), at: 0)
+            driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(0), activity: moving ? .walking : .stationary, confidence: .high)), at: 0)
+            for second in 1..<8 { driver.ranged(at: Double(second), [(1, 100, second % 2 == 0 ? -48 : -64)]) }
+            driver.advance(to: 8.5)
+            return driver
+        }
+        #expect(run(moving: false).events(.checkIn).map { $0.evidence?.rule } == ["strongMedian"])
+        var moving = run(moving: true)
+        #expect(moving.events(.checkIn).isEmpty)
+        #expect(moving.telemetry.contains { $0.detail.contains("strong, but the person is still on the move") })
+        moving.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(9), activity: .stationary, confidence: .high)), at: 9)
+        for second in 9..<17 { moving.ranged(at: Double(second), [(1, 100, second % 2 == 0 ? -48 : -64)]) }
+        moving.advance(to: 20)
+        #expect(moving.events(.checkIn).map { $0.evidence?.rule } == ["strongMedian"])
+        #expect(moving.events(.checkIn).map(\.timestamp) == [EngineDriver.time(0)])
+    }
+
     @Test func heartbeatsAtMostOncePerIntervalWhileInside() {
         var driver = EngineDriver()
         driver.send(.regionEntered(Self.uuidRegion), at: 0)

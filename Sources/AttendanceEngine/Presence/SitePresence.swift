@@ -349,7 +349,13 @@ public struct SitePresence: Hashable, Sendable, Codable {
     /// opened by a region entry or state is followed by another (`followUpWindows`).
     public mutating func endWindow(at now: Date, _ context: Context, followUp: Bool = false, _ outputs: inout [Output]) {
         guard case .candidate(let window) = phase else { return }
-        switch window.verdictAtEnd(context.configuration, walking: context.walking) {
+        var verdict = window.verdictAtEnd(context.configuration, walking: context.walking)
+        if case .confirmed(.strongMedian) = verdict, context.configuration.walkingConfirmNeedsStop, context.movingNow {
+            // Like early confirmation: a strong window on the move is a walk past the beacon
+            // until the person stops (a walk in, out and on again within a minute).
+            verdict = .insufficient(reason: "median \(window.medianRSSI.map { Int($0.rounded()) } ?? 0) dBm is strong, but the person is still on the move")
+        }
+        switch verdict {
         case .confirmed(let rule):
             confirm(window, rule: rule, at: now, context, &outputs)
         case .insufficient(let reason):
