@@ -300,12 +300,12 @@ public struct SitePresence: Hashable, Sendable, Codable {
 
     /// Motion history says the latest walk began at `walkStart`: a pending exit reported by iOS
     /// (whose exit may come minutes after the last packet, and whose inside states until then
-    /// are not proof) is dated from the start of the walk out, if that is after the check-in.
-    /// A walk that began before the check-in was decided is the walk in (a dwell check-in is
-    /// decided minutes after its arrival), never the walk out.
+    /// are not proof) is dated from the start of the walk out, if that began after the check-in
+    /// was decided: a walk before that is the walk in (a dwell check-in is decided minutes after
+    /// its arrival).
     public mutating func walkedAway(since walkStart: Date) {
         guard case .softExitPending(var session, let detectedAt, let cause) = phase, cause != .rangingSilence,
-              walkStart > max(session.checkInAt, session.decidedAt ?? session.checkInAt), walkStart < session.lastHeardAt else { return }
+              walkStart > session.decidedAt ?? session.checkInAt, walkStart < session.lastHeardAt else { return }
         session.lastHeardAt = walkStart
         phase = .softExitPending(session, detectedAt: detectedAt, cause: cause)
     }

@@ -109,12 +109,14 @@ public struct RangingWindow: Hashable, Sendable, Codable {
         if median > configuration.windowEndConfirmMinMedianDBm { return .confirmed(rule: .strongMedian) }
         if walking {
             let floor = configuration.walkingConfirmMinMedianDBm
-            // Stopping where two sites are heard is a desk by their wall or a walk through one
-            // to the other: dwell weighs them over minutes instead of one window's eight seconds.
-            if heardNeighbour, median > floor || floor <= -127 {
-                return .insufficient(reason: "walking, but another site of the same UUID was heard in the window (\(outranked ?? 0) louder, \(neighbourOnly ?? 0) instead)")
+            if median > floor || floor <= -127 {
+                // Stopping where two sites are heard is a desk by their wall or a walk through one
+                // to the other: dwell weighs them over minutes instead of one window's eight seconds.
+                guard !heardNeighbour else {
+                    return .insufficient(reason: "walking, but another site of the same UUID was heard in the window (\(outranked ?? 0) louder, \(neighbourOnly ?? 0) instead)")
+                }
+                return .confirmed(rule: .walking)
             }
-            if median > floor || floor <= -127 { return .confirmed(rule: .walking) }
             return .insufficient(reason: "walking, but median \(format(median)) dBm is not above the walking floor \(format(floor)) dBm")
         }
         return .insufficient(reason: "median \(format(median)) dBm over \(sampleRSSI.count) samples is not above \(format(configuration.windowEndConfirmMinMedianDBm)) dBm and not walking")
