@@ -76,7 +76,7 @@ public struct SitePresence: Hashable, Sendable, Codable {
         /// early confirmation waits for the stop too (walking past a beacon on the way through).
         public var movingNow: Bool
         /// The earliest start of a dwell under way at another site of the same UUID: a dwell that
-        /// began after it is contested and needs `dwellContestedSupportFraction`.
+        /// began more than one window after it is contested and needs `dwellContestedSupportFraction`.
         public var neighbourDwellSince: Date?
 
         public init(configuration: Configuration, walking: Bool, anotherSiteOpen: Bool = false, keptRunning: Bool = false, movingNow: Bool = false,
@@ -349,13 +349,7 @@ public struct SitePresence: Hashable, Sendable, Codable {
     /// opened by a region entry or state is followed by another (`followUpWindows`).
     public mutating func endWindow(at now: Date, _ context: Context, followUp: Bool = false, _ outputs: inout [Output]) {
         guard case .candidate(let window) = phase else { return }
-        var verdict = window.verdictAtEnd(context.configuration, walking: context.walking)
-        if case .confirmed(.strongMedian) = verdict, context.configuration.walkingConfirmNeedsStop, context.movingNow {
-            // Like early confirmation: a strong window on the move is a walk past the beacon
-            // until the person stops (a walk in, out and on again within a minute).
-            verdict = .insufficient(reason: "median \(window.medianRSSI.map { Int($0.rounded()) } ?? 0) dBm is strong, but the person is still on the move")
-        }
-        switch verdict {
+        switch window.verdictAtEnd(context.configuration, walking: context.walking, movingNow: context.movingNow) {
         case .confirmed(let rule):
             confirm(window, rule: rule, at: now, context, &outputs)
         case .insufficient(let reason):

@@ -99,14 +99,22 @@ public struct RangingWindow: Hashable, Sendable, Codable {
     }
 
     /// The verdict when the window ends (deadline, region exit or background time running out).
-    public func verdictAtEnd(_ configuration: Configuration, walking: Bool) -> RangingVerdict {
+    /// `movingNow`: CoreMotion says the person is on the move right now.
+    public func verdictAtEnd(_ configuration: Configuration, walking: Bool, movingNow: Bool = false) -> RangingVerdict {
         guard let median = medianRSSI else {
             return .insufficient(reason: "no beacon of the site was heard in the window")
         }
         guard mostlyLoudest else {
             return .insufficient(reason: "another site of the same UUID was louder in \(outranked ?? 0) of \(sampleRSSI.count) samples (more than 20 %: a neighbour heard through a wall)")
         }
-        if median > configuration.windowEndConfirmMinMedianDBm { return .confirmed(rule: .strongMedian) }
+        if median > configuration.windowEndConfirmMinMedianDBm {
+            // Like early confirmation: strong on the move is a walk past the beacon until the
+            // person stops (a walk in, out and on again within a minute).
+            guard !(configuration.walkingConfirmNeedsStop && movingNow) else {
+                return .insufficient(reason: "median \(format(median)) dBm is strong, but the person is still on the move")
+            }
+            return .confirmed(rule: .strongMedian)
+        }
         if walking {
             let floor = configuration.walkingConfirmMinMedianDBm
             if median > floor || floor <= -127 {
