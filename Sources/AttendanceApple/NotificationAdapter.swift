@@ -1,12 +1,14 @@
 #if canImport(UserNotifications) && canImport(Darwin)
 import AttendanceEngine
 import AttendanceSync
+import CoreLocation
 import Foundation
 import UserNotifications
 
 /// The runtime's `Notifier`: local notifications for the manual check-in fallback (tapping one
 /// opens the Today screen's manual check-in; the category's action identifier says which) and
-/// the resume reminder after a force-quit (tapping it opens the app, which is all it takes).
+/// the resume reminder and the arrival reminder after a force-quit (tapping either opens the app,
+/// which is all it takes).
 public final class NotificationAdapter: Notifier, @unchecked Sendable {
     // @unchecked: UNUserNotificationCenter is documented thread-safe; no other state.
     public static let manualCheckInCategory = "MANUAL_CHECK_IN"
@@ -35,9 +37,25 @@ public final class NotificationAdapter: Notifier, @unchecked Sendable {
             // is running now, so a reminder shown earlier is out of date.
             content.interruptionLevel = .passive
             center.removeDeliveredNotifications(withIdentifiers: [notification.identifier])
+        case .arrivalReminder:
+            // Quiet too: iOS shows it on every arrival and the running app withdraws it within
+            // seconds, so it must not light the screen; after a force-quit it waits on the lock
+            // screen for the next glance. The app runs now, so the one shown (if any) is out of date.
+            content.interruptionLevel = .passive
+            center.removeDeliveredNotifications(withIdentifiers: [notification.identifier])
         }
-        let trigger = notification.deliverAt.map {
-            UNTimeIntervalNotificationTrigger(timeInterval: max(1, $0.timeIntervalSinceNow), repeats: false)
+        let trigger: UNNotificationTrigger?
+        if let region = notification.region {
+            // The system monitors the region itself (When In Use suffices), even after a force-quit.
+            let beaconRegion = region.major.map { CLBeaconRegion(uuid: region.uuid, major: $0, identifier: notification.identifier) }
+                ?? CLBeaconRegion(uuid: region.uuid, identifier: notification.identifier)
+            beaconRegion.notifyOnEntry = true
+            beaconRegion.notifyOnExit = false
+            trigger = UNLocationNotificationTrigger(region: beaconRegion, repeats: true)
+        } else {
+            trigger = notification.deliverAt.map {
+                UNTimeIntervalNotificationTrigger(timeInterval: max(1, $0.timeIntervalSinceNow), repeats: false)
+            }
         }
         // One pending notification per kind and sequence: a newer one replaces it.
         center.add(UNNotificationRequest(identifier: notification.identifier, content: content, trigger: trigger))

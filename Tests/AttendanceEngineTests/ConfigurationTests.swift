@@ -39,7 +39,8 @@ import Testing
     }
 
     @Test func theKnownKeysAreEveryProperty() {
-        #expect(Configuration.knownKeys.count == 34)
+        #expect(Configuration.knownKeys.count == 35)
+        #expect(Configuration.knownKeys.contains("arrivalReminders"))
         #expect(["dwellMinSupportFraction", "dwellContestedSupportFraction", "resumeReminderHours", "resumeReminderCount", "manualBackdateMaxMinutes"].allSatisfy(Configuration.knownKeys.contains))
         #expect(["dwellContinuousSeconds", "backgroundLocationMaxSeconds", "departureMotionLookbackMinutes", "walkingConfirmNeedsStop"].allSatisfy(Configuration.knownKeys.contains))
         #expect(Configuration.knownKeys.contains("dwellConfirmSeconds") && Configuration.knownKeys.contains("followUpWindows"))

@@ -46,6 +46,44 @@ import Testing
         } == ["resumeReminder", "resumeReminder.2", "resumeReminder.3"])
     }
 
+    /// The arrival reminder iOS holds for a UUID (shown by iOS on entering its region).
+    static func arrivalReminder(_ uuid: UUID = EngineDriver.uuid) -> EngineAction {
+        .notify(LocalNotification(
+            kind: .arrivalReminder, title: "Arrived at work?",
+            body: "Beacon Attendance did not start when you arrived, so it has not checked you in. If you closed it from the app switcher, iPhone won't start it at work. Open it to check in.",
+            region: BeaconRegion(uuid: uuid)))
+    }
+
+    /// iOS holds one arrival reminder per UUID and shows it on each entry, even after a force-quit.
+    /// Each launch schedules it; each region entry the app sees schedules it again, which
+    /// withdraws the one iOS has just shown. Never without Always access, never when turned off.
+    @Test func theArrivalReminderIsArmedAtLaunchAndWithdrawnOnEachEntryTheAppSees() {
+        var configuration = Configuration()
+        configuration.sites = [SiteConfiguration(major: 2), SiteConfiguration(major: 1)]
+        var engine = Engine(configuration: configuration)
+        let launch = engine.handle(.appLaunched(.userOpened), now: EngineDriver.time(0))
+        #expect(launch.filter { if case .notify(let n) = $0 { return n.kind == .arrivalReminder } else { return false } } == [Self.arrivalReminder()])
+        let entry = engine.handle(.regionEntered(BeaconRegion(uuid: EngineDriver.uuid, major: 2)), now: EngineDriver.time(60))
+        #expect(entry.contains(Self.arrivalReminder()))
+        #expect(!engine.handle(.regionExited(BeaconRegion(uuid: EngineDriver.uuid, major: 2)), now: EngineDriver.time(600)).contains(Self.arrivalReminder()))
+        // A region the app does not monitor (left over from an older configuration) is not one.
+        let other = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
+        #expect(!engine.handle(.regionEntered(BeaconRegion(uuid: other)), now: EngineDriver.time(700)).contains(Self.arrivalReminder(other)))
+        let held = LocalNotification(kind: .arrivalReminder, title: "", body: "", region: BeaconRegion(uuid: EngineDriver.uuid, major: 7))
+        #expect(held.identifier == "arrivalReminder.\(EngineDriver.uuid.uuidString).7")
+
+        var whileUsing = Engine(configuration: configuration)
+        _ = whileUsing.handle(.permissionsChanged(Permissions(location: .whenInUse)), now: EngineDriver.time(0))
+        #expect(!whileUsing.handle(.appLaunched(.userOpened), now: EngineDriver.time(1)).contains(Self.arrivalReminder()))
+        // Always access given later: detection is restored, and the reminder armed with it.
+        #expect(whileUsing.handle(.permissionsChanged(Permissions(location: .always)), now: EngineDriver.time(2)).contains(Self.arrivalReminder()))
+
+        configuration.arrivalReminders = false
+        var off = Engine(configuration: configuration)
+        #expect(!off.handle(.appLaunched(.userOpened), now: EngineDriver.time(0)).contains(Self.arrivalReminder()))
+        #expect(!off.handle(.regionEntered(BeaconRegion(uuid: EngineDriver.uuid, major: 1)), now: EngineDriver.time(60)).contains(Self.arrivalReminder()))
+    }
+
     @Test func regionEntryStartsABoundedRangingWindowInBackgroundTime() {
         var engine = Engine()
         let actions = engine.handle(.regionEntered(region), now: EngineDriver.time(0))
@@ -55,6 +93,7 @@ import Testing
             .queryMotion(lookbackMinutes: 2),
             .startBackgroundLocation,
             .scheduleTimer(.nextDecision, at: EngineDriver.time(8)),
+            Self.arrivalReminder(),
         ] + Self.reminders(after: 0) + [.drainOutbox])
     }
 
@@ -76,7 +115,8 @@ import Testing
         var engine = Engine(configuration: configuration)
         let regions = [BeaconRegion(uuid: EngineDriver.uuid, major: 1), BeaconRegion(uuid: EngineDriver.uuid, major: 2)]
         #expect(engine.handle(.appLaunched(.afterReboot), now: EngineDriver.time(0))
-            == [.monitorRegions(regions), .requestRegionState(regions[0]), .requestRegionState(regions[1])] + Self.reminders(after: 0) + [.drainOutbox])
+            == [.monitorRegions(regions), .requestRegionState(regions[0]), .requestRegionState(regions[1]), Self.arrivalReminder()]
+                + Self.reminders(after: 0) + [.drainOutbox])
         configuration.regionMonitoring = .uuidWide
         #expect(Engine(configuration: configuration).monitoredRegions == [region])
     }

@@ -84,6 +84,28 @@ import Testing
         #expect(missed(tapped) < missed(ignored))
     }
 
+    /// iOS shows the arrival reminder on every arrival, but an app that runs withdraws it at
+    /// once: never force-quit, nobody sees one. Force-quit every day, it is seen on arrival, and
+    /// tapped it opens the app at work.
+    @Test func theArrivalReminderIsSeenOnlyWhenTheAppCouldNotRun() async throws {
+        func run(forceQuits: Double) async throws -> FaultCounts {
+            var options = Self.options(employees: 4, days: 3, seed: 11, policies: [.default])
+            options.world.iOS.forceQuitProbabilityPerDay = forceQuits
+            options.world.iOS.manualOpensPerDay = 0
+            options.world.iOS.deniedFraction = 0
+            options.world.iOS.whenInUseOnlyFraction = 0
+            options.world.iOS.reminderTapProbability = 1
+            return try #require(try await Simulation.run(options).faults)
+        }
+        let running = try await run(forceQuits: 0)
+        #expect(running.arrivalRemindersDelivered > 0)
+        #expect(running.arrivalRemindersWithdrawn == running.arrivalRemindersDelivered)
+        #expect(running.arrivalRemindersSeen == 0 && running.arrivalRemindersTapped == 0)
+        let quit = try await run(forceQuits: 1)
+        #expect(quit.arrivalRemindersSeen > 0 && quit.arrivalRemindersTapped == quit.arrivalRemindersSeen)
+        #expect(quit.arrivalRemindersWithdrawn < quit.arrivalRemindersDelivered)
+    }
+
     /// Employees without detection tap late (1–15 min after arriving, up to 10 min after
     /// leaving): our app's sheet dates the taps from motion history, the baselines keep the
     /// tap times.

@@ -80,12 +80,14 @@ public struct Engine: Hashable, Sendable, Codable {
     public mutating func handle(_ event: EngineEvent, now: Date) -> [EngineAction] {
         var actions: [EngineAction] = []
         var drain = false
+        var entered: BeaconRegion?
         settle(at: now, &actions)
         switch event {
         case .beaconsRanged(let samples, let region):
             ranged(samples, in: region, at: now, &actions)
         case .regionEntered(let region):
             regionInside(region, entry: true, at: now, &actions)
+            entered = region
             drain = true
         case .regionExited(let region):
             regionLeft(region, cause: .regionExit, at: now, &actions)
@@ -106,6 +108,7 @@ public struct Engine: Hashable, Sendable, Codable {
             timerAt = nil
             actions.append(.monitorRegions(monitoredRegions))
             actions.append(contentsOf: monitoredRegions.map(EngineAction.requestRegionState))
+            armArrivalReminders(for: monitoredRegions, &actions)
             drain = true
             promptForManualCheckInIfNeeded(at: now, &actions)
         case .motionUpdated(let snapshot):
@@ -150,6 +153,8 @@ public struct Engine: Hashable, Sendable, Codable {
             actions.append(.recordTelemetry(TelemetryRecord(at: now, kind: .upload, site: nil, detail: detail)))
         }
         reconcile(at: now, &actions)
+        // iOS has just shown the arrival reminder too; the app runs, so it is withdrawn.
+        if let entered, monitoredRegions.contains(entered) { armArrivalReminders(for: [entered], &actions) }
         pushBackResumeReminder(at: now, &actions)
         // Last, so that everything enqueued above is in the outbox when the drain starts.
         if drain || actions.contains(where: { if case .enqueue = $0 { return true } else { return false } }) {
@@ -296,6 +301,7 @@ public struct Engine: Hashable, Sendable, Codable {
             actions.append(.recordTelemetry(TelemetryRecord(at: now, kind: .detectionRestored, site: nil, detail: "automatic detection available again")))
             actions.append(.monitorRegions(monitoredRegions))
             actions.append(contentsOf: monitoredRegions.map(EngineAction.requestRegionState))
+            armArrivalReminders(for: monitoredRegions, &actions)
         } else {
             actions.append(.recordTelemetry(TelemetryRecord(at: now, kind: .detectionUnavailable, site: nil, detail: after.joined(separator: "; "))))
             if before.isEmpty { lastPromptAt = nil }
@@ -317,6 +323,7 @@ public struct Engine: Hashable, Sendable, Codable {
         actions.append(.recordTelemetry(TelemetryRecord(at: now, kind: .configurationApplied, site: nil,
                                                         detail: "\(configuration.sites.count) sites, monitoring \(configuration.regionMonitoring.rawValue)")))
         actions.append(.monitorRegions(monitoredRegions))
+        armArrivalReminders(for: monitoredRegions, &actions)
     }
 
     // MARK: - Settling and reconciling
@@ -451,6 +458,21 @@ public struct Engine: Hashable, Sendable, Codable {
     }
 
     static let reminderPushBackSeconds: Double = 900
+
+    /// The arrival reminders of `regions`' UUIDs, (re)scheduled: iOS holds one per UUID-wide
+    /// region (one system region whatever the number of sites; walking from one site to the next
+    /// is no new arrival) and shows it on each entry whether or not the app can run. Scheduling it
+    /// again withdraws the one shown, so an employee sees it only when the app did not run on
+    /// arrival (after a force-quit). Only with Always access, like the resume reminder.
+    private func armArrivalReminders(for regions: [BeaconRegion], _ actions: inout [EngineAction]) {
+        guard configuration.arrivalReminders, permissions.location == .always else { return }
+        for region in Set(regions.map { BeaconRegion(uuid: $0.uuid) }).sorted() {
+            actions.append(.notify(LocalNotification(
+                kind: .arrivalReminder, title: "Arrived at work?",
+                body: "Beacon Attendance did not start when you arrived, so it has not checked you in. If you closed it from the app switcher, iPhone won't start it at work. Open it to check in.",
+                region: region)))
+        }
+    }
 
     static func hoursText(_ hours: Double) -> String {
         hours.rounded() == hours ? "\(Int(hours)) hour\(hours == 1 ? "" : "s")" : String(format: "%.1f hours", hours)

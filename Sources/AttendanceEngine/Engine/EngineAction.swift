@@ -35,6 +35,9 @@ public struct LocalNotification: Hashable, Sendable, Codable {
         /// has not run for that long, which is what a force-quit looks like (iOS relaunches a
         /// force-quit app for nothing, not even region events, until it is opened again).
         case resumeReminder
+        /// Held by iOS for `region` and shown by iOS on each entry into it, even when the app
+        /// cannot run (force-quit). Sent again, it withdraws the one shown: the app is running.
+        case arrivalReminder
     }
 
     public var kind: Kind
@@ -45,17 +48,23 @@ public struct LocalNotification: Hashable, Sendable, Codable {
     public var deliverAt: Date?
     /// Which of a kind's notifications this is (1, 2, …): the resume reminder repeats.
     public var sequence: Int
+    /// Shown on entering this region instead of at a time (an arrival reminder).
+    public var region: BeaconRegion?
 
-    public init(kind: Kind, title: String, body: String, deliverAt: Date? = nil, sequence: Int = 1) {
+    public init(kind: Kind, title: String, body: String, deliverAt: Date? = nil, sequence: Int = 1, region: BeaconRegion? = nil) {
         self.kind = kind
         self.title = title
         self.body = body
         self.deliverAt = deliverAt
         self.sequence = sequence
+        self.region = region
     }
 
-    /// The identifier iOS holds it under: the kind, and the sequence after the first.
-    public var identifier: String { sequence == 1 ? kind.rawValue : "\(kind.rawValue).\(sequence)" }
+    /// The identifier iOS holds it under: the kind, then the region or the sequence after the first.
+    public var identifier: String {
+        if let region { return "\(kind.rawValue).\(region.uuid.uuidString)" + (region.major.map { ".\($0)" } ?? "") }
+        return sequence == 1 ? kind.rawValue : "\(kind.rawValue).\(sequence)"
+    }
 }
 
 /// An audit line: why the engine did or did not decide something.

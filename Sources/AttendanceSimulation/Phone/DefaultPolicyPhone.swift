@@ -44,6 +44,12 @@ public struct FaultCounts: Hashable, Sendable, Codable {
     /// The app's resume reminder was shown (it had not run for its hours), and tapped.
     public var remindersShown = 0
     public var remindersTapped = 0
+    /// iOS showed the arrival reminder on entering the UUID's region (app running or not); the
+    /// running app withdrew it before it was seen; it was seen (at a screen wake), and tapped.
+    public var arrivalRemindersDelivered = 0
+    public var arrivalRemindersWithdrawn = 0
+    public var arrivalRemindersSeen = 0
+    public var arrivalRemindersTapped = 0
 
     public init() {}
 
@@ -51,7 +57,8 @@ public struct FaultCounts: Hashable, Sendable, Codable {
     private static var counters: [WritableKeyPath<FaultCounts, Int>] {
         [\.crashes, \.crashesMidWrite, \.crashesMidUpload, \.terminations, \.forceQuits, \.reboots, \.eventsMissedWhileForceQuit,
          \.networkOutages, \.uploadsWhileOffline, \.uploadsDuringServerRestart, \.requestsFailed, \.answersLost, \.deniedOrWhenInUse,
-         \.remindersShown, \.remindersTapped]
+         \.remindersShown, \.remindersTapped, \.arrivalRemindersDelivered, \.arrivalRemindersWithdrawn, \.arrivalRemindersSeen,
+         \.arrivalRemindersTapped]
     }
 
     public static func + (a: FaultCounts, b: FaultCounts) -> FaultCounts {
@@ -103,6 +110,9 @@ final class DefaultPolicyPhone {
     private var outcome = PhoneOutcome()
     /// Whether the app's resume reminder is showing, unseen, in Notification Centre.
     private var reminderShowing = false
+    /// Whether the arrival reminder is showing, unseen; which sites' regions iOS has the phone in.
+    private var arrivalReminderShowing = false
+    private var insideSites: Set<Int> = []
     private var reminderTaps: SplitMix64
 
     static let foregroundSeconds = 60.0
@@ -177,6 +187,7 @@ final class DefaultPolicyPhone {
         switch happening {
         case .region(let callback):
             let region = regionOf(site: callback.siteIndex)
+            arrivalReminderIfDue(callback, region: region, phoneOn: time >= offUntil)
             guard time >= offUntil else { return }
             guard !forceQuit else { outcome.faults.eventsMissedWhileForceQuit += 1; return }
             guard ports.state.value.monitored.contains(region) else { return }
@@ -189,11 +200,14 @@ final class DefaultPolicyPhone {
             outcome.faults.remindersShown += 1
         case .screenWake:
             guard time >= offUntil else { return }
-            if reminderShowing {
+            if reminderShowing || arrivalReminderShowing {
                 // Seen now; tapped, it opens the app like any manual open.
+                let arrival = arrivalReminderShowing
+                if arrival { outcome.faults.arrivalRemindersSeen += 1 }
                 reminderShowing = false
+                arrivalReminderShowing = false
                 if Double.random(in: 0..<1, using: &reminderTaps) < world.iOS.reminderTapProbability {
-                    outcome.faults.remindersTapped += 1
+                    if arrival { outcome.faults.arrivalRemindersTapped += 1 } else { outcome.faults.remindersTapped += 1 }
                     return try await handle(.manualOpen, at: time)
                 }
             }
@@ -348,6 +362,10 @@ final class DefaultPolicyPhone {
             reminderShowing = false
             queue.push(.reminderDue(sequence: sequence, due), at: due.timeIntervalSince(epoch))
         }
+        if requests.arrivalRearmed && arrivalReminderShowing {
+            arrivalReminderShowing = false
+            outcome.faults.arrivalRemindersWithdrawn += 1
+        }
         if keptRunning && !ports.state.value.backgroundLocation {
             // Location updates stopped: iOS suspends the app a few seconds later.
             keptRunning = false
@@ -394,6 +412,16 @@ final class DefaultPolicyPhone {
     private func setClock(_ time: Double) {
         let target = epoch.addingTimeInterval(time)
         if target > clock.now() { clock.set(target) }
+    }
+
+    /// iOS's own arrival reminder: shown when the phone enters the UUID-wide region (no site of
+    /// the UUID was inside) and the app has one scheduled, whether or not the app can run.
+    private func arrivalReminderIfDue(_ callback: RegionCallback, region: BeaconRegion, phoneOn: Bool) {
+        let sameUUID = insideSites.filter { regionOf(site: $0).uuid == region.uuid }
+        if callback.entered { insideSites.insert(callback.siteIndex) } else { insideSites.remove(callback.siteIndex) }
+        guard phoneOn, callback.entered, sameUUID.isEmpty, ports.state.value.arrivalReminders.contains(region.uuid) else { return }
+        arrivalReminderShowing = true
+        outcome.faults.arrivalRemindersDelivered += 1
     }
 
     private func regionOf(site index: Int) -> BeaconRegion { BeaconRegion(site: Simulation.siteBeacon(world.sites[index])) }

@@ -21,6 +21,11 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         /// so they outlive the app's process), and the reminders scheduled since the last take.
         var reminderAt: [Int: Date] = [:]
         var newReminders: [(sequence: Int, due: Date)] = []
+        /// The UUIDs whose arrival reminder iOS holds (shown on entering the UUID-wide region,
+        /// app running or not), and whether the app has scheduled one again since the last take
+        /// (which withdraws the one shown).
+        var arrivalReminders: Set<UUID> = []
+        var arrivalRearmed = false
     }
 
     let state = Locked(State())
@@ -53,6 +58,9 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
             if notification.kind == .resumeReminder, let due = notification.deliverAt {
                 $0.reminderAt[notification.sequence] = due
                 $0.newReminders.append((notification.sequence, due))
+            } else if notification.kind == .arrivalReminder, let region = notification.region {
+                $0.arrivalReminders.insert(region.uuid)
+                $0.arrivalRearmed = true
             } else {
                 $0.notifications += 1
             }
@@ -102,15 +110,17 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
     }
 
     /// Takes the state requests, new timers and new reminders made since the last call.
-    func takeRequests() -> (states: [BeaconRegion], timers: [(String, Date)], reminders: [(sequence: Int, due: Date)], taskBegun: Bool) {
+    func takeRequests() -> (states: [BeaconRegion], timers: [(String, Date)], reminders: [(sequence: Int, due: Date)], arrivalRearmed: Bool,
+                            taskBegun: Bool) {
         state.withLock { state in
             defer {
                 state.stateRequests = []
                 state.newTimers = []
                 state.newReminders = []
+                state.arrivalRearmed = false
                 state.taskBegun = false
             }
-            return (state.stateRequests, state.newTimers, state.newReminders, state.taskBegun)
+            return (state.stateRequests, state.newTimers, state.newReminders, state.arrivalRearmed, state.taskBegun)
         }
     }
 }
