@@ -255,21 +255,26 @@ import Testing
     /// walking rule leaves that to dwell, which weighs the sites over minutes (in the simulator,
     /// one window's eight seconds checked office staff into the annex for the day).
     @Test func walkingInAndStoppingWhereTwoSitesAreHeardIsLeftToDwell() {
-        func run(neighbour: Bool) -> EngineDriver {
+        func run(neighbour: Int?) -> EngineDriver {
             var driver = EngineDriver()
             driver.send(.regionEntered(Self.uuidRegion), at: 0)
             driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(1), activity: .walking, confidence: .high, steps: 14)), at: 1)
             driver.ranged(rssi: -74, over: 1..<5)
             driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(5), activity: .stationary, confidence: .high, steps: 20)), at: 5)
             for second in 5..<12 {
-                driver.ranged(at: Double(second), neighbour && second == 6 ? [(1, 100, -74), (2, 200, -70)] : [(1, 100, -74)])
+                driver.ranged(at: Double(second), second == 6 && neighbour != nil ? [(1, 100, -74), (2, 200, neighbour ?? 0)] : [(1, 100, -74)])
             }
             return driver
         }
-        #expect(run(neighbour: false).events(.checkIn).map { $0.evidence?.rule } == ["walking"])
-        let both = run(neighbour: true)
-        #expect(both.events(.checkIn).isEmpty)
-        #expect(both.telemetry.contains { $0.site?.major == 1 && $0.detail.contains("walking, but another site of the same UUID was heard in the window (1 louder") })
+        #expect(run(neighbour: nil).events(.checkIn).map { $0.evidence?.rule } == ["walking"])
+        let louder = run(neighbour: -70)
+        #expect(louder.events(.checkIn).isEmpty)
+        #expect(louder.telemetry.contains { $0.site?.major == 1 && $0.detail.contains("walking, but another site of the same UUID was heard in the window (1 louder") })
+        // Heard quieter is heard too: a walk past the neighbour's beacon to a desk by its wall
+        // (in the simulator, the annex was louder in each second of a walk into HQ).
+        let quieter = run(neighbour: -90)
+        #expect(quieter.events(.checkIn).isEmpty)
+        #expect(quieter.telemetry.contains { $0.site?.major == 1 && $0.detail.contains("(0 louder, 0 instead, 1 quieter)") })
     }
 
     /// A strong but unsteady window (median -64 dBm, too unsteady for early confirmation) while

@@ -178,15 +178,20 @@ public struct Engine: Hashable, Sendable, Codable {
             if region.contains(site) {
                 // The strongest beacon of the site this second; minors don't matter.
                 var strongest = 0
-                for sample in samples where sample.rssi != 0 && sample.beacon.major == site.major && sample.beacon.uuid == site.uuid {
-                    strongest = strongest == 0 ? sample.rssi : max(strongest, sample.rssi)
+                var others = false
+                for sample in samples where sample.rssi != 0 && sample.beacon.uuid == site.uuid {
+                    if sample.beacon.major == site.major {
+                        strongest = strongest == 0 ? sample.rssi : max(strongest, sample.rssi)
+                    } else {
+                        others = true
+                    }
                 }
                 if strongest != 0 {
                     let discoveryIndex = discoveries.firstIndex { $0.region.contains(site) }
                     if let discoveryIndex { discoveries[discoveryIndex].foundSite = true }
                     let discovery = discoveryIndex.map { discoveries[$0] }
                     mutateSite(index, at: now, &actions) { presence, context, outputs in
-                        presence.heard(rssi: strongest, at: now, discovery: discovery, outranked: strongest < loudest, context, &outputs)
+                        presence.heard(rssi: strongest, at: now, discovery: discovery, outranked: strongest < loudest, alongside: others, context, &outputs)
                     }
                 } else {
                     mutateSite(index, at: now, &actions) { presence, context, outputs in presence.silent(at: now, neighbourHeard: loudest != 0, context, &outputs) }

@@ -242,7 +242,10 @@ public struct SitePresence: Hashable, Sendable, Codable {
     /// A ranging callback heard the site (the strongest of its beacons this second).
     /// During a discovery the window opens whatever the retry cooldown; after a UUID-wide
     /// entry it starts at the entry, the earliest evidence of arrival.
-    public mutating func heard(rssi: Int, at now: Date, discovery: Discovery?, outranked: Bool = false, _ context: Context, _ outputs: inout [Output]) {
+    /// `outranked`: another site of the same UUID was louder this second; `alongside`: one was
+    /// heard too, not louder.
+    public mutating func heard(rssi: Int, at now: Date, discovery: Discovery?, outranked: Bool = false, alongside: Bool = false,
+                               _ context: Context, _ outputs: inout [Output]) {
         guard rssi != 0 else { return silent(at: now, context, &outputs) }
         switch phase {
         case .outside(let retryAfter, let manualHold):
@@ -254,9 +257,9 @@ public struct SitePresence: Hashable, Sendable, Codable {
                 return
             }
             if case .candidate(let window) = phase { outputs.append(.windowOpened(window.trigger)) }
-            addToWindow(rssi: rssi, at: now, outranked: outranked, context, &outputs)
+            addToWindow(rssi: rssi, at: now, outranked: outranked, alongside: alongside, context, &outputs)
         case .candidate:
-            addToWindow(rssi: rssi, at: now, outranked: outranked, context, &outputs)
+            addToWindow(rssi: rssi, at: now, outranked: outranked, alongside: alongside, context, &outputs)
         case .inside(var session):
             // The hot path: one ranging callback a second while inside.
             silence = nil
@@ -485,9 +488,9 @@ public struct SitePresence: Hashable, Sendable, Codable {
             : configuration.dwellMinSupportFraction
     }
 
-    private mutating func addToWindow(rssi: Int, at now: Date, outranked: Bool, _ context: Context, _ outputs: inout [Output]) {
+    private mutating func addToWindow(rssi: Int, at now: Date, outranked: Bool, alongside: Bool, _ context: Context, _ outputs: inout [Output]) {
         guard case .candidate(var window) = phase else { return }
-        window.add(rssi: rssi, at: now, outranked: outranked)
+        window.add(rssi: rssi, at: now, outranked: outranked, alongside: alongside)
         if window.confirmsEarly(context.configuration), !(context.configuration.walkingConfirmNeedsStop && context.movingNow) {
             confirm(window, rule: .early, at: now, context, &outputs)
         } else {

@@ -21,6 +21,9 @@ public struct RangingWindow: Hashable, Sendable, Codable {
     public private(set) var outranked: Int?
     /// Callbacks that heard another site of the same UUID but not this one (nil: none).
     public private(set) var neighbourOnly: Int?
+    /// Samples taken in a second when another site of the same UUID was heard too, not louder
+    /// (nil: none).
+    public private(set) var alongside: Int?
 
     public init(openedAt: Date, trigger: Trigger, entryAt: Date? = nil) {
         self.openedAt = openedAt
@@ -41,12 +44,16 @@ public struct RangingWindow: Hashable, Sendable, Codable {
     }
 
     /// Adds a heard sample; `rssi == 0` never enters the window. `outranked`: another site was
-    /// heard louder in the same callback.
-    public mutating func add(rssi: Int, at time: Date, outranked: Bool = false) {
+    /// heard louder in the same callback; `alongside`: another site was heard, not louder.
+    public mutating func add(rssi: Int, at time: Date, outranked: Bool = false, alongside: Bool = false) {
         guard rssi != 0 else { return }
         sampleTimes.append(time)
         sampleRSSI.append(rssi)
-        if outranked { self.outranked = (self.outranked ?? 0) + 1 }
+        if outranked {
+            self.outranked = (self.outranked ?? 0) + 1
+        } else if alongside {
+            self.alongside = (self.alongside ?? 0) + 1
+        }
     }
 
     /// Whether this site was the loudest in at least 80 % of the window's samples (a desk by the
@@ -120,8 +127,8 @@ public struct RangingWindow: Hashable, Sendable, Codable {
             if median > floor || floor <= -127 {
                 // Stopping where two sites are heard is a desk by their wall or a walk through one
                 // to the other: dwell weighs them over minutes instead of one window's eight seconds.
-                guard !heardNeighbour else {
-                    return .insufficient(reason: "walking, but another site of the same UUID was heard in the window (\(outranked ?? 0) louder, \(neighbourOnly ?? 0) instead)")
+                guard !heardNeighbour, alongside == nil else {
+                    return .insufficient(reason: "walking, but another site of the same UUID was heard in the window (\(outranked ?? 0) louder, \(neighbourOnly ?? 0) instead, \(alongside ?? 0) quieter)")
                 }
                 return .confirmed(rule: .walking)
             }
