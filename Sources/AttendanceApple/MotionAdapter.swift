@@ -27,7 +27,7 @@ public final class MotionAdapter: MotionProvider, @unchecked Sendable {
         let (stepCount, activity) = await (steps, last)
         guard stepCount != nil || activity != nil else { return nil }
         return MotionSnapshot(at: now, activity: activity?.kind ?? .unknown, confidence: activity?.confidence ?? .low, steps: stepCount,
-                              walkingSince: activity?.walk?.start, walkEndedAt: activity?.walk?.end)
+                              walkingSince: activity?.walk?.start, walkEndedAt: activity?.walk?.end, firstWalkSince: activity?.firstWalk)
     }
 
     private func steps(from start: Date, to end: Date) async -> Int? {
@@ -38,9 +38,10 @@ public final class MotionAdapter: MotionProvider, @unchecked Sendable {
     }
 
     /// The latest activity in the range, and the latest walk (or run) in it: when it began and,
-    /// if another activity followed, when it ended. Each CMMotionActivity lasts until the next.
+    /// if another activity followed, when it ended; and when the first walk that began in the
+    /// range began. Each CMMotionActivity lasts until the next.
     private func lastActivity(from start: Date, to end: Date)
-        async -> (kind: MotionSnapshot.Activity, confidence: MotionSnapshot.Confidence, walk: (start: Date, end: Date?)?)? {
+        async -> (kind: MotionSnapshot.Activity, confidence: MotionSnapshot.Confidence, walk: (start: Date, end: Date?)?, firstWalk: Date?)? {
         guard CMMotionActivityManager.isActivityAvailable() else { return nil }
         return await withCheckedContinuation { continuation in
             activity.queryActivityStarting(from: start, to: end, to: queue) { activities, _ in
@@ -60,7 +61,11 @@ public final class MotionAdapter: MotionProvider, @unchecked Sendable {
                     let next = activities.index(after: last)
                     walk = (activities[first].startDate, next < activities.endIndex ? activities[next].startDate : nil)
                 }
-                continuation.resume(returning: (kind, confidence, walk))
+                // A walk already under way when the range began is not one that began in it.
+                let firstWalk = activities.indices.first { index in
+                    walking(activities[index]) && activities[index].startDate > start && (index == activities.startIndex || !walking(activities[index - 1]))
+                }.map { activities[$0].startDate }
+                continuation.resume(returning: (kind, confidence, walk, firstWalk))
             }
         }
     }

@@ -227,6 +227,38 @@ import Testing
         #expect(checkOuts(walkingSince: 300) == [EngineDriver.time(300)])
     }
 
+    /// Force-quit at the desk: iOS reports the region outside only when the app is opened again,
+    /// hours later. The look-back then reaches back to the last evidence, and the check-out is
+    /// dated from the first walk after it (the walk out), not from the last evidence (an hour
+    /// before the person left) nor from the latest walk (the walk to where they opened the app).
+    /// Reported within the usual look-back, nothing moves: the app was watching.
+    @Test func aDepartureTheAppCouldNotSeeIsDatedFromTheFirstWalkAfterTheLastEvidence() {
+        func relaunch(after seconds: Double, firstWalk: Double?) -> (checkOuts: [Date], lookbacks: [Double]) {
+            var driver = EngineDriver(Self.perSite([1]))
+            driver.send(.regionEntered(Self.siteRegion(1)), at: 0)
+            driver.ranged(rssi: -60, over: 1..<6)
+            driver.send(.appLaunched(.userOpened), at: seconds)
+            driver.send(.regionStateDetermined(Self.siteRegion(1), .outside), at: seconds)
+            let lookbacks = driver.actions(at: seconds).compactMap { action -> Double? in
+                if case .queryMotion(let minutes) = action { return minutes } else { return nil }
+            }
+            driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(seconds), activity: .stationary, confidence: .high, steps: 900,
+                                                      walkingSince: EngineDriver.time(seconds - 120),
+                                                      firstWalkSince: firstWalk.map(EngineDriver.time))), at: seconds)
+            driver.send(.timerFired(.nextDecision), at: seconds + 3_600)
+            return (driver.events(.checkOut).map(\.timestamp), lookbacks)
+        }
+        let quit = relaunch(after: 4 * 3_600, firstWalk: 3_600)
+        #expect(quit.checkOuts == [EngineDriver.time(3_600)])
+        #expect(quit.lookbacks.contains { abs($0 - (4 * 3_600 - 5) / 60) < 0.1 })
+        // No walk since the last evidence in the answer: the last evidence it is.
+        #expect(relaunch(after: 4 * 3_600, firstWalk: nil).checkOuts == [EngineDriver.time(5)])
+        // Eight minutes later the app was watching: a walk after the evidence is a walk outside.
+        let watched = relaunch(after: 480, firstWalk: 300)
+        #expect(watched.checkOuts == [EngineDriver.time(5)])
+        #expect(watched.lookbacks.contains(10) && watched.lookbacks.allSatisfy { $0 <= 10 })
+    }
+
     /// A walk out dated further back than the merge window (a look-back of 20 minutes) does not
     /// skip the exit's verification: a sample heard in the window after the exit still resumes.
     @Test func anOldWalkDoesNotSkipTheExitVerification() {

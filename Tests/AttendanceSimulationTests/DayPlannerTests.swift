@@ -133,6 +133,10 @@ import Testing
         #expect(walk.end.map { $0 > walk.start && $0 <= departure + 120 } == true)
         #expect(ports.latestWalk(before: departure + 3_600, lookbackMinutes: 10) == nil)
         #expect(ports.motion(at: departure + 120, lookbackMinutes: 10).departedAt == epoch.addingTimeInterval(walk.start))
+        // Looked back to a minute before the walk out: it is the first walk begun since; looked
+        // back to mid-walk, that walk is under way, not begun.
+        #expect(ports.firstWalkStart(before: departure + 3_600, lookbackMinutes: (departure + 3_600 - walk.start + 60) / 60) == walk.start)
+        #expect(ports.firstWalkStart(before: departure + 3_600, lookbackMinutes: (departure + 3_600 - walk.start - 1) / 60) == nil)
 
         // Still walking in: no arrival to offer yet; seated: the end of the walk in.
         let arrival = try #require(timeline.presences.first).start

@@ -116,6 +116,11 @@ public struct Engine: Hashable, Sendable, Codable {
             if let walkStart = snapshot.walkingSince, snapshot.at.timeIntervalSince(walkStart) <= configuration.departureMotionLookbackMinutes * 60 {
                 for index in sites.indices where sites[index].isLeaving { sites[index].walkedAway(since: walkStart) }
             }
+            if let firstWalk = snapshot.firstWalkSince {
+                for index in sites.indices where sites[index].isLeaving {
+                    sites[index].walkedOutUnwatched(since: firstWalk, unwatchedAfter: configuration.departureMotionLookbackMinutes * 60)
+                }
+            }
         case .geofenceEntered(let site):
             if let index = siteIndex(site) ?? trackSite(site) {
                 mutateSite(index, at: now, &actions) { site, _, outputs in site.geofenceEntered(at: now, &outputs) }
@@ -238,7 +243,11 @@ public struct Engine: Hashable, Sendable, Codable {
             departing = departing || (open && sites[index].isLeaving)
         }
         if departing, configuration.departureMotionLookbackMinutes > 0 {
-            actions.append(.queryMotion(lookbackMinutes: configuration.departureMotionLookbackMinutes))
+            // Reported long after the site was last heard (the app could not run: force-quit,
+            // phone off), the look-back reaches back to that evidence, within CoreMotion's 7 days.
+            let lookback = configuration.departureMotionLookbackMinutes
+            let unwatched = sites.filter { $0.isLeaving && region.contains($0.site) }.compactMap { $0.session.map { now.timeIntervalSince($0.lastHeardAt) / 60 } }.max() ?? 0
+            actions.append(.queryMotion(lookbackMinutes: unwatched > lookback ? min(Self.motionHistoryMinutes, unwatched) : lookback))
         }
         endDiscoveries(where: { $0.region == region }, at: now, &actions)
     }
@@ -463,6 +472,8 @@ public struct Engine: Hashable, Sendable, Codable {
     }
 
     static let reminderPushBackSeconds: Double = 900
+    /// How far back CoreMotion's history goes (the motion coprocessor keeps 7 days).
+    static let motionHistoryMinutes: Double = 7 * 24 * 60
 
     /// The arrival reminders of `regions`' UUIDs, (re)scheduled: iOS holds one per UUID-wide
     /// region (one system region whatever the number of sites; walking from one site to the next

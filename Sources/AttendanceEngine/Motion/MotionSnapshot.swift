@@ -19,15 +19,19 @@ public struct MotionSnapshot: Hashable, Sendable, Codable {
     public var walkingSince: Date?
     /// When that walk ended, if it has: the phone has not walked since.
     public var walkEndedAt: Date?
+    /// When the first walk that began in the look-back began (a walk already under way at its
+    /// start does not count): after an unwatched stretch, the earliest the person can have left.
+    public var firstWalkSince: Date?
 
     public init(at: Date, activity: Activity, confidence: Confidence = .medium, steps: Int? = nil, walkingSince: Date? = nil,
-                walkEndedAt: Date? = nil) {
+                walkEndedAt: Date? = nil, firstWalkSince: Date? = nil) {
         self.at = at
         self.activity = activity
         self.confidence = confidence
         self.steps = steps
         self.walkingSince = walkingSince
         self.walkEndedAt = walkEndedAt
+        self.firstWalkSince = firstWalkSince
     }
 
     /// The time a manual check-in can offer: the end of the latest walk, when the phone has

@@ -88,7 +88,22 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         let walk = latestWalk(before: time, lookbackMinutes: lookbackMinutes)
         return MotionSnapshot(at: epoch.addingTimeInterval(time), activity: moving ? .walking : .stationary, confidence: .high,
                               steps: Int(walked / 0.75), walkingSince: walk.map { epoch.addingTimeInterval($0.start) },
-                              walkEndedAt: walk?.end.map { epoch.addingTimeInterval($0) })
+                              walkEndedAt: walk?.end.map { epoch.addingTimeInterval($0) },
+                              firstWalkSince: firstWalkStart(before: time, lookbackMinutes: lookbackMinutes).map { epoch.addingTimeInterval($0) })
+    }
+
+    /// When the first walk that began in the look-back began (one under way at its start, i.e.
+    /// continuing a walked segment, is not a new walk).
+    func firstWalkStart(before time: Double, lookbackMinutes: Double) -> Double? {
+        let from = time - lookbackMinutes * 60
+        var previousWalkEnd = -Double.infinity
+        for (a, b) in zip(timeline.waypoints, timeline.waypoints.dropFirst()) where a.time < time {
+            let walked = a.position != b.position && a.position != .away && b.position != .away
+            guard walked else { continue }
+            defer { previousWalkEnd = b.time }
+            if a.time > from, a.time > previousWalkEnd + 1 { return a.time }
+        }
+        return nil
     }
 
     /// The latest walk (a run of walked path segments) in the look-back, if any: its start, and
