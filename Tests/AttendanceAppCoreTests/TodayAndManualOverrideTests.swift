@@ -106,6 +106,27 @@ import Testing
         #expect(try await fixture.status(at: 4_010).events.map(\.event.timestamp) == [time(160), time(3_360)])
     }
 
+    /// Checked in by hand on the way out (a short visit): no walk began after the check-in, the
+    /// one under way then went on, so the check-out offers the check-in's own time, and says so.
+    /// A walk that had ended before the check-in offers nothing (the walk out went unrecorded).
+    @Test func aCheckOutAfterCheckingInOnTheWayOutOffersTheCheckIn() async throws {
+        let fixture = try RuntimeFixture()
+        func time(_ seconds: Double) -> Date { RuntimeFixture.t0.addingTimeInterval(seconds) }
+        try await fixture.at(600, .manualCheckIn(RuntimeFixture.hq, reason: "Forgot to tap", at: nil))
+        let outside = MotionSnapshot(at: time(1_000), activity: .stationary, walkingSince: time(550), walkEndedAt: time(700))
+        var checkOut = try #require(ManualOverride(.checkOut, status: try await fixture.status(at: 1_000), motion: outside))
+        #expect(checkOut.offeredTime == time(600))
+        #expect(checkOut.offer(format: format) == "I already left, at 09:10 (I was walking out when I checked in)")
+        checkOut.useOfferedTime = true
+        checkOut.reason = "Short visit"
+        try await fixture.at(1_000, try checkOut.validated().get())
+        #expect(try await fixture.status(at: 1_010).events.map(\.event.timestamp) == [time(600), time(600)])
+
+        try await fixture.at(1_100, .manualCheckIn(RuntimeFixture.hq, reason: "Back", at: nil))
+        let unrecorded = MotionSnapshot(at: time(1_500), activity: .stationary, walkingSince: time(1_000), walkEndedAt: time(1_050))
+        #expect(ManualOverride(.checkOut, status: try await fixture.status(at: 1_500), motion: unrecorded)?.offeredTime == nil)
+    }
+
     @Test func theEnginesRefusalIsShownWithItsReason() async throws {
         let fixture = try RuntimeFixture()
         var manual = try #require(ManualOverride(.checkIn, status: try await fixture.status(at: 0)))

@@ -39,6 +39,8 @@ public struct ManualOverride: Hashable, Sendable {
     /// Date the event at `offeredTime` rather than now.
     public var useOfferedTime: Bool
     public private(set) var phase: Phase = .editing
+    /// The check-out offered is the check-in's own time: the walk out was under way then.
+    private let offersCheckInTime: Bool
 
     /// A check-in offers the sites not checked in at; a check-out, the open sessions. `nil`
     /// when there is nothing to choose (the button is disabled then). `motion`: the phone's
@@ -53,6 +55,7 @@ public struct ManualOverride: Hashable, Sendable {
         if choices.count == 1 { site = choices[0].id }
         let latestCheckIn = kind == .checkOut ? status.openSessions.map(\.checkInAt).max() : nil
         offeredTime = motion?.manualTimeOffer(checkIn: kind == .checkIn, notBefore: latestCheckIn)
+        offersCheckInTime = offeredTime != nil && offeredTime == latestCheckIn
         useOfferedTime = kind == .checkIn && offeredTime != nil
     }
 
@@ -64,8 +67,9 @@ public struct ManualOverride: Hashable, Sendable {
     /// The offered time, in words for the sheet's switch; `nil` when there is none.
     public func offer(format: DisplayFormat) -> String? {
         guard let offeredTime else { return nil }
-        return kind == .checkIn
-            ? "I arrived at \(format.time(offeredTime)) (when I stopped walking)"
+        if kind == .checkIn { return "I arrived at \(format.time(offeredTime)) (when I stopped walking)" }
+        return offersCheckInTime
+            ? "I already left, at \(format.time(offeredTime)) (I was walking out when I checked in)"
             : "I already left, at \(format.time(offeredTime)) (when I started walking)"
     }
 

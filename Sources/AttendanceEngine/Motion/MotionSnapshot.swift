@@ -51,10 +51,15 @@ public struct MotionSnapshot: Hashable, Sendable, Codable {
 
     /// What the manual sheet offers: `arrivedAt` for a check-in, `departedAt` for a check-out;
     /// only when it is at least a minute before `at` and after `notBefore` (the check-in of the
-    /// session a check-out closes), so that the engine will accept it.
+    /// session a check-out closes), so that the engine will accept it. A check-out whose latest
+    /// walk was already under way at the check-in, and went on after it, offers the check-in
+    /// itself: no walk began since, so the employee checked in on their way out (in the simulator,
+    /// a 90-second visit was checked in by hand during the walk out and out 6 minutes later).
     public func manualTimeOffer(checkIn: Bool, notBefore: Date?) -> Date? {
-        guard let time = checkIn ? arrivedAt : departedAt, at.timeIntervalSince(time) >= 60 else { return nil }
-        return notBefore.map { time > $0 } ?? true ? time : nil
+        guard var time = checkIn ? arrivedAt : departedAt else { return nil }
+        if !checkIn, let notBefore, time <= notBefore, walkEndedAt.map({ $0 > notBefore }) ?? true { time = notBefore }
+        guard at.timeIntervalSince(time) >= 60 else { return nil }
+        return notBefore.map { time >= $0 } ?? true ? time : nil
     }
 
     /// Walking or running with more than low confidence, or enough steps in the look-back.
