@@ -27,7 +27,8 @@ public final class MotionAdapter: MotionProvider, @unchecked Sendable {
         let (stepCount, activity) = await (steps, last)
         guard stepCount != nil || activity != nil else { return nil }
         return MotionSnapshot(at: now, activity: activity?.kind ?? .unknown, confidence: activity?.confidence ?? .low, steps: stepCount,
-                              walkingSince: activity?.walk?.start, walkEndedAt: activity?.walk?.end, firstWalkSince: activity?.firstWalk)
+                              walkingSince: activity?.walk?.start, walkEndedAt: activity?.walk?.end, firstWalkSince: activity?.firstWalk,
+                              historySince: start)
     }
 
     private func steps(from start: Date, to end: Date) async -> Int? {

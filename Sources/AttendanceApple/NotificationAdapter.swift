@@ -60,5 +60,10 @@ public final class NotificationAdapter: Notifier, @unchecked Sendable {
         // One pending notification per kind and sequence: a newer one replaces it.
         center.add(UNNotificationRequest(identifier: notification.identifier, content: content, trigger: trigger))
     }
+
+    public func withdraw(_ identifier: String) {
+        center.removePendingNotificationRequests(withIdentifiers: [identifier])
+        center.removeDeliveredNotifications(withIdentifiers: [identifier])
+    }
 }
 #endif

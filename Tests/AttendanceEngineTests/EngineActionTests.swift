@@ -72,6 +72,18 @@ import Testing
         let held = LocalNotification(kind: .arrivalReminder, title: "", body: "", region: BeaconRegion(uuid: EngineDriver.uuid, major: 7))
         #expect(held.identifier == "arrivalReminder.\(EngineDriver.uuid.uuidString).7")
 
+        // Downgraded to When In Use, the app could no longer withdraw it: it is withdrawn for good.
+        let withdrawal = EngineAction.withdrawNotification("arrivalReminder.\(EngineDriver.uuid.uuidString)")
+        let downgraded = engine.handle(.permissionsChanged(Permissions(location: .whenInUse)), now: EngineDriver.time(800))
+        #expect(downgraded.contains(withdrawal) && !downgraded.contains(Self.arrivalReminder()))
+        #expect(engine.handle(.permissionsChanged(Permissions(location: .always)), now: EngineDriver.time(900)).contains(Self.arrivalReminder()))
+        // Turned off by a new configuration: withdrawn too.
+        var quiet = configuration
+        quiet.arrivalReminders = false
+        let applied = engine.handle(.configurationUpdated(quiet), now: EngineDriver.time(1_000))
+        #expect(applied.contains(withdrawal) && !applied.contains(Self.arrivalReminder()))
+        #expect(!engine.handle(.configurationUpdated(configuration), now: EngineDriver.time(1_100)).contains(withdrawal))
+
         var whileUsing = Engine(configuration: configuration)
         _ = whileUsing.handle(.permissionsChanged(Permissions(location: .whenInUse)), now: EngineDriver.time(0))
         #expect(!whileUsing.handle(.appLaunched(.userOpened), now: EngineDriver.time(1)).contains(Self.arrivalReminder()))

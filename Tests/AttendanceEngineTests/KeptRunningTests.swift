@@ -233,7 +233,7 @@ import Testing
     /// before the person left) nor from the latest walk (the walk to where they opened the app).
     /// Reported within the usual look-back, nothing moves: the app was watching.
     @Test func aDepartureTheAppCouldNotSeeIsDatedFromTheFirstWalkAfterTheLastEvidence() {
-        func relaunch(after seconds: Double, firstWalk: Double?) -> (checkOuts: [Date], lookbacks: [Double]) {
+        func relaunch(after seconds: Double, firstWalk: Double?, lookback: Double? = nil) -> (checkOuts: [Date], lookbacks: [Double]) {
             var driver = EngineDriver(Self.perSite([1]))
             driver.send(.regionEntered(Self.siteRegion(1)), at: 0)
             driver.ranged(rssi: -60, over: 1..<6)
@@ -242,9 +242,10 @@ import Testing
             let lookbacks = driver.actions(at: seconds).compactMap { action -> Double? in
                 if case .queryMotion(let minutes) = action { return minutes } else { return nil }
             }
+            let minutes = lookback ?? lookbacks.max() ?? 0
             driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(seconds), activity: .stationary, confidence: .high, steps: 900,
-                                                      walkingSince: EngineDriver.time(seconds - 120),
-                                                      firstWalkSince: firstWalk.map(EngineDriver.time))), at: seconds)
+                                                      walkingSince: EngineDriver.time(seconds - 120), firstWalkSince: firstWalk.map(EngineDriver.time),
+                                                      historySince: EngineDriver.time(seconds - minutes * 60))), at: seconds)
             driver.send(.timerFired(.nextDecision), at: seconds + 3_600)
             return (driver.events(.checkOut).map(\.timestamp), lookbacks)
         }
@@ -253,6 +254,9 @@ import Testing
         #expect(quit.lookbacks.contains { abs($0 - (4 * 3_600 - 5) / 60) < 0.1 })
         // No walk since the last evidence in the answer: the last evidence it is.
         #expect(relaunch(after: 4 * 3_600, firstWalk: nil).checkOuts == [EngineDriver.time(5)])
+        // A shorter look-back (asked for something else) does not reach the last evidence: its
+        // first walk is not the first since then.
+        #expect(relaunch(after: 4 * 3_600, firstWalk: 4 * 3_600 - 100, lookback: 2).checkOuts == [EngineDriver.time(5)])
         // Eight minutes later the app was watching: a walk after the evidence is a walk outside.
         let watched = relaunch(after: 480, firstWalk: 300)
         #expect(watched.checkOuts == [EngineDriver.time(5)])

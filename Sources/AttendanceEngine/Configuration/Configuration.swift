@@ -109,9 +109,9 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// How many reminders, `resumeReminderHours` apart: one seen and ignored is not the last
     /// chance before the next shift (a force-quit in the evening is seen once in the morning).
     public var resumeReminderCount: Int = 3
-    /// A notification held by iOS for each monitored region and shown by iOS itself on entering
-    /// it, whether or not the app runs: the app, when it runs, withdraws it at once; after a
-    /// force-quit it is the one thing that still says "open the app" on arrival. Always access only.
+    /// A notification held by iOS for each monitored UUID's region and shown by iOS itself on
+    /// entering it, whether or not the app runs: the app, when it runs, withdraws it at once; after
+    /// a force-quit it is the one thing that still says "open the app" on arrival. Always access only.
     public var arrivalReminders: Bool = true
     /// A manual check-in or check-out may be dated this far back (the employee taps after
     /// arriving or after leaving; the app offers the end or start of their last walk). 0: only now.

@@ -116,9 +116,9 @@ public struct Engine: Hashable, Sendable, Codable {
             if let walkStart = snapshot.walkingSince, snapshot.at.timeIntervalSince(walkStart) <= configuration.departureMotionLookbackMinutes * 60 {
                 for index in sites.indices where sites[index].isLeaving { sites[index].walkedAway(since: walkStart) }
             }
-            if let firstWalk = snapshot.firstWalkSince {
+            if let firstWalk = snapshot.firstWalkSince, let historySince = snapshot.historySince {
                 for index in sites.indices where sites[index].isLeaving {
-                    sites[index].walkedOutUnwatched(since: firstWalk, unwatchedAfter: configuration.departureMotionLookbackMinutes * 60)
+                    sites[index].walkedOutUnwatched(since: firstWalk, historySince: historySince, unwatchedAfter: configuration.departureMotionLookbackMinutes * 60)
                 }
             }
         case .geofenceEntered(let site):
@@ -319,6 +319,8 @@ public struct Engine: Hashable, Sendable, Codable {
         } else {
             actions.append(.recordTelemetry(TelemetryRecord(at: now, kind: .detectionUnavailable, site: nil, detail: after.joined(separator: "; "))))
             if before.isEmpty { lastPromptAt = nil }
+            // iOS would go on showing them on arrival, and the app could no longer withdraw them.
+            withdrawArrivalReminders(Set(monitoredRegions.map(\.uuid)), &actions)
             promptForManualCheckInIfNeeded(at: now, &actions)
         }
     }
@@ -328,9 +330,11 @@ public struct Engine: Hashable, Sendable, Codable {
             actions.append(.recordTelemetry(TelemetryRecord(at: now, kind: .configurationRejected, site: nil, detail: error.description)))
             return
         }
+        let armedBefore = Set(arrivalReminderRegions.map(\.uuid))
         configuration = newConfiguration
         // Sites no longer allowed are dropped unless a session is open there: that one ends
         // with its own exit, never silently.
+        withdrawArrivalReminders(armedBefore.subtracting(arrivalReminderRegions.map(\.uuid)), &actions)
         let configuration = configuration
         sites.removeAll { !configuration.allows($0.site) && $0.session == nil && !$0.isConfirming }
         trackConfiguredSites()
@@ -481,12 +485,26 @@ public struct Engine: Hashable, Sendable, Codable {
     /// again withdraws the one shown, so an employee sees it only when the app did not run on
     /// arrival (after a force-quit). Only with Always access, like the resume reminder.
     private func armArrivalReminders(for regions: [BeaconRegion], _ actions: inout [EngineAction]) {
-        guard configuration.arrivalReminders, permissions.location == .always else { return }
-        for region in Set(regions.map { BeaconRegion(uuid: $0.uuid) }).sorted() {
+        let armed = Set(arrivalReminderRegions)
+        for region in Set(regions.map { BeaconRegion(uuid: $0.uuid) }).sorted() where armed.contains(region) {
             actions.append(.notify(LocalNotification(
                 kind: .arrivalReminder, title: "Arrived at work?",
                 body: "Beacon Attendance did not start when you arrived, so it has not checked you in. If you closed it from the app switcher, iPhone won't start it at work. Open it to check in.",
                 region: region)))
+        }
+    }
+
+    /// The regions that have an arrival reminder: each monitored UUID's, with Always access and
+    /// `arrivalReminders` on.
+    private var arrivalReminderRegions: [BeaconRegion] {
+        guard configuration.arrivalReminders, permissions.location == .always else { return [] }
+        return Set(monitoredRegions.map(\.uuid)).map { BeaconRegion(uuid: $0) }.sorted()
+    }
+
+    /// Withdraws the arrival reminders of `uuids` (iOS holds them until told otherwise).
+    private func withdrawArrivalReminders(_ uuids: Set<UUID>, _ actions: inout [EngineAction]) {
+        for uuid in uuids.sorted(by: { $0.uuidString < $1.uuidString }) {
+            actions.append(.withdrawNotification(LocalNotification(kind: .arrivalReminder, title: "", body: "", region: BeaconRegion(uuid: uuid)).identifier))
         }
     }
 

@@ -23,6 +23,9 @@ public enum EngineAction: Hashable, Sendable {
     case enqueue(AttendanceEvent)
     case drainOutbox
     case notify(LocalNotification)
+    /// Remove a pending or shown notification by its identifier (an arrival reminder whose
+    /// region is no longer monitored, or that is turned off or cannot work any more).
+    case withdrawNotification(String)
     case recordTelemetry(TelemetryRecord)
 }
 

@@ -22,9 +22,11 @@ public struct MotionSnapshot: Hashable, Sendable, Codable {
     /// When the first walk that began in the look-back began (a walk already under way at its
     /// start does not count): after an unwatched stretch, the earliest the person can have left.
     public var firstWalkSince: Date?
+    /// When the look-back began: `firstWalkSince` is the first walk after this time.
+    public var historySince: Date?
 
     public init(at: Date, activity: Activity, confidence: Confidence = .medium, steps: Int? = nil, walkingSince: Date? = nil,
-                walkEndedAt: Date? = nil, firstWalkSince: Date? = nil) {
+                walkEndedAt: Date? = nil, firstWalkSince: Date? = nil, historySince: Date? = nil) {
         self.at = at
         self.activity = activity
         self.confidence = confidence
@@ -32,6 +34,7 @@ public struct MotionSnapshot: Hashable, Sendable, Codable {
         self.walkingSince = walkingSince
         self.walkEndedAt = walkEndedAt
         self.firstWalkSince = firstWalkSince
+        self.historySince = historySince
     }
 
     /// The time a manual check-in can offer: the end of the latest walk, when the phone has

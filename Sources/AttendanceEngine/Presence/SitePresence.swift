@@ -313,16 +313,19 @@ public struct SitePresence: Hashable, Sendable, Codable {
         phase = .softExitPending(session, detectedAt: detectedAt, cause: cause)
     }
 
-    /// Motion history says the first walk after the last evidence began at `walkStart`: a
+    /// Motion history from `historySince` says the first walk in it began at `firstWalk`: a
     /// pending exit that iOS reported more than `unwatchedAfter` seconds after the site was last
-    /// heard (the app could not run in between: force-quit, phone off) is dated from it. Nobody
-    /// leaves without walking, so it is the earliest departure the evidence allows, and never
-    /// earlier than the last evidence, which is what the check-out would say without it.
-    public mutating func walkedOutUnwatched(since walkStart: Date, unwatchedAfter: Double) {
+    /// heard (the app could not run in between: force-quit, phone off) is dated from it, if the
+    /// history reaches back to that evidence (a shorter look-back asked for something else would
+    /// take a later walk for the first). Nobody leaves without walking, so it is the earliest
+    /// departure the evidence allows, and never earlier than the last evidence, which is what the
+    /// check-out would say without it.
+    public mutating func walkedOutUnwatched(since firstWalk: Date, historySince: Date, unwatchedAfter: Double) {
         guard case .softExitPending(var session, let detectedAt, let cause) = phase, cause != .rangingSilence,
               detectedAt.timeIntervalSince(session.lastHeardAt) > unwatchedAfter,
-              walkStart > session.lastHeardAt, walkStart < detectedAt else { return }
-        session.lastHeardAt = walkStart
+              historySince.timeIntervalSince(session.lastHeardAt) <= 1,
+              firstWalk > session.lastHeardAt, firstWalk < detectedAt else { return }
+        session.lastHeardAt = firstWalk
         phase = .softExitPending(session, detectedAt: detectedAt, cause: cause)
     }
 

@@ -419,7 +419,7 @@ final class DefaultPolicyPhone {
     private func arrivalReminderIfDue(_ callback: RegionCallback, region: BeaconRegion, phoneOn: Bool) {
         let sameUUID = insideSites.filter { regionOf(site: $0).uuid == region.uuid }
         if callback.entered { insideSites.insert(callback.siteIndex) } else { insideSites.remove(callback.siteIndex) }
-        guard phoneOn, callback.entered, sameUUID.isEmpty, ports.state.value.arrivalReminders.contains(region.uuid) else { return }
+        guard phoneOn, callback.entered, sameUUID.isEmpty, ports.state.value.arrivalReminders.values.contains(region.uuid) else { return }
         arrivalReminderShowing = true
         outcome.faults.arrivalRemindersDelivered += 1
     }

@@ -24,7 +24,7 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         /// The UUIDs whose arrival reminder iOS holds (shown on entering the UUID-wide region,
         /// app running or not), and whether the app has scheduled one again since the last take
         /// (which withdraws the one shown).
-        var arrivalReminders: Set<UUID> = []
+        var arrivalReminders: [String: UUID] = [:]
         var arrivalRearmed = false
     }
 
@@ -59,11 +59,16 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
                 $0.reminderAt[notification.sequence] = due
                 $0.newReminders.append((notification.sequence, due))
             } else if notification.kind == .arrivalReminder, let region = notification.region {
-                $0.arrivalReminders.insert(region.uuid)
+                $0.arrivalReminders[notification.identifier] = region.uuid
                 $0.arrivalRearmed = true
             } else {
                 $0.notifications += 1
             }
+        }
+    }
+    func withdraw(_ identifier: String) {
+        state.withLock {
+            if $0.arrivalReminders.removeValue(forKey: identifier) != nil { $0.arrivalRearmed = true }
         }
     }
 
@@ -89,7 +94,8 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         return MotionSnapshot(at: epoch.addingTimeInterval(time), activity: moving ? .walking : .stationary, confidence: .high,
                               steps: Int(walked / 0.75), walkingSince: walk.map { epoch.addingTimeInterval($0.start) },
                               walkEndedAt: walk?.end.map { epoch.addingTimeInterval($0) },
-                              firstWalkSince: firstWalkStart(before: time, lookbackMinutes: lookbackMinutes).map { epoch.addingTimeInterval($0) })
+                              firstWalkSince: firstWalkStart(before: time, lookbackMinutes: lookbackMinutes).map { epoch.addingTimeInterval($0) },
+                              historySince: epoch.addingTimeInterval(time - lookbackMinutes * 60))
     }
 
     /// When the first walk that began in the look-back began (one under way at its start, i.e.

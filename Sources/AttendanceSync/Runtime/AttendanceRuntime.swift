@@ -157,6 +157,7 @@ public actor AttendanceRuntime {
             case .startBackgroundLocation: ports.radio.setBackgroundLocationUpdates(true)
             case .stopBackgroundLocation: ports.radio.setBackgroundLocationUpdates(false)
             case .notify(let notification): ports.notifier.show(notification)
+            case .withdrawNotification(let identifier): ports.notifier.withdraw(identifier)
             case .recordTelemetry(let record): ports.telemetry?.record(record)
             case .enqueue: break   // committed above, with the state
             case .drainOutbox: drainRequested = true

@@ -38,6 +38,8 @@ public protocol BackgroundTime: Sendable {
 
 public protocol Notifier: Sendable {
     func show(_ notification: LocalNotification)
+    /// Removes the pending or shown notification with this identifier, if any.
+    func withdraw(_ identifier: String)
 }
 
 /// Where audit records also go live (OSLog on iOS, standard error in the CLI).
@@ -128,5 +130,6 @@ public final class RecordingPorts: BeaconRadio, MotionProvider, TimerScheduler, 
         note("notify \(notification.kind.rawValue)")
         notifications.withLock { $0.append(notification) }
     }
+    public func withdraw(_ identifier: String) { note("withdraw \(identifier)") }
     public func record(_ record: TelemetryRecord) {}
 }
