@@ -504,7 +504,7 @@ public struct Engine: Hashable, Sendable, Codable {
     /// Withdraws the arrival reminders of `uuids` (iOS holds them until told otherwise).
     private func withdrawArrivalReminders(_ uuids: Set<UUID>, _ actions: inout [EngineAction]) {
         for uuid in uuids.sorted(by: { $0.uuidString < $1.uuidString }) {
-            actions.append(.withdrawNotification(LocalNotification(kind: .arrivalReminder, title: "", body: "", region: BeaconRegion(uuid: uuid)).identifier))
+            actions.append(.withdrawNotification(LocalNotification.identifier(.arrivalReminder, region: BeaconRegion(uuid: uuid))))
         }
     }
 

@@ -64,7 +64,9 @@ public struct LocalNotification: Hashable, Sendable, Codable {
     }
 
     /// The identifier iOS holds it under: the kind, then the region or the sequence after the first.
-    public var identifier: String {
+    public var identifier: String { Self.identifier(kind, region: region, sequence: sequence) }
+
+    public static func identifier(_ kind: Kind, region: BeaconRegion?, sequence: Int = 1) -> String {
         if let region { return "\(kind.rawValue).\(region.uuid.uuidString)" + (region.major.map { ".\($0)" } ?? "") }
         return sequence == 1 ? kind.rawValue : "\(kind.rawValue).\(sequence)"
     }
