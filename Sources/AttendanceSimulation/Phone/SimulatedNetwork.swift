@@ -52,13 +52,18 @@ public final class SimulatedNetwork: Uploader, Sendable {
     }
 
     /// The real `HTTPUploader` to `serverURL` as `account`, behind this network, its bytes counted.
+    /// Its timeout is the host's, not the world's: network faults are drawn above, so a request
+    /// must never fail because the machine was busy (with the app's 4 s, a 200 × 5 crash/offline
+    /// run on a loaded machine gave a different report for the same seed).
     public convenience init(serverURL: URL, account: PhoneAccount, siteIDs: [SiteBeacon: SiteID], platform: String, appVersion: String,
                             clock: ManualClock, epoch: Date, plan: PhonePlan, serverRestarts: [Range<Double>], network: NetworkSpec, seed: UInt64) {
         let traffic = TrafficMeter()
-        let http = HTTPUploader(settings: .init(baseURL: serverURL, deviceToken: account.token, platform: platform, appVersion: appVersion,
-                                                siteIDs: siteIDs, traffic: traffic))
+        let http = HTTPUploader(settings: .init(baseURL: serverURL, deviceToken: account.token, timeoutSeconds: Self.hostTimeoutSeconds,
+                                                platform: platform, appVersion: appVersion, siteIDs: siteIDs, traffic: traffic))
         self.init(inner: http, traffic: traffic, clock: clock, epoch: epoch, plan: plan, serverRestarts: serverRestarts, network: network, seed: seed)
     }
+
+    static let hostTimeoutSeconds: Double = 600
 
     /// Books what the network saw into a phone's outcome: acceptances, bytes and network faults.
     func book(into outcome: inout PhoneOutcome) {
