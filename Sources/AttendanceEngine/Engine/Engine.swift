@@ -246,7 +246,8 @@ public struct Engine: Hashable, Sendable, Codable {
             // Reported long after the site was last heard (the app could not run: force-quit,
             // phone off), the look-back reaches back to that evidence, within CoreMotion's 7 days.
             let lookback = configuration.departureMotionLookbackMinutes
-            let unwatched = sites.filter { $0.isLeaving && region.contains($0.site) }.compactMap { $0.session.map { now.timeIntervalSince($0.lastHeardAt) / 60 } }.max() ?? 0
+            let lastEvidence = sites.filter { $0.isLeaving && region.contains($0.site) }.compactMap { $0.session?.lastHeardAt }.min()
+            let unwatched = lastEvidence.map { now.timeIntervalSince($0) / 60 } ?? 0
             actions.append(.queryMotion(lookbackMinutes: unwatched > lookback ? min(Self.motionHistoryMinutes, unwatched) : lookback))
         }
         endDiscoveries(where: { $0.region == region }, at: now, &actions)

@@ -103,9 +103,7 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
     func firstWalkStart(before time: Double, lookbackMinutes: Double) -> Double? {
         let from = time - lookbackMinutes * 60
         var previousWalkEnd = -Double.infinity
-        for (a, b) in zip(timeline.waypoints, timeline.waypoints.dropFirst()) where a.time < time {
-            let walked = a.position != b.position && a.position != .away && b.position != .away
-            guard walked else { continue }
+        for (a, b) in zip(timeline.waypoints, timeline.waypoints.dropFirst()) where a.time < time && Self.isWalk(a, b) {
             defer { previousWalkEnd = b.time }
             if a.time > from, a.time > previousWalkEnd + 1 { return a.time }
         }
@@ -119,15 +117,18 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         let from = time - lookbackMinutes * 60
         var start: Double?
         var walkEnd: Double?
-        for (a, b) in zip(timeline.waypoints, timeline.waypoints.dropFirst()) where b.time > from && a.time < time {
-            let walked = a.position != b.position && a.position != .away && b.position != .away
-            guard walked else { continue }
+        for (a, b) in zip(timeline.waypoints, timeline.waypoints.dropFirst()) where b.time > from && a.time < time && Self.isWalk(a, b) {
             if let end = walkEnd, a.time <= end + 1 { walkEnd = b.time; continue }
             start = max(a.time, from)
             walkEnd = b.time
         }
         guard let start, let walkEnd else { return nil }
         return (start, walkEnd < time ? walkEnd : nil)
+    }
+
+    /// A path segment walked: moved between two places on foot (a jump to or from far away is not).
+    private static func isWalk(_ a: Waypoint, _ b: Waypoint) -> Bool {
+        a.position != b.position && a.position != .away && b.position != .away
     }
 
     /// Takes the state requests, new timers and new reminders made since the last call.
