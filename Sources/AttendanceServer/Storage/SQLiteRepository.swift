@@ -12,8 +12,20 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         var configuration = GRDB.Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        return try SQLiteRepository(writer: DatabasePool(path: path, configuration: configuration))
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        // Set on the writer after opening, not in `prepareDatabase`: GRDB's DatabasePool switches
+        // the file to WAL after that hook and sets its writer to `synchronous = NORMAL` while doing
+        // so (`Database.setUpWALMode`), where a commit is not synced and a 2xx could be lost to a
+        // power loss. The writer is the one connection that commits.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        return try SQLiteRepository(writer: pool)
+    }
+
+    /// The journal mode and synchronous level in force on the connection that commits.
+    func durabilitySettings() throws -> (journalMode: String, synchronous: Int) {
+        try writer.writeWithoutTransaction { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?", try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1)
+        }
     }
 
     /// Nothing to release: GRDB closes the file when the last reference goes.

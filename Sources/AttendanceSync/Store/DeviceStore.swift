@@ -45,10 +45,13 @@ public final class DeviceStore: Sendable {
         var configuration = GRDB.Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
-        return try DeviceStore(writer: DatabasePool(path: path, configuration: configuration), limits: limits)
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        // Set on the writer after opening, not in `prepareDatabase`: GRDB's DatabasePool switches
+        // the file to WAL after that hook and sets its writer to `synchronous = NORMAL` while doing
+        // so (`Database.setUpWALMode`). With NORMAL a commit is not synced, and an event could be
+        // lost to a power loss after `enqueue` returned. The writer is the one connection that commits.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        return try DeviceStore(writer: pool, limits: limits)
     }
 
     /// A private in-memory database, for tests.
@@ -58,9 +61,10 @@ public final class DeviceStore: Sendable {
         return try DeviceStore(writer: DatabaseQueue(configuration: configuration), limits: limits)
     }
 
-    /// The journal mode and synchronous level actually in force (for diagnostics and tests).
+    /// The journal mode and synchronous level actually in force on the connection that commits
+    /// (for diagnostics and tests; a reader's own setting says nothing about how commits are synced).
     public func durabilitySettings() throws -> (journalMode: String, synchronous: Int) {
-        try writer.read { db in
+        try writer.writeWithoutTransaction { db in
             (try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?", try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1)
         }
     }
