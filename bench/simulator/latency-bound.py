@@ -62,7 +62,6 @@ def main():
     presences = Counter()
     missed = Counter()
     rules = defaultdict(list)
-    manual_latencies = []
     for presence in details["truth"]:
         if presence["end"] - presence["start"] < MIN_PRESENCE:
             continue
@@ -76,8 +75,6 @@ def main():
         latency = max(0.0, covering[0]["checkInDecidedAt"] - presence["start"])
         groups[group].append(latency)
         rules[(group, covering[0].get("rule") or "?")].append(latency)
-        if group == "manual":
-            manual_latencies.append(latency)
 
     total = presences["automatic"] + presences["manual"]
     everything = groups["automatic"] + groups["manual"]
@@ -100,14 +97,14 @@ def main():
 
     # The best any engine can do here: every presence with Always access decided at the door
     # (latency 0, none missed), the taps by hand as the world has them.
-    best = [0.0] * presences["automatic"] + manual_latencies
+    best = [0.0] * presences["automatic"] + groups["manual"]
     # A manual presence that was missed still needs a tap, at least the world's minimum delay.
     best += [60.0] * missed["manual"]
     bound = nearest_rank(best, 95)
     print()
     print(f"lowest p95 any engine can reach in this world and seed: {bound:.0f} s "
           f"(Always-access presences all at 0 s; the {presences['manual']} presences by hand as tapped, "
-          f"the fastest tap {min(manual_latencies, default=0):.0f} s after arriving)")
+          f"the fastest tap {min(groups['manual'], default=0):.0f} s after arriving)")
     # Stronger still: every tap at the world's earliest (60 s after arriving). The p95 is then a
     # tap whenever taps are more than 5 % of the presences, however fast every engine decision is.
     earliest = nearest_rank([0.0] * presences["automatic"] + [60.0] * presences["manual"], 95)
