@@ -101,7 +101,7 @@ struct AttendanceAPI: APIProtocol {
     // MARK: Sites and beacons
 
     func listSites(_ input: Operations.ListSites.Input) async throws -> Operations.ListSites.Output {
-        .ok(.init(body: .json(try await repository.sites().map(Self.site))))
+        .ok(.init(body: .json(try await repository.sites().filter(\.isActive).map(Self.site))))
     }
 
     func createSite(_ input: Operations.CreateSite.Input) async throws -> Operations.CreateSite.Output {
@@ -110,31 +110,31 @@ struct AttendanceAPI: APIProtocol {
     }
 
     func getSite(_ input: Operations.GetSite.Input) async throws -> Operations.GetSite.Output {
-        .ok(.init(body: .json(Self.site(try await admin.site(id: SiteID(input.path.siteId))))))
+        .ok(.init(body: .json(Self.site(try await admin.site(id: try Self.id("siteId", input.path.siteId))))))
     }
 
     func updateSite(_ input: Operations.UpdateSite.Input) async throws -> Operations.UpdateSite.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        return .ok(.init(body: .json(Self.site(try await admin.updateSite(id: SiteID(input.path.siteId), Self.siteInput(body))))))
+        return .ok(.init(body: .json(Self.site(try await admin.updateSite(id: try Self.id("siteId", input.path.siteId), Self.siteInput(body))))))
     }
 
     func deleteSite(_ input: Operations.DeleteSite.Input) async throws -> Operations.DeleteSite.Output {
-        try await admin.deleteSite(id: SiteID(input.path.siteId))
+        try await admin.deleteSite(id: try Self.id("siteId", input.path.siteId))
         return .noContent(.init())
     }
 
     func listBeacons(_ input: Operations.ListBeacons.Input) async throws -> Operations.ListBeacons.Output {
-        .ok(.init(body: .json(try await admin.beacons(siteId: SiteID(input.path.siteId)).map(Self.beacon))))
+        .ok(.init(body: .json(try await admin.beacons(siteId: try Self.id("siteId", input.path.siteId)).map(Self.beacon))))
     }
 
     func createBeacon(_ input: Operations.CreateBeacon.Input) async throws -> Operations.CreateBeacon.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        let beacon = try await admin.createBeacon(siteId: SiteID(input.path.siteId), minor: body.minor, label: body.label, txPowerDBm: body.txPowerDBm)
+        let beacon = try await admin.createBeacon(siteId: try Self.id("siteId", input.path.siteId), minor: body.minor, label: body.label, txPowerDBm: body.txPowerDBm)
         return .created(.init(body: .json(Self.beacon(beacon))))
     }
 
     func deleteBeacon(_ input: Operations.DeleteBeacon.Input) async throws -> Operations.DeleteBeacon.Output {
-        try await admin.deleteBeacon(id: input.path.beaconId)
+        try await admin.deleteBeacon(id: try Self.id("beaconId", input.path.beaconId) as String)
         return .noContent(.init())
     }
 
@@ -150,27 +150,27 @@ struct AttendanceAPI: APIProtocol {
     }
 
     func getEmployee(_ input: Operations.GetEmployee.Input) async throws -> Operations.GetEmployee.Output {
-        .ok(.init(body: .json(Self.employee(try await admin.employee(id: UserID(input.path.userId))))))
+        .ok(.init(body: .json(Self.employee(try await admin.employee(id: try Self.id("userId", input.path.userId))))))
     }
 
     func updateEmployee(_ input: Operations.UpdateEmployee.Input) async throws -> Operations.UpdateEmployee.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        let employee = try await admin.updateEmployee(id: UserID(input.path.userId), name: body.name, externalId: body.externalId, email: body.email)
+        let employee = try await admin.updateEmployee(id: try Self.id("userId", input.path.userId), name: body.name, externalId: body.externalId, email: body.email)
         return .ok(.init(body: .json(Self.employee(employee))))
     }
 
     func createEnrollmentCode(_ input: Operations.CreateEnrollmentCode.Input) async throws -> Operations.CreateEnrollmentCode.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        let issued = try await auth.issueEnrollmentCode(for: UserID(body.userId), validForSeconds: Double(body.expiresInSeconds ?? 86_400))
+        let issued = try await auth.issueEnrollmentCode(for: try Self.id("userId", body.userId), validForSeconds: Double(body.expiresInSeconds ?? 86_400))
         return .created(.init(body: .json(.init(code: issued.code, userId: body.userId, expiresAt: issued.expiresAt))))
     }
 
     func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
-        .ok(.init(body: .json(try await repository.devices(userId: input.query.userId.map { UserID($0) }).map(Self.device))))
+        .ok(.init(body: .json(try await repository.devices(userId: input.query.userId.map { try Self.id("userId", $0) }).map(Self.device))))
     }
 
     func revokeDevice(_ input: Operations.RevokeDevice.Input) async throws -> Operations.RevokeDevice.Output {
-        guard let device = try await repository.revokeDevice(id: DeviceID(input.path.deviceId), now: Date()) else {
+        guard let device = try await repository.revokeDevice(id: try Self.id("deviceId", input.path.deviceId), now: Date()) else {
             throw Problem(404, "Not found", "no device with id '\(input.path.deviceId)'")
         }
         return .ok(.init(body: .json(Self.device(device))))
@@ -197,6 +197,17 @@ struct AttendanceAPI: APIProtocol {
 
     static let unsupportedBody = Problem(415, "Unsupported media type", "the body must be application/json")
 
+    /// A path, query or body id, checked against the identifier rule (`InputRules`) once, here.
+    static func id<Tag>(_ field: String, _ value: String) throws -> Identifier<Tag> {
+        try InputRules.identifier(field, value, maxLength: InputRules.maxIdLength)
+        return Identifier<Tag>(value)
+    }
+
+    static func id(_ field: String, _ value: String) throws -> String {
+        try InputRules.identifier(field, value, maxLength: InputRules.maxIdLength)
+        return value
+    }
+
     static func siteInput(_ body: Components.Schemas.SiteInput) -> AdminService.SiteInput {
         AdminService.SiteInput(name: body.name, timeZone: body.timeZone, beaconUUID: body.beaconUUID, major: body.major,
                                geofence: body.geofence.map { Geofence(latitude: $0.latitude, longitude: $0.longitude, radiusMeters: $0.radiusMeters) })
@@ -205,7 +216,7 @@ struct AttendanceAPI: APIProtocol {
     static func site(_ site: SiteRecord) -> Components.Schemas.Site {
         .init(value1: .init(name: site.name, timeZone: site.timeZone, beaconUUID: site.beacon.uuid.uuidString, major: Int(site.beacon.major),
                             geofence: site.geofence.map { .init(latitude: $0.latitude, longitude: $0.longitude, radiusMeters: $0.radiusMeters) }),
-              value2: .init(siteId: site.id.rawValue))
+              value2: .init(siteId: site.id.rawValue, deactivatedAt: site.deactivatedAt))
     }
 
     static func beacon(_ beacon: BeaconRecord) -> Components.Schemas.Beacon {

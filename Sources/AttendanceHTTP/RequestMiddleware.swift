@@ -55,6 +55,11 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             let body = try await request.collectBody(upTo: maxBodyBytes)
             RequestRecord.current?.record(body: body, query: request.uri.query)
+            if let refused = ControlCharacterGuard.problem(inPath: request.uri.path)
+                ?? request.uri.query.flatMap(ControlCharacterGuard.problem(inQuery:))
+                ?? ControlCharacterGuard.problem(inJSON: body.readableBytesView) {
+                return Self.problem(refused)
+            }
         } catch let error as HTTPError where error.status == .contentTooLarge {
             return Self.problem(tooLarge)
         }

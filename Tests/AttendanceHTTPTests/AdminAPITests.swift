@@ -40,6 +40,7 @@ import Testing
         #expect(try await live.send("GET", "/v1/admin/sites").array.count == 1)
         #expect(try await live.send("DELETE", "/v1/admin/sites/\(siteId)").status == 204)
         #expect(try await live.send("GET", "/v1/admin/sites").array.isEmpty)
+        #expect(try await live.send("GET", "/v1/admin/sites/\(siteId)").status == 200)
         try await live.stop()
     }
 
@@ -85,7 +86,9 @@ import Testing
         #expect(badFrom.detail.contains("from"))
         let filtered = try await live.send("GET", "/v1/admin/sessions?userId=\(bob.userId)&from=\(RFC3339Text.format(start))").json
         #expect((filtered["items"] as? [[String: Any]])?.map { $0["sessionKey"] as? String } == ["s-1"])
-        #expect(try await live.send("DELETE", "/v1/admin/sites/\(ada.siteId)").status == 409)
+        // A site with sessions is deactivated, not removed: it is still there, marked deleted.
+        #expect(try await live.send("DELETE", "/v1/admin/sites/\(ada.siteId)").status == 204)
+        #expect(try await live.send("GET", "/v1/admin/sites/\(ada.siteId)").json["deactivatedAt"] is String)
         try await live.stop()
     }
 }

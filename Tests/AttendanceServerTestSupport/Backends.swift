@@ -1,5 +1,6 @@
 import AttendanceServer
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -101,4 +102,39 @@ nonisolated(unsafe) private var sqliteTestDirectoryPath: String?
 private func stopThrowawayPostgres() {
     guard let directory = throwawayDirectory else { return }
     _ = try? ThrowawayPostgres.run(ThrowawayPostgres.script, ["stop", directory])
+}
+
+/// Writes without an idempotency key of the test's own: each call answers under a fresh key in a
+/// scope of its own, so a test can record sessions directly through the one-transaction path.
+extension AttendanceRepository {
+    public func checkIn(_ command: CheckInCommand, now: Date) async throws -> CheckInOutcome {
+        let found = FoundBox<CheckInOutcome>()
+        _ = try await checkIn(command, now: now, answering: found.slot())
+        return try found.value()
+    }
+
+    public func apply(_ command: SessionEventCommand, now: Date) async throws -> SessionEventOutcome {
+        let found = FoundBox<SessionEventOutcome>()
+        _ = try await apply(command, now: now, answering: found.slot())
+        return try found.value()
+    }
+}
+
+/// Keeps what a write found, for the helpers above.
+final class FoundBox<Found: Sendable>: Sendable {
+    private let stored = Mutex<Found?>(nil)
+
+    func slot() -> AnswerSlot<Found> {
+        AnswerSlot(scope: "test-direct", key: UUID().uuidString, requestHash: "direct") { found in
+            self.stored.withLock { $0 = found }
+            return StoredReply(status: 200, contentType: "application/json", body: Data())
+        }
+    }
+
+    func value() throws -> Found {
+        guard let found = stored.withLock({ $0 }) else {
+            throw Problem(500, "Nothing found", "the write found nothing (its key was used before)")
+        }
+        return found
+    }
 }

@@ -69,13 +69,76 @@ import Testing
         #expect(try await service.repository.openSessions(siteId: nil).isEmpty)
     }
 
-    @Test(arguments: Backend.allCases) func aKeyStillInFlightIs409(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func aClaimStrandedByAnEarlierReleaseIs409UntilItsLeaseEnds(backend: Backend) async throws {
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }
-        #expect(try await service.repository.claimIdempotency(scope: Self.alice.scope, key: "k3", requestHash: Replies.canonicalHash(Self.checkIn()),
-                                                              now: Self.now) == .claimed)
-        let reply = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k3", principal: Self.alice)
-        #expect(reply.status == 409)
+        // An earlier release committed a batch's claim before its items; a crash left it unanswered.
+        let hash = Replies.canonicalHash(Self.checkIn())
+        let young = Self.now.addingTimeInterval(-IdempotencyLease.seconds / 2)
+        #expect(try await service.repository.claimIdempotency(scope: Self.alice.scope, key: "k3", requestHash: hash, now: young) == .claimed)
+        #expect(try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k3", principal: Self.alice).status == 409)
+        // Past the lease, the key's next request takes it over and is processed once.
+        let old = Self.now.addingTimeInterval(-IdempotencyLease.seconds - 1)
+        #expect(try await service.repository.claimIdempotency(scope: Self.alice.scope, key: "k4", requestHash: "other", now: old) == .claimed)
+        let taken = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k4", principal: Self.alice)
+        #expect(taken.status == 201)
+        #expect(try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k4", principal: Self.alice) == taken)
+    }
+
+    @Test(arguments: Backend.allCases) func aBatchThatFailsPartWayStoresNothingAndItsResendIsProcessedOnce(backend: Backend) async throws {
+        let repository = try await backend.makeRepository()
+        let service = try await Self.service(repository)
+        defer { repository.shutdown() }
+        let items = (0..<50).map { index in
+            EventBatchItem(idempotencyKey: "i-\(index)", type: .checkIn,
+                           checkIn: try? JSONDecoder().decode(CheckInRequest.self, from: Self.checkIn(session: "s-b\(index)")))
+        }
+        let body = try JSONEncoder().encode(EventBatchRequest(events: items))
+        // The transaction fails at its last step (rendering the batch's answer): as a crash would,
+        // it leaves nothing behind: no session, no item key, no batch key.
+        let failing = AnswerSlot<[SlotOutcome]>(scope: Self.alice.scope, key: "b-1", requestHash: "h") { _ in
+            throw Problem(500, "Injected", "the batch's answer could not be rendered")
+        }
+        let writes = (0..<50).map { index in
+            BatchWrite.checkIn(CheckInCommand(sessionKey: SessionKey("s-b\(index)"), userId: "alice", siteId: "hq", deviceId: "phone-a",
+                                              at: Self.now.addingTimeInterval(-300), source: .automatic),
+                               AnswerSlot(scope: Self.alice.scope, key: "i-\(index)", requestHash: "x") { _ in
+                                   StoredReply(status: 201, contentType: "application/json", body: Data()) })
+        }
+        await #expect(throws: (any Error).self) { _ = try await repository.ingestBatch(writes, now: Self.now, answering: failing) }
+        #expect(try await repository.openSessions(siteId: nil).isEmpty)
+        // The resend with the same key: every item once, and its replay is the same bytes.
+        let reply = try await service.handleBatch(body: body, idempotencyKey: "b-1", principal: Self.alice)
+        #expect(reply.status == 200)
+        let results = try JSONDecoder().decode(EventBatchResponse.self, from: reply.body).results
+        #expect(results.map(\.status) == Array(repeating: 201, count: 50))
+        #expect(try await repository.openSessions(siteId: nil).count == 50)
+        #expect(try await service.handleBatch(body: body, idempotencyKey: "b-1", principal: Self.alice) == reply)
+    }
+
+    @Test(arguments: Backend.allCases) func identicalBatchesTogetherMakeOneAnswerAndOneSessionEach(backend: Backend) async throws {
+        let repository = try await backend.makeRepository()
+        let service = try await Self.service(repository)
+        defer { repository.shutdown() }
+        // Overlapping batches in opposite orders: PostgreSQL takes their locks in one order, so
+        // they never deadlock; SQLite runs them one after the other.
+        let forward = try (0..<30).map { index in
+            EventBatchItem(idempotencyKey: "i-\(index)", type: .checkIn,
+                           checkIn: try JSONDecoder().decode(CheckInRequest.self, from: Self.checkIn(session: "s-c\(index)")))
+        }
+        let bodies = [try JSONEncoder().encode(EventBatchRequest(events: forward)),
+                      try JSONEncoder().encode(EventBatchRequest(events: forward.reversed()))]
+        let replies = try await withThrowingTaskGroup(of: StoredReply.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    try await service.handleBatch(body: bodies[index % 2], idempotencyKey: "same-\(index % 2)", principal: Self.alice)
+                }
+            }
+            return try await group.reduce(into: [StoredReply]()) { $0.append($1) }
+        }
+        #expect(replies.allSatisfy { $0.status == 200 })
+        #expect(Set(replies.map(\.body)).count == 2)
+        #expect(try await repository.openSessions(siteId: nil).count == 30)
     }
 
     @Test(arguments: Backend.allCases) func aKnownSessionKeyReturnsTheSessionWithoutCountingItTwice(backend: Backend) async throws {

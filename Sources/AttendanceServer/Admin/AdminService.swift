@@ -47,18 +47,17 @@ public struct AdminService: Sendable {
         return site
     }
 
-    public func deleteSite(id: SiteID) async throws {
-        switch try await repository.deleteSite(id: id) {
-        case .deleted: return
-        case .notFound: throw Self.notFound("site", id.rawValue)
-        case .hasSessions(let count):
-            throw Problem(409, "Site in use", "site '\(id)' has \(count) sessions and can't be deleted; rename it to archive it")
-        }
+    /// Deletes a site by deactivating it: it stays, with its sessions, and is shown as deleted;
+    /// devices stop hearing of it, and its new check-ins are refused (422). No check-in can race
+    /// a deletion into a 500.
+    public func deleteSite(id: SiteID, now: Date = Date()) async throws {
+        guard try await repository.deactivateSite(id: id, now: now) else { throw Self.notFound("site", id.rawValue) }
     }
 
     private func validated(_ input: SiteInput, id: SiteID) throws -> SiteRecord {
+        try InputRules.text("name", input.name, maxLength: InputRules.maxNameLength, allowEmpty: false)
+        try InputRules.text("timeZone", input.timeZone, maxLength: 64)
         let name = input.name.trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty else { throw Problem.field("name", input.name, expected: "a non-empty name") }
         guard TimeZone(identifier: input.timeZone) != nil else {
             throw Problem.field("timeZone", input.timeZone, expected: "an IANA time zone such as Europe/Berlin or America/New_York")
         }
@@ -83,6 +82,7 @@ public struct AdminService: Sendable {
 
     public func createBeacon(siteId: SiteID, minor: Int, label: String?, txPowerDBm: Double?) async throws -> BeaconRecord {
         _ = try await site(id: siteId)
+        if let label { try InputRules.text("label", label, maxLength: InputRules.maxNameLength) }
         guard (0...65_535).contains(minor) else { throw Problem.field("minor", String(minor), expected: "an integer from 0 to 65535") }
         if let power = txPowerDBm, !(-127...0).contains(power) {
             throw Problem.field("txPowerDBm", "\(power)", expected: "the measured power at 1 m, from -127 to 0 dBm (typically -59)")
@@ -127,8 +127,10 @@ public struct AdminService: Sendable {
     }
 
     private func validatedEmployee(id: UserID, name: String, externalId: String?, email: String?) throws -> EmployeeRecord {
+        try InputRules.text("name", name, maxLength: InputRules.maxNameLength, allowEmpty: false)
+        if let externalId { try InputRules.text("externalId", externalId, maxLength: InputRules.maxNameLength, allowEmpty: false) }
+        if let email { try InputRules.text("email", email, maxLength: 254) }
         let trimmed = name.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty else { throw Problem.field("name", name, expected: "a non-empty name") }
         if let email, !email.contains("@") { throw Problem.field("email", email, expected: "an e-mail address") }
         return EmployeeRecord(id: id, name: trimmed, externalId: externalId, email: email)
     }
@@ -148,8 +150,11 @@ public struct AdminService: Sendable {
         let pageSize = limit ?? 100
         guard (1...500).contains(pageSize) else { throw Problem.field("limit", String(pageSize), expected: "1 to 500") }
         var after: SessionCursor?
+        if let userId { try InputRules.identifier("userId", userId, maxLength: InputRules.maxIdLength) }
+        if let siteId { try InputRules.identifier("siteId", siteId, maxLength: InputRules.maxIdLength) }
         if let cursor {
-            guard let decoded = SessionCursor(token: cursor) else {
+            guard let decoded = SessionCursor(token: cursor),
+                  (try? InputRules.identifier("cursor", decoded.sessionKey.rawValue)) != nil else {
                 throw Problem.field("cursor", cursor, expected: "the nextCursor of a previous page")
             }
             after = decoded
@@ -173,6 +178,7 @@ public struct AdminService: Sendable {
 
     /// Who is on site now: open sessions, with the employee's name.
     public func presence(siteId: String?) async throws -> [PresenceEntry] {
+        if let siteId { try InputRules.identifier("siteId", siteId, maxLength: InputRules.maxIdLength) }
         let open = try await repository.openSessions(siteId: siteId.map { SiteID($0) })
         let names = Dictionary(try await repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         return open.map { PresenceEntry(session: $0, name: names[$0.userId]) }
@@ -184,7 +190,7 @@ public struct AdminService: Sendable {
     /// its identity, every site and every calibrated beacon. The engine keeps its defaults for the
     /// rest.
     public func deviceConfig(device: DeviceID, user: UserID) async throws -> [String: Any] {
-        let sites = try await repository.sites()
+        let sites = try await repository.sites().filter(\.isActive)
         let byId = Dictionary(sites.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let calibrations: [[String: Any]] = try await repository.beacons(siteId: nil).compactMap { beacon in
             guard let power = beacon.txPowerDBm, let site = byId[beacon.siteId] else { return nil }

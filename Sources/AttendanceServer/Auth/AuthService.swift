@@ -61,6 +61,9 @@ public struct AuthService: Sendable {
 
     /// Redeems a code for a new device and its token (shown once).
     public func enroll(code: String, platform: String, deviceName: String?) async throws -> (device: DeviceRecord, token: String) {
+        try InputRules.text("code", code, maxLength: 64, allowEmpty: false)
+        try InputRules.text("platform", platform, maxLength: 32)
+        if let deviceName { try InputRules.text("deviceName", deviceName, maxLength: InputRules.maxNameLength) }
         guard !platform.isEmpty else { throw Problem.field("platform", platform, expected: "the device platform, e.g. ios") }
         switch try await repository.redeemEnrollmentCode(hash: Tokens.hash(Tokens.normalizeCode(code)), now: clock()) {
         case .unknown:

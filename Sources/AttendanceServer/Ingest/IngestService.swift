@@ -57,17 +57,19 @@ public struct IngestService: Sendable {
     /// `POST /v1/attendance/{check-in, check-out, heartbeat}`.
     public func handle(_ endpoint: Endpoint, body: Data, idempotencyKey: String?, principal: Principal) async throws -> StoredReply {
         let key: String
-        switch precheck(body: body, idempotencyKey: idempotencyKey, expected: "a header of 1 to 255 characters, unique per event") {
+        switch precheck(body: body, idempotencyKey: idempotencyKey, expected: InputRules.identifierExpectation + ", unique per event") {
         case .failure(let problem): return problem.reply
         case .success(let checked): key = checked
         }
         return try await process(endpoint, body: body, key: key, principal: principal)
     }
 
-    /// `POST /v1/attendance/events`: each item as its single endpoint would answer, in order.
+    /// `POST /v1/attendance/events`: each item as its single endpoint would answer, in order. The
+    /// batch's key, every item and the batch's answer commit in one transaction: a crash leaves
+    /// all of it or none of it, and the resend with the same key is processed (or replayed) once.
     public func handleBatch(body: Data, idempotencyKey: String?, principal: Principal) async throws -> StoredReply {
         let key: String
-        switch precheck(body: body, idempotencyKey: idempotencyKey, expected: "a header of 1 to 255 characters") {
+        switch precheck(body: body, idempotencyKey: idempotencyKey, expected: InputRules.identifierExpectation) {
         case .failure(let problem): return problem.reply
         case .success(let checked): key = checked
         }
@@ -78,21 +80,29 @@ public struct IngestService: Sendable {
         guard batch.events.count <= limits.maxBatchItems else {
             return Problem(413, "Batch too large", "the batch has \(batch.events.count) events; the limit is \(limits.maxBatchItems)").reply
         }
-        return try await idempotent(scope: principal.scope, key: key, body: body) {
+        var items: [BatchWrite] = []
+        items.reserveCapacity(batch.events.count)
+        for (index, item) in batch.events.enumerated() {
+            if let problem = Self.itemProblem(item, index: index) {
+                items.append(.unkeyed(problem.reply))
+            } else {
+                let (endpoint, payload) = Self.payload(of: item)
+                items.append(try await prepare(endpoint, body: payload, key: item.idempotencyKey, principal: principal))
+            }
+        }
+        let keys = batch.events.map(\.idempotencyKey)
+        let slot = AnswerSlot<[SlotOutcome]>(scope: principal.scope, key: key, requestHash: Replies.canonicalHash(body)) { outcomes in
             var results: [EventBatchResult] = []
-            for (index, item) in batch.events.enumerated() {
-                let reply: StoredReply
-                if let problem = Self.itemProblem(item, index: index) {
-                    reply = problem.reply
-                } else {
-                    let (endpoint, payload) = Self.payload(of: item)
-                    reply = try await process(endpoint, body: payload, key: item.idempotencyKey, principal: principal)
-                }
+            results.reserveCapacity(outcomes.count)
+            for (itemKey, outcome) in zip(keys, outcomes) {
+                let reply = Self.reply(to: outcome, key: itemKey)
                 let problem = reply.status >= 400 ? try? JSONDecoder().decode(ProblemDetails.self, from: reply.body) : nil
-                results.append(EventBatchResult(idempotencyKey: item.idempotencyKey, status: reply.status, problem: problem))
+                results.append(EventBatchResult(idempotencyKey: itemKey, status: reply.status, problem: problem))
             }
             return try Replies.json(200, EventBatchResponse(results: results))
         }
+        let outcome = try await repository.ingestBatch(items, now: clock(), answering: slot)
+        return Self.reply(to: outcome, key: key)
     }
 
     /// The checks before anything is parsed or stored: the body's size (413), the key (400).
@@ -100,34 +110,11 @@ public struct IngestService: Sendable {
         guard body.count <= limits.maxBodyBytes else {
             return .failure(Problem(413, "Body too large", "the body is \(body.count) bytes; the limit is \(limits.maxBodyBytes) bytes"))
         }
-        guard let key = idempotencyKey, !key.isEmpty, key.count <= 255 else {
-            return .failure(Problem.field("Idempotency-Key", idempotencyKey, expected: expected))
+        guard let key = idempotencyKey else { return .failure(Problem.field("Idempotency-Key", nil, expected: expected)) }
+        do { try InputRules.identifier("Idempotency-Key", key) } catch let problem as Problem { return .failure(problem) } catch {
+            return .failure(Problem.field("Idempotency-Key", key, expected: expected))
         }
         return .success(key)
-    }
-
-    // MARK: - Idempotency
-
-    /// Claims the key, runs `work` once, stores its answer; replays, 422 and 409 otherwise. A
-    /// failure of the server's own (a thrown error) releases the claim so the retry is processed.
-    private func idempotent(scope: String, key: String, body: Data, _ work: () async throws -> StoredReply) async throws -> StoredReply {
-        switch try await repository.claimIdempotency(scope: scope, key: key, requestHash: Replies.canonicalHash(body), now: clock()) {
-        case .replay(let reply):
-            return reply
-        case .payloadMismatch:
-            return Problem(422, "Idempotency key reused", "the Idempotency-Key '\(key)' was already used with a different payload").reply
-        case .inFlight:
-            return Problem(409, "Request in progress", "a request with the Idempotency-Key '\(key)' is still being processed; retry later").reply
-        case .claimed:
-            do {
-                let reply = try await work()
-                try await repository.completeIdempotency(scope: scope, key: key, reply: reply)
-                return reply
-            } catch {
-                try? await repository.releaseIdempotency(scope: scope, key: key)
-                throw error
-            }
-        }
     }
 
     // MARK: - Processing
@@ -136,36 +123,61 @@ public struct IngestService: Sendable {
     /// the session write and the answer commit together. A refusal is stored under the key too, so
     /// its replay is the same bytes; a key used before gets its replay, 422 or 409.
     private func process(_ endpoint: Endpoint, body: Data, key: String, principal: Principal) async throws -> StoredReply {
+        let outcome: SlotOutcome
+        switch try await prepare(endpoint, body: body, key: key, principal: principal) {
+        case .checkIn(let command, let slot): outcome = try await repository.checkIn(command, now: clock(), answering: slot)
+        case .apply(let command, let slot): outcome = try await repository.apply(command, now: clock(), answering: slot)
+        case .refusal(let slot): outcome = try await repository.storeAnswer(try slot.render(()), now: clock(), answering: slot)
+        case .unkeyed(let reply): return reply
+        }
+        return Self.reply(to: outcome, key: key)
+    }
+
+    /// Validates a request and looks up its site and employee (reads only): the write it asks
+    /// for, with the slot its answer goes to, or the refusal to store under its key. Throws only
+    /// the server's own failures (a lookup that failed), which are never stored.
+    private func prepare(_ endpoint: Endpoint, body: Data, key: String, principal: Principal) async throws -> BatchWrite {
         let scope = principal.scope
         // The payload's identity: its decoded content re-encoded with sorted keys (so key order and
         // spacing don't make another payload); the raw bytes when it doesn't decode.
         var requestHash = Replies.rawHash(body)
-        let outcome: SlotOutcome
         do {
             switch endpoint {
             case .checkIn:
                 let request = try decode(CheckInRequest.self, body)
                 requestHash = try Replies.contentHash(request)
                 let command = try await checkInCommand(request, principal: principal)
-                outcome = try await repository.checkIn(command, now: clock(), answering: AnswerSlot(scope: scope, key: key, requestHash: requestHash) { found in
-                    guard found.session.userId == command.userId else {
-                        return Problem(403, "Forbidden", "the session '\(command.sessionKey)' belongs to another user").reply
-                    }
-                    return try Replies.json(found.created ? 201 : 200, SessionBody(found.session))
+                return .checkIn(command, AnswerSlot(scope: scope, key: key, requestHash: requestHash) { found in
+                    try Self.reply(to: found, command: command)
                 })
             case .checkOut, .heartbeat:
                 let (command, ts) = try sessionEventCommand(endpoint, body: body, principal: principal, hash: &requestHash)
-                outcome = try await repository.apply(command, now: clock(), answering: AnswerSlot(scope: scope, key: key, requestHash: requestHash) { found in
+                return .apply(command, AnswerSlot(scope: scope, key: key, requestHash: requestHash) { found in
                     try Self.reply(to: found, sessionKey: command.sessionKey, ts: ts)
                 })
             }
         } catch let problem as Problem {
-            outcome = try await repository.storeAnswer(problem.reply, now: clock(),
-                                                       answering: AnswerSlot(scope: scope, key: key, requestHash: requestHash) { problem.reply })
+            let reply = problem.reply
+            return .refusal(AnswerSlot(scope: scope, key: key, requestHash: requestHash) { reply })
         }
+    }
+
+    private static func reply(to outcome: SlotOutcome, key: String) -> StoredReply {
         switch outcome {
-        case .answered(let reply): return reply
-        case .earlier(let claim): return Self.reply(to: claim, key: key)
+        case .answered(let reply): reply
+        case .earlier(let claim): reply(to: claim, key: key)
+        }
+    }
+
+    private static func reply(to found: CheckInOutcome, command: CheckInCommand) throws -> StoredReply {
+        switch found {
+        case .recorded(let session, let created):
+            guard session.userId == command.userId else {
+                return Problem(403, "Forbidden", "the session '\(command.sessionKey)' belongs to another user").reply
+            }
+            return try Replies.json(created ? 201 : 200, SessionBody(session))
+        case .siteInactive(let site):
+            return Problem.field("siteId", site.rawValue, expected: "an active site (this one was deleted)", status: 422).reply
         }
     }
 
@@ -190,6 +202,10 @@ public struct IngestService: Sendable {
     }
 
     private func checkInCommand(_ request: CheckInRequest, principal: Principal) async throws -> CheckInCommand {
+        try InputRules.identifier("sessionKey", request.sessionKey)
+        try InputRules.identifier("userId", request.userId, maxLength: InputRules.maxIdLength)
+        if let siteId = request.siteId { try InputRules.identifier("siteId", siteId, maxLength: InputRules.maxIdLength) }
+        if let reason = request.reason { try InputRules.text("reason", reason, maxLength: InputRules.maxReasonLength) }
         let user = UserID(request.userId)
         if case .device(_, let own) = principal, own != user {
             throw Problem(403, "Forbidden", "this device belongs to user '\(own)' and cannot check in user '\(user)'")
@@ -198,7 +214,6 @@ public struct IngestService: Sendable {
         guard let source = EventSource(rawValue: request.source) else {
             throw Problem.field("source", request.source, expected: "automatic or manual")
         }
-        try requireSessionKey(request.sessionKey)
         guard let uuid = UUID(uuidString: request.beacon.uuid) else {
             throw Problem.field("beacon.uuid", request.beacon.uuid, expected: "a UUID")
         }
@@ -217,6 +232,10 @@ public struct IngestService: Sendable {
                 throw Problem.field("beacon", "\(beacon)", expected: "the beacon UUID and major of a configured site", status: 422)
             }
             site = known
+        }
+        guard site.isActive else {
+            throw Problem.field(request.siteId == nil ? "beacon" : "siteId", request.siteId ?? "\(beacon)",
+                                expected: "an active site (site '\(site.id)' was deleted)", status: 422)
         }
         guard try await directory.employeeExists(user, now: clock(), load: { try await repository.employee(id: user) != nil }) else {
             throw Problem.field("userId", user.rawValue, expected: "the id of an employee", status: 422)
@@ -239,7 +258,8 @@ public struct IngestService: Sendable {
             hash = try Replies.contentHash(request)
             (kind, sessionKey, ts, reason, source) = (.heartbeat, request.sessionKey, request.ts, nil, "automatic")
         }
-        try requireSessionKey(sessionKey)
+        try InputRules.identifier("sessionKey", sessionKey)
+        if let reason { try InputRules.text("reason", reason, maxLength: InputRules.maxReasonLength) }
         let at = try timestamp(ts, field: "ts")
         guard let eventSource = EventSource(rawValue: source) else {
             throw Problem.field("source", source, expected: "automatic or manual")
@@ -278,9 +298,6 @@ public struct IngestService: Sendable {
         return at
     }
 
-    private func requireSessionKey(_ key: String) throws {
-        guard !key.isEmpty, key.count <= 255 else { throw Problem.field("sessionKey", key, expected: "1 to 255 characters") }
-    }
 
     private static func itemProblem(_ item: EventBatchItem, index: Int) -> Problem? {
         let present = [item.checkIn != nil, item.checkOut != nil, item.heartbeat != nil].filter { $0 }.count
@@ -292,8 +309,10 @@ public struct IngestService: Sendable {
         guard present == 1, matching else {
             return Problem.field("events[\(index)].\(item.type.rawValue)", nil, expected: "exactly one payload, the one named by 'type'")
         }
-        guard !item.idempotencyKey.isEmpty, item.idempotencyKey.count <= 255 else {
-            return Problem.field("events[\(index)].idempotencyKey", item.idempotencyKey, expected: "1 to 255 characters")
+        do { try InputRules.identifier("events[\(index)].idempotencyKey", item.idempotencyKey) } catch let problem as Problem {
+            return problem
+        } catch {
+            return Problem.field("events[\(index)].idempotencyKey", item.idempotencyKey, expected: InputRules.identifierExpectation)
         }
         return nil
     }

@@ -57,12 +57,12 @@ public struct SessionCursor: Hashable, Sendable {
     }
 }
 
-public enum SiteDeletion: Hashable, Sendable { case deleted, notFound, hasSessions(Int) }
-
 /// The administrators' side of storage.
 public protocol AdminRepository: Sendable {
     func updateSite(_ site: SiteRecord) async throws -> Bool
-    func deleteSite(id: SiteID) async throws -> SiteDeletion
+    /// Marks the site deleted (kept for its sessions, refused for new check-ins); false when no
+    /// site has this id. Deleting a deleted site keeps its first time.
+    func deactivateSite(id: SiteID, now: Date) async throws -> Bool
     func createBeacon(_ beacon: BeaconRecord) async throws
     func beacons(siteId: SiteID?) async throws -> [BeaconRecord]
     func deleteBeacon(id: String) async throws -> Bool

@@ -13,12 +13,10 @@ public protocol AttendanceRepository: Sendable {
     func ping() async throws
 
     // MARK: Idempotency (DESIGN §5.2)
-    /// Claims `key` in `scope` for a request whose canonical payload hashes to `requestHash`.
+    /// Claims `key` in `scope` in a transaction of its own and commits the claim unanswered: what
+    /// releases before the batch became one transaction did, and what a crash then left behind.
+    /// Nothing in the server calls it; tests use it to stand for such a stranded claim.
     func claimIdempotency(scope: String, key: String, requestHash: String, now: Date) async throws -> IdempotencyClaim
-    /// Stores the answer of a claimed request.
-    func completeIdempotency(scope: String, key: String, reply: StoredReply) async throws
-    /// Releases a claim whose request failed on the server's side, so a retry is processed.
-    func releaseIdempotency(scope: String, key: String) async throws
     /// Forgets keys older than the retention period; returns how many.
     func purgeIdempotency(olderThan: Date) async throws -> Int
 
@@ -30,22 +28,20 @@ public protocol AttendanceRepository: Sendable {
     func createEmployee(_ employee: EmployeeRecord) async throws
     func employee(id: UserID) async throws -> EmployeeRecord?
 
-    // MARK: Sessions
-    /// Records a check-in; if the session key is known, returns the existing session and
-    /// `created == false` (natural idempotency). A new session absorbs the check-outs and
-    /// heartbeats that arrived before it.
-    func checkIn(_ command: CheckInCommand, now: Date) async throws -> (session: SessionRecord, created: Bool)
-    func apply(_ command: SessionEventCommand, now: Date) async throws -> SessionEventOutcome
-    func session(key: SessionKey) async throws -> SessionRecord?
-
-    // MARK: One transaction per request (the device endpoints' path)
+    // MARK: Sessions, one transaction per request
     /// Claims `slot.key`, records the check-in, and stores `slot.render`'s answer, in one
-    /// transaction; a key used before writes nothing and says how it was used.
-    func checkIn(_ command: CheckInCommand, now: Date, answering slot: AnswerSlot<(session: SessionRecord, created: Bool)>) async throws -> SlotOutcome
+    /// transaction; a key used before writes nothing and says how it was used. A new session
+    /// absorbs the check-outs and heartbeats that arrived before it; a known `sessionKey` is found,
+    /// not recorded again (natural idempotency); a deactivated site records nothing.
+    func checkIn(_ command: CheckInCommand, now: Date, answering slot: AnswerSlot<CheckInOutcome>) async throws -> SlotOutcome
     /// The same for a check-out or heartbeat.
     func apply(_ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>) async throws -> SlotOutcome
     /// Stores a refusal under the key (claimed and answered at once).
     func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome
+    /// A batch: its own key, every item (each with its key) and the batch's answer, rendered from
+    /// the items' outcomes in order, in **one** transaction: all of it commits, or none of it.
+    func ingestBatch(_ items: [BatchWrite], now: Date, answering slot: AnswerSlot<[SlotOutcome]>) async throws -> SlotOutcome
+    func session(key: SessionKey) async throws -> SessionRecord?
     /// Check-outs and heartbeats stored without their session: waiting for its check-in, or kept
     /// because they could not apply to it (a check-out earlier than the check-in).
     func pendingEventCount(sessionKey: SessionKey?) async throws -> Int

@@ -110,15 +110,12 @@ extension PostgresRepository {
         }
     }
 
-    public func deleteSite(id: SiteID) async throws -> SiteDeletion {
-        try await client.withTransaction(logger: logger) { connection in
-            var sessions = 0
-            for try await n in try await connection.query("SELECT COUNT(*)::INT FROM sessions WHERE site_id = \(id.rawValue)", logger: logger)
-                .decode(Int.self) { sessions = n }
-            if sessions > 0 { return .hasSessions(sessions) }
-            let rows = try await connection.query("DELETE FROM sites WHERE id = \(id.rawValue) RETURNING 1", logger: logger).collect()
-            return rows.isEmpty ? .notFound : .deleted
-        }
+    public func deactivateSite(id: SiteID, now: Date) async throws -> Bool {
+        let rows = try await client.query("""
+            UPDATE sites SET deactivated_at = COALESCE(deactivated_at, \(now.timeIntervalSince1970))
+            WHERE id = \(id.rawValue) RETURNING 1
+            """, logger: logger).collect()
+        return !rows.isEmpty
     }
 
     public func createBeacon(_ beacon: BeaconRecord) async throws {

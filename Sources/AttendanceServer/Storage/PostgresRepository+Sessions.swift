@@ -3,17 +3,20 @@ import Foundation
 import PostgresNIO
 
 extension PostgresRepository {
-    static let siteColumns = "id, name, time_zone, beacon_uuid, major, geofence_latitude, geofence_longitude, geofence_radius_meters"
+    static let siteColumns = """
+        id, name, time_zone, beacon_uuid, major, geofence_latitude, geofence_longitude, geofence_radius_meters, deactivated_at
+        """
     static let sessionColumns = "session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason, last_seen_at, source"
 
-    typealias SiteRow = (String, String, String, String, Int, Double?, Double?, Double?)
+    typealias SiteRow = (String, String, String, String, Int, Double?, Double?, Double?, Double?)
     typealias SessionRow = (String, String, String, String?, Double, Double?, String?, Double, String)
 
     static func site(_ row: SiteRow) -> SiteRecord {
-        let (id, name, timeZone, uuid, major, latitude, longitude, radius) = row
+        let (id, name, timeZone, uuid, major, latitude, longitude, radius, deactivated) = row
         let geofence = latitude.flatMap { lat in longitude.flatMap { lon in radius.map { Geofence(latitude: lat, longitude: lon, radiusMeters: $0) } } }
         return SiteRecord(id: SiteID(id), name: name, timeZone: timeZone,
-                          beacon: SiteBeacon(uuid: UUID(uuidString: uuid) ?? SiteBeacon.defaultUUID, major: UInt16(major)), geofence: geofence)
+                          beacon: SiteBeacon(uuid: UUID(uuidString: uuid) ?? SiteBeacon.defaultUUID, major: UInt16(major)), geofence: geofence,
+                          deactivatedAt: deactivated.map(Date.init(timeIntervalSince1970:)))
     }
 
     static func session(_ row: SessionRow) -> SessionRecord {
@@ -87,96 +90,127 @@ extension PostgresRepository {
 
     // MARK: - Sessions
 
-    public func checkIn(_ command: CheckInCommand, now: Date) async throws -> (session: SessionRecord, created: Bool) {
-        try await client.withTransaction(logger: logger) { connection in try await self.checkIn(command, now: now, on: connection) }
+    /// Claim, write, render, store, inside the caller's transaction. A key used before writes nothing.
+    private func answer<Found: Sendable>(_ slot: AnswerSlot<Found>, now: Date, on connection: PostgresConnection,
+                                         _ write: (PostgresConnection) async throws -> Found) async throws -> SlotOutcome {
+        let claim = try await claim(scope: slot.scope, key: slot.key, requestHash: slot.requestHash, now: now, on: connection)
+        guard claim == .claimed else { return .earlier(claim) }
+        let reply = try slot.render(try await write(connection))
+        try await complete(scope: slot.scope, key: slot.key, reply: reply, on: connection)
+        return .answered(reply)
     }
 
-    /// Claim, write, render, store: one transaction (under the session's advisory lock, taken
-    /// first, so identical requests queue instead of colliding). A key used before writes nothing.
-    private func answering<Found: Sendable>(_ slot: AnswerSlot<Found>, sessionKey: SessionKey?, now: Date,
-                                            _ write: @escaping @Sendable (PostgresConnection) async throws -> Found) async throws -> SlotOutcome {
+    /// One transaction that first takes the advisory locks of `sessionKeys`, in the order of their
+    /// lock ids (so two batches can never wait for each other), then identical requests queue
+    /// instead of colliding.
+    private func transaction(locking sessionKeys: [SessionKey],
+                             _ body: @escaping @Sendable (PostgresConnection) async throws -> SlotOutcome) async throws -> SlotOutcome {
         try await client.withTransaction(logger: logger) { connection in
-            if let sessionKey {
-                try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(sessionKey.rawValue)))", logger: self.logger)
+            if sessionKeys.count == 1 {
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(sessionKeys[0].rawValue)))", logger: self.logger)
+            } else if !sessionKeys.isEmpty {
+                var ids: [Int] = []
+                let keys = sessionKeys.map(\.rawValue)
+                let query: PostgresQuery = "SELECT DISTINCT hashtext(k)::bigint AS id FROM unnest(\(keys)::text[]) AS k ORDER BY id"
+                for try await id in try await connection.query(query, logger: self.logger).decode(Int.self) { ids.append(id) }
+                for id in ids { try await connection.query("SELECT pg_advisory_xact_lock(\(id))", logger: self.logger) }
             }
-            let claim = try await self.claim(scope: slot.scope, key: slot.key, requestHash: slot.requestHash, now: now, on: connection)
-            guard claim == .claimed else { return .earlier(claim) }
-            let reply = try slot.render(try await write(connection))
-            try await self.complete(scope: slot.scope, key: slot.key, reply: reply, on: connection)
-            return .answered(reply)
+            return try await body(connection)
         }
     }
 
-    public func checkIn(_ command: CheckInCommand, now: Date, answering slot: AnswerSlot<(session: SessionRecord, created: Bool)>) async throws -> SlotOutcome {
-        try await answering(slot, sessionKey: command.sessionKey, now: now) { connection in
-            try await self.checkIn(command, now: now, on: connection, locked: true)
+    public func checkIn(_ command: CheckInCommand, now: Date, answering slot: AnswerSlot<CheckInOutcome>) async throws -> SlotOutcome {
+        try await transaction(locking: [command.sessionKey]) { connection in
+            try await self.answer(slot, now: now, on: connection) { try await self.checkIn(command, now: now, on: $0) }
         }
     }
 
-    public func apply(_ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>) async throws -> SlotOutcome {
-        try await answering(slot, sessionKey: command.sessionKey, now: now) { connection in
-            try await self.apply(command, now: now, on: connection, locked: true)
+    public func apply(_ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>) async throws
+        -> SlotOutcome
+    {
+        try await transaction(locking: [command.sessionKey]) { connection in
+            try await self.answer(slot, now: now, on: connection) { try await self.apply(command, now: now, on: $0) }
         }
     }
 
     public func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome {
-        try await answering(slot, sessionKey: nil, now: now) { _ in () }
+        try await transaction(locking: []) { connection in try await self.answer(slot, now: now, on: connection) { _ in () } }
     }
 
-    /// Inserts the session (or finds it) and applies what arrived before it. `locked`: the caller
-    /// already holds the session's advisory lock in this transaction.
-    private func checkIn(_ command: CheckInCommand, now: Date, on connection: PostgresConnection, locked: Bool = false) async throws
-        -> (session: SessionRecord, created: Bool)
-    {
+    public func ingestBatch(_ items: [BatchWrite], now: Date, answering slot: AnswerSlot<[SlotOutcome]>) async throws -> SlotOutcome {
+        try await transaction(locking: items.compactMap(\.sessionKey)) { connection in
+            try await self.answer(slot, now: now, on: connection) { connection in
+                var outcomes: [SlotOutcome] = []
+                outcomes.reserveCapacity(items.count)
+                for item in items { outcomes.append(try await self.write(item, now: now, on: connection)) }
+                return outcomes
+            }
+        }
+    }
+
+    private func write(_ item: BatchWrite, now: Date, on connection: PostgresConnection) async throws -> SlotOutcome {
+        switch item {
+        case .checkIn(let command, let slot):
+            try await answer(slot, now: now, on: connection) { try await self.checkIn(command, now: now, on: $0) }
+        case .apply(let command, let slot):
+            try await answer(slot, now: now, on: connection) { try await self.apply(command, now: now, on: $0) }
+        case .refusal(let slot):
+            try await answer(slot, now: now, on: connection) { _ in () }
+        case .unkeyed(let reply):
+            .answered(reply)
+        }
+    }
+
+    /// Finds a known session, or records a new one at an active site and reconciles what arrived
+    /// before it. The caller holds the session's advisory lock in this transaction.
+    private func checkIn(_ command: CheckInCommand, now: Date, on connection: PostgresConnection) async throws -> CheckInOutcome {
         let key = command.sessionKey.rawValue
-        if !locked { try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))", logger: logger) }
-        let inserted = try await sessions("""
+        let known = PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1", binds: try binds(key))
+        if let session = try await sessions(known, on: connection).first { return .recorded(session, created: false) }
+        var active: Bool?
+        for try await flag in try await connection.query("""
+            SELECT deactivated_at IS NULL FROM sites WHERE id = \(command.siteId.rawValue)
+            """, logger: logger).decode(Bool.self) { active = flag }
+        guard active == true else { return .siteInactive(command.siteId) }
+        let at = command.at.timeIntervalSince1970
+        try await connection.query("""
             INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, last_seen_at, source, created_at)
             VALUES (\(key), \(command.userId.rawValue), \(command.siteId.rawValue), \(command.deviceId?.rawValue),
-                    \(command.at.timeIntervalSince1970), \(command.at.timeIntervalSince1970), \(command.source.rawValue), \(now.timeIntervalSince1970))
-            ON CONFLICT (session_key) DO NOTHING RETURNING \(unescaped: Self.sessionColumns)
-            """, on: connection)
-        if let session = inserted.first {
-            // Reconcile what arrived before the check-in, in arrival order. A pending check-out
-            // earlier than this check-in is not applied; its row stays, for audit.
-            var pending: [(Int, String, Double, String?)] = []
-            for try await row in try await connection.query("""
-                WITH moved AS (
-                    DELETE FROM pending_session_events
-                    WHERE session_key = \(key) AND NOT (kind = 'checkOut' AND at < \(command.at.timeIntervalSince1970))
-                    RETURNING id, kind, at, reason)
-                SELECT id::bigint, kind, at, reason FROM moved
-                """, logger: logger).decode((Int, String, Double, String?).self) {
-                pending.append(row)
-            }
-            guard !pending.isEmpty else { return (session, true) }
-            for (_, kind, at, reason) in pending.sorted(by: { $0.0 < $1.0 }) {
-                try await Self.applyToSession(kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat, key: key, at: at, reason: reason,
-                                              connection: connection, logger: logger)
-            }
+                    \(at), \(at), \(command.source.rawValue), \(now.timeIntervalSince1970))
+            """, logger: logger)
+        // Reconcile what arrived before the check-in, in arrival order. A pending check-out
+        // earlier than this check-in is not applied; its row stays, for audit.
+        var pending: [(Int, String, Double, String?)] = []
+        for try await row in try await connection.query("""
+            WITH moved AS (
+                DELETE FROM pending_session_events
+                WHERE session_key = \(key) AND NOT (kind = 'checkOut' AND at < \(at))
+                RETURNING id, kind, at, reason)
+            SELECT id::bigint, kind, at, reason FROM moved
+            """, logger: logger).decode((Int, String, Double, String?).self) {
+            pending.append(row)
         }
-        guard let session = try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1",
-                                                             binds: try binds(key)), on: connection).first else {
+        for (_, kind, at, reason) in pending.sorted(by: { $0.0 < $1.0 }) {
+            try await Self.applyToSession(kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat, key: key, at: at, reason: reason,
+                                          connection: connection, logger: logger)
+        }
+        guard let session = try await sessions(known, on: connection).first else {
             throw RepositoryError(kind: .notFound, detail: "session \(key) vanished during its check-in")
         }
-        return (session, inserted.isEmpty == false)
+        return .recorded(session, created: true)
     }
 
-    public func apply(_ command: SessionEventCommand, now: Date) async throws -> SessionEventOutcome {
-        try await client.withTransaction(logger: logger) { connection in try await self.apply(command, now: now, on: connection) }
-    }
-
-    private func apply(_ command: SessionEventCommand, now: Date, on connection: PostgresConnection, locked: Bool = false) async throws
+    /// A check-out or heartbeat. The caller holds the session's advisory lock in this transaction.
+    private func apply(_ command: SessionEventCommand, now: Date, on connection: PostgresConnection) async throws
         -> SessionEventOutcome
     {
         let key = command.sessionKey.rawValue
-        if !locked { try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))", logger: logger) }
         let query = PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1", binds: try binds(key))
         guard let existing = try await sessions(query, on: connection).first else {
             try await connection.query("""
                 INSERT INTO pending_session_events (session_key, kind, at, reason, user_id, received_at)
-                VALUES (\(key), \(command.kind.rawValue), \(command.at.timeIntervalSince1970), \(command.reason), \(command.userId?.rawValue),
-                        \(now.timeIntervalSince1970))
+                VALUES (\(key), \(command.kind.rawValue), \(command.at.timeIntervalSince1970), \(command.reason),
+                        \(command.userId?.rawValue), \(now.timeIntervalSince1970))
                 """, logger: logger)
             return .pending
         }

@@ -117,6 +117,8 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
                 minor INTEGER NOT NULL CHECK (minor BETWEEN 0 AND 65535), label TEXT, tx_power_dbm DOUBLE PRECISION, UNIQUE (site_id, minor))
             """,
         ]),
+        // A deleted site is deactivated, never removed: its sessions keep pointing to it.
+        ("2026-11-24 site deactivation", ["ALTER TABLE sites ADD COLUMN deactivated_at DOUBLE PRECISION"]),
     ]
 
     /// Runs the migrations not yet applied, in one transaction, under an advisory lock, so that
@@ -152,15 +154,25 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         }
     }
 
-    func claim(scope: String, key: String, requestHash: String, now: Date, on connection: PostgresConnection) async throws -> IdempotencyClaim {
+    /// A new key is claimed; a claim an earlier release left unanswered past its lease is taken
+    /// over; otherwise the key's earlier answer, a payload mismatch, or in flight. A concurrent
+    /// transaction's uncommitted claim of the same key makes the INSERT wait for its outcome.
+    func claim(scope: String, key: String, requestHash: String, now: Date, on connection: PostgresConnection) async throws
+        -> IdempotencyClaim
+    {
         let time = now.timeIntervalSince1970
-        let inserted = try await connection.query("""
-            INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (\(scope), \(key), \(requestHash), 'inFlight', \(time))
-            ON CONFLICT (scope, key) DO NOTHING RETURNING 1
+        let stale = time - IdempotencyLease.seconds
+        let claimed = try await connection.query("""
+            INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at)
+            VALUES (\(scope), \(key), \(requestHash), 'inFlight', \(time))
+            ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at
+            WHERE idempotency_keys.state = 'inFlight' AND idempotency_keys.created_at < \(stale)
+            RETURNING 1
             """, logger: logger).collect()
-        if !inserted.isEmpty { return .claimed }
-        let rows = try await connection.query("SELECT request_hash, state, status, content_type, body FROM idempotency_keys WHERE scope = \(scope) AND key = \(key)",
-                                              logger: logger)
+        if !claimed.isEmpty { return .claimed }
+        let rows = try await connection.query("""
+            SELECT request_hash, state, status, content_type, body FROM idempotency_keys WHERE scope = \(scope) AND key = \(key)
+            """, logger: logger)
         for try await (hash, state, status, contentType, body) in rows.decode((String, String, Int?, String?, ByteBuffer?).self) {
             guard hash == requestHash else { return .payloadMismatch }
             guard state == "done", let status, let contentType else { return .inFlight }
@@ -169,20 +181,12 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         return .claimed
     }
 
-    public func completeIdempotency(scope: String, key: String, reply: StoredReply) async throws {
-        try await client.withConnection { connection in try await self.complete(scope: scope, key: key, reply: reply, on: connection) }
-    }
-
     func complete(scope: String, key: String, reply: StoredReply, on connection: PostgresConnection) async throws {
         let body = ByteBuffer(data: reply.body)
         try await connection.query("""
             UPDATE idempotency_keys SET state = 'done', status = \(reply.status), content_type = \(reply.contentType), body = \(body)
             WHERE scope = \(scope) AND key = \(key)
             """, logger: logger)
-    }
-
-    public func releaseIdempotency(scope: String, key: String) async throws {
-        try await client.query("DELETE FROM idempotency_keys WHERE scope = \(scope) AND key = \(key) AND state = 'inFlight'", logger: logger)
     }
 
     public func purgeIdempotency(olderThan cutoff: Date) async throws -> Int {

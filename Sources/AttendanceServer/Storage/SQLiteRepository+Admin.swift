@@ -16,6 +16,10 @@ extension SQLiteRepository: AdminRepository {
                 );
                 """)
         }
+        // A deleted site is deactivated, never removed: its sessions keep pointing to it.
+        migrator.registerMigration("2026-11-24 site deactivation") { db in
+            try db.execute(sql: "ALTER TABLE sites ADD COLUMN deactivatedAt REAL")
+        }
     }
 
     public func updateSite(_ site: SiteRecord) async throws -> Bool {
@@ -33,12 +37,11 @@ extension SQLiteRepository: AdminRepository {
         }
     }
 
-    public func deleteSite(id: SiteID) async throws -> SiteDeletion {
+    public func deactivateSite(id: SiteID, now: Date) async throws -> Bool {
         try await writer.write { db in
-            let sessions = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM sessions WHERE siteId = ?"), arguments: [id.rawValue]) ?? 0
-            if sessions > 0 { return .hasSessions(sessions) }
-            try db.cachedStatement(sql: "DELETE FROM sites WHERE id = ?").execute(arguments: [id.rawValue])
-            return db.changesCount == 1 ? .deleted : .notFound
+            try db.cachedStatement(sql: "UPDATE sites SET deactivatedAt = COALESCE(deactivatedAt, ?) WHERE id = ?")
+                .execute(arguments: [now.timeIntervalSince1970, id.rawValue])
+            return db.changesCount == 1
         }
     }
 

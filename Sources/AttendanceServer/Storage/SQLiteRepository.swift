@@ -119,13 +119,19 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         try await writer.write { db in try Self.claim(scope: scope, key: key, requestHash: requestHash, now: now, db: db) }
     }
 
+    /// A new key is claimed; a claim an earlier release left unanswered past its lease is taken
+    /// over; otherwise the key's earlier answer, a payload mismatch, or in flight.
     private static func claim(scope: String, key: String, requestHash: String, now: Date, db: Database) throws -> IdempotencyClaim {
         try db.cachedStatement(sql: """
             INSERT INTO idempotencyKeys (scope, key, requestHash, state, createdAt) VALUES (?, ?, ?, 'inFlight', ?)
             ON CONFLICT (scope, key) DO NOTHING
             """).execute(arguments: [scope, key, requestHash, now.timeIntervalSince1970])
         if db.changesCount == 1 { return .claimed }
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM idempotencyKeys WHERE scope = ? AND key = ?"), arguments: [scope, key]) else {
+        let sql = "SELECT * FROM idempotencyKeys WHERE scope = ? AND key = ?"
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [scope, key]) else { return .claimed }
+        if row["state"] as String == "inFlight", (row["createdAt"] as Double) < now.timeIntervalSince1970 - IdempotencyLease.seconds {
+            try db.cachedStatement(sql: "UPDATE idempotencyKeys SET requestHash = ?, createdAt = ? WHERE scope = ? AND key = ?")
+                .execute(arguments: [requestHash, now.timeIntervalSince1970, scope, key])
             return .claimed
         }
         guard row["requestHash"] as String == requestHash else { return .payloadMismatch }
@@ -133,40 +139,48 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         return .replay(StoredReply(status: row["status"], contentType: row["contentType"], body: row["body"]))
     }
 
-    public func completeIdempotency(scope: String, key: String, reply: StoredReply) async throws {
-        try await writer.write { db in try Self.complete(scope: scope, key: key, reply: reply, db: db) }
-    }
-
     private static func complete(scope: String, key: String, reply: StoredReply, db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE idempotencyKeys SET state = 'done', status = ?, contentType = ?, body = ? WHERE scope = ? AND key = ?").execute(arguments: [reply.status, reply.contentType, reply.body, scope, key])
+        try db.cachedStatement(sql: """
+            UPDATE idempotencyKeys SET state = 'done', status = ?, contentType = ?, body = ? WHERE scope = ? AND key = ?
+            """).execute(arguments: [reply.status, reply.contentType, reply.body, scope, key])
     }
 
-    /// Claim, write, render, store: one transaction. A key used before writes nothing.
-    private func answering<Found: Sendable>(_ slot: AnswerSlot<Found>, now: Date, _ write: @escaping @Sendable (Database) throws -> Found) async throws -> SlotOutcome {
-        try await writer.write { db in
-            let claim = try Self.claim(scope: slot.scope, key: slot.key, requestHash: slot.requestHash, now: now, db: db)
-            guard claim == .claimed else { return .earlier(claim) }
-            let reply = try slot.render(try write(db))
-            try Self.complete(scope: slot.scope, key: slot.key, reply: reply, db: db)
-            return .answered(reply)
-        }
+    /// Claim, write, render, store, inside the caller's transaction. A key used before writes nothing.
+    private static func answer<Found: Sendable>(_ slot: AnswerSlot<Found>, now: Date, db: Database,
+                                                _ write: (Database) throws -> Found) throws -> SlotOutcome {
+        let claim = try claim(scope: slot.scope, key: slot.key, requestHash: slot.requestHash, now: now, db: db)
+        guard claim == .claimed else { return .earlier(claim) }
+        let reply = try slot.render(try write(db))
+        try complete(scope: slot.scope, key: slot.key, reply: reply, db: db)
+        return .answered(reply)
     }
 
-    public func checkIn(_ command: CheckInCommand, now: Date, answering slot: AnswerSlot<(session: SessionRecord, created: Bool)>) async throws -> SlotOutcome {
-        try await answering(slot, now: now) { db in try Self.checkIn(command, now: now, db: db) }
+    public func checkIn(_ command: CheckInCommand, now: Date, answering slot: AnswerSlot<CheckInOutcome>) async throws -> SlotOutcome {
+        try await writer.write { db in try Self.answer(slot, now: now, db: db) { db in try Self.checkIn(command, now: now, db: db) } }
     }
 
-    public func apply(_ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>) async throws -> SlotOutcome {
-        try await answering(slot, now: now) { db in try Self.apply(command, now: now, db: db) }
+    public func apply(_ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>) async throws
+        -> SlotOutcome
+    {
+        try await writer.write { db in try Self.answer(slot, now: now, db: db) { db in try Self.apply(command, now: now, db: db) } }
     }
 
     public func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome {
-        try await answering(slot, now: now) { _ in () }
+        try await writer.write { db in try Self.answer(slot, now: now, db: db) { _ in () } }
     }
 
-    public func releaseIdempotency(scope: String, key: String) async throws {
+    public func ingestBatch(_ items: [BatchWrite], now: Date, answering slot: AnswerSlot<[SlotOutcome]>) async throws -> SlotOutcome {
         try await writer.write { db in
-            try db.cachedStatement(sql: "DELETE FROM idempotencyKeys WHERE scope = ? AND key = ? AND state = 'inFlight'").execute(arguments: [scope, key])
+            try Self.answer(slot, now: now, db: db) { db in try items.map { try Self.write($0, now: now, db: db) } }
+        }
+    }
+
+    private static func write(_ item: BatchWrite, now: Date, db: Database) throws -> SlotOutcome {
+        switch item {
+        case .checkIn(let command, let slot): try answer(slot, now: now, db: db) { db in try checkIn(command, now: now, db: db) }
+        case .apply(let command, let slot): try answer(slot, now: now, db: db) { db in try apply(command, now: now, db: db) }
+        case .refusal(let slot): try answer(slot, now: now, db: db) { _ in () }
+        case .unkeyed(let reply): .answered(reply)
         }
     }
 
@@ -227,49 +241,50 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     // MARK: - Sessions
 
-    public func checkIn(_ command: CheckInCommand, now: Date) async throws -> (session: SessionRecord, created: Bool) {
-        try await writer.write { db in try Self.checkIn(command, now: now, db: db) }
-    }
-
-    private static func checkIn(_ command: CheckInCommand, now: Date, db: Database) throws -> (session: SessionRecord, created: Bool) {
+    /// Finds a known session, or records a new one at an active site and reconciles what arrived
+    /// before it.
+    private static func checkIn(_ command: CheckInCommand, now: Date, db: Database) throws -> CheckInOutcome {
+        let key = command.sessionKey.rawValue
+        if let known = try session(key: key, db: db) { return .recorded(known, created: false) }
+        let active = try Bool.fetchOne(db.cachedStatement(sql: "SELECT deactivatedAt IS NULL FROM sites WHERE id = ?"),
+                                       arguments: [command.siteId.rawValue])
+        guard active == true else { return .siteInactive(command.siteId) }
         try db.cachedStatement(sql: """
             INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, lastSeenAt, source, createdAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sessionKey) DO NOTHING
-            """).execute(arguments: [command.sessionKey.rawValue, command.userId.rawValue, command.siteId.rawValue, command.deviceId?.rawValue,
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [key, command.userId.rawValue, command.siteId.rawValue, command.deviceId?.rawValue,
                              command.at.timeIntervalSince1970, command.at.timeIntervalSince1970, command.source.rawValue,
                              now.timeIntervalSince1970])
-        let created = db.changesCount == 1
-        if created {
-            // Reconcile what arrived before the check-in, in arrival order.
-            let pending = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE sessionKey = ? ORDER BY id"), arguments: [command.sessionKey.rawValue])
-            for row in pending {
-                let kind = SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat
-                try Self.applyToSession(kind: kind, key: command.sessionKey.rawValue, at: row["at"], reason: row["reason"], db: db)
-            }
-            // A pending check-out earlier than this check-in is not applied; its row stays, for audit.
-            try db.cachedStatement(sql: "DELETE FROM pendingSessionEvents WHERE sessionKey = ? AND NOT (kind = 'checkOut' AND at < ?)").execute(arguments: [command.sessionKey.rawValue, command.at.timeIntervalSince1970])
+        // Reconcile what arrived before the check-in, in arrival order.
+        let pending = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE sessionKey = ? ORDER BY id"),
+                                       arguments: [key])
+        for row in pending {
+            let kind = SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat
+            try applyToSession(kind: kind, key: key, at: row["at"], reason: row["reason"], db: db)
         }
-        guard let session = try Self.session(key: command.sessionKey.rawValue, db: db) else {
+        // A pending check-out earlier than this check-in is not applied; its row stays, for audit.
+        try db.cachedStatement(sql: "DELETE FROM pendingSessionEvents WHERE sessionKey = ? AND NOT (kind = 'checkOut' AND at < ?)")
+            .execute(arguments: [key, command.at.timeIntervalSince1970])
+        guard let session = try session(key: key, db: db) else {
             throw RepositoryError(kind: .notFound, detail: "session \(command.sessionKey) vanished during its check-in")
         }
-        return (session, created)
-    }
-
-    public func apply(_ command: SessionEventCommand, now: Date) async throws -> SessionEventOutcome {
-        try await writer.write { db in try Self.apply(command, now: now, db: db) }
+        return .recorded(session, created: true)
     }
 
     private static func apply(_ command: SessionEventCommand, now: Date, db: Database) throws -> SessionEventOutcome {
         guard let existing = try Self.session(key: command.sessionKey.rawValue, db: db) else {
-            try db.cachedStatement(sql: "INSERT INTO pendingSessionEvents (sessionKey, kind, at, reason, userId, receivedAt) VALUES (?, ?, ?, ?, ?, ?)").execute(arguments: [command.sessionKey.rawValue, command.kind.rawValue, command.at.timeIntervalSince1970, command.reason,
-                                       command.userId?.rawValue, now.timeIntervalSince1970])
+            try db.cachedStatement(sql: """
+                INSERT INTO pendingSessionEvents (sessionKey, kind, at, reason, userId, receivedAt) VALUES (?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [command.sessionKey.rawValue, command.kind.rawValue, command.at.timeIntervalSince1970,
+                                         command.reason, command.userId?.rawValue, now.timeIntervalSince1970])
             return .pending
         }
         if let user = command.userId, user != existing.userId { return .forbidden(owner: existing.userId) }
         if command.kind == .checkOut, existing.checkOutAt == nil, command.at < existing.checkInAt {
             return .checkOutBeforeCheckIn(checkInAt: existing.checkInAt)
         }
-        try Self.applyToSession(kind: command.kind, key: command.sessionKey.rawValue, at: command.at.timeIntervalSince1970, reason: command.reason, db: db)
+        try Self.applyToSession(kind: command.kind, key: command.sessionKey.rawValue, at: command.at.timeIntervalSince1970,
+                                reason: command.reason, db: db)
         return .applied(try Self.session(key: command.sessionKey.rawValue, db: db) ?? existing)
     }
 
@@ -331,6 +346,6 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         let geofence = latitude.flatMap { lat in longitude.flatMap { lon in radius.map { Geofence(latitude: lat, longitude: lon, radiusMeters: $0) } } }
         return SiteRecord(id: SiteID(row["id"]), name: row["name"], timeZone: row["timeZone"],
                           beacon: SiteBeacon(uuid: UUID(uuidString: row["beaconUUID"]) ?? SiteBeacon.defaultUUID, major: UInt16(row["major"] as Int)),
-                          geofence: geofence)
+                          geofence: geofence, deactivatedAt: (row["deactivatedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 }

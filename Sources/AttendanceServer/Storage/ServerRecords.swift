@@ -9,14 +9,21 @@ public struct SiteRecord: Hashable, Sendable {
     public var timeZone: String
     public var beacon: SiteBeacon
     public var geofence: Geofence?
+    /// When an admin deleted the site. A deleted site is kept (its sessions point to it), hidden
+    /// from the devices' configuration, and its new check-ins are refused (422).
+    public var deactivatedAt: Date?
 
-    public init(id: SiteID, name: String, timeZone: String, beacon: SiteBeacon, geofence: Geofence? = nil) {
+    public init(id: SiteID, name: String, timeZone: String, beacon: SiteBeacon, geofence: Geofence? = nil,
+                deactivatedAt: Date? = nil) {
         self.id = id
         self.name = name
         self.timeZone = timeZone
         self.beacon = beacon
         self.geofence = geofence
+        self.deactivatedAt = deactivatedAt
     }
+
+    public var isActive: Bool { deactivatedAt == nil }
 }
 
 public struct EmployeeRecord: Hashable, Sendable {
@@ -88,6 +95,14 @@ public struct SessionEventCommand: Hashable, Sendable {
     public var source: EventSource
 }
 
+/// What a check-in's write found.
+public enum CheckInOutcome: Hashable, Sendable {
+    /// The session, new (`created`) or known before (natural idempotency on `sessionKey`).
+    case recorded(SessionRecord, created: Bool)
+    /// The site was deleted (deactivated) before the session could be recorded: nothing written.
+    case siteInactive(SiteID)
+}
+
 public enum SessionEventOutcome: Hashable, Sendable {
     /// Applied to the session (or already applied: the first check-out wins).
     case applied(SessionRecord)
@@ -128,6 +143,25 @@ public struct AnswerSlot<Found: Sendable>: Sendable {
     }
 }
 
+/// One item of a batch, ready to write in the batch's transaction.
+public enum BatchWrite: Sendable {
+    case checkIn(CheckInCommand, AnswerSlot<CheckInOutcome>)
+    case apply(SessionEventCommand, AnswerSlot<SessionEventOutcome>)
+    /// A refusal stored under the item's key.
+    case refusal(AnswerSlot<Void>)
+    /// A refusal with no usable key (the item's own key is malformed): answered, nothing stored.
+    case unkeyed(StoredReply)
+
+    /// The session whose lock the item needs (PostgreSQL locks them all, in order, first).
+    public var sessionKey: SessionKey? {
+        switch self {
+        case .checkIn(let command, _): command.sessionKey
+        case .apply(let command, _): command.sessionKey
+        case .refusal, .unkeyed: nil
+        }
+    }
+}
+
 /// What a write with an `AnswerSlot` did.
 public enum SlotOutcome: Hashable, Sendable {
     /// Written, and this answer stored under the key.
@@ -136,14 +170,24 @@ public enum SlotOutcome: Hashable, Sendable {
     case earlier(IdempotencyClaim)
 }
 
-/// The first step of an idempotent request.
+/// Claims commit with their answers, in one transaction, so no claim is left in flight by a crash.
+/// Releases before that committed a batch's claim first; a claim of theirs that a crash left
+/// unanswered blocks its key (409) for this long after it was made, then the key's next request
+/// takes it over and is processed.
+public enum IdempotencyLease {
+    public static let seconds: Double = 120
+}
+
+/// The first step of an idempotent request, inside the transaction that answers it.
 public enum IdempotencyClaim: Hashable, Sendable {
-    /// New key: the caller processes the request, then `completeIdempotency`.
+    /// New key (or one a crashed earlier release left in flight): the request is processed.
     case claimed
     /// Same key, same payload, answered before: replay this.
     case replay(StoredReply)
     /// Same key, different payload (422).
     case payloadMismatch
-    /// Same key, still being processed (409).
+    /// Same key, claimed by a request still being processed (409). Claims commit with their
+    /// answer, so this is only seen while a claim written by an earlier release is younger than
+    /// `IdempotencyLease.seconds`.
     case inFlight
 }
