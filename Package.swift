@@ -111,6 +111,9 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // HTTPParserError and the request head's version (`PersistentConnections.swift`); built for Hummingbird anyway.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             resources: [.copy("Resources/openapi.yaml")],

@@ -214,18 +214,19 @@ struct AttendanceAPI: APIProtocol {
     }
 
     static func site(_ site: SiteRecord) -> Components.Schemas.Site {
-        .init(value1: .init(name: site.name, timeZone: site.timeZone, beaconUUID: site.beacon.uuid.uuidString, major: Int(site.beacon.major),
-                            geofence: site.geofence.map { .init(latitude: $0.latitude, longitude: $0.longitude, radiusMeters: $0.radiusMeters) }),
-              value2: .init(siteId: site.id.rawValue, deactivatedAt: site.deactivatedAt))
+        .init(siteId: site.id.rawValue, name: site.name, timeZone: site.timeZone, beaconUUID: site.beacon.uuid.uuidString,
+              major: Int(site.beacon.major),
+              geofence: site.geofence.map { .init(latitude: $0.latitude, longitude: $0.longitude, radiusMeters: $0.radiusMeters) },
+              deactivatedAt: site.deactivatedAt)
     }
 
     static func beacon(_ beacon: BeaconRecord) -> Components.Schemas.Beacon {
-        .init(value1: .init(minor: Int(beacon.minor), label: beacon.label, txPowerDBm: beacon.txPowerDBm),
-              value2: .init(beaconId: beacon.id, siteId: beacon.siteId.rawValue))
+        .init(beaconId: beacon.id, siteId: beacon.siteId.rawValue, minor: Int(beacon.minor), label: beacon.label,
+              txPowerDBm: beacon.txPowerDBm)
     }
 
     static func employee(_ employee: EmployeeRecord) -> Components.Schemas.Employee {
-        .init(value1: .init(name: employee.name, externalId: employee.externalId, email: employee.email), value2: .init(userId: employee.id.rawValue))
+        .init(userId: employee.id.rawValue, name: employee.name, externalId: employee.externalId, email: employee.email)
     }
 
     static func device(_ device: DeviceRecord) -> Components.Schemas.Device {

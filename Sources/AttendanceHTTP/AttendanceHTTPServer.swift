@@ -14,11 +14,14 @@ public struct ServerOptions: Sendable {
     /// 0 picks a free port (tests); the chosen one is reported by `RunningServer.port`.
     public var port: Int
     public var limits: IngestLimits
+    /// A connection with no request for this long is closed.
+    public var idleTimeoutSeconds: Int64
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, limits: IngestLimits = IngestLimits()) {
+    public init(host: String = "127.0.0.1", port: Int = 8080, limits: IngestLimits = IngestLimits(), idleTimeoutSeconds: Int64 = 75) {
         self.host = host
         self.port = port
         self.limits = limits
+        self.idleTimeoutSeconds = idleTimeoutSeconds
     }
 }
 
@@ -59,10 +62,13 @@ public enum AttendanceHTTPServer {
         let api = AttendanceAPI(repository: repository, ingest: IngestService(repository: repository, limits: options.limits, clock: clock),
                                 admin: AdminService(repository: repository), auth: auth, metrics: metrics, document: try contract())
         let router = Router()
-        router.add(middleware: RequestMiddleware(logger: logger, metrics: metrics, maxBodyBytes: options.limits.maxBodyBytes))
-        try api.registerHandlers(on: router, configuration: Wire.configuration,
+        let routes = RouteTable()
+        router.add(middleware: RequestMiddleware(logger: logger, metrics: metrics, maxBodyBytes: options.limits.maxBodyBytes,
+                                                 routes: routes))
+        try api.registerHandlers(on: RecordingTransport(inner: router, table: routes), configuration: Wire.configuration,
                                  middlewares: [ProblemMiddleware(logger: logger), AuthMiddleware(auth: auth)])
-        return Application(router: router, configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
+        return Application(router: router, server: .http1ClosingWhenAsked(idleTimeout: .seconds(options.idleTimeoutSeconds)),
+                           configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
                            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? options.port) },
                            logger: logger)
     }

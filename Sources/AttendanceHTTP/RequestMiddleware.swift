@@ -3,6 +3,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
+import NIOHTTP1
 
 /// The first thing every request meets: a request id (kept from `X-Request-Id` when plain, sent
 /// back), the body limit (413 before anything is parsed), and afterwards one log line and the
@@ -12,6 +14,7 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
     let metrics: ServerMetrics
     let maxBodyBytes: Int
+    let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let record = RequestRecord(id: RequestRecord.id(from: request.headers[.requestID]))
@@ -20,8 +23,17 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
         var response: Response
         do {
             response = try await RequestRecord.$current.withValue(record) { try await limited(request, context: context, next: next) }
+        } catch let error as HTTPError where error.status == .notFound && record.operation == nil {
+            response = Self.unrouted(request, routes: routes)
         } catch let error as HTTPError {
             response = Self.problem(Problem(Int(error.status.code), error.status.reasonPhrase, error.body ?? error.status.reasonPhrase))
+        } catch let error as HTTPParserError {
+            // Malformed framing: Hummingbird answers 400 and closes the connection, which can't be
+            // read any further. Logged and counted here as that 400.
+            metrics.finished(operation: record.operation ?? "unmatched", status: 400, duration: ContinuousClock.now - start)
+            logger.info("request", metadata: ["request_id": "\(record.id)", "method": "\(request.method.rawValue)",
+                                              "path": "\(request.uri.path)", "status": "400", "error": "\(error)"])
+            throw error
         } catch {
             logger.error("request failed", metadata: ["request_id": "\(record.id)", "error": "\(error)"])
             response = Self.problem(Problem(500, "Internal error", "the server failed to answer; request id \(record.id) identifies it in the server's log"))
@@ -62,8 +74,23 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
             }
         } catch let error as HTTPError where error.status == .contentTooLarge {
             return Self.problem(tooLarge)
+        } catch is NIOTooManyBytesError {
+            // A chunked body over the limit (no Content-Length to refuse it by).
+            return Self.problem(tooLarge)
         }
         return try await next(request, context)
+    }
+
+    /// No operation matched: 405 with `Allow` when the path is declared for other methods, else 404.
+    static func unrouted(_ request: Request, routes: RouteTable) -> Response {
+        let allowed = routes.allowedMethods(path: request.uri.path)
+        guard !allowed.isEmpty else {
+            return problem(Problem(404, "Not found", "no operation at '\(request.uri.path)'; the operations are in /openapi.yaml"))
+        }
+        var response = problem(Problem(405, "Method not allowed",
+                                       "'\(request.method.rawValue)' is not an operation of '\(request.uri.path)'; allowed: \(allowed.joined(separator: ", "))"))
+        response.headers[.allow] = allowed.joined(separator: ", ")
+        return response
     }
 
     static func problem(_ problem: Problem) -> Response {

@@ -109,7 +109,7 @@ import Testing
         await #expect {
             try await again.enroll(serverURL: server.http.baseURL, code: "ZZZZZ-ZZZZZ")
         } throws: { error in
-            // 400 naming the field: the server does not know the code.
+            // 422 naming the field: the server does not know the code.
             guard case .codeRefused(let detail) = error as? EnrollmentError else { return false }
             return detail.contains("code") && detail.contains("ZZZZZ-ZZZZZ")
         }

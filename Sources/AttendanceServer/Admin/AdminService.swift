@@ -59,7 +59,8 @@ public struct AdminService: Sendable {
         try InputRules.text("timeZone", input.timeZone, maxLength: 64)
         let name = input.name.trimmingCharacters(in: .whitespaces)
         guard TimeZone(identifier: input.timeZone) != nil else {
-            throw Problem.field("timeZone", input.timeZone, expected: "an IANA time zone such as Europe/Berlin or America/New_York")
+            throw Problem.field("timeZone", input.timeZone, expected: "an IANA time zone such as Europe/Berlin or America/New_York",
+                                status: 422)
         }
         guard let uuid = UUID(uuidString: input.beaconUUID) else {
             throw Problem.field("beaconUUID", input.beaconUUID, expected: "a UUID such as \(SiteBeacon.defaultUUID.uuidString)")
@@ -153,9 +154,12 @@ public struct AdminService: Sendable {
         if let userId { try InputRules.identifier("userId", userId, maxLength: InputRules.maxIdLength) }
         if let siteId { try InputRules.identifier("siteId", siteId, maxLength: InputRules.maxIdLength) }
         if let cursor {
+            guard cursor.range(of: "^[A-Za-z0-9_-]{1,400}$", options: .regularExpression) != nil else {
+                throw Problem.field("cursor", InputRules.shown(cursor), expected: "the nextCursor of a previous page (A-Z a-z 0-9 _ -)")
+            }
             guard let decoded = SessionCursor(token: cursor),
                   (try? InputRules.identifier("cursor", decoded.sessionKey.rawValue)) != nil else {
-                throw Problem.field("cursor", cursor, expected: "the nextCursor of a previous page")
+                throw Problem.field("cursor", cursor, expected: "the nextCursor of a previous page", status: 422)
             }
             after = decoded
         }
@@ -163,7 +167,7 @@ public struct AdminService: Sendable {
         let toDate = try time("to", to)
         let filter = SessionFilter(userId: userId.map { UserID($0) }, siteId: siteId.map { SiteID($0) }, from: fromDate, to: toDate)
         if let from = filter.from, let to = filter.to, from > to {
-            throw Problem.field("from", from.description, expected: "a time before 'to'")
+            throw Problem.field("from", RFC3339.format(from), expected: "a time before 'to'", status: 422)
         }
         let items = try await repository.sessions(filter, after: after, limit: pageSize + 1)
         let page = Array(items.prefix(pageSize))

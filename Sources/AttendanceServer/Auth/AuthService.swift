@@ -67,7 +67,7 @@ public struct AuthService: Sendable {
         guard !platform.isEmpty else { throw Problem.field("platform", platform, expected: "the device platform, e.g. ios") }
         switch try await repository.redeemEnrollmentCode(hash: Tokens.hash(Tokens.normalizeCode(code)), now: clock()) {
         case .unknown:
-            throw Problem.field("code", code, expected: "an enrollment code issued by an administrator")
+            throw Problem.field("code", code, expected: "an enrollment code issued by an administrator", status: 422)
         case .alreadyUsed:
             throw Problem(410, "Code already used", "the enrollment code '\(code)' was already used; ask for a new one")
         case .expired(let at):

@@ -1,8 +1,10 @@
 import Foundation
 
-/// The boundary's catch-all for control characters (`InputRules`: Cc except tab and newline):
-/// every request's path, query and JSON body is checked once, before any handler, so that no NUL
-/// reaches a database (SQLite cuts text at a NUL; PostgreSQL refuses it) whatever the field.
+/// The boundary's catch-all for values no operation accepts: control characters (`InputRules`:
+/// Cc except tab and newline) in a path, a query or any string of a JSON body, so that no NUL
+/// reaches a database (SQLite cuts text at a NUL; PostgreSQL refuses it), and JSON `null` in a
+/// body (the contract has no nullable property; leave an optional property out). Every request is
+/// checked once, before any handler.
 public enum ControlCharacterGuard {
     /// The first refused value in a JSON body, or nil (also for a body that is not JSON: the
     /// operation's decoder refuses that one with its own 400).
@@ -10,6 +12,9 @@ public enum ControlCharacterGuard {
         guard mayHoldControlCharacter(body),
               let object = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else { return nil }
         guard let (field, value) = firstForbidden(in: object, path: "") else { return nil }
+        guard let value else {
+            return Problem.field(field.isEmpty ? "the body" : field, "null", expected: "a value, or the property left out")
+        }
         return refusal(field.isEmpty ? "the body" : field, value)
     }
 
@@ -44,19 +49,22 @@ public enum ControlCharacterGuard {
     }
 
     /// A quick look at the bytes: a control character in a JSON string is either escaped (`\u00XX`,
-    /// `\r`, `\b`, `\f`) or, for DEL and U+0080–U+009F, written raw. Most bodies have none, and
-    /// are not parsed a second time.
+    /// `\r`, `\b`, `\f`) or, for DEL and U+0080–U+009F, written raw; a null is the bytes `null`.
+    /// Most bodies have none, and are not parsed a second time.
     static func mayHoldControlCharacter(_ body: some Collection<UInt8>) -> Bool {
-        var previous: UInt8 = 0
+        var inString = false
         var escaped = false
+        var previous: UInt8 = 0
         for byte in body {
-            if escaped {
-                if byte == UInt8(ascii: "u") || byte == UInt8(ascii: "r") || byte == UInt8(ascii: "b") || byte == UInt8(ascii: "f") {
-                    return true
-                }
+            if !inString {
+                if byte == UInt8(ascii: "\"") { inString = true } else if byte == UInt8(ascii: "n") { return true }
+            } else if escaped {
+                if [UInt8(ascii: "u"), UInt8(ascii: "r"), UInt8(ascii: "b"), UInt8(ascii: "f")].contains(byte) { return true }
                 escaped = false
             } else if byte == UInt8(ascii: "\\") {
                 escaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                inString = false
             } else if byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) {
                 return true
             }
@@ -65,8 +73,11 @@ public enum ControlCharacterGuard {
         return false
     }
 
-    private static func firstForbidden(in value: Any, path: String) -> (String, String)? {
+    /// The path and value of the first refused value; a nil value is a JSON null.
+    private static func firstForbidden(in value: Any, path: String) -> (String, String?)? {
         switch value {
+        case is NSNull:
+            return (path, nil)
         case let text as String:
             return InputRules.firstForbiddenScalar(in: text) == nil ? nil : (path, text)
         case let array as [Any]:

@@ -73,24 +73,24 @@ public struct IngestService: Sendable {
         case .failure(let problem): return problem.reply
         case .success(let checked): key = checked
         }
-        let batch: EventBatchRequest
-        do { batch = try JSONDecoder().decode(EventBatchRequest.self, from: body) } catch {
-            return Problem(400, "Invalid request", "the body is not an event batch: \(Self.describe(error))").reply
+        let parsed: [(key: String, item: Result<BatchItem, Problem>)]
+        switch BatchItem.parse(body) {
+        case .failure(let problem): return problem.reply
+        case .success(let items): parsed = items
         }
-        guard batch.events.count <= limits.maxBatchItems else {
-            return Problem(413, "Batch too large", "the batch has \(batch.events.count) events; the limit is \(limits.maxBatchItems)").reply
+        guard parsed.count <= limits.maxBatchItems else {
+            return Problem(413, "Batch too large", "the batch has \(parsed.count) events; the limit is \(limits.maxBatchItems)").reply
         }
         var items: [BatchWrite] = []
-        items.reserveCapacity(batch.events.count)
-        for (index, item) in batch.events.enumerated() {
-            if let problem = Self.itemProblem(item, index: index) {
-                items.append(.unkeyed(problem.reply))
-            } else {
-                let (endpoint, payload) = Self.payload(of: item)
-                items.append(try await prepare(endpoint, body: payload, key: item.idempotencyKey, principal: principal))
+        items.reserveCapacity(parsed.count)
+        for entry in parsed {
+            switch entry.item {
+            case .failure(let problem): items.append(.unkeyed(problem.reply))
+            case .success(let item):
+                items.append(try await prepare(item.endpoint, body: item.payload, key: item.idempotencyKey, principal: principal))
             }
         }
-        let keys = batch.events.map(\.idempotencyKey)
+        let keys = parsed.map(\.key)
         let slot = AnswerSlot<[SlotOutcome]>(scope: principal.scope, key: key, requestHash: Replies.canonicalHash(body)) { outcomes in
             var results: [EventBatchResult] = []
             results.reserveCapacity(outcomes.count)
@@ -214,6 +214,9 @@ public struct IngestService: Sendable {
         guard let source = EventSource(rawValue: request.source) else {
             throw Problem.field("source", request.source, expected: "automatic or manual")
         }
+        if let evidence = request.evidence, !(0...1_000_000).contains(evidence.sampleCount) {
+            throw Problem.field("evidence.sampleCount", String(evidence.sampleCount), expected: "an integer from 0 to 1000000")
+        }
         guard let uuid = UUID(uuidString: request.beacon.uuid) else {
             throw Problem.field("beacon.uuid", request.beacon.uuid, expected: "a UUID")
         }
@@ -298,32 +301,6 @@ public struct IngestService: Sendable {
         return at
     }
 
-
-    private static func itemProblem(_ item: EventBatchItem, index: Int) -> Problem? {
-        let present = [item.checkIn != nil, item.checkOut != nil, item.heartbeat != nil].filter { $0 }.count
-        let matching: Bool = switch item.type {
-        case .checkIn: item.checkIn != nil
-        case .checkOut: item.checkOut != nil
-        case .heartbeat: item.heartbeat != nil
-        }
-        guard present == 1, matching else {
-            return Problem.field("events[\(index)].\(item.type.rawValue)", nil, expected: "exactly one payload, the one named by 'type'")
-        }
-        do { try InputRules.identifier("events[\(index)].idempotencyKey", item.idempotencyKey) } catch let problem as Problem {
-            return problem
-        } catch {
-            return Problem.field("events[\(index)].idempotencyKey", item.idempotencyKey, expected: InputRules.identifierExpectation)
-        }
-        return nil
-    }
-
-    private static func payload(of item: EventBatchItem) -> (Endpoint, Data) {
-        switch item.type {
-        case .checkIn: return (.checkIn, (try? Replies.encoder.encode(item.checkIn)) ?? Data())
-        case .checkOut: return (.checkOut, (try? Replies.encoder.encode(item.checkOut)) ?? Data())
-        case .heartbeat: return (.heartbeat, (try? Replies.encoder.encode(item.heartbeat)) ?? Data())
-        }
-    }
 
     static func describe(_ error: any Error) -> String {
         switch error {

@@ -29,7 +29,7 @@ public struct EnrolledDevice: Hashable, Sendable {
 public enum EnrollmentError: Error, Hashable, Sendable, CustomStringConvertible {
     /// 410: the code was used already or has expired; ask HR for a new one.
     case codeUsedOrExpired(detail: String)
-    /// 400 or 404 on enrollment: the server does not know the code, or refused the request.
+    /// 400, 404 or 422 on enrollment: the server does not know the code (422), or refused the request.
     case codeRefused(detail: String)
     /// 401 on the config: the device token was revoked.
     case deviceRevoked(detail: String)
@@ -80,7 +80,7 @@ public struct EnrollmentClient: Sendable {
         switch raw.status {
         case 201: break
         case 410: throw .codeUsedOrExpired(detail: Self.detail(raw))
-        case 400, 404: throw .codeRefused(detail: Self.detail(raw))
+        case 400, 404, 422: throw .codeRefused(detail: Self.detail(raw))
         default: throw .server(status: raw.status, detail: Self.detail(raw))
         }
         guard let object = (try? JSONSerialization.jsonObject(with: raw.body)) as? [String: Any] else {
