@@ -1,0 +1,78 @@
+import AttendanceTestSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// `attendance serve` killed with SIGKILL in the middle of a batch: the batch is one transaction,
+/// so after the restart its resend with the same key is processed once, every item once.
+@Suite struct CrashRecoveryTests {
+    static let admin = "crash-test-admin-token-0123456789"
+
+    static func send(_ port: Int, _ method: String, _ path: String, key: String? = nil, json: Data? = nil) async throws
+        -> (status: Int, body: Data)
+    {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        request.httpBody = json
+        request.timeoutInterval = 120
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer \(admin)", forHTTPHeaderField: "Authorization")
+        if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    @Test(arguments: [0, 40, 120]) func aBatchKilledMidwayIsProcessedOnceWhenResent(delayMilliseconds: Int) async throws {
+        let database = try ServeCommandTests.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.directory) }
+        let environment = ["ATTENDANCE_ADMIN_TOKEN": Self.admin]
+        let (first, port) = try await ServeCommandTests.start(database: database.path, environment: environment)
+        let site = try await Self.send(port, "POST", "/v1/admin/sites", json: Data("""
+            {"name":"HQ","timeZone":"Europe/Berlin","beaconUUID":"FDA50693-0000-0000-0000-290995101092","major":1}
+            """.utf8))
+        let user = try await Self.send(port, "POST", "/v1/admin/employees", json: Data(#"{"name":"Ada"}"#.utf8))
+        #expect(site.status == 201 && user.status == 201)
+        let userId = (try JSONSerialization.jsonObject(with: user.body) as? [String: Any])?["userId"] as? String ?? ""
+        let ts = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-600))
+        let events = (0..<500).map { index in
+            #"{"idempotencyKey":"in-\#(index)","type":"checkIn","checkIn":{"userId":"\#(userId)","#
+                + #""beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":1},"ts":"\#(ts)","sessionKey":"s-\#(index)","#
+                + #""source":"automatic","deviceMeta":{"deviceId":"d","platform":"ios"}}}"#
+        }
+        let batch = Data(#"{"events":[\#(events.joined(separator: ","))]}"#.utf8)
+        let inFlight = Task { try? await Self.send(port, "POST", "/v1/attendance/events", key: "crash-batch", json: batch) }
+        try await Task.sleep(for: .milliseconds(delayMilliseconds))
+        first.signal(SIGKILL)
+        let answeredBeforeTheKill = await inFlight.value
+        _ = first.finish()
+
+        let (second, port2) = try await ServeCommandTests.start(database: database.path, environment: environment)
+        let resend = try await Self.send(port2, "POST", "/v1/attendance/events", key: "crash-batch", json: batch)
+        #expect(resend.status == 200)
+        let results = (try JSONSerialization.jsonObject(with: resend.body) as? [String: Any])?["results"] as? [[String: Any]] ?? []
+        #expect(results.count == 500)
+        if let earlier = answeredBeforeTheKill, earlier.status == 200 {
+            // Answered before the kill: the resend is its replay, byte for byte.
+            #expect(resend.body == earlier.body)
+        } else {
+            // Not answered: nothing of it was kept, and the resend recorded every item now.
+            #expect(results.allSatisfy { $0["status"] as? Int == 201 }, "\(Set(results.compactMap { $0["status"] as? Int }))")
+        }
+        var sessions = 0
+        var cursor = ""
+        repeat {
+            let page = try await Self.send(port2, "GET", "/v1/admin/sessions?limit=500" + (cursor.isEmpty ? "" : "&cursor=\(cursor)"))
+            let object = try JSONSerialization.jsonObject(with: page.body) as? [String: Any] ?? [:]
+            sessions += (object["items"] as? [Any])?.count ?? 0
+            cursor = object["nextCursor"] as? String ?? ""
+        } while !cursor.isEmpty
+        #expect(sessions == 500)
+        second.signal(SIGTERM)
+        #expect(second.finish().status == 0)
+    }
+}
