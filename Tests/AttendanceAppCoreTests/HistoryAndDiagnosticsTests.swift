@@ -65,4 +65,34 @@ import Testing
         #expect(files[0].contents.contains("\"type\":\"deadLetter\""))
         #expect(files[1].contents.hasPrefix(ReplayTrace.header))
     }
+
+    @Test func anEventTheServerKeepsAnswering409IsShownAfterTenMinutesAndClearedWhenDelivered() async throws {
+        let fixture = try RuntimeFixture()
+        fixture.uploader.outcome.value = DeliveryOutcome.serverBusy(reason: "HTTP 409: Request in progress", retryAfterSeconds: nil)
+        try await fixture.at(0, .manualCheckIn(RuntimeFixture.hq, reason: "morning"))
+        try await fixture.runtime.drain()
+        var model = DiagnosticsModel(status: try await fixture.status(at: 60), format: format)
+        #expect(model.stuckOnServer.isEmpty)
+        // Ten minutes of 409s (the first one's time is kept, whatever the later attempts).
+        for seconds in stride(from: 120.0, through: 660, by: 90) {
+            fixture.clock.set(RuntimeFixture.t0.addingTimeInterval(seconds))
+            try await fixture.runtime.drain()
+        }
+        let entry = try #require(try await fixture.runtime.store.entries().first)
+        #expect(entry.state == .pending)
+        #expect(entry.serverBusySince == RuntimeFixture.t0)
+        model = DiagnosticsModel(status: try await fixture.status(at: 660), format: format)
+        #expect(model.stuckOnServer.count == 1)
+        #expect(model.stuckOnServer.first?.reason.contains("since Sun 22 Nov, 09:00") == true)
+        #expect(model.outbox.hasSuffix("1 stuck on the server for over 10 min"))
+        let export = try await fixture.runtime.store.diagnosticsExport()
+        #expect(export.telemetryJSONLines.contains("\"type\":\"serverBusy\""))
+        // Any other answer ends it: delivered, nothing stuck.
+        fixture.uploader.outcome.value = DeliveryOutcome.delivered(status: 201)
+        fixture.clock.set(RuntimeFixture.t0.addingTimeInterval(4_000))
+        try await fixture.runtime.drain()
+        model = DiagnosticsModel(status: try await fixture.status(at: 4_000), format: format)
+        #expect(model.stuckOnServer.isEmpty)
+        #expect(try await fixture.runtime.store.entries().first?.serverBusySince == nil)
+    }
 }

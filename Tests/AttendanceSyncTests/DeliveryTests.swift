@@ -65,6 +65,8 @@ import Testing
         #expect(entry.state == .pending && entry.attempts == 1)
         #expect(entry.lastError?.hasPrefix("HTTP \(status)") == true)
         #expect(!entry.lastErrorWasTransport)
+        // Only a 409 (the key still being processed) starts the clock that Diagnostics reports on.
+        #expect((entry.serverBusySince != nil) == (status == 409))
         // First failure: full jitter within [1 s, 2 s].
         #expect(entry.nextAttemptAt >= t0.addingTimeInterval(1) && entry.nextAttemptAt <= t0.addingTimeInterval(2))
         // Not due yet: a drain now sends nothing; once due, it is delivered.

@@ -24,6 +24,9 @@ public struct DiagnosticsModel: Sendable {
     public var regions: [RegionLine]
     public var outbox: String
     public var deadLetters: [DeadLetter]
+    /// Events the server has answered 409 ("still being processed") for over 10 minutes: still
+    /// retried, shown here so that a server that needs attention is seen.
+    public var stuckOnServer: [DeadLetter]
     /// Newest first, e.g. "08:57:12 windowConfirmed HQ: median −61 dBm over 4 samples".
     public var telemetry: [String]
     public var ranging: String
@@ -39,12 +42,21 @@ public struct DiagnosticsModel: Sendable {
             return RegionLine(id: region, name: name, iOSState: status.regionStates[region]?.rawValue ?? "not reported yet", engineState: engine)
         }
         let counts = status.outbox
-        outbox = "\(counts.pending) pending, \(counts.inFlight) sending, \(counts.delivered) delivered (kept 7 days), \(counts.dead) refused"
-        deadLetters = status.events.filter { $0.state == .dead }.map { entry in
-            DeadLetter(id: entry.idempotencyKey,
-                       summary: "\(entry.event.kind.rawValue) at \(DisplayFormat.siteName(entry.event.site, in: names)), \(format.dayAndTime(entry.event.timestamp))",
-                       reason: (entry.lastError ?? "no reason recorded") + " (\(entry.attempts) attempt\(entry.attempts == 1 ? "" : "s"))")
+        let summary = { (entry: OutboxEntry) in
+            "\(entry.event.kind.rawValue) at \(DisplayFormat.siteName(entry.event.site, in: names)), \(format.dayAndTime(entry.event.timestamp))"
         }
+        let attempts = { (entry: OutboxEntry) in " (\(entry.attempts) attempt\(entry.attempts == 1 ? "" : "s"))" }
+        deadLetters = status.events.filter { $0.state == .dead }.map { entry in
+            DeadLetter(id: entry.idempotencyKey, summary: summary(entry), reason: (entry.lastError ?? "no reason recorded") + attempts(entry))
+        }
+        stuckOnServer = status.events.filter { $0.state != .dead && $0.isStuckOnServer(now: status.now) }.map { entry in
+            let since = format.dayAndTime(entry.serverBusySince ?? entry.enqueuedAt)
+            return DeadLetter(id: entry.idempotencyKey, summary: summary(entry),
+                              reason: "the server has answered 'still being processed' (409) since \(since); retried with backoff"
+                                  + attempts(entry) + ". If it lasts, ask your administrator to check the server.")
+        }
+        outbox = "\(counts.pending) pending, \(counts.inFlight) sending, \(counts.delivered) delivered (kept 7 days), \(counts.dead) refused"
+            + (stuckOnServer.isEmpty ? "" : ", \(stuckOnServer.count) stuck on the server for over 10 min")
         telemetry = status.telemetry.suffix(telemetryLines).reversed().map { record in
             let site = record.site.map { " " + DisplayFormat.siteName($0, in: names) } ?? ""
             return "\(format.dayAndTime(record.at)) \(record.kind.rawValue)\(site): \(record.detail)"

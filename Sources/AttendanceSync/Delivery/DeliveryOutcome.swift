@@ -5,9 +5,13 @@ import Foundation
 public enum DeliveryOutcome: Hashable, Sendable {
     /// Accepted (2xx), including a replayed answer for a key the server already had.
     case delivered(status: Int)
-    /// Try again later: 408, 409 (the same key still in flight), 429, 5xx, or a transport error.
-    /// `retryAfterSeconds` is the server's `Retry-After`, when it gave one.
+    /// Try again later: 408, 429, 5xx, or a transport error. `retryAfterSeconds` is the server's
+    /// `Retry-After`, when it gave one.
     case retry(reason: String, transport: Bool, retryAfterSeconds: Double?)
+    /// 409: the server says a request with this key is still being processed. Retried like a
+    /// 5xx, and the time it began is kept (`OutboxEntry.serverBusySince`), so one that lasts is
+    /// shown in Diagnostics instead of being retried unseen for ever.
+    case serverBusy(reason: String, retryAfterSeconds: Double?)
     /// Refused for good (any other status): dead-lettered with the server's problem detail.
     case rejected(status: Int, detail: String)
 }
@@ -18,7 +22,10 @@ public enum ResponseClassifier {
         switch status {
         case 200..<300:
             return .delivered(status: status)
-        case 408, 409, 429, 500..<600:
+        case 409:
+            return .serverBusy(reason: "HTTP 409\(problemSummary(body).map { ": \($0)" } ?? "")",
+                               retryAfterSeconds: retryAfter.flatMap { parseRetryAfter($0, now: now) })
+        case 408, 429, 500..<600:
             return .retry(reason: "HTTP \(status)\(problemSummary(body).map { ": \($0)" } ?? "")", transport: false,
                           retryAfterSeconds: retryAfter.flatMap { parseRetryAfter($0, now: now) })
         default:

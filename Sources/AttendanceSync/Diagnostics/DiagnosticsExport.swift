@@ -2,8 +2,9 @@ import AttendanceEngine
 import AttendanceModels
 import Foundation
 
-/// What the app's Diagnostics screen shares: the audit log as JSON lines (with the dead letters
-/// and the outbox counts), and what the engine saw as a replay trace that
+/// What the app's Diagnostics screen shares: the audit log as JSON lines (with the dead letters,
+/// the events the server keeps answering 409, and the outbox counts), and what the engine saw as
+/// a replay trace that
 /// `attendance replay` reproduces on any machine.
 public struct DiagnosticsExport: Sendable {
     public var telemetryJSONLines: String
@@ -26,6 +27,12 @@ extension DeviceStore {
             lines.append(try jsonLine(["type": "deadLetter", "idempotencyKey": dead.idempotencyKey, "kind": dead.event.kind.rawValue,
                                        "sessionKey": dead.event.sessionKey.rawValue, "ts": RFC3339.format(dead.event.timestamp),
                                        "reason": dead.lastError ?? "", "attempts": String(dead.attempts)], encoder))
+        }
+        for busy in try entries(in: .pending) where busy.serverBusySince != nil {
+            lines.append(try jsonLine(["type": "serverBusy", "idempotencyKey": busy.idempotencyKey, "kind": busy.event.kind.rawValue,
+                                       "sessionKey": busy.event.sessionKey.rawValue, "ts": RFC3339.format(busy.event.timestamp),
+                                       "since": RFC3339.format(busy.serverBusySince ?? busy.enqueuedAt), "reason": busy.lastError ?? "",
+                                       "attempts": String(busy.attempts)], encoder))
         }
         let trace = ([ReplayTrace.header] + (try traceLines())).joined(separator: "\n") + "\n"
         return DiagnosticsExport(telemetryJSONLines: lines.joined(separator: "\n") + "\n", traceCSV: trace)

@@ -27,6 +27,18 @@ public struct OutboxEntry: Hashable, Sendable {
     public var lastErrorWasTransport: Bool
     public var enqueuedAt: Date
     public var deliveredAt: Date?
+    /// Since when the server has answered 409 (its key still being processed) to every attempt;
+    /// nil once any other answer came.
+    public var serverBusySince: Date?
+
+    /// How long a 409 may last before Diagnostics reports the event as stuck on the server.
+    public static let serverBusyReportSeconds: Double = 600
+
+    /// Whether the server has answered 409 for longer than `serverBusyReportSeconds`.
+    public func isStuckOnServer(now: Date) -> Bool {
+        guard let since = serverBusySince else { return false }
+        return now.timeIntervalSince(since) >= Self.serverBusyReportSeconds
+    }
 }
 
 extension OutboxEntry {
@@ -43,6 +55,7 @@ extension OutboxEntry {
         lastErrorWasTransport = false
         self.enqueuedAt = enqueuedAt
         deliveredAt = nil
+        serverBusySince = nil
     }
 }
 

@@ -51,21 +51,38 @@ extension DeviceStore {
     }
 
     public func markDelivered(_ ids: [Int64], at time: Date) throws {
-        try update(ids, sql: "UPDATE outbox SET state = 'delivered', deliveredAt = \(time.timeIntervalSince1970), lastError = NULL WHERE id IN")
+        try update(ids, sql: """
+            UPDATE outbox SET state = 'delivered', deliveredAt = \(time.timeIntervalSince1970), lastError = NULL, serverBusySince = NULL
+            WHERE id IN
+            """)
     }
 
     /// A retryable failure: back to pending until `nextAttemptAt`.
     public func markRetry(_ id: Int64, error: String, transport: Bool, nextAttemptAt: Date) throws {
         try writer.write { db in
-            try db.execute(sql: "UPDATE outbox SET state = 'pending', lastError = ?, lastErrorWasTransport = ?, nextAttemptAt = ? WHERE id = ?",
-                           arguments: [error, transport, nextAttemptAt.timeIntervalSince1970, id])
+            try db.execute(sql: """
+                UPDATE outbox SET state = 'pending', lastError = ?, lastErrorWasTransport = ?, nextAttemptAt = ?, serverBusySince = NULL
+                WHERE id = ?
+                """, arguments: [error, transport, nextAttemptAt.timeIntervalSince1970, id])
+        }
+    }
+
+    /// A 409 (the server still processing this key): back to pending until `nextAttemptAt`, and
+    /// the time the 409s began is kept (the first one's).
+    public func markServerBusy(_ id: Int64, error: String, nextAttemptAt: Date, at time: Date) throws {
+        try writer.write { db in
+            try db.execute(sql: """
+                UPDATE outbox SET state = 'pending', lastError = ?, lastErrorWasTransport = 0, nextAttemptAt = ?,
+                    serverBusySince = COALESCE(serverBusySince, ?)
+                WHERE id = ?
+                """, arguments: [error, nextAttemptAt.timeIntervalSince1970, time.timeIntervalSince1970, id])
         }
     }
 
     /// A final refusal: kept as a dead letter with the server's reason.
     public func markDead(_ id: Int64, reason: String, at time: Date) throws {
         try writer.write { db in
-            try db.execute(sql: "UPDATE outbox SET state = 'dead', lastError = ?, deadAt = ? WHERE id = ?",
+            try db.execute(sql: "UPDATE outbox SET state = 'dead', lastError = ?, deadAt = ?, serverBusySince = NULL WHERE id = ?",
                            arguments: [reason, time.timeIntervalSince1970, id])
         }
     }
@@ -167,10 +184,11 @@ extension DeviceStore {
         let payload: Data = row["payload"]
         let event = try JSONDecoder().decode(AttendanceEvent.self, from: payload)
         let delivered: Double? = row["deliveredAt"]
+        let busy: Double? = row["serverBusySince"]
         return OutboxEntry(
             id: row["id"], event: event, idempotencyKey: row["idempotencyKey"], state: OutboxState(rawValue: row["state"]) ?? .pending,
             attempts: row["attempts"], nextAttemptAt: Date(timeIntervalSince1970: row["nextAttemptAt"]), lastError: row["lastError"],
             lastErrorWasTransport: row["lastErrorWasTransport"], enqueuedAt: Date(timeIntervalSince1970: row["enqueuedAt"]),
-            deliveredAt: delivered.map(Date.init(timeIntervalSince1970:)))
+            deliveredAt: delivered.map(Date.init(timeIntervalSince1970:)), serverBusySince: busy.map(Date.init(timeIntervalSince1970:)))
     }
 }

@@ -119,6 +119,10 @@ public final class DeviceStore: Sendable {
                 );
                 """)
         }
+        // Since when the server has answered 409 to an event (OutboxEntry.serverBusySince).
+        migrator.registerMigration("2026-11-24 server busy since") { db in
+            try db.execute(sql: "ALTER TABLE outbox ADD COLUMN serverBusySince REAL")
+        }
         return migrator
     }
 
