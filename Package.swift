@@ -190,6 +190,7 @@ let package = Package(
         .executableTarget(name: "outbox-crash-probe", dependencies: ["AttendanceSync", "AttendanceModels"], path: "Tests/OutboxCrashProbe",
                           swiftSettings: strictSwift6),
         // Runs the built `attendance` executable end to end (exit status, stdout, stderr).
-        .testTarget(name: "AttendanceCLITests", dependencies: ["attendance", "AttendanceTestSupport"], swiftSettings: strictSwift6),
+        .testTarget(name: "AttendanceCLITests", dependencies: ["attendance", "AttendanceTestSupport", "AttendanceServerTestSupport"],
+                    swiftSettings: strictSwift6),
     ]
 )

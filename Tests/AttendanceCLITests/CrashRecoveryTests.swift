@@ -1,3 +1,4 @@
+import AttendanceServerTestSupport
 import AttendanceTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
@@ -27,11 +28,13 @@ import Testing
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
-    @Test(arguments: [0, 40, 120]) func aBatchKilledMidwayIsProcessedOnceWhenResent(delayMilliseconds: Int) async throws {
-        let database = try ServeCommandTests.temporaryDatabase()
-        defer { try? FileManager.default.removeItem(at: database.directory) }
+    @Test(arguments: Backend.allCases, [0, 40, 120])
+    func aBatchKilledMidwayIsProcessedOnceWhenResent(backend: Backend, delayMilliseconds: Int) async throws {
+        let file = try ServeCommandTests.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: file.directory) }
+        let database = backend == .sqlite ? file.path : try await ThrowawayPostgres.shared.freshDatabaseURL()
         let environment = ["ATTENDANCE_ADMIN_TOKEN": Self.admin]
-        let (first, port) = try await ServeCommandTests.start(database: database.path, environment: environment)
+        let (first, port) = try await ServeCommandTests.start(database: database, environment: environment)
         let site = try await Self.send(port, "POST", "/v1/admin/sites", json: Data("""
             {"name":"HQ","timeZone":"Europe/Berlin","beaconUUID":"FDA50693-0000-0000-0000-290995101092","major":1}
             """.utf8))
@@ -51,7 +54,7 @@ import Testing
         let answeredBeforeTheKill = await inFlight.value
         _ = first.finish()
 
-        let (second, port2) = try await ServeCommandTests.start(database: database.path, environment: environment)
+        let (second, port2) = try await ServeCommandTests.start(database: database, environment: environment)
         let resend = try await Self.send(port2, "POST", "/v1/attendance/events", key: "crash-batch", json: batch)
         #expect(resend.status == 200)
         let results = (try JSONSerialization.jsonObject(with: resend.body) as? [String: Any])?["results"] as? [[String: Any]] ?? []

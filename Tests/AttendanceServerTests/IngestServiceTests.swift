@@ -85,6 +85,27 @@ import Testing
         #expect(try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k4", principal: Self.alice) == taken)
     }
 
+    @Test(arguments: Backend.allCases) func theUpgradeReleasesClaimsStrandedByAnEarlierRelease(backend: Backend) async throws {
+        let (repository, reopen) = try await backend.makeStore()
+        let hash = Replies.canonicalHash(Self.checkIn())
+        #expect(try await repository.claimIdempotency(scope: Self.alice.scope, key: "k5", requestHash: hash, now: Self.now) == .claimed)
+        // The database as an earlier release left it: the claim, and the migration not yet run.
+        let migration = "2026-11-24 release stranded claims"
+        switch repository {
+        case let sqlite as SQLiteRepository:
+            try await sqlite.writer.write { db in try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [migration]) }
+        case let postgres as PostgresRepository:
+            try await postgres.client.query("DELETE FROM schema_migrations WHERE name = \(migration)", logger: postgres.logger)
+        default:
+            Issue.record("an unknown backend")
+        }
+        repository.shutdown()
+        let upgraded = try await Self.service(try await reopen())
+        defer { upgraded.repository.shutdown() }
+        // Within what would have been its lease, the key is processed at once.
+        #expect(try await upgraded.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k5", principal: Self.alice).status == 201)
+    }
+
     @Test(arguments: Backend.allCases) func aBatchThatFailsPartWayStoresNothingAndItsResendIsProcessedOnce(backend: Backend) async throws {
         let repository = try await backend.makeRepository()
         let service = try await Self.service(repository)

@@ -119,6 +119,10 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         ]),
         // A deleted site is deactivated, never removed: its sessions keep pointing to it.
         ("2026-11-24 site deactivation", ["ALTER TABLE sites ADD COLUMN deactivated_at DOUBLE PRECISION"]),
+        // Claims now commit with their answers; one left unanswered was stranded by a crash of an
+        // earlier release (a batch's claim). The upgrade releases them: their items' own keys make
+        // the resend safe.
+        ("2026-11-24 release stranded claims", ["DELETE FROM idempotency_keys WHERE state = 'inFlight'"]),
     ]
 
     /// Runs the migrations not yet applied, in one transaction, under an advisory lock, so that

@@ -110,6 +110,12 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         }
         registerAuthMigrations(&migrator)
         registerAdminMigrations(&migrator)
+        // Claims now commit with their answers; one left unanswered was stranded by a crash of an
+        // earlier release (a batch's claim). The upgrade releases them: their items' own keys make
+        // the resend safe.
+        migrator.registerMigration("2026-11-24 release stranded claims") { db in
+            try db.execute(sql: "DELETE FROM idempotencyKeys WHERE state = 'inFlight'")
+        }
         return migrator
     }
 
