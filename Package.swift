@@ -111,7 +111,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                // HTTPParserError and the request head's version (`PersistentConnections.swift`); built for Hummingbird anyway.
+                // HTTPParserError and the request head's version (`PersistentConnections.swift`); both are
+                // built for Hummingbird anyway.
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -190,7 +191,8 @@ let package = Package(
         .executableTarget(name: "outbox-crash-probe", dependencies: ["AttendanceSync", "AttendanceModels"], path: "Tests/OutboxCrashProbe",
                           swiftSettings: strictSwift6),
         // Runs the built `attendance` executable end to end (exit status, stdout, stderr).
-        .testTarget(name: "AttendanceCLITests", dependencies: ["attendance", "AttendanceTestSupport", "AttendanceServerTestSupport"],
+        .testTarget(name: "AttendanceCLITests",
+                    dependencies: ["attendance", "AttendanceTestSupport", "AttendanceServerTestSupport"],
                     swiftSettings: strictSwift6),
     ]
 )

@@ -115,7 +115,12 @@ struct AttendanceAPI: APIProtocol {
 
     func updateSite(_ input: Operations.UpdateSite.Input) async throws -> Operations.UpdateSite.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        return .ok(.init(body: .json(Self.site(try await admin.updateSite(id: try Self.id("siteId", input.path.siteId), Self.siteInput(body))))))
+        return .ok(
+            .init(
+                body: .json(
+                    Self.site(
+                        try await admin.updateSite(id: try Self.id("siteId", input.path.siteId), Self.siteInput(body))))
+            ))
     }
 
     func deleteSite(_ input: Operations.DeleteSite.Input) async throws -> Operations.DeleteSite.Output {
@@ -124,12 +129,17 @@ struct AttendanceAPI: APIProtocol {
     }
 
     func listBeacons(_ input: Operations.ListBeacons.Input) async throws -> Operations.ListBeacons.Output {
-        .ok(.init(body: .json(try await admin.beacons(siteId: try Self.id("siteId", input.path.siteId)).map(Self.beacon))))
+        .ok(
+            .init(
+                body: .json(try await admin.beacons(siteId: try Self.id("siteId", input.path.siteId)).map(Self.beacon)))
+        )
     }
 
     func createBeacon(_ input: Operations.CreateBeacon.Input) async throws -> Operations.CreateBeacon.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        let beacon = try await admin.createBeacon(siteId: try Self.id("siteId", input.path.siteId), minor: body.minor, label: body.label, txPowerDBm: body.txPowerDBm)
+        let beacon = try await admin.createBeacon(
+            siteId: try Self.id("siteId", input.path.siteId), minor: body.minor, label: body.label,
+            txPowerDBm: body.txPowerDBm)
         return .created(.init(body: .json(Self.beacon(beacon))))
     }
 
@@ -155,22 +165,32 @@ struct AttendanceAPI: APIProtocol {
 
     func updateEmployee(_ input: Operations.UpdateEmployee.Input) async throws -> Operations.UpdateEmployee.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        let employee = try await admin.updateEmployee(id: try Self.id("userId", input.path.userId), name: body.name, externalId: body.externalId, email: body.email)
+        let employee = try await admin.updateEmployee(
+            id: try Self.id("userId", input.path.userId), name: body.name, externalId: body.externalId,
+            email: body.email)
         return .ok(.init(body: .json(Self.employee(employee))))
     }
 
     func createEnrollmentCode(_ input: Operations.CreateEnrollmentCode.Input) async throws -> Operations.CreateEnrollmentCode.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        let issued = try await auth.issueEnrollmentCode(for: try Self.id("userId", body.userId), validForSeconds: Double(body.expiresInSeconds ?? 86_400))
+        let issued = try await auth.issueEnrollmentCode(
+            for: try Self.id("userId", body.userId), validForSeconds: Double(body.expiresInSeconds ?? 86_400))
         return .created(.init(body: .json(.init(code: issued.code, userId: body.userId, expiresAt: issued.expiresAt))))
     }
 
     func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
-        .ok(.init(body: .json(try await repository.devices(userId: input.query.userId.map { try Self.id("userId", $0) }).map(Self.device))))
+        .ok(
+            .init(
+                body: .json(
+                    try await repository.devices(userId: input.query.userId.map { try Self.id("userId", $0) }).map(
+                        Self.device))))
     }
 
     func revokeDevice(_ input: Operations.RevokeDevice.Input) async throws -> Operations.RevokeDevice.Output {
-        guard let device = try await repository.revokeDevice(id: try Self.id("deviceId", input.path.deviceId), now: Date()) else {
+        guard
+            let device = try await repository.revokeDevice(
+                id: try Self.id("deviceId", input.path.deviceId), now: Date())
+        else {
             throw Problem(404, "Not found", "no device with id '\(input.path.deviceId)'")
         }
         return .ok(.init(body: .json(Self.device(device))))
@@ -214,9 +234,12 @@ struct AttendanceAPI: APIProtocol {
     }
 
     static func site(_ site: SiteRecord) -> Components.Schemas.Site {
-        .init(siteId: site.id.rawValue, name: site.name, timeZone: site.timeZone, beaconUUID: site.beacon.uuid.uuidString,
+        .init(
+            siteId: site.id.rawValue, name: site.name, timeZone: site.timeZone, beaconUUID: site.beacon.uuid.uuidString,
               major: Int(site.beacon.major),
-              geofence: site.geofence.map { .init(latitude: $0.latitude, longitude: $0.longitude, radiusMeters: $0.radiusMeters) },
+            geofence: site.geofence.map {
+                .init(latitude: $0.latitude, longitude: $0.longitude, radiusMeters: $0.radiusMeters)
+            },
               deactivatedAt: site.deactivatedAt)
     }
 

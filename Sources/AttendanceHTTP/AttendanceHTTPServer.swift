@@ -17,7 +17,10 @@ public struct ServerOptions: Sendable {
     /// A connection with no request for this long is closed.
     public var idleTimeoutSeconds: Int64
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, limits: IngestLimits = IngestLimits(), idleTimeoutSeconds: Int64 = 75) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, limits: IngestLimits = IngestLimits(),
+        idleTimeoutSeconds: Int64 = 75
+    ) {
         self.host = host
         self.port = port
         self.limits = limits
@@ -63,11 +66,15 @@ public enum AttendanceHTTPServer {
                                 admin: AdminService(repository: repository), auth: auth, metrics: metrics, document: try contract())
         let router = Router()
         let routes = RouteTable()
-        router.add(middleware: RequestMiddleware(logger: logger, metrics: metrics, maxBodyBytes: options.limits.maxBodyBytes,
+        router.add(
+            middleware: RequestMiddleware(
+                logger: logger, metrics: metrics, maxBodyBytes: options.limits.maxBodyBytes,
                                                  routes: routes))
-        try api.registerHandlers(on: RecordingTransport(inner: router, table: routes), configuration: Wire.configuration,
+        try api.registerHandlers(
+            on: RecordingTransport(inner: router, table: routes), configuration: Wire.configuration,
                                  middlewares: [ProblemMiddleware(logger: logger), AuthMiddleware(auth: auth)])
-        return Application(router: router, server: .http1ClosingWhenAsked(idleTimeout: .seconds(options.idleTimeoutSeconds)),
+        return Application(
+            router: router, server: .http1ClosingWhenAsked(idleTimeout: .seconds(options.idleTimeoutSeconds)),
                            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
                            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? options.port) },
                            logger: logger)

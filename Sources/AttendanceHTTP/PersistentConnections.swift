@@ -14,7 +14,8 @@ struct PersistentConnectionsChannel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            let decoder = try channel.pipeline.syncOperations.handler(
+                type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try channel.pipeline.syncOperations.addHandler(LastRequestMarker(), position: .after(decoder))
             return value
         }
@@ -46,7 +47,8 @@ extension HTTPServerBuilder {
     /// HTTP/1.1 that closes after a request that is not keep-alive (`PersistentConnectionsChannel`).
     static func http1ClosingWhenAsked(idleTimeout: TimeAmount) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            PersistentConnectionsChannel(inner: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout)))
+            PersistentConnectionsChannel(
+                inner: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout)))
         }
     }
 }

@@ -30,7 +30,8 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPParserError {
             // Malformed framing: Hummingbird answers 400 and closes the connection, which can't be
             // read any further. Logged and counted here as that 400.
-            metrics.finished(operation: record.operation ?? "unmatched", status: 400, duration: ContinuousClock.now - start)
+            metrics.finished(
+                operation: record.operation ?? "unmatched", status: 400, duration: ContinuousClock.now - start)
             logger.info("request", metadata: ["request_id": "\(record.id)", "method": "\(request.method.rawValue)",
                                               "path": "\(request.uri.path)", "status": "400", "error": "\(error)"])
             throw error
@@ -85,10 +86,13 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
     static func unrouted(_ request: Request, routes: RouteTable) -> Response {
         let allowed = routes.allowedMethods(path: request.uri.path)
         guard !allowed.isEmpty else {
-            return problem(Problem(404, "Not found", "no operation at '\(request.uri.path)'; the operations are in /openapi.yaml"))
+            return problem(
+                Problem(404, "Not found", "no operation at '\(request.uri.path)'; the operations are in /openapi.yaml"))
         }
         var response = problem(Problem(405, "Method not allowed",
-                                       "'\(request.method.rawValue)' is not an operation of '\(request.uri.path)'; allowed: \(allowed.joined(separator: ", "))"))
+                "'\(request.method.rawValue)' is not an operation of '\(request.uri.path)'; "
+                    + "allowed: \(allowed.joined(separator: ", "))"
+            ))
         response.headers[.allow] = allowed.joined(separator: ", ")
         return response
     }

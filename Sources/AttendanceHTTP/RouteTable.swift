@@ -24,7 +24,9 @@ final class RouteTable: Sendable {
 
     private static func matches(_ template: [Substring], _ path: [Substring]) -> Bool {
         guard template.count == path.count else { return false }
-        return zip(template, path).allSatisfy { part, segment in (part.hasPrefix("{") && part.hasSuffix("}")) || part == segment }
+        return zip(template, path).allSatisfy { part, segment in
+            (part.hasPrefix("{") && part.hasSuffix("}")) || part == segment
+        }
     }
 }
 
@@ -34,7 +36,11 @@ struct RecordingTransport<Inner: ServerTransport>: ServerTransport {
     let inner: Inner
     let table: RouteTable
 
-    func register(_ handler: @Sendable @escaping (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
+    func register(
+        _ handler:
+            @Sendable @escaping (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (
+                HTTPResponse, HTTPBody?
+            ),
                   method: HTTPRequest.Method, path: String) throws {
         table.add(method: method, template: path)
         try inner.register(handler, method: method, path: path)

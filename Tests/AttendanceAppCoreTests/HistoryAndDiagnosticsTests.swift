@@ -68,7 +68,8 @@ import Testing
 
     @Test func anEventTheServerKeepsAnswering409IsShownAfterTenMinutesAndClearedWhenDelivered() async throws {
         let fixture = try RuntimeFixture()
-        fixture.uploader.outcome.value = DeliveryOutcome.serverBusy(reason: "HTTP 409: Request in progress", retryAfterSeconds: nil)
+        fixture.uploader.outcome.value = DeliveryOutcome.serverBusy(
+            reason: "HTTP 409: Request in progress", retryAfterSeconds: nil)
         try await fixture.at(0, .manualCheckIn(RuntimeFixture.hq, reason: "morning"))
         try await fixture.runtime.drain()
         var model = DiagnosticsModel(status: try await fixture.status(at: 60), format: format)

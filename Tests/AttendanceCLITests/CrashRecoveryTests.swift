@@ -44,11 +44,14 @@ import Testing
         let ts = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-600))
         let events = (0..<500).map { index in
             #"{"idempotencyKey":"in-\#(index)","type":"checkIn","checkIn":{"userId":"\#(userId)","#
-                + #""beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":1},"ts":"\#(ts)","sessionKey":"s-\#(index)","#
+                + #""beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":1},"#
+                + #""ts":"\#(ts)","sessionKey":"s-\#(index)","#
                 + #""source":"automatic","deviceMeta":{"deviceId":"d","platform":"ios"}}}"#
         }
         let batch = Data(#"{"events":[\#(events.joined(separator: ","))]}"#.utf8)
-        let inFlight = Task { try? await Self.send(port, "POST", "/v1/attendance/events", key: "crash-batch", json: batch) }
+        let inFlight = Task {
+            try? await Self.send(port, "POST", "/v1/attendance/events", key: "crash-batch", json: batch)
+        }
         try await Task.sleep(for: .milliseconds(delayMilliseconds))
         first.signal(SIGKILL)
         let answeredBeforeTheKill = await inFlight.value
@@ -57,19 +60,24 @@ import Testing
         let (second, port2) = try await ServeCommandTests.start(database: database, environment: environment)
         let resend = try await Self.send(port2, "POST", "/v1/attendance/events", key: "crash-batch", json: batch)
         #expect(resend.status == 200)
-        let results = (try JSONSerialization.jsonObject(with: resend.body) as? [String: Any])?["results"] as? [[String: Any]] ?? []
+        let results =
+            (try JSONSerialization.jsonObject(with: resend.body) as? [String: Any])?["results"] as? [[String: Any]]
+            ?? []
         #expect(results.count == 500)
         if let earlier = answeredBeforeTheKill, earlier.status == 200 {
             // Answered before the kill: the resend is its replay, byte for byte.
             #expect(resend.body == earlier.body)
         } else {
             // Not answered: nothing of it was kept, and the resend recorded every item now.
-            #expect(results.allSatisfy { $0["status"] as? Int == 201 }, "\(Set(results.compactMap { $0["status"] as? Int }))")
+            #expect(
+                results.allSatisfy { $0["status"] as? Int == 201 },
+                "\(Set(results.compactMap { $0["status"] as? Int }))")
         }
         var sessions = 0
         var cursor = ""
         repeat {
-            let page = try await Self.send(port2, "GET", "/v1/admin/sessions?limit=500" + (cursor.isEmpty ? "" : "&cursor=\(cursor)"))
+            let page = try await Self.send(
+                port2, "GET", "/v1/admin/sessions?limit=500" + (cursor.isEmpty ? "" : "&cursor=\(cursor)"))
             let object = try JSONSerialization.jsonObject(with: page.body) as? [String: Any] ?? [:]
             sessions += (object["items"] as? [Any])?.count ?? 0
             cursor = object["nextCursor"] as? String ?? ""

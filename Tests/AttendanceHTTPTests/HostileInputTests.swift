@@ -15,39 +15,52 @@ import Testing
         let live = try await LiveServer.start(try await backend.makeRepository())
         let ada = try await live.enrollEmployee()
         let checkIn = LiveServer.checkIn(ada, session: "s-1")
-        let site: [String: Any] = ["name": "HQ", "timeZone": "Europe/Berlin", "beaconUUID": "FDA50693-0000-0000-0000-290995101092",
+        let site: [String: Any] = [
+            "name": "HQ", "timeZone": "Europe/Berlin", "beaconUUID": "FDA50693-0000-0000-0000-290995101092",
                                    "major": 9]
         // (token, method, path, body, field) for each string field of each operation with a body.
         var cases: [(String, String, String, [String: Any], [String])] = [
             (ada.token, "POST", "/v1/attendance/check-in", checkIn, ["userId", "sessionKey", "reason", "siteId"]),
             (ada.token, "POST", "/v1/attendance/check-out", LiveServer.checkOut(ts: Date()), ["sessionKey", "reason"]),
-            (ada.token, "POST", "/v1/attendance/heartbeat", ["sessionKey": "s-1", "ts": RFC3339Text.format(Date())], ["sessionKey"]),
+            (
+                ada.token, "POST", "/v1/attendance/heartbeat", ["sessionKey": "s-1", "ts": RFC3339Text.format(Date())],
+                ["sessionKey"]
+            ),
             (LiveServer.adminToken, "POST", "/v1/admin/sites", site, ["name", "timeZone"]),
             (LiveServer.adminToken, "POST", "/v1/admin/employees", ["name": "Eve"], ["name", "externalId", "email"]),
             (LiveServer.adminToken, "POST", "/v1/admin/sites/\(ada.siteId)/beacons", ["minor": 3], ["label"]),
             (LiveServer.adminToken, "POST", "/v1/admin/enrollment-codes", ["userId": ada.userId], ["userId"]),
         ]
-        cases.append(("", "POST", "/v1/devices/enroll", ["code": "AAAAA-AAAAA", "platform": "ios"], ["code", "platform", "deviceName"]))
+        cases.append(
+            (
+                "", "POST", "/v1/devices/enroll", ["code": "AAAAA-AAAAA", "platform": "ios"],
+                ["code", "platform", "deviceName"]
+            ))
         for (token, method, path, body, fields) in cases {
             for field in fields {
                 for poison in Self.poisons {
                     var hostile = body
                     hostile[field] = poison
-                    let answer = try await live.send(method, path, token: token.isEmpty ? nil : token, key: "k-\(field)",
+                    let answer = try await live.send(
+                        method, path, token: token.isEmpty ? nil : token, key: "k-\(field)",
                                                      json: hostile)
-                    #expect(answer.status == 400, "\(method) \(path) \(field)=\(poison.debugDescription): \(answer.status)")
+                    #expect(
+                        answer.status == 400, "\(method) \(path) \(field)=\(poison.debugDescription): \(answer.status)")
                     #expect(answer.detail.contains(field), "\(answer.detail)")
                 }
             }
         }
         // Nested and batched strings too, named by their path.
         let nested = try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "k-nested",
-                                         json: checkIn.merging(["deviceMeta": ["deviceId": "d\u{0}", "platform": "ios"]]) { $1 })
+            json: checkIn.merging(["deviceMeta": ["deviceId": "d\u{0}", "platform": "ios"]]) { $1 })
         #expect(nested.status == 400)
         #expect(nested.detail.contains("deviceMeta.deviceId"))
         let batch = try await live.send("POST", "/v1/attendance/events", token: ada.token, key: "b-1",
                                         json: ["events": [["idempotencyKey": "i\u{0}", "type": "heartbeat",
-                                                           "heartbeat": ["sessionKey": "s-1", "ts": RFC3339Text.format(Date())]]]])
+                        "heartbeat": ["sessionKey": "s-1", "ts": RFC3339Text.format(Date())],
+                    ]
+                ]
+            ])
         #expect(batch.status == 400)
         #expect(batch.detail.contains("events[0].idempotencyKey"))
         // Two session keys that differ only after a NUL never become one session: both refused.
@@ -57,10 +70,13 @@ import Testing
         try await live.stop()
     }
 
-    @Test(arguments: Backend.allCases) func controlCharactersAreRefusedInPathsAndQueries(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func controlCharactersAreRefusedInPathsAndQueries(backend: Backend) async throws
+    {
         let live = try await LiveServer.start(try await backend.makeRepository())
-        let paths = ["/v1/admin/sites/x%00y", "/v1/admin/sites/x%00y/beacons", "/v1/admin/employees/u%01", "/v1/admin/beacons/b%7F",
-                     "/v1/admin/sessions?userId=%00", "/v1/admin/sessions?siteId=a%1Bb", "/v1/admin/sessions?cursor=%00",
+        let paths = [
+            "/v1/admin/sites/x%00y", "/v1/admin/sites/x%00y/beacons", "/v1/admin/employees/u%01",
+            "/v1/admin/beacons/b%7F",
+            "/v1/admin/sessions?userId=%00", "/v1/admin/sessions?siteId=a%1Bb", "/v1/admin/sessions?cursor=%00",
                      "/v1/admin/presence?siteId=%00", "/v1/admin/devices?userId=%C2%85"]
         for path in paths {
             let answer = try await live.send(path.contains("beacons/b") ? "DELETE" : "GET", path)
@@ -94,11 +110,13 @@ import Testing
             }
             if round % 5 == 0 { scalars.append(contentsOf: "\tline\nnext".unicodeScalars) }
             let name = String(scalars)
-            let created = try await live.send("POST", "/v1/admin/employees", json: ["name": name, "externalId": "ext-\(round)-" + name])
+            let created = try await live.send(
+                "POST", "/v1/admin/employees", json: ["name": name, "externalId": "ext-\(round)-" + name])
             #expect(created.status == 201, "\(name.debugDescription): \(created.detail)")
             let id = try #require(created.json["userId"] as? String)
             let read = try await live.send("GET", "/v1/admin/employees/\(id)").json
-            #expect(Array((read["name"] as? String ?? "").utf8) == Array(name.trimmingCharacters(in: .whitespaces).utf8))
+            #expect(
+                Array((read["name"] as? String ?? "").utf8) == Array(name.trimmingCharacters(in: .whitespaces).utf8))
             #expect(Array((read["externalId"] as? String ?? "").utf8) == Array(("ext-\(round)-" + name).utf8))
         }
         try await live.stop()
@@ -115,7 +133,9 @@ import Testing
                 group.addTask {
                     var body = LiveServer.checkIn(ada, session: "s-\(index)")
                     if index % 2 == 0 { body["siteId"] = ada.siteId }
-                    return try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "k-\(index)", json: body).status
+                    return try await live.send(
+                        "POST", "/v1/attendance/check-in", token: ada.token, key: "k-\(index)", json: body
+                    ).status
                 }
             }
             group.addTask { try await live.send("DELETE", "/v1/admin/sites/\(ada.siteId)").status }
@@ -125,24 +145,30 @@ import Testing
         for (index, viaId) in [(30, true), (31, false)] {
             var body = LiveServer.checkIn(ada, session: "s-\(index)")
             if viaId { body["siteId"] = ada.siteId }
-            let late = try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "k-\(index)", json: body)
+            let late = try await live.send(
+                "POST", "/v1/attendance/check-in", token: ada.token, key: "k-\(index)", json: body)
             #expect(late.status == 422)
             #expect(late.detail.contains("was deleted"), "\(late.detail)")
         }
         // The session from before the deletion still points to the site, which is still there.
-        #expect(try await live.send("GET", "/v1/admin/sessions").json["items"].map { ($0 as? [Any])?.count ?? 0 } ?? 0 >= 1)
+        #expect(
+            try await live.send("GET", "/v1/admin/sessions").json["items"].map { ($0 as? [Any])?.count ?? 0 } ?? 0 >= 1)
         #expect(try await live.send("GET", "/v1/admin/sites/\(ada.siteId)").status == 200)
         try await live.stop()
     }
 
-    @Test(arguments: Backend.allCases) func framingEdgesAreFourHundredsAndCloseWhenTheyMust(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func framingEdgesAreFourHundredsAndCloseWhenTheyMust(
+        backend: Backend
+    ) async throws {
         let live = try await LiveServer.start(try await backend.makeRepository())
         let ada = try await live.enrollEmployee()
         let port = live.server.port
         let head = "POST /v1/attendance/check-in HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(ada.token)\r\n"
             + "Content-Type: application/json\r\nIdempotency-Key: k\r\nTransfer-Encoding: chunked\r\n\r\n"
         let big = [UInt8](repeating: UInt8(ascii: "x"), count: (1 << 20) + 10)
-        let oversized = Array(head.utf8) + Array(String(big.count, radix: 16).utf8) + Array("\r\n".utf8) + big + Array("\r\n0\r\n\r\n".utf8)
+        let oversized =
+            Array(head.utf8) + Array(String(big.count, radix: 16).utf8) + Array("\r\n".utf8) + big
+            + Array("\r\n0\r\n\r\n".utf8)
         let tooLarge = try await RawHTTP.exchange(port: port, bytes: oversized)
         #expect(tooLarge.hasPrefix("HTTP/1.1 413"), "\(tooLarge.prefix(80))")
         let malformed = try await RawHTTP.exchange(port: port, bytes: Array((head + "zz\r\nabc\r\n0\r\n\r\n").utf8))
@@ -153,7 +179,8 @@ import Testing
         #expect(old.hasSuffix(RawHTTP.closedMark), "an HTTP/1.0 request without keep-alive closes its connection")
         let kept = try await RawHTTP.exchange(port: port, bytes: Array("GET /health HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
         #expect(kept.hasSuffix(RawHTTP.openMark), "an HTTP/1.1 connection stays open")
-        let trace = try await RawHTTP.exchange(port: port, bytes: Array("TRACE /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".utf8))
+        let trace = try await RawHTTP.exchange(
+            port: port, bytes: Array("TRACE /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".utf8))
         #expect(trace.hasPrefix("HTTP/1.1 405"))
         #expect(trace.lowercased().contains("allow: get"))
         let delete = try await live.send("DELETE", "/v1/admin/sites")

@@ -59,7 +59,9 @@ import Testing
         #expect(refusal?.detail.contains(expected) == true)
     }
 
-    @Test(arguments: Backend.allCases) func oneSitePerBeaconAndADeletedSiteIsKeptWithItsSessions(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func oneSitePerBeaconAndADeletedSiteIsKeptWithItsSessions(
+        backend: Backend
+    ) async throws {
         let (admin, repository) = try await setup(backend)
         defer { repository.shutdown() }
         let site = try await admin.createSite(hq)
@@ -73,8 +75,10 @@ import Testing
         #expect(kept.deactivatedAt == Date(timeIntervalSince1970: 500))
         #expect(try await repository.session(key: "s-1")?.siteId == site.id)
         // A check-in that raced the deletion records nothing and says why.
-        let late = try await repository.checkIn(CheckInCommand(sessionKey: "s-2", userId: "alice", siteId: site.id, deviceId: nil,
-                                                               at: Date(timeIntervalSince1970: 600), source: .automatic), now: Date())
+        let late = try await repository.checkIn(
+            CheckInCommand(
+                sessionKey: "s-2", userId: "alice", siteId: site.id, deviceId: nil,
+                at: Date(timeIntervalSince1970: 600), source: .automatic), now: Date())
         #expect(late == .siteInactive(site.id))
         #expect(try await repository.session(key: "s-2") == nil)
         #expect(await problem { try await admin.deleteSite(id: "nowhere") }?.status == 404)

@@ -69,7 +69,8 @@ import Testing
         let (late, _) = try await auth.issueEnrollmentCode(for: "alice", validForSeconds: 60)
         clock.now = clock.now.addingTimeInterval(61)
         #expect(await status { _ = try await auth.enroll(code: late, platform: "ios", deviceName: nil) } == 410)
-        #expect(await status { _ = try await auth.enroll(code: "NOPE0-NOPE0", platform: "ios", deviceName: nil) } == 422)
+        #expect(
+            await status { _ = try await auth.enroll(code: "NOPE0-NOPE0", platform: "ios", deviceName: nil) } == 422)
         #expect(await status { _ = try await auth.issueEnrollmentCode(for: "nobody") } == 404)
         #expect(await status { _ = try await auth.issueEnrollmentCode(for: "alice", validForSeconds: 10) } == 400)
     }

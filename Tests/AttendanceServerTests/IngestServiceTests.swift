@@ -69,33 +69,51 @@ import Testing
         #expect(try await service.repository.openSessions(siteId: nil).isEmpty)
     }
 
-    @Test(arguments: Backend.allCases) func aClaimStrandedByAnEarlierReleaseIs409UntilItsLeaseEnds(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func aClaimStrandedByAnEarlierReleaseIs409UntilItsLeaseEnds(
+        backend: Backend
+    ) async throws {
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }
         // An earlier release committed a batch's claim before its items; a crash left it unanswered.
         let hash = Replies.canonicalHash(Self.checkIn())
         let young = Self.now.addingTimeInterval(-IdempotencyLease.seconds / 2)
-        #expect(try await service.repository.claimIdempotency(scope: Self.alice.scope, key: "k3", requestHash: hash, now: young) == .claimed)
-        #expect(try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k3", principal: Self.alice).status == 409)
+        #expect(
+            try await service.repository.claimIdempotency(
+                scope: Self.alice.scope, key: "k3", requestHash: hash, now: young) == .claimed)
+        #expect(
+            try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k3", principal: Self.alice).status
+                == 409)
         // Past the lease, the key's next request takes it over and is processed once.
         let old = Self.now.addingTimeInterval(-IdempotencyLease.seconds - 1)
-        #expect(try await service.repository.claimIdempotency(scope: Self.alice.scope, key: "k4", requestHash: "other", now: old) == .claimed)
-        let taken = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k4", principal: Self.alice)
+        #expect(
+            try await service.repository.claimIdempotency(
+                scope: Self.alice.scope, key: "k4", requestHash: "other", now: old) == .claimed)
+        let taken = try await service.handle(
+            .checkIn, body: Self.checkIn(), idempotencyKey: "k4", principal: Self.alice)
         #expect(taken.status == 201)
-        #expect(try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k4", principal: Self.alice) == taken)
+        #expect(
+            try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k4", principal: Self.alice)
+                == taken)
     }
 
-    @Test(arguments: Backend.allCases) func theUpgradeReleasesClaimsStrandedByAnEarlierRelease(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func theUpgradeReleasesClaimsStrandedByAnEarlierRelease(
+        backend: Backend
+    ) async throws {
         let (repository, reopen) = try await backend.makeStore()
         let hash = Replies.canonicalHash(Self.checkIn())
-        #expect(try await repository.claimIdempotency(scope: Self.alice.scope, key: "k5", requestHash: hash, now: Self.now) == .claimed)
+        #expect(
+            try await repository.claimIdempotency(scope: Self.alice.scope, key: "k5", requestHash: hash, now: Self.now)
+                == .claimed)
         // The database as an earlier release left it: the claim, and the migration not yet run.
         let migration = "2026-11-24 release stranded claims"
         switch repository {
         case let sqlite as SQLiteRepository:
-            try await sqlite.writer.write { db in try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [migration]) }
+            try await sqlite.writer.write { db in
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [migration])
+            }
         case let postgres as PostgresRepository:
-            try await postgres.client.query("DELETE FROM schema_migrations WHERE name = \(migration)", logger: postgres.logger)
+            try await postgres.client.query(
+                "DELETE FROM schema_migrations WHERE name = \(migration)", logger: postgres.logger)
         default:
             Issue.record("an unknown backend")
         }
@@ -103,16 +121,20 @@ import Testing
         let upgraded = try await Self.service(try await reopen())
         defer { upgraded.repository.shutdown() }
         // Within what would have been its lease, the key is processed at once.
-        #expect(try await upgraded.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k5", principal: Self.alice).status == 201)
+        #expect(
+            try await upgraded.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k5", principal: Self.alice)
+                .status == 201)
     }
 
-    @Test(arguments: Backend.allCases) func aBatchThatFailsPartWayStoresNothingAndItsResendIsProcessedOnce(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func aBatchThatFailsPartWayStoresNothingAndItsResendIsProcessedOnce(
+        backend: Backend
+    ) async throws {
         let repository = try await backend.makeRepository()
         let service = try await Self.service(repository)
         defer { repository.shutdown() }
         let items = (0..<50).map { index in
             EventBatchItem(idempotencyKey: "i-\(index)", type: .checkIn,
-                           checkIn: try? JSONDecoder().decode(CheckInRequest.self, from: Self.checkIn(session: "s-b\(index)")))
+                checkIn: try? JSONDecoder().decode(CheckInRequest.self, from: Self.checkIn(session: "s-b\(index)")))
         }
         let body = try JSONEncoder().encode(EventBatchRequest(events: items))
         // The transaction fails at its last step (rendering the batch's answer): as a crash would,
@@ -121,12 +143,16 @@ import Testing
             throw Problem(500, "Injected", "the batch's answer could not be rendered")
         }
         let writes = (0..<50).map { index in
-            BatchWrite.checkIn(CheckInCommand(sessionKey: SessionKey("s-b\(index)"), userId: "alice", siteId: "hq", deviceId: "phone-a",
+            BatchWrite.checkIn(
+                CheckInCommand(
+                    sessionKey: SessionKey("s-b\(index)"), userId: "alice", siteId: "hq", deviceId: "phone-a",
                                               at: Self.now.addingTimeInterval(-300), source: .automatic),
                                AnswerSlot(scope: Self.alice.scope, key: "i-\(index)", requestHash: "x") { _ in
                                    StoredReply(status: 201, contentType: "application/json", body: Data()) })
         }
-        await #expect(throws: (any Error).self) { _ = try await repository.ingestBatch(writes, now: Self.now, answering: failing) }
+        await #expect(throws: (any Error).self) {
+            _ = try await repository.ingestBatch(writes, now: Self.now, answering: failing)
+        }
         #expect(try await repository.openSessions(siteId: nil).isEmpty)
         // The resend with the same key: every item once, and its replay is the same bytes.
         let reply = try await service.handleBatch(body: body, idempotencyKey: "b-1", principal: Self.alice)
@@ -137,7 +163,9 @@ import Testing
         #expect(try await service.handleBatch(body: body, idempotencyKey: "b-1", principal: Self.alice) == reply)
     }
 
-    @Test(arguments: Backend.allCases) func identicalBatchesTogetherMakeOneAnswerAndOneSessionEach(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func identicalBatchesTogetherMakeOneAnswerAndOneSessionEach(
+        backend: Backend
+    ) async throws {
         let repository = try await backend.makeRepository()
         let service = try await Self.service(repository)
         defer { repository.shutdown() }
@@ -145,14 +173,15 @@ import Testing
         // they never deadlock; SQLite runs them one after the other.
         let forward = try (0..<30).map { index in
             EventBatchItem(idempotencyKey: "i-\(index)", type: .checkIn,
-                           checkIn: try JSONDecoder().decode(CheckInRequest.self, from: Self.checkIn(session: "s-c\(index)")))
+                checkIn: try JSONDecoder().decode(CheckInRequest.self, from: Self.checkIn(session: "s-c\(index)")))
         }
         let bodies = [try JSONEncoder().encode(EventBatchRequest(events: forward)),
                       try JSONEncoder().encode(EventBatchRequest(events: forward.reversed()))]
         let replies = try await withThrowingTaskGroup(of: StoredReply.self) { group in
             for index in 0..<8 {
                 group.addTask {
-                    try await service.handleBatch(body: bodies[index % 2], idempotencyKey: "same-\(index % 2)", principal: Self.alice)
+                    try await service.handleBatch(
+                        body: bodies[index % 2], idempotencyKey: "same-\(index % 2)", principal: Self.alice)
                 }
             }
             return try await group.reduce(into: [StoredReply]()) { $0.append($1) }

@@ -43,19 +43,24 @@ public struct DiagnosticsModel: Sendable {
         }
         let counts = status.outbox
         let summary = { (entry: OutboxEntry) in
-            "\(entry.event.kind.rawValue) at \(DisplayFormat.siteName(entry.event.site, in: names)), \(format.dayAndTime(entry.event.timestamp))"
+            let site = DisplayFormat.siteName(entry.event.site, in: names)
+            return "\(entry.event.kind.rawValue) at \(site), \(format.dayAndTime(entry.event.timestamp))"
         }
         let attempts = { (entry: OutboxEntry) in " (\(entry.attempts) attempt\(entry.attempts == 1 ? "" : "s"))" }
         deadLetters = status.events.filter { $0.state == .dead }.map { entry in
-            DeadLetter(id: entry.idempotencyKey, summary: summary(entry), reason: (entry.lastError ?? "no reason recorded") + attempts(entry))
+            DeadLetter(
+                id: entry.idempotencyKey, summary: summary(entry),
+                reason: (entry.lastError ?? "no reason recorded") + attempts(entry))
         }
         stuckOnServer = status.events.filter { $0.state != .dead && $0.isStuckOnServer(now: status.now) }.map { entry in
             let since = format.dayAndTime(entry.serverBusySince ?? entry.enqueuedAt)
             return DeadLetter(id: entry.idempotencyKey, summary: summary(entry),
-                              reason: "the server has answered 'still being processed' (409) since \(since); retried with backoff"
+                reason: "the server has answered 'still being processed' (409) since \(since); retried with backoff"
                                   + attempts(entry) + ". If it lasts, ask your administrator to check the server.")
         }
-        outbox = "\(counts.pending) pending, \(counts.inFlight) sending, \(counts.delivered) delivered (kept 7 days), \(counts.dead) refused"
+        outbox =
+            "\(counts.pending) pending, \(counts.inFlight) sending, "
+            + "\(counts.delivered) delivered (kept 7 days), \(counts.dead) refused"
             + (stuckOnServer.isEmpty ? "" : ", \(stuckOnServer.count) stuck on the server for over 10 min")
         telemetry = status.telemetry.suffix(telemetryLines).reversed().map { record in
             let site = record.site.map { " " + DisplayFormat.siteName($0, in: names) } ?? ""

@@ -59,7 +59,8 @@ public struct AdminService: Sendable {
         try InputRules.text("timeZone", input.timeZone, maxLength: 64)
         let name = input.name.trimmingCharacters(in: .whitespaces)
         guard TimeZone(identifier: input.timeZone) != nil else {
-            throw Problem.field("timeZone", input.timeZone, expected: "an IANA time zone such as Europe/Berlin or America/New_York",
+            throw Problem.field(
+                "timeZone", input.timeZone, expected: "an IANA time zone such as Europe/Berlin or America/New_York",
                                 status: 422)
         }
         guard let uuid = UUID(uuidString: input.beaconUUID) else {
@@ -129,7 +130,9 @@ public struct AdminService: Sendable {
 
     private func validatedEmployee(id: UserID, name: String, externalId: String?, email: String?) throws -> EmployeeRecord {
         try InputRules.text("name", name, maxLength: InputRules.maxNameLength, allowEmpty: false)
-        if let externalId { try InputRules.text("externalId", externalId, maxLength: InputRules.maxNameLength, allowEmpty: false) }
+        if let externalId {
+            try InputRules.text("externalId", externalId, maxLength: InputRules.maxNameLength, allowEmpty: false)
+        }
         if let email { try InputRules.text("email", email, maxLength: 254) }
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         if let email, !email.contains("@") { throw Problem.field("email", email, expected: "an e-mail address") }
@@ -155,7 +158,8 @@ public struct AdminService: Sendable {
         if let siteId { try InputRules.identifier("siteId", siteId, maxLength: InputRules.maxIdLength) }
         if let cursor {
             guard cursor.range(of: "^[A-Za-z0-9_-]{1,400}$", options: .regularExpression) != nil else {
-                throw Problem.field("cursor", InputRules.shown(cursor), expected: "the nextCursor of a previous page (A-Z a-z 0-9 _ -)")
+                throw Problem.field(
+                    "cursor", InputRules.shown(cursor), expected: "the nextCursor of a previous page (A-Z a-z 0-9 _ -)")
             }
             guard let decoded = SessionCursor(token: cursor),
                   (try? InputRules.identifier("cursor", decoded.sessionKey.rawValue)) != nil else {

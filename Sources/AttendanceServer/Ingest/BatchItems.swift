@@ -12,7 +12,8 @@ struct BatchItem {
     static func parse(_ body: Data) -> Result<[(key: String, item: Result<BatchItem, Problem>)], Problem> {
         guard let root = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
               let events = root["events"] as? [Any] else {
-            return .failure(Problem(400, "Invalid request", "the body is not an event batch: expected {\"events\": [ … ]}"))
+            return .failure(
+                Problem(400, "Invalid request", "the body is not an event batch: expected {\"events\": [ … ]}"))
         }
         return .success(events.enumerated().map { index, element in
             (((element as? [String: Any])?["idempotencyKey"] as? String) ?? "", item(element, index: index))
@@ -39,7 +40,8 @@ struct BatchItem {
         let present = ["checkIn", "checkOut", "heartbeat"].filter { object[$0] != nil }
         guard present == [type], let payload = object[type] as? [String: Any],
               let data = try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]) else {
-            return .failure(Problem.field(field + "." + type, nil, expected: "exactly one payload, the one named by 'type'"))
+            return .failure(
+                Problem.field(field + "." + type, nil, expected: "exactly one payload, the one named by 'type'"))
         }
         return .success(BatchItem(idempotencyKey: key, endpoint: endpoint, payload: data))
     }

@@ -10,10 +10,12 @@ public enum ControlCharacterGuard {
     /// operation's decoder refuses that one with its own 400).
     public static func problem(inJSON body: some Collection<UInt8>) -> Problem? {
         guard mayHoldControlCharacter(body),
-              let object = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else { return nil }
+            let object = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
+        else { return nil }
         guard let (field, value) = firstForbidden(in: object, path: "") else { return nil }
         guard let value else {
-            return Problem.field(field.isEmpty ? "the body" : field, "null", expected: "a value, or the property left out")
+            return Problem.field(
+                field.isEmpty ? "the body" : field, "null", expected: "a value, or the property left out")
         }
         return refusal(field.isEmpty ? "the body" : field, value)
     }
@@ -34,7 +36,8 @@ public enum ControlCharacterGuard {
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-            let value = parts.count > 1 ? String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding : ""
+            let value =
+                parts.count > 1 ? String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding : ""
             guard let name, let value else {
                 return Problem(400, "Invalid request", "the query '\(pair)' is not percent-encoded UTF-8")
             }
@@ -45,7 +48,8 @@ public enum ControlCharacterGuard {
     }
 
     private static func refusal(_ field: String, _ value: String) -> Problem {
-        Problem.field(field, InputRules.shown(value), expected: "text without control characters (tab and newline are allowed)")
+        Problem.field(
+            field, InputRules.shown(value), expected: "text without control characters (tab and newline are allowed)")
     }
 
     /// A quick look at the bytes: a control character in a JSON string is either escaped (`\u00XX`,
@@ -59,7 +63,9 @@ public enum ControlCharacterGuard {
             if !inString {
                 if byte == UInt8(ascii: "\"") { inString = true } else if byte == UInt8(ascii: "n") { return true }
             } else if escaped {
-                if [UInt8(ascii: "u"), UInt8(ascii: "r"), UInt8(ascii: "b"), UInt8(ascii: "f")].contains(byte) { return true }
+                if [UInt8(ascii: "u"), UInt8(ascii: "r"), UInt8(ascii: "b"), UInt8(ascii: "f")].contains(byte) {
+                    return true
+                }
                 escaped = false
             } else if byte == UInt8(ascii: "\\") {
                 escaped = true
@@ -86,7 +92,9 @@ public enum ControlCharacterGuard {
             }
         case let object as [String: Any]:
             for key in object.keys.sorted() {
-                if let found = firstForbidden(in: object[key] as Any, path: path.isEmpty ? key : path + "." + key) { return found }
+                if let found = firstForbidden(in: object[key] as Any, path: path.isEmpty ? key : path + "." + key) {
+                    return found
+                }
             }
         default:
             break

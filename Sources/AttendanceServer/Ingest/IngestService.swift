@@ -57,7 +57,10 @@ public struct IngestService: Sendable {
     /// `POST /v1/attendance/{check-in, check-out, heartbeat}`.
     public func handle(_ endpoint: Endpoint, body: Data, idempotencyKey: String?, principal: Principal) async throws -> StoredReply {
         let key: String
-        switch precheck(body: body, idempotencyKey: idempotencyKey, expected: InputRules.identifierExpectation + ", unique per event") {
+        switch precheck(
+            body: body, idempotencyKey: idempotencyKey,
+            expected: InputRules.identifierExpectation + ", unique per event")
+        {
         case .failure(let problem): return problem.reply
         case .success(let checked): key = checked
         }
@@ -79,7 +82,9 @@ public struct IngestService: Sendable {
         case .success(let items): parsed = items
         }
         guard parsed.count <= limits.maxBatchItems else {
-            return Problem(413, "Batch too large", "the batch has \(parsed.count) events; the limit is \(limits.maxBatchItems)").reply
+            return Problem(
+                413, "Batch too large", "the batch has \(parsed.count) events; the limit is \(limits.maxBatchItems)"
+            ).reply
         }
         var items: [BatchWrite] = []
         items.reserveCapacity(parsed.count)
@@ -87,11 +92,14 @@ public struct IngestService: Sendable {
             switch entry.item {
             case .failure(let problem): items.append(.unkeyed(problem.reply))
             case .success(let item):
-                items.append(try await prepare(item.endpoint, body: item.payload, key: item.idempotencyKey, principal: principal))
+                items.append(
+                    try await prepare(item.endpoint, body: item.payload, key: item.idempotencyKey, principal: principal)
+                )
             }
         }
         let keys = parsed.map(\.key)
-        let slot = AnswerSlot<[SlotOutcome]>(scope: principal.scope, key: key, requestHash: Replies.canonicalHash(body)) { outcomes in
+        let slot = AnswerSlot<[SlotOutcome]>(scope: principal.scope, key: key, requestHash: Replies.canonicalHash(body))
+        { outcomes in
             var results: [EventBatchResult] = []
             results.reserveCapacity(outcomes.count)
             for (itemKey, outcome) in zip(keys, outcomes) {
@@ -110,8 +118,12 @@ public struct IngestService: Sendable {
         guard body.count <= limits.maxBodyBytes else {
             return .failure(Problem(413, "Body too large", "the body is \(body.count) bytes; the limit is \(limits.maxBodyBytes) bytes"))
         }
-        guard let key = idempotencyKey else { return .failure(Problem.field("Idempotency-Key", nil, expected: expected)) }
-        do { try InputRules.identifier("Idempotency-Key", key) } catch let problem as Problem { return .failure(problem) } catch {
+        guard let key = idempotencyKey else {
+            return .failure(Problem.field("Idempotency-Key", nil, expected: expected))
+        }
+        do { try InputRules.identifier("Idempotency-Key", key) } catch let problem as Problem {
+            return .failure(problem)
+        } catch {
             return .failure(Problem.field("Idempotency-Key", key, expected: expected))
         }
         return .success(key)
@@ -125,9 +137,11 @@ public struct IngestService: Sendable {
     private func process(_ endpoint: Endpoint, body: Data, key: String, principal: Principal) async throws -> StoredReply {
         let outcome: SlotOutcome
         switch try await prepare(endpoint, body: body, key: key, principal: principal) {
-        case .checkIn(let command, let slot): outcome = try await repository.checkIn(command, now: clock(), answering: slot)
+        case .checkIn(let command, let slot):
+            outcome = try await repository.checkIn(command, now: clock(), answering: slot)
         case .apply(let command, let slot): outcome = try await repository.apply(command, now: clock(), answering: slot)
-        case .refusal(let slot): outcome = try await repository.storeAnswer(try slot.render(()), now: clock(), answering: slot)
+        case .refusal(let slot):
+            outcome = try await repository.storeAnswer(try slot.render(()), now: clock(), answering: slot)
         case .unkeyed(let reply): return reply
         }
         return Self.reply(to: outcome, key: key)
@@ -136,7 +150,8 @@ public struct IngestService: Sendable {
     /// Validates a request and looks up its site and employee (reads only): the write it asks
     /// for, with the slot its answer goes to, or the refusal to store under its key. Throws only
     /// the server's own failures (a lookup that failed), which are never stored.
-    private func prepare(_ endpoint: Endpoint, body: Data, key: String, principal: Principal) async throws -> BatchWrite {
+    private func prepare(_ endpoint: Endpoint, body: Data, key: String, principal: Principal) async throws -> BatchWrite
+    {
         let scope = principal.scope
         // The payload's identity: its decoded content re-encoded with sorted keys (so key order and
         // spacing don't make another payload); the raw bytes when it doesn't decode.
@@ -177,7 +192,9 @@ public struct IngestService: Sendable {
             }
             return try Replies.json(created ? 201 : 200, SessionBody(session))
         case .siteInactive(let site):
-            return Problem.field("siteId", site.rawValue, expected: "an active site (this one was deleted)", status: 422).reply
+            return Problem.field(
+                "siteId", site.rawValue, expected: "an active site (this one was deleted)", status: 422
+            ).reply
         }
     }
 
@@ -204,7 +221,9 @@ public struct IngestService: Sendable {
     private func checkInCommand(_ request: CheckInRequest, principal: Principal) async throws -> CheckInCommand {
         try InputRules.identifier("sessionKey", request.sessionKey)
         try InputRules.identifier("userId", request.userId, maxLength: InputRules.maxIdLength)
-        if let siteId = request.siteId { try InputRules.identifier("siteId", siteId, maxLength: InputRules.maxIdLength) }
+        if let siteId = request.siteId {
+            try InputRules.identifier("siteId", siteId, maxLength: InputRules.maxIdLength)
+        }
         if let reason = request.reason { try InputRules.text("reason", reason, maxLength: InputRules.maxReasonLength) }
         let user = UserID(request.userId)
         if case .device(_, let own) = principal, own != user {
@@ -215,7 +234,8 @@ public struct IngestService: Sendable {
             throw Problem.field("source", request.source, expected: "automatic or manual")
         }
         if let evidence = request.evidence, !(0...1_000_000).contains(evidence.sampleCount) {
-            throw Problem.field("evidence.sampleCount", String(evidence.sampleCount), expected: "an integer from 0 to 1000000")
+            throw Problem.field(
+                "evidence.sampleCount", String(evidence.sampleCount), expected: "an integer from 0 to 1000000")
         }
         guard let uuid = UUID(uuidString: request.beacon.uuid) else {
             throw Problem.field("beacon.uuid", request.beacon.uuid, expected: "a UUID")

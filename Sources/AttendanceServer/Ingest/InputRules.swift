@@ -22,7 +22,8 @@ public enum InputRules {
     public static func identifier(_ field: String, _ value: String, maxLength: Int = maxKeyLength) throws {
         let valid = !value.isEmpty && value.utf8.count <= maxLength && value.utf8.allSatisfy(isIdentifierByte)
         guard valid else {
-            throw Problem.field(field, shown(value), expected: "1 to \(maxLength) of the characters A-Z a-z 0-9 . _ ~ : -")
+            throw Problem.field(
+                field, shown(value), expected: "1 to \(maxLength) of the characters A-Z a-z 0-9 . _ ~ : -")
         }
     }
 
@@ -31,7 +32,9 @@ public enum InputRules {
     public static func text(_ field: String, _ value: String, maxLength: Int, allowEmpty: Bool = true) throws {
         if let scalar = firstForbiddenScalar(in: value) {
             let code = String(format: "U+%04X", scalar.value)
-            throw Problem.field(field, shown(value), expected: "text without control characters (found \(code); tab and newline are allowed)")
+            throw Problem.field(
+                field, shown(value),
+                expected: "text without control characters (found \(code); tab and newline are allowed)")
         }
         if !allowEmpty, value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw Problem.field(field, value, expected: "a non-empty text")
@@ -58,7 +61,9 @@ public enum InputRules {
 
     private static func isIdentifierByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
         case UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "-"): true
         default: false
         }

@@ -33,14 +33,18 @@ public protocol AttendanceRepository: Sendable {
     /// transaction; a key used before writes nothing and says how it was used. A new session
     /// absorbs the check-outs and heartbeats that arrived before it; a known `sessionKey` is found,
     /// not recorded again (natural idempotency); a deactivated site records nothing.
-    func checkIn(_ command: CheckInCommand, now: Date, answering slot: AnswerSlot<CheckInOutcome>) async throws -> SlotOutcome
+    func checkIn(
+        _ command: CheckInCommand, now: Date, answering slot: AnswerSlot<CheckInOutcome>
+    ) async throws -> SlotOutcome
     /// The same for a check-out or heartbeat.
     func apply(_ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>) async throws -> SlotOutcome
     /// Stores a refusal under the key (claimed and answered at once).
     func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome
     /// A batch: its own key, every item (each with its key) and the batch's answer, rendered from
     /// the items' outcomes in order, in **one** transaction: all of it commits, or none of it.
-    func ingestBatch(_ items: [BatchWrite], now: Date, answering slot: AnswerSlot<[SlotOutcome]>) async throws -> SlotOutcome
+    func ingestBatch(
+        _ items: [BatchWrite], now: Date, answering slot: AnswerSlot<[SlotOutcome]>
+    ) async throws -> SlotOutcome
     func session(key: SessionKey) async throws -> SessionRecord?
     /// Check-outs and heartbeats stored without their session: waiting for its check-in, or kept
     /// because they could not apply to it (a check-out earlier than the check-in).

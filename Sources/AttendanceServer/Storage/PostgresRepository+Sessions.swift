@@ -4,7 +4,8 @@ import PostgresNIO
 
 extension PostgresRepository {
     static let siteColumns = """
-        id, name, time_zone, beacon_uuid, major, geofence_latitude, geofence_longitude, geofence_radius_meters, deactivated_at
+        id, name, time_zone, beacon_uuid, major, geofence_latitude, geofence_longitude, geofence_radius_meters,
+        deactivated_at
         """
     static let sessionColumns = "session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason, last_seen_at, source"
 
@@ -15,7 +16,8 @@ extension PostgresRepository {
         let (id, name, timeZone, uuid, major, latitude, longitude, radius, deactivated) = row
         let geofence = latitude.flatMap { lat in longitude.flatMap { lon in radius.map { Geofence(latitude: lat, longitude: lon, radiusMeters: $0) } } }
         return SiteRecord(id: SiteID(id), name: name, timeZone: timeZone,
-                          beacon: SiteBeacon(uuid: UUID(uuidString: uuid) ?? SiteBeacon.defaultUUID, major: UInt16(major)), geofence: geofence,
+            beacon: SiteBeacon(uuid: UUID(uuidString: uuid) ?? SiteBeacon.defaultUUID, major: UInt16(major)),
+            geofence: geofence,
                           deactivatedAt: deactivated.map(Date.init(timeIntervalSince1970:)))
     }
 
@@ -92,8 +94,10 @@ extension PostgresRepository {
 
     /// Claim, write, render, store, inside the caller's transaction. A key used before writes nothing.
     private func answer<Found: Sendable>(_ slot: AnswerSlot<Found>, now: Date, on connection: PostgresConnection,
-                                         _ write: (PostgresConnection) async throws -> Found) async throws -> SlotOutcome {
-        let claim = try await claim(scope: slot.scope, key: slot.key, requestHash: slot.requestHash, now: now, on: connection)
+        _ write: (PostgresConnection) async throws -> Found
+    ) async throws -> SlotOutcome {
+        let claim = try await claim(
+            scope: slot.scope, key: slot.key, requestHash: slot.requestHash, now: now, on: connection)
         guard claim == .claimed else { return .earlier(claim) }
         let reply = try slot.render(try await write(connection))
         try await complete(scope: slot.scope, key: slot.key, reply: reply, on: connection)
@@ -104,28 +108,37 @@ extension PostgresRepository {
     /// lock ids (so two batches can never wait for each other), then identical requests queue
     /// instead of colliding.
     private func transaction(locking sessionKeys: [SessionKey],
-                             _ body: @escaping @Sendable (PostgresConnection) async throws -> SlotOutcome) async throws -> SlotOutcome {
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> SlotOutcome
+    ) async throws -> SlotOutcome {
         try await client.withTransaction(logger: logger) { connection in
             if sessionKeys.count == 1 {
-                try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(sessionKeys[0].rawValue)))", logger: self.logger)
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(hashtext(\(sessionKeys[0].rawValue)))", logger: self.logger)
             } else if !sessionKeys.isEmpty {
                 var ids: [Int] = []
                 let keys = sessionKeys.map(\.rawValue)
-                let query: PostgresQuery = "SELECT DISTINCT hashtext(k)::bigint AS id FROM unnest(\(keys)::text[]) AS k ORDER BY id"
-                for try await id in try await connection.query(query, logger: self.logger).decode(Int.self) { ids.append(id) }
+                let query: PostgresQuery =
+                    "SELECT DISTINCT hashtext(k)::bigint AS id FROM unnest(\(keys)::text[]) AS k ORDER BY id"
+                for try await id in try await connection.query(query, logger: self.logger).decode(Int.self) {
+                    ids.append(id)
+                }
                 for id in ids { try await connection.query("SELECT pg_advisory_xact_lock(\(id))", logger: self.logger) }
             }
             return try await body(connection)
         }
     }
 
-    public func checkIn(_ command: CheckInCommand, now: Date, answering slot: AnswerSlot<CheckInOutcome>) async throws -> SlotOutcome {
+    public func checkIn(
+        _ command: CheckInCommand, now: Date, answering slot: AnswerSlot<CheckInOutcome>
+    ) async throws -> SlotOutcome {
         try await transaction(locking: [command.sessionKey]) { connection in
             try await self.answer(slot, now: now, on: connection) { try await self.checkIn(command, now: now, on: $0) }
         }
     }
 
-    public func apply(_ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>) async throws
+    public func apply(
+        _ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>
+    ) async throws
         -> SlotOutcome
     {
         try await transaction(locking: [command.sessionKey]) { connection in
@@ -134,10 +147,14 @@ extension PostgresRepository {
     }
 
     public func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome {
-        try await transaction(locking: []) { connection in try await self.answer(slot, now: now, on: connection) { _ in () } }
+        try await transaction(locking: []) { connection in
+            try await self.answer(slot, now: now, on: connection) { _ in () }
+        }
     }
 
-    public func ingestBatch(_ items: [BatchWrite], now: Date, answering slot: AnswerSlot<[SlotOutcome]>) async throws -> SlotOutcome {
+    public func ingestBatch(
+        _ items: [BatchWrite], now: Date, answering slot: AnswerSlot<[SlotOutcome]>
+    ) async throws -> SlotOutcome {
         try await transaction(locking: items.compactMap(\.sessionKey)) { connection in
             try await self.answer(slot, now: now, on: connection) { connection in
                 var outcomes: [SlotOutcome] = []
@@ -163,9 +180,12 @@ extension PostgresRepository {
 
     /// Finds a known session, or records a new one at an active site and reconciles what arrived
     /// before it. The caller holds the session's advisory lock in this transaction.
-    private func checkIn(_ command: CheckInCommand, now: Date, on connection: PostgresConnection) async throws -> CheckInOutcome {
+    private func checkIn(
+        _ command: CheckInCommand, now: Date, on connection: PostgresConnection
+    ) async throws -> CheckInOutcome {
         let key = command.sessionKey.rawValue
-        let known = PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1", binds: try binds(key))
+        let known = PostgresQuery(
+            unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1", binds: try binds(key))
         if let session = try await sessions(known, on: connection).first { return .recorded(session, created: false) }
         var active: Bool?
         for try await flag in try await connection.query("""
@@ -191,7 +211,8 @@ extension PostgresRepository {
             pending.append(row)
         }
         for (_, kind, at, reason) in pending.sorted(by: { $0.0 < $1.0 }) {
-            try await Self.applyToSession(kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat, key: key, at: at, reason: reason,
+            try await Self.applyToSession(
+                kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat, key: key, at: at, reason: reason,
                                           connection: connection, logger: logger)
         }
         guard let session = try await sessions(known, on: connection).first else {

@@ -161,7 +161,9 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
     /// A new key is claimed; a claim an earlier release left unanswered past its lease is taken
     /// over; otherwise the key's earlier answer, a payload mismatch, or in flight. A concurrent
     /// transaction's uncommitted claim of the same key makes the INSERT wait for its outcome.
-    func claim(scope: String, key: String, requestHash: String, now: Date, on connection: PostgresConnection) async throws
+    func claim(
+        scope: String, key: String, requestHash: String, now: Date, on connection: PostgresConnection
+    ) async throws
         -> IdempotencyClaim
     {
         let time = now.timeIntervalSince1970
@@ -169,13 +171,15 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         let claimed = try await connection.query("""
             INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at)
             VALUES (\(scope), \(key), \(requestHash), 'inFlight', \(time))
-            ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at
+            ON CONFLICT (scope, key) DO UPDATE
+                SET request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at
             WHERE idempotency_keys.state = 'inFlight' AND idempotency_keys.created_at < \(stale)
             RETURNING 1
             """, logger: logger).collect()
         if !claimed.isEmpty { return .claimed }
         let rows = try await connection.query("""
-            SELECT request_hash, state, status, content_type, body FROM idempotency_keys WHERE scope = \(scope) AND key = \(key)
+            SELECT request_hash, state, status, content_type, body FROM idempotency_keys
+            WHERE scope = \(scope) AND key = \(key)
             """, logger: logger)
         for try await (hash, state, status, contentType, body) in rows.decode((String, String, Int?, String?, ByteBuffer?).self) {
             guard hash == requestHash else { return .payloadMismatch }

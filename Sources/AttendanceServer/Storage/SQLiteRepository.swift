@@ -135,8 +135,12 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         if db.changesCount == 1 { return .claimed }
         let sql = "SELECT * FROM idempotencyKeys WHERE scope = ? AND key = ?"
         guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [scope, key]) else { return .claimed }
-        if row["state"] as String == "inFlight", (row["createdAt"] as Double) < now.timeIntervalSince1970 - IdempotencyLease.seconds {
-            try db.cachedStatement(sql: "UPDATE idempotencyKeys SET requestHash = ?, createdAt = ? WHERE scope = ? AND key = ?")
+        if row["state"] as String == "inFlight",
+            (row["createdAt"] as Double) < now.timeIntervalSince1970 - IdempotencyLease.seconds
+        {
+            try db.cachedStatement(
+                sql: "UPDATE idempotencyKeys SET requestHash = ?, createdAt = ? WHERE scope = ? AND key = ?"
+            )
                 .execute(arguments: [requestHash, now.timeIntervalSince1970, scope, key])
             return .claimed
         }
@@ -161,21 +165,31 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         return .answered(reply)
     }
 
-    public func checkIn(_ command: CheckInCommand, now: Date, answering slot: AnswerSlot<CheckInOutcome>) async throws -> SlotOutcome {
-        try await writer.write { db in try Self.answer(slot, now: now, db: db) { db in try Self.checkIn(command, now: now, db: db) } }
+    public func checkIn(
+        _ command: CheckInCommand, now: Date, answering slot: AnswerSlot<CheckInOutcome>
+    ) async throws -> SlotOutcome {
+        try await writer.write { db in
+            try Self.answer(slot, now: now, db: db) { db in try Self.checkIn(command, now: now, db: db) }
+        }
     }
 
-    public func apply(_ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>) async throws
+    public func apply(
+        _ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>
+    ) async throws
         -> SlotOutcome
     {
-        try await writer.write { db in try Self.answer(slot, now: now, db: db) { db in try Self.apply(command, now: now, db: db) } }
+        try await writer.write { db in
+            try Self.answer(slot, now: now, db: db) { db in try Self.apply(command, now: now, db: db) }
+        }
     }
 
     public func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome {
         try await writer.write { db in try Self.answer(slot, now: now, db: db) { _ in () } }
     }
 
-    public func ingestBatch(_ items: [BatchWrite], now: Date, answering slot: AnswerSlot<[SlotOutcome]>) async throws -> SlotOutcome {
+    public func ingestBatch(
+        _ items: [BatchWrite], now: Date, answering slot: AnswerSlot<[SlotOutcome]>
+    ) async throws -> SlotOutcome {
         try await writer.write { db in
             try Self.answer(slot, now: now, db: db) { db in try items.map { try Self.write($0, now: now, db: db) } }
         }
@@ -183,8 +197,10 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     private static func write(_ item: BatchWrite, now: Date, db: Database) throws -> SlotOutcome {
         switch item {
-        case .checkIn(let command, let slot): try answer(slot, now: now, db: db) { db in try checkIn(command, now: now, db: db) }
-        case .apply(let command, let slot): try answer(slot, now: now, db: db) { db in try apply(command, now: now, db: db) }
+        case .checkIn(let command, let slot):
+            try answer(slot, now: now, db: db) { db in try checkIn(command, now: now, db: db) }
+        case .apply(let command, let slot):
+            try answer(slot, now: now, db: db) { db in try apply(command, now: now, db: db) }
         case .refusal(let slot): try answer(slot, now: now, db: db) { _ in () }
         case .unkeyed(let reply): .answered(reply)
         }
@@ -262,14 +278,17 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
                              command.at.timeIntervalSince1970, command.at.timeIntervalSince1970, command.source.rawValue,
                              now.timeIntervalSince1970])
         // Reconcile what arrived before the check-in, in arrival order.
-        let pending = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE sessionKey = ? ORDER BY id"),
+        let pending = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE sessionKey = ? ORDER BY id"),
                                        arguments: [key])
         for row in pending {
             let kind = SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat
             try applyToSession(kind: kind, key: key, at: row["at"], reason: row["reason"], db: db)
         }
         // A pending check-out earlier than this check-in is not applied; its row stays, for audit.
-        try db.cachedStatement(sql: "DELETE FROM pendingSessionEvents WHERE sessionKey = ? AND NOT (kind = 'checkOut' AND at < ?)")
+        try db.cachedStatement(
+            sql: "DELETE FROM pendingSessionEvents WHERE sessionKey = ? AND NOT (kind = 'checkOut' AND at < ?)"
+        )
             .execute(arguments: [key, command.at.timeIntervalSince1970])
         guard let session = try session(key: key, db: db) else {
             throw RepositoryError(kind: .notFound, detail: "session \(command.sessionKey) vanished during its check-in")
@@ -280,16 +299,21 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     private static func apply(_ command: SessionEventCommand, now: Date, db: Database) throws -> SessionEventOutcome {
         guard let existing = try Self.session(key: command.sessionKey.rawValue, db: db) else {
             try db.cachedStatement(sql: """
-                INSERT INTO pendingSessionEvents (sessionKey, kind, at, reason, userId, receivedAt) VALUES (?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [command.sessionKey.rawValue, command.kind.rawValue, command.at.timeIntervalSince1970,
-                                         command.reason, command.userId?.rawValue, now.timeIntervalSince1970])
+                INSERT INTO pendingSessionEvents (sessionKey, kind, at, reason, userId, receivedAt)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """
+            ).execute(arguments: [
+                command.sessionKey.rawValue, command.kind.rawValue, command.at.timeIntervalSince1970,
+                command.reason, command.userId?.rawValue, now.timeIntervalSince1970,
+            ])
             return .pending
         }
         if let user = command.userId, user != existing.userId { return .forbidden(owner: existing.userId) }
         if command.kind == .checkOut, existing.checkOutAt == nil, command.at < existing.checkInAt {
             return .checkOutBeforeCheckIn(checkInAt: existing.checkInAt)
         }
-        try Self.applyToSession(kind: command.kind, key: command.sessionKey.rawValue, at: command.at.timeIntervalSince1970,
+        try Self.applyToSession(
+            kind: command.kind, key: command.sessionKey.rawValue, at: command.at.timeIntervalSince1970,
                                 reason: command.reason, db: db)
         return .applied(try Self.session(key: command.sessionKey.rawValue, db: db) ?? existing)
     }
@@ -352,6 +376,6 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         let geofence = latitude.flatMap { lat in longitude.flatMap { lon in radius.map { Geofence(latitude: lat, longitude: lon, radiusMeters: $0) } } }
         return SiteRecord(id: SiteID(row["id"]), name: row["name"], timeZone: row["timeZone"],
                           beacon: SiteBeacon(uuid: UUID(uuidString: row["beaconUUID"]) ?? SiteBeacon.defaultUUID, major: UInt16(row["major"] as Int)),
-                          geofence: geofence, deactivatedAt: (row["deactivatedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
+            geofence: geofence, deactivatedAt: (row["deactivatedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 }

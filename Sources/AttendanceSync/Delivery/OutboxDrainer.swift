@@ -56,8 +56,11 @@ public actor OutboxDrainer {
                         try store.markRetry(entry.id, error: reason, transport: transport, nextAttemptAt: answeredAt.addingTimeInterval(delay))
                         lastError = reason
                     case .serverBusy(let reason, let retryAfter):
-                        let delay = policy.delay(afterAttempts: entry.attempts + 1, retryAfterSeconds: retryAfter, using: &random)
-                        try store.markServerBusy(entry.id, error: reason, nextAttemptAt: answeredAt.addingTimeInterval(delay), at: answeredAt)
+                        let delay = policy.delay(
+                            afterAttempts: entry.attempts + 1, retryAfterSeconds: retryAfter, using: &random)
+                        try store.markServerBusy(
+                            entry.id, error: reason, nextAttemptAt: answeredAt.addingTimeInterval(delay), at: answeredAt
+                        )
                         lastError = reason
                     case .rejected(let status, let detail):
                         try store.markDead(entry.id, reason: "HTTP \(status): \(detail)", at: answeredAt)

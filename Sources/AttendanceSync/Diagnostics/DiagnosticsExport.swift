@@ -29,9 +29,13 @@ extension DeviceStore {
                                        "reason": dead.lastError ?? "", "attempts": String(dead.attempts)], encoder))
         }
         for busy in try entries(in: .pending) where busy.serverBusySince != nil {
-            lines.append(try jsonLine(["type": "serverBusy", "idempotencyKey": busy.idempotencyKey, "kind": busy.event.kind.rawValue,
-                                       "sessionKey": busy.event.sessionKey.rawValue, "ts": RFC3339.format(busy.event.timestamp),
-                                       "since": RFC3339.format(busy.serverBusySince ?? busy.enqueuedAt), "reason": busy.lastError ?? "",
+            lines.append(
+                try jsonLine(
+                    [
+                        "type": "serverBusy", "idempotencyKey": busy.idempotencyKey, "kind": busy.event.kind.rawValue,
+                        "sessionKey": busy.event.sessionKey.rawValue, "ts": RFC3339.format(busy.event.timestamp),
+                        "since": RFC3339.format(busy.serverBusySince ?? busy.enqueuedAt),
+                        "reason": busy.lastError ?? "",
                                        "attempts": String(busy.attempts)], encoder))
         }
         let trace = ([ReplayTrace.header] + (try traceLines())).joined(separator: "\n") + "\n"

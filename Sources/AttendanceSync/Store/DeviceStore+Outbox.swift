@@ -52,7 +52,8 @@ extension DeviceStore {
 
     public func markDelivered(_ ids: [Int64], at time: Date) throws {
         try update(ids, sql: """
-            UPDATE outbox SET state = 'delivered', deliveredAt = \(time.timeIntervalSince1970), lastError = NULL, serverBusySince = NULL
+            UPDATE outbox SET state = 'delivered', deliveredAt = \(time.timeIntervalSince1970), lastError = NULL,
+                serverBusySince = NULL
             WHERE id IN
             """)
     }
@@ -61,7 +62,8 @@ extension DeviceStore {
     public func markRetry(_ id: Int64, error: String, transport: Bool, nextAttemptAt: Date) throws {
         try writer.write { db in
             try db.execute(sql: """
-                UPDATE outbox SET state = 'pending', lastError = ?, lastErrorWasTransport = ?, nextAttemptAt = ?, serverBusySince = NULL
+                UPDATE outbox SET state = 'pending', lastError = ?, lastErrorWasTransport = ?, nextAttemptAt = ?,
+                    serverBusySince = NULL
                 WHERE id = ?
                 """, arguments: [error, transport, nextAttemptAt.timeIntervalSince1970, id])
         }
@@ -82,7 +84,8 @@ extension DeviceStore {
     /// A final refusal: kept as a dead letter with the server's reason.
     public func markDead(_ id: Int64, reason: String, at time: Date) throws {
         try writer.write { db in
-            try db.execute(sql: "UPDATE outbox SET state = 'dead', lastError = ?, deadAt = ?, serverBusySince = NULL WHERE id = ?",
+            try db.execute(
+                sql: "UPDATE outbox SET state = 'dead', lastError = ?, deadAt = ?, serverBusySince = NULL WHERE id = ?",
                            arguments: [reason, time.timeIntervalSince1970, id])
         }
     }
@@ -189,6 +192,7 @@ extension DeviceStore {
             id: row["id"], event: event, idempotencyKey: row["idempotencyKey"], state: OutboxState(rawValue: row["state"]) ?? .pending,
             attempts: row["attempts"], nextAttemptAt: Date(timeIntervalSince1970: row["nextAttemptAt"]), lastError: row["lastError"],
             lastErrorWasTransport: row["lastErrorWasTransport"], enqueuedAt: Date(timeIntervalSince1970: row["enqueuedAt"]),
-            deliveredAt: delivered.map(Date.init(timeIntervalSince1970:)), serverBusySince: busy.map(Date.init(timeIntervalSince1970:)))
+            deliveredAt: delivered.map(Date.init(timeIntervalSince1970:)),
+            serverBusySince: busy.map(Date.init(timeIntervalSince1970:)))
     }
 }

@@ -26,6 +26,16 @@ struct DiagnosticsView: View {
                         VStack(alignment: .leading) { Text(dead.summary); Text(dead.reason).font(.caption).foregroundStyle(.red) }
                     }
                 }
+                if !diagnostics.stuckOnServer.isEmpty {
+                    Section("Stuck on the server") {
+                        ForEach(diagnostics.stuckOnServer) { stuck in
+                            VStack(alignment: .leading) {
+                                Text(stuck.summary)
+                                Text(stuck.reason).font(.caption).foregroundStyle(.orange)
+                            }
+                        }
+                    }
+                }
                 Section("Recent telemetry") {
                     ForEach(diagnostics.telemetry, id: \.self) { Text($0).font(.caption.monospaced()) }
                 }
