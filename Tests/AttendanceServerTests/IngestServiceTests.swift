@@ -219,6 +219,26 @@ import Testing
         #expect(try await service.repository.openSessions(siteId: nil).isEmpty)
     }
 
+    /// Issue #22's report: Bob's check-out for Alice's session key, sent before her check-in, was
+    /// applied to her session when it arrived.
+    @Test(arguments: Backend.allCases) func anotherUsersEarlyCheckOutNeverTouchesTheSession(backend: Backend) async throws {
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
+        let bobsPhone = Principal.device("phone-b", user: "bob")
+        let early = try await service.handle(.checkOut, body: Self.checkOut(), idempotencyKey: "bob-out", principal: bobsPhone)
+        #expect(early.status == 202)
+        let checkIn = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "in", principal: Self.alice)
+        #expect(checkIn.status == 201)
+        #expect(try json(checkIn)["status"] as? String == "open")
+        #expect(try await service.repository.session(key: "s-1")?.checkOutAt == nil)
+        // Bob's event is kept (for audit), not applied and not deleted.
+        #expect(try await service.repository.pendingEventCount(sessionKey: "s-1") == 1)
+        // Once the session exists, Bob is refused outright.
+        let late = try await service.handle(.checkOut, body: Self.checkOut(), idempotencyKey: "bob-out-2", principal: bobsPhone)
+        #expect(late.status == 403)
+        #expect(try await service.repository.session(key: "s-1")?.checkOutAt == nil)
+    }
+
     @Test(arguments: Backend.allCases) func aCheckOutEarlierThanTheCheckInIsRefusedAndWritesNothing(backend: Backend) async throws {
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }

@@ -178,85 +178,80 @@ extension PostgresRepository {
         }
     }
 
-    /// Finds a known session, or records a new one at an active site and reconciles what arrived
-    /// before it. The caller holds the session's advisory lock in this transaction.
-    private func checkIn(
-        _ command: CheckInCommand, now: Date, on connection: PostgresConnection
-    ) async throws -> CheckInOutcome {
+    /// A check-in: what `SessionLedger` decides from the known session, the site's state and the
+    /// events that arrived before it, written. The caller holds the session's advisory lock.
+    private func checkIn(_ command: CheckInCommand, now: Date, on connection: PostgresConnection) async throws
+        -> CheckInOutcome
+    {
         let key = command.sessionKey.rawValue
-        let known = PostgresQuery(
-            unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1", binds: try binds(key))
-        if let session = try await sessions(known, on: connection).first { return .recorded(session, created: false) }
+        let known = try await session(key: key, on: connection)
         var active: Bool?
         for try await flag in try await connection.query("""
             SELECT deactivated_at IS NULL FROM sites WHERE id = \(command.siteId.rawValue)
             """, logger: logger).decode(Bool.self) { active = flag }
-        guard active == true else { return .siteInactive(command.siteId) }
-        let at = command.at.timeIntervalSince1970
-        try await connection.query("""
-            INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, last_seen_at, source, created_at)
-            VALUES (\(key), \(command.userId.rawValue), \(command.siteId.rawValue), \(command.deviceId?.rawValue),
-                    \(at), \(at), \(command.source.rawValue), \(now.timeIntervalSince1970))
-            """, logger: logger)
-        // Reconcile what arrived before the check-in, in arrival order. A pending check-out
-        // earlier than this check-in is not applied; its row stays, for audit.
-        var pending: [(Int, String, Double, String?)] = []
-        for try await row in try await connection.query("""
-            WITH moved AS (
-                DELETE FROM pending_session_events
-                WHERE session_key = \(key) AND NOT (kind = 'checkOut' AND at < \(at))
-                RETURNING id, kind, at, reason)
-            SELECT id::bigint, kind, at, reason FROM moved
-            """, logger: logger).decode((Int, String, Double, String?).self) {
-            pending.append(row)
+        var pending: [SessionLedger.PendingEvent] = []
+        if known == nil {
+            let rows = try await connection.query("""
+                SELECT id::bigint, kind, at, reason, user_id FROM pending_session_events WHERE session_key = \(key) ORDER BY id
+                """, logger: logger)
+            for try await (id, kind, at, reason, user) in rows.decode((Int64, String, Double, String?, String?).self) {
+                pending.append(SessionLedger.PendingEvent(id: id, kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat,
+                                                          at: Date(timeIntervalSince1970: at), reason: reason,
+                                                          userId: user.map { UserID($0) }))
+            }
         }
-        for (_, kind, at, reason) in pending.sorted(by: { $0.0 < $1.0 }) {
-            try await Self.applyToSession(
-                kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat, key: key, at: at, reason: reason,
-                                          connection: connection, logger: logger)
+        switch SessionLedger.checkIn(command, known: known, siteIsActive: active == true, pending: pending, now: now) {
+        case .known(let session):
+            return .recorded(session, created: false)
+        case .siteInactive(let site):
+            return .siteInactive(site)
+        case .record(let session, let applied):
+            try await connection.query("""
+                INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason,
+                                      last_seen_at, source, created_at)
+                VALUES (\(key), \(session.userId.rawValue), \(session.siteId.rawValue), \(session.deviceId?.rawValue),
+                        \(session.checkInAt.timeIntervalSince1970), \(session.checkOutAt?.timeIntervalSince1970),
+                        \(session.checkOutReason), \(session.lastSeenAt.timeIntervalSince1970), \(session.source.rawValue),
+                        \(now.timeIntervalSince1970))
+                """, logger: logger)
+            if !applied.isEmpty {
+                try await connection.query("DELETE FROM pending_session_events WHERE id = ANY(\(applied))", logger: logger)
+            }
+            return .recorded(session, created: true)
         }
-        guard let session = try await sessions(known, on: connection).first else {
-            throw RepositoryError(kind: .notFound, detail: "session \(key) vanished during its check-in")
-        }
-        return .recorded(session, created: true)
     }
 
-    /// A check-out or heartbeat. The caller holds the session's advisory lock in this transaction.
+    /// A check-out or heartbeat: what `SessionLedger` decides from the session, written. The
+    /// caller holds the session's advisory lock.
     private func apply(_ command: SessionEventCommand, now: Date, on connection: PostgresConnection) async throws
         -> SessionEventOutcome
     {
         let key = command.sessionKey.rawValue
-        let query = PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1", binds: try binds(key))
-        guard let existing = try await sessions(query, on: connection).first else {
+        switch SessionLedger.apply(command, to: try await session(key: key, on: connection)) {
+        case .storePending:
             try await connection.query("""
                 INSERT INTO pending_session_events (session_key, kind, at, reason, user_id, received_at)
                 VALUES (\(key), \(command.kind.rawValue), \(command.at.timeIntervalSince1970), \(command.reason),
                         \(command.userId?.rawValue), \(now.timeIntervalSince1970))
                 """, logger: logger)
             return .pending
+        case .forbidden(let owner):
+            return .forbidden(owner: owner)
+        case .checkOutBeforeCheckIn(let checkInAt):
+            return .checkOutBeforeCheckIn(checkInAt: checkInAt)
+        case .update(let session):
+            try await connection.query("""
+                UPDATE sessions SET check_out_at = \(session.checkOutAt?.timeIntervalSince1970),
+                    check_out_reason = \(session.checkOutReason), last_seen_at = \(session.lastSeenAt.timeIntervalSince1970)
+                WHERE session_key = \(key)
+                """, logger: logger)
+            return .applied(session)
         }
-        if let user = command.userId, user != existing.userId { return .forbidden(owner: existing.userId) }
-        if command.kind == .checkOut, existing.checkOutAt == nil, command.at < existing.checkInAt {
-            return .checkOutBeforeCheckIn(checkInAt: existing.checkInAt)
-        }
-        try await Self.applyToSession(kind: command.kind, key: key, at: command.at.timeIntervalSince1970, reason: command.reason,
-                                      connection: connection, logger: logger)
-        return .applied(try await sessions(query, on: connection).first ?? existing)
     }
 
-    /// The first check-out wins, and only at or after the check-in; a heartbeat moves
-    /// `last_seen_at` forward only.
-    static func applyToSession(kind: SessionEventCommand.Kind, key: String, at: Double, reason: String?, connection: PostgresConnection,
-                               logger: Logger) async throws {
-        switch kind {
-        case .checkOut:
-            try await connection.query("""
-                UPDATE sessions SET check_out_at = \(at), check_out_reason = \(reason), last_seen_at = GREATEST(last_seen_at, \(at))
-                WHERE session_key = \(key) AND check_out_at IS NULL AND check_in_at <= \(at)
-                """, logger: logger)
-        case .heartbeat:
-            try await connection.query("UPDATE sessions SET last_seen_at = GREATEST(last_seen_at, \(at)) WHERE session_key = \(key)", logger: logger)
-        }
+    private func session(key: String, on connection: PostgresConnection) async throws -> SessionRecord? {
+        try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1",
+                                         binds: try binds(key)), on: connection).first
     }
 
     public func session(key: SessionKey) async throws -> SessionRecord? {

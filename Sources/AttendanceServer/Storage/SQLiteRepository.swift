@@ -263,41 +263,40 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     // MARK: - Sessions
 
-    /// Finds a known session, or records a new one at an active site and reconciles what arrived
-    /// before it.
+    /// A check-in: what `SessionLedger` decides from the known session, the site's state and the
+    /// events that arrived before it, written.
     private static func checkIn(_ command: CheckInCommand, now: Date, db: Database) throws -> CheckInOutcome {
         let key = command.sessionKey.rawValue
-        if let known = try session(key: key, db: db) { return .recorded(known, created: false) }
+        let known = try session(key: key, db: db)
         let active = try Bool.fetchOne(db.cachedStatement(sql: "SELECT deactivatedAt IS NULL FROM sites WHERE id = ?"),
                                        arguments: [command.siteId.rawValue])
-        guard active == true else { return .siteInactive(command.siteId) }
-        try db.cachedStatement(sql: """
-            INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, lastSeenAt, source, createdAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [key, command.userId.rawValue, command.siteId.rawValue, command.deviceId?.rawValue,
-                             command.at.timeIntervalSince1970, command.at.timeIntervalSince1970, command.source.rawValue,
-                             now.timeIntervalSince1970])
-        // Reconcile what arrived before the check-in, in arrival order.
-        let pending = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE sessionKey = ? ORDER BY id"),
-                                       arguments: [key])
-        for row in pending {
-            let kind = SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat
-            try applyToSession(kind: kind, key: key, at: row["at"], reason: row["reason"], db: db)
+        let pending = known == nil ? try pendingEvents(key: key, db: db) : []
+        switch SessionLedger.checkIn(command, known: known, siteIsActive: active == true, pending: pending, now: now) {
+        case .known(let session):
+            return .recorded(session, created: false)
+        case .siteInactive(let site):
+            return .siteInactive(site)
+        case .record(let session, let applied):
+            try db.cachedStatement(sql: """
+                INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason, lastSeenAt, source,
+                                      createdAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [
+                    key, session.userId.rawValue, session.siteId.rawValue, session.deviceId?.rawValue,
+                    session.checkInAt.timeIntervalSince1970, session.checkOutAt?.timeIntervalSince1970, session.checkOutReason,
+                    session.lastSeenAt.timeIntervalSince1970, session.source.rawValue, now.timeIntervalSince1970,
+                ])
+            for id in applied {
+                try db.cachedStatement(sql: "DELETE FROM pendingSessionEvents WHERE id = ?").execute(arguments: [id])
+            }
+            return .recorded(session, created: true)
         }
-        // A pending check-out earlier than this check-in is not applied; its row stays, for audit.
-        try db.cachedStatement(
-            sql: "DELETE FROM pendingSessionEvents WHERE sessionKey = ? AND NOT (kind = 'checkOut' AND at < ?)"
-        )
-            .execute(arguments: [key, command.at.timeIntervalSince1970])
-        guard let session = try session(key: key, db: db) else {
-            throw RepositoryError(kind: .notFound, detail: "session \(command.sessionKey) vanished during its check-in")
-        }
-        return .recorded(session, created: true)
     }
 
+    /// A check-out or heartbeat: what `SessionLedger` decides from the session, written.
     private static func apply(_ command: SessionEventCommand, now: Date, db: Database) throws -> SessionEventOutcome {
-        guard let existing = try Self.session(key: command.sessionKey.rawValue, db: db) else {
+        switch SessionLedger.apply(command, to: try session(key: command.sessionKey.rawValue, db: db)) {
+        case .storePending:
             try db.cachedStatement(sql: """
                 INSERT INTO pendingSessionEvents (sessionKey, kind, at, reason, userId, receivedAt)
                 VALUES (?, ?, ?, ?, ?, ?)
@@ -307,28 +306,27 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
                 command.reason, command.userId?.rawValue, now.timeIntervalSince1970,
             ])
             return .pending
+        case .forbidden(let owner):
+            return .forbidden(owner: owner)
+        case .checkOutBeforeCheckIn(let checkInAt):
+            return .checkOutBeforeCheckIn(checkInAt: checkInAt)
+        case .update(let session):
+            try db.cachedStatement(sql: """
+                UPDATE sessions SET checkOutAt = ?, checkOutReason = ?, lastSeenAt = ? WHERE sessionKey = ?
+                """).execute(arguments: [session.checkOutAt?.timeIntervalSince1970, session.checkOutReason,
+                                         session.lastSeenAt.timeIntervalSince1970, session.sessionKey.rawValue])
+            return .applied(session)
         }
-        if let user = command.userId, user != existing.userId { return .forbidden(owner: existing.userId) }
-        if command.kind == .checkOut, existing.checkOutAt == nil, command.at < existing.checkInAt {
-            return .checkOutBeforeCheckIn(checkInAt: existing.checkInAt)
-        }
-        try Self.applyToSession(
-            kind: command.kind, key: command.sessionKey.rawValue, at: command.at.timeIntervalSince1970,
-                                reason: command.reason, db: db)
-        return .applied(try Self.session(key: command.sessionKey.rawValue, db: db) ?? existing)
     }
 
-    /// The first check-out wins, and only at or after the check-in; a heartbeat moves `lastSeenAt`
-    /// forward only.
-    private static func applyToSession(kind: SessionEventCommand.Kind, key: String, at: Double, reason: String?, db: Database) throws {
-        switch kind {
-        case .checkOut:
-            try db.cachedStatement(sql: """
-                UPDATE sessions SET checkOutAt = ?, checkOutReason = ?, lastSeenAt = MAX(lastSeenAt, ?)
-                WHERE sessionKey = ? AND checkOutAt IS NULL AND checkInAt <= ?
-                """).execute(arguments: [at, reason, at, key, at])
-        case .heartbeat:
-            try db.cachedStatement(sql: "UPDATE sessions SET lastSeenAt = MAX(lastSeenAt, ?) WHERE sessionKey = ?").execute(arguments: [at, key])
+    /// The events stored before this session's check-in, in arrival order.
+    private static func pendingEvents(key: String, db: Database) throws -> [SessionLedger.PendingEvent] {
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE sessionKey = ? ORDER BY id"),
+                         arguments: [key]).map { row in
+            let user: String? = row["userId"]
+            return SessionLedger.PendingEvent(id: row["id"], kind: SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat,
+                                              at: Date(timeIntervalSince1970: row["at"]), reason: row["reason"],
+                                              userId: user.map { UserID($0) })
         }
     }
 

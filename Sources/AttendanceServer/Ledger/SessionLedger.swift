@@ -1,0 +1,92 @@
+import AttendanceModels
+import Foundation
+
+/// The session rules, written once: what a check-in, a check-out or a heartbeat does to what is
+/// stored. Pure and platform-free; both repositories read what a rule needs, ask the ledger, and
+/// write what it decided, in the request's transaction (under the session's lock on PostgreSQL,
+/// SQLite's single writer otherwise).
+public enum SessionLedger {
+    /// A check-out or heartbeat stored before its session's check-in, in arrival order (`id`).
+    public struct PendingEvent: Hashable, Sendable {
+        public var id: Int64
+        public var kind: SessionEventCommand.Kind
+        public var at: Date
+        public var reason: String?
+        /// The sender's user (nil: sent with the admin token).
+        public var userId: UserID?
+
+        public init(id: Int64, kind: SessionEventCommand.Kind, at: Date, reason: String?, userId: UserID?) {
+            self.id = id
+            self.kind = kind
+            self.at = at
+            self.reason = reason
+            self.userId = userId
+        }
+    }
+
+    /// What a check-in does.
+    public enum CheckInDecision: Hashable, Sendable {
+        /// The session exists: natural idempotency on `sessionKey`, nothing written.
+        case known(SessionRecord)
+        /// The site was deleted: nothing written.
+        case siteInactive(SiteID)
+        /// A new session, with what arrived before it applied: insert `session`, delete the
+        /// pending events in `applied`. The others stay, for audit: another user's (never applied
+        /// to a session it doesn't own) and check-outs earlier than the check-in.
+        case record(SessionRecord, applied: [Int64])
+    }
+
+    /// What a check-out or heartbeat does.
+    public enum EventDecision: Hashable, Sendable {
+        /// No session yet: store the event, bound to its sender, until the check-in arrives.
+        case storePending
+        /// The session belongs to another user: nothing written (403).
+        case forbidden(owner: UserID)
+        /// A check-out earlier than the open session's check-in: nothing written (422).
+        case checkOutBeforeCheckIn(checkInAt: Date)
+        /// The session as it is after the event (unchanged when a check-out came after the first).
+        case update(SessionRecord)
+    }
+
+    public static func checkIn(_ command: CheckInCommand, known: SessionRecord?, siteIsActive: Bool, pending: [PendingEvent],
+                               now: Date) -> CheckInDecision {
+        if let known { return .known(known) }
+        guard siteIsActive else { return .siteInactive(command.siteId) }
+        var session = SessionRecord(sessionKey: command.sessionKey, userId: command.userId, siteId: command.siteId,
+                                    deviceId: command.deviceId, checkInAt: command.at, checkOutAt: nil, checkOutReason: nil,
+                                    lastSeenAt: command.at, source: command.source)
+        var applied: [Int64] = []
+        for event in pending.sorted(by: { $0.id < $1.id }) {
+            if let sender = event.userId, sender != command.userId { continue }
+            if event.kind == .checkOut, event.at < command.at { continue }
+            session = applying(event.kind, at: event.at, reason: event.reason, to: session)
+            applied.append(event.id)
+        }
+        return .record(session, applied: applied)
+    }
+
+    public static func apply(_ command: SessionEventCommand, to existing: SessionRecord?) -> EventDecision {
+        guard let existing else { return .storePending }
+        if let sender = command.userId, sender != existing.userId { return .forbidden(owner: existing.userId) }
+        if command.kind == .checkOut, existing.checkOutAt == nil, command.at < existing.checkInAt {
+            return .checkOutBeforeCheckIn(checkInAt: existing.checkInAt)
+        }
+        return .update(applying(command.kind, at: command.at, reason: command.reason, to: existing))
+    }
+
+    /// One event on a session: the first check-out wins, and only at or after the check-in; a
+    /// heartbeat, or a check-out, moves `lastSeenAt` forward only.
+    static func applying(_ kind: SessionEventCommand.Kind, at: Date, reason: String?, to session: SessionRecord) -> SessionRecord {
+        var next = session
+        switch kind {
+        case .checkOut:
+            guard session.checkOutAt == nil, session.checkInAt <= at else { return session }
+            next.checkOutAt = at
+            next.checkOutReason = reason
+            next.lastSeenAt = max(session.lastSeenAt, at)
+        case .heartbeat:
+            next.lastSeenAt = max(session.lastSeenAt, at)
+        }
+        return next
+    }
+}
