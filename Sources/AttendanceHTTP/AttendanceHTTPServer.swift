@@ -16,15 +16,16 @@ public struct ServerOptions: Sendable {
     public var limits: IngestLimits
     /// A connection with no request for this long is closed.
     public var idleTimeoutSeconds: Int64
+    /// How often idempotency keys past their retention are purged (and once at start).
+    public var purgeIntervalSeconds: Int64
 
-    public init(
-        host: String = "127.0.0.1", port: Int = 8080, limits: IngestLimits = IngestLimits(),
-        idleTimeoutSeconds: Int64 = 75
-    ) {
+    public init(host: String = "127.0.0.1", port: Int = 8080, limits: IngestLimits = IngestLimits(),
+                idleTimeoutSeconds: Int64 = 75, purgeIntervalSeconds: Int64 = 3_600) {
         self.host = host
         self.port = port
         self.limits = limits
         self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.purgeIntervalSeconds = purgeIntervalSeconds
     }
 }
 
@@ -66,16 +67,17 @@ public enum AttendanceHTTPServer {
                                 admin: AdminService(repository: repository), auth: auth, metrics: metrics, document: try contract())
         let router = Router()
         let routes = RouteTable()
-        router.add(
-            middleware: RequestMiddleware(
-                logger: logger, metrics: metrics, maxBodyBytes: options.limits.maxBodyBytes,
+        router.add(middleware: RequestMiddleware(logger: logger, metrics: metrics, maxBodyBytes: options.limits.maxBodyBytes,
                                                  routes: routes))
-        try api.registerHandlers(
-            on: RecordingTransport(inner: router, table: routes), configuration: Wire.configuration,
+        try api.registerHandlers(on: RecordingTransport(inner: router, table: routes), configuration: Wire.configuration,
                                  middlewares: [ProblemMiddleware(logger: logger), AuthMiddleware(auth: auth)])
-        return Application(
-            router: router, server: .http1ClosingWhenAsked(idleTimeout: .seconds(options.idleTimeoutSeconds)),
+        let purger = IdempotencyPurger(repository: repository, retentionSeconds: options.limits.idempotencyRetentionSeconds,
+                                       interval: .seconds(options.purgeIntervalSeconds), metrics: metrics, logger: logger,
+                                       clock: clock)
+        return Application(router: router,
+                           server: .http1ClosingWhenAsked(idleTimeout: .seconds(options.idleTimeoutSeconds)),
                            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
+                           services: [purger],
                            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? options.port) },
                            logger: logger)
     }

@@ -6,6 +6,7 @@ import Prometheus
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let inFlight: Gauge
+    private let purgedKeys: Counter
     static var requests: MetricNameDescriptor { MetricNameDescriptor(namespace: "http", metricName: "requests", unitName: "total",
                                                helpText: "Requests answered, by operation id and status code.") }
     static var duration: MetricNameDescriptor { MetricNameDescriptor(namespace: "http", metricName: "request_duration", unitName: "seconds",
@@ -17,7 +18,12 @@ final class ServerMetrics: Sendable {
     init() {
         inFlight = registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "http", metricName: "requests_in_flight", unitName: "",
                                                                        helpText: "Requests being processed now."))
+        purgedKeys = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "idempotency", metricName: "keys_purged", unitName: "total",
+            helpText: "Idempotency keys forgotten after their retention."))
     }
+
+    func purged(_ count: Int) { purgedKeys.increment(by: Int64(count)) }
 
     func started() { inFlight.increment() }
 

@@ -36,6 +36,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Refuse an event whose ts is more than this many seconds old (default 30 days).")
     var maxPastSeconds: Double = IngestLimits().maxPastSeconds
 
+    @Option(help: "Forget idempotency keys this many days after their request (at least 3: a phone's 72 h offline).")
+    var idempotencyRetentionDays: Double = IngestLimits().idempotencyRetentionSeconds / 86_400
+
     func validate() throws {
         guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format must be text or json, got '\(logFormat)'") }
         guard Logger.Level(rawValue: logLevel) != nil else {
@@ -44,6 +47,9 @@ struct Serve: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
         guard maxFutureSeconds >= 0, maxFutureSeconds.isFinite else { throw ValidationError("--max-future-seconds must be ≥ 0, got \(maxFutureSeconds)") }
         guard maxPastSeconds > 0, maxPastSeconds.isFinite else { throw ValidationError("--max-past-seconds must be > 0, got \(maxPastSeconds)") }
+        guard idempotencyRetentionDays >= 3, idempotencyRetentionDays.isFinite else {
+            throw ValidationError("--idempotency-retention-days must be at least 3 (a phone's 72 h offline), got \(idempotencyRetentionDays)")
+        }
     }
 
     func run() async throws {
@@ -73,6 +79,7 @@ struct Serve: AsyncParsableCommand {
             var limits = IngestLimits()
             limits.maxFutureSeconds = maxFutureSeconds
             limits.maxPastSeconds = maxPastSeconds
+            limits.idempotencyRetentionSeconds = idempotencyRetentionDays * 86_400
             let options = ServerOptions(host: host, port: port, limits: limits)
             let where_ = "\(repository.backendName) at \(Self.redacted(database))"
             let app = try AttendanceHTTPServer.application(repository: repository, options: options, logger: logger, onListening: { [host] bound in
