@@ -171,6 +171,10 @@ struct AttendanceAPI: APIProtocol {
         return .ok(.init(body: .json(Self.employee(employee))))
     }
 
+    func deactivateEmployee(_ input: Operations.DeactivateEmployee.Input) async throws -> Operations.DeactivateEmployee.Output {
+        .ok(.init(body: .json(Self.employee(try await admin.deactivateEmployee(id: try Self.id("userId", input.path.userId))))))
+    }
+
     func createEnrollmentCode(_ input: Operations.CreateEnrollmentCode.Input) async throws -> Operations.CreateEnrollmentCode.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
         let issued = try await auth.issueEnrollmentCode(
@@ -249,7 +253,8 @@ struct AttendanceAPI: APIProtocol {
     }
 
     static func employee(_ employee: EmployeeRecord) -> Components.Schemas.Employee {
-        .init(userId: employee.id.rawValue, name: employee.name, externalId: employee.externalId, email: employee.email)
+        .init(userId: employee.id.rawValue, name: employee.name, externalId: employee.externalId, email: employee.email,
+              deactivatedAt: employee.deactivatedAt)
     }
 
     static func device(_ device: DeviceRecord) -> Components.Schemas.Device {

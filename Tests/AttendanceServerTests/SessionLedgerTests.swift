@@ -41,6 +41,12 @@ import Testing
         #expect(SessionLedger.checkIn(Self.command(), known: nil, siteIsActive: false, pending: [], now: Self.t0) == .siteInactive("hq"))
     }
 
+    @Test func aCheckInOfADeactivatedEmployeeRecordsNothing() {
+        let decision = SessionLedger.checkIn(Self.command(), known: nil, siteIsActive: true, employeeIsActive: false, pending: [],
+                                             now: Self.t0)
+        #expect(decision == .employeeInactive("alice"))
+    }
+
     @Test func aNewCheckInIsAnOpenSessionSeenAtItsStart() {
         let decision = SessionLedger.checkIn(Self.command(), known: nil, siteIsActive: true, pending: [], now: Self.t0)
         #expect(decision == .record(Self.session(), applied: []))

@@ -120,6 +120,14 @@ public struct AdminService: Sendable {
         } catch let error as RepositoryError {
             throw Problem(409, "Conflict", error.detail)
         }
+        return try await repository.employee(id: id) ?? employee
+    }
+
+    /// Deactivates an employee: every device of theirs is revoked (refused from its next request),
+    /// their sessions and records are kept, and new check-ins and enrollment codes for them are
+    /// refused (422). Deactivating again changes nothing.
+    public func deactivateEmployee(id: UserID, now: Date = Date()) async throws -> EmployeeRecord {
+        guard let employee = try await repository.deactivateEmployee(id: id, now: now) else { throw Self.notFound("employee", id.rawValue) }
         return employee
     }
 

@@ -50,8 +50,11 @@ public struct AuthService: Sendable {
         guard (60...30 * 86_400).contains(validForSeconds) else {
             throw Problem.field("expiresInSeconds", String(Int(validForSeconds)), expected: "from 60 to 2592000 seconds")
         }
-        guard try await repository.employee(id: user) != nil else {
+        guard let employee = try await repository.employee(id: user) else {
             throw Problem(404, "Not found", "no employee with id '\(user)'")
+        }
+        guard employee.isActive else {
+            throw Problem.field("userId", user.rawValue, expected: "an active employee (this one was deactivated)", status: 422)
         }
         let code = Tokens.newEnrollmentCode()
         let expiresAt = clock().addingTimeInterval(validForSeconds)

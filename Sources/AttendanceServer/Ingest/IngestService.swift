@@ -191,6 +191,8 @@ public struct IngestService: Sendable {
                 return Problem(403, "Forbidden", "the session '\(command.sessionKey)' belongs to another user").reply
             }
             return try Replies.json(created ? 201 : 200, SessionBody(session))
+        case .employeeInactive(let user):
+            return Problem.field("userId", user.rawValue, expected: "an active employee (this one was deactivated)", status: 422).reply
         case .siteInactive(let site):
             return Problem.field(
                 "siteId", site.rawValue, expected: "an active site (this one was deleted)", status: 422
@@ -260,8 +262,13 @@ public struct IngestService: Sendable {
             throw Problem.field(request.siteId == nil ? "beacon" : "siteId", request.siteId ?? "\(beacon)",
                                 expected: "an active site (site '\(site.id)' was deleted)", status: 422)
         }
-        guard try await directory.employeeExists(user, now: clock(), load: { try await repository.employee(id: user) != nil }) else {
-            throw Problem.field("userId", user.rawValue, expected: "the id of an employee", status: 422)
+        guard try await directory.employeeExists(user, now: clock(), load: {
+            try await repository.employee(id: user)?.isActive == true
+        }) else {
+            let known = try await repository.employee(id: user) != nil
+            throw Problem.field("userId", user.rawValue,
+                                expected: known ? "an active employee (this one was deactivated)" : "the id of an employee",
+                                status: 422)
         }
         var deviceId: DeviceID?
         if case .device(let device, _) = principal { deviceId = device }

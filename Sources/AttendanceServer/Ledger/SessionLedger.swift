@@ -30,6 +30,8 @@ public enum SessionLedger {
         case known(SessionRecord)
         /// The site was deleted: nothing written.
         case siteInactive(SiteID)
+        /// The employee was deactivated: nothing written.
+        case employeeInactive(UserID)
         /// A new session, with what arrived before it applied: insert `session`, delete the
         /// pending events in `applied`. The others stay, for audit: another user's (never applied
         /// to a session it doesn't own) and check-outs earlier than the check-in.
@@ -48,10 +50,11 @@ public enum SessionLedger {
         case update(SessionRecord)
     }
 
-    public static func checkIn(_ command: CheckInCommand, known: SessionRecord?, siteIsActive: Bool, pending: [PendingEvent],
-                               now: Date) -> CheckInDecision {
+    public static func checkIn(_ command: CheckInCommand, known: SessionRecord?, siteIsActive: Bool, employeeIsActive: Bool = true,
+                               pending: [PendingEvent], now: Date) -> CheckInDecision {
         if let known { return .known(known) }
         guard siteIsActive else { return .siteInactive(command.siteId) }
+        guard employeeIsActive else { return .employeeInactive(command.userId) }
         var session = SessionRecord(sessionKey: command.sessionKey, userId: command.userId, siteId: command.siteId,
                                     deviceId: command.deviceId, checkInAt: command.at, checkOutAt: nil, checkOutReason: nil,
                                     lastSeenAt: command.at, source: command.source)

@@ -67,6 +67,9 @@ public protocol AdminRepository: Sendable {
     func beacons(siteId: SiteID?) async throws -> [BeaconRecord]
     func deleteBeacon(id: String) async throws -> Bool
     func employees() async throws -> [EmployeeRecord]
+    /// Deactivates the employee and revokes every device of theirs, in one transaction; keeps a
+    /// deactivation's first time. Nil when no employee has this id.
+    func deactivateEmployee(id: UserID, now: Date) async throws -> EmployeeRecord?
     func updateEmployee(_ employee: EmployeeRecord) async throws -> Bool
     /// Sessions by check-in time then key, after `cursor`, at most `limit`.
     func sessions(_ filter: SessionFilter, after cursor: SessionCursor?, limit: Int) async throws -> [SessionRecord]

@@ -145,12 +145,20 @@ extension PostgresRepository {
     }
 
     public func employees() async throws -> [EmployeeRecord] {
-        var employees: [EmployeeRecord] = []
-        for try await (id, name, externalId, email) in try await client.query("SELECT id, name, external_id, email FROM employees ORDER BY name, id",
-                                                                              logger: logger).decode((String, String, String?, String?).self) {
-            employees.append(EmployeeRecord(id: UserID(id), name: name, externalId: externalId, email: email))
+        try await employees(PostgresQuery(unsafeSQL: "SELECT \(Self.employeeColumns) FROM employees ORDER BY name, id"))
+    }
+
+    public func deactivateEmployee(id: UserID, now: Date) async throws -> EmployeeRecord? {
+        try await client.withTransaction(logger: logger) { connection in
+            let time = now.timeIntervalSince1970
+            let deactivated = try await self.employees(PostgresQuery(unsafeSQL: """
+                UPDATE employees SET deactivated_at = COALESCE(deactivated_at, $1) WHERE id = $2 RETURNING \(Self.employeeColumns)
+                """, binds: try binds(time, id.rawValue)), on: connection).first
+            guard let deactivated else { return nil }
+            try await connection.query("UPDATE devices SET revoked_at = COALESCE(revoked_at, \(time)) WHERE user_id = \(id.rawValue)",
+                                       logger: self.logger)
+            return deactivated
         }
-        return employees
     }
 
     public func updateEmployee(_ employee: EmployeeRecord) async throws -> Bool {

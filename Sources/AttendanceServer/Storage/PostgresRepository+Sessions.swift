@@ -83,11 +83,24 @@ extension PostgresRepository {
     }
 
     public func employee(id: UserID) async throws -> EmployeeRecord? {
-        for try await (id, name, externalId, email) in try await client.query(
-            "SELECT id, name, external_id, email FROM employees WHERE id = \(id.rawValue)", logger: logger).decode((String, String, String?, String?).self) {
-            return EmployeeRecord(id: UserID(id), name: name, externalId: externalId, email: email)
+        try await employees(PostgresQuery(unsafeSQL: "SELECT \(Self.employeeColumns) FROM employees WHERE id = $1",
+                                          binds: try binds(id.rawValue))).first
+    }
+
+    static let employeeColumns = "id, name, external_id, email, deactivated_at"
+
+    func employees(_ query: PostgresQuery, on connection: PostgresConnection? = nil) async throws -> [EmployeeRecord] {
+        let rows = if let connection {
+            try await connection.query(query, logger: logger)
+        } else {
+            try await client.query(query, logger: logger)
         }
-        return nil
+        var employees: [EmployeeRecord] = []
+        for try await (id, name, externalId, email, deactivated) in rows.decode((String, String, String?, String?, Double?).self) {
+            employees.append(EmployeeRecord(id: UserID(id), name: name, externalId: externalId, email: email,
+                                            deactivatedAt: deactivated.map(Date.init(timeIntervalSince1970:))))
+        }
+        return employees
     }
 
     // MARK: - Sessions
@@ -185,10 +198,11 @@ extension PostgresRepository {
     {
         let key = command.sessionKey.rawValue
         let known = try await session(key: key, on: connection)
-        var active: Bool?
-        for try await flag in try await connection.query("""
-            SELECT deactivated_at IS NULL FROM sites WHERE id = \(command.siteId.rawValue)
-            """, logger: logger).decode(Bool.self) { active = flag }
+        var active: (site: Bool?, employee: Bool?) = (nil, nil)
+        for try await flags in try await connection.query("""
+            SELECT (SELECT deactivated_at IS NULL FROM sites WHERE id = \(command.siteId.rawValue)),
+                   (SELECT deactivated_at IS NULL FROM employees WHERE id = \(command.userId.rawValue))
+            """, logger: logger).decode((Bool?, Bool?).self) { active = flags }
         var pending: [SessionLedger.PendingEvent] = []
         if known == nil {
             let rows = try await connection.query("""
@@ -200,11 +214,14 @@ extension PostgresRepository {
                                                           userId: user.map { UserID($0) }))
             }
         }
-        switch SessionLedger.checkIn(command, known: known, siteIsActive: active == true, pending: pending, now: now) {
+        switch SessionLedger.checkIn(command, known: known, siteIsActive: active.site == true,
+                                     employeeIsActive: active.employee == true, pending: pending, now: now) {
         case .known(let session):
             return .recorded(session, created: false)
         case .siteInactive(let site):
             return .siteInactive(site)
+        case .employeeInactive(let user):
+            return .employeeInactive(user)
         case .record(let session, let applied):
             try await connection.query("""
                 INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason,

@@ -123,6 +123,8 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         // earlier release (a batch's claim). The upgrade releases them: their items' own keys make
         // the resend safe.
         ("2026-11-24 release stranded claims", ["DELETE FROM idempotency_keys WHERE state = 'inFlight'"]),
+        // A deactivated employee is kept with their records; their devices are revoked.
+        ("2026-11-24 employee deactivation", ["ALTER TABLE employees ADD COLUMN deactivated_at DOUBLE PRECISION"]),
     ]
 
     /// Runs the migrations not yet applied, in one transaction, under an advisory lock, so that

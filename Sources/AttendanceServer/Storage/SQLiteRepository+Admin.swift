@@ -20,6 +20,10 @@ extension SQLiteRepository: AdminRepository {
         migrator.registerMigration("2026-11-24 site deactivation") { db in
             try db.execute(sql: "ALTER TABLE sites ADD COLUMN deactivatedAt REAL")
         }
+        // A deactivated employee is kept with their records; their devices are revoked.
+        migrator.registerMigration("2026-11-24 employee deactivation") { db in
+            try db.execute(sql: "ALTER TABLE employees ADD COLUMN deactivatedAt REAL")
+        }
     }
 
     public func updateSite(_ site: SiteRecord) async throws -> Bool {
@@ -75,9 +79,20 @@ extension SQLiteRepository: AdminRepository {
 
     public func employees() async throws -> [EmployeeRecord] {
         try await writer.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM employees ORDER BY name, id")).map { row in
-                EmployeeRecord(id: UserID(row["id"]), name: row["name"], externalId: row["externalId"], email: row["email"])
-            }
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM employees ORDER BY name, id")).map(Self.employeeRecord)
+        }
+    }
+
+    public func deactivateEmployee(id: UserID, now: Date) async throws -> EmployeeRecord? {
+        try await writer.write { db in
+            let time = now.timeIntervalSince1970
+            try db.cachedStatement(sql: "UPDATE employees SET deactivatedAt = COALESCE(deactivatedAt, ?) WHERE id = ?")
+                .execute(arguments: [time, id.rawValue])
+            guard db.changesCount == 1 else { return nil }
+            try db.cachedStatement(sql: "UPDATE devices SET revokedAt = COALESCE(revokedAt, ?) WHERE userId = ?")
+                .execute(arguments: [time, id.rawValue])
+            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM employees WHERE id = ?"), arguments: [id.rawValue])
+                .map(Self.employeeRecord)
         }
     }
 

@@ -255,9 +255,8 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     public func employee(id: UserID) async throws -> EmployeeRecord? {
         try await writer.read { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM employees WHERE id = ?"), arguments: [id.rawValue]).map { row in
-                EmployeeRecord(id: UserID(row["id"]), name: row["name"], externalId: row["externalId"], email: row["email"])
-            }
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM employees WHERE id = ?"), arguments: [id.rawValue])
+                .map(Self.employeeRecord)
         }
     }
 
@@ -268,14 +267,19 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     private static func checkIn(_ command: CheckInCommand, now: Date, db: Database) throws -> CheckInOutcome {
         let key = command.sessionKey.rawValue
         let known = try session(key: key, db: db)
-        let active = try Bool.fetchOne(db.cachedStatement(sql: "SELECT deactivatedAt IS NULL FROM sites WHERE id = ?"),
-                                       arguments: [command.siteId.rawValue])
+        let active = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT (SELECT deactivatedAt IS NULL FROM sites WHERE id = ?) AS site,
+                   (SELECT deactivatedAt IS NULL FROM employees WHERE id = ?) AS employee
+            """), arguments: [command.siteId.rawValue, command.userId.rawValue])
         let pending = known == nil ? try pendingEvents(key: key, db: db) : []
-        switch SessionLedger.checkIn(command, known: known, siteIsActive: active == true, pending: pending, now: now) {
+        switch SessionLedger.checkIn(command, known: known, siteIsActive: active?["site"] == true,
+                                     employeeIsActive: active?["employee"] == true, pending: pending, now: now) {
         case .known(let session):
             return .recorded(session, created: false)
         case .siteInactive(let site):
             return .siteInactive(site)
+        case .employeeInactive(let user):
+            return .employeeInactive(user)
         case .record(let session, let applied):
             try db.cachedStatement(sql: """
                 INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason, lastSeenAt, source,
@@ -365,6 +369,12 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
                              deviceId: device.map { DeviceID($0) }, checkInAt: Date(timeIntervalSince1970: row["checkInAt"]),
                              checkOutAt: checkOut.map(Date.init(timeIntervalSince1970:)), checkOutReason: row["checkOutReason"],
                              lastSeenAt: Date(timeIntervalSince1970: row["lastSeenAt"]), source: EventSource(rawValue: row["source"]) ?? .automatic)
+    }
+
+    static func employeeRecord(_ row: Row) -> EmployeeRecord {
+        let deactivated: Double? = row["deactivatedAt"]
+        return EmployeeRecord(id: UserID(row["id"]), name: row["name"], externalId: row["externalId"], email: row["email"],
+                              deactivatedAt: deactivated.map(Date.init(timeIntervalSince1970:)))
     }
 
     private static func site(_ row: Row) -> SiteRecord {

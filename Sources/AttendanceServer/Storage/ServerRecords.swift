@@ -31,13 +31,19 @@ public struct EmployeeRecord: Hashable, Sendable {
     public var name: String
     public var externalId: String?
     public var email: String?
+    /// When an admin deactivated the employee: their devices were revoked, their records kept, and
+    /// new check-ins and enrollment codes for them are refused (422).
+    public var deactivatedAt: Date?
 
-    public init(id: UserID, name: String, externalId: String? = nil, email: String? = nil) {
+    public init(id: UserID, name: String, externalId: String? = nil, email: String? = nil, deactivatedAt: Date? = nil) {
         self.id = id
         self.name = name
         self.externalId = externalId
         self.email = email
+        self.deactivatedAt = deactivatedAt
     }
+
+    public var isActive: Bool { deactivatedAt == nil }
 }
 
 public struct DeviceRecord: Hashable, Sendable {
@@ -101,6 +107,8 @@ public enum CheckInOutcome: Hashable, Sendable {
     case recorded(SessionRecord, created: Bool)
     /// The site was deleted (deactivated) before the session could be recorded: nothing written.
     case siteInactive(SiteID)
+    /// The employee was deactivated before the session could be recorded: nothing written.
+    case employeeInactive(UserID)
 }
 
 public enum SessionEventOutcome: Hashable, Sendable {
