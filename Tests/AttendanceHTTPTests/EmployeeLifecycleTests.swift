@@ -11,6 +11,8 @@ import Testing
         let ada = try await live.enrollEmployee()
         #expect(try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "k-1",
                                     json: LiveServer.checkIn(ada, session: "s-1")).status == 201)
+        #expect(try await live.send("POST", "/v1/attendance/heartbeat", token: ada.token, key: "k-early",
+                                    json: ["sessionKey": "s-later", "ts": RFC3339Text.format(Date())]).status == 202)
         let first = try await live.send("POST", "/v1/admin/employees/\(ada.userId)/deactivate")
         #expect(first.status == 200)
         let deactivatedAt = try #require(first.json["deactivatedAt"] as? String)
@@ -34,6 +36,15 @@ import Testing
         let sessions = try await live.send("GET", "/v1/admin/sessions?userId=\(ada.userId)").json["items"] as? [[String: Any]]
         #expect(sessions?.map { $0["sessionKey"] as? String } == ["s-1"])
         #expect(try await live.send("POST", "/v1/admin/employees/user-ghost/deactivate").status == 404)
+        // Everything held about her, in one document (never a token).
+        let export = try await live.send("GET", "/v1/admin/employees/\(ada.userId)/export")
+        #expect(export.status == 200)
+        #expect((export.json["employee"] as? [String: Any])?["deactivatedAt"] as? String == deactivatedAt)
+        #expect((export.json["sessions"] as? [[String: Any]])?.map { $0["sessionKey"] as? String } == ["s-1"])
+        #expect((export.json["devices"] as? [[String: Any]])?.first?["revoked"] as? Bool == true)
+        #expect((export.json["pendingEvents"] as? [[String: Any]])?.map { $0["sessionKey"] as? String } == ["s-later"])
+        #expect(!export.text.contains(ada.token))
+        #expect(try await live.send("GET", "/v1/admin/employees/user-ghost/export").status == 404)
         try await live.stop()
     }
 }

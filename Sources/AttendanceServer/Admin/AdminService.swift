@@ -4,9 +4,9 @@ import Foundation
 /// The administrators' operations, validated: every refusal is a `Problem` naming the field, the
 /// value and what was expected. HTTP-agnostic; the HTTP layer maps records to the contract's types.
 public struct AdminService: Sendable {
-    public let repository: any AttendanceRepository & AdminRepository
+    public let repository: any ServerRepository
 
-    public init(repository: any AttendanceRepository & AdminRepository) { self.repository = repository }
+    public init(repository: any ServerRepository) { self.repository = repository }
 
     public struct SiteInput: Hashable, Sendable {
         public var name: String
@@ -129,6 +129,28 @@ public struct AdminService: Sendable {
     public func deactivateEmployee(id: UserID, now: Date = Date()) async throws -> EmployeeRecord {
         guard let employee = try await repository.deactivateEmployee(id: id, now: now) else { throw Self.notFound("employee", id.rawValue) }
         return employee
+    }
+
+    /// Everything held about one person (their right of access): the employee, their devices,
+    /// every session of theirs and the events their devices sent that no session took.
+    public struct PersonalData: Sendable {
+        public var employee: EmployeeRecord
+        public var devices: [DeviceRecord]
+        public var sessions: [SessionRecord]
+        public var pendingEvents: [PendingEventRecord]
+    }
+
+    public func personalData(id: UserID) async throws -> PersonalData {
+        let employee = try await employee(id: id)
+        var sessions: [SessionRecord] = []
+        var cursor: SessionCursor?
+        repeat {
+            let page = try await repository.sessions(SessionFilter(userId: id), after: cursor, limit: 500)
+            sessions += page
+            cursor = page.count == 500 ? page.last.map { SessionCursor(checkInAt: $0.checkInAt, sessionKey: $0.sessionKey) } : nil
+        } while cursor != nil
+        return PersonalData(employee: employee, devices: try await repository.devices(userId: id), sessions: sessions,
+                            pendingEvents: try await repository.pendingEvents(userId: id))
     }
 
     public func employee(id: UserID) async throws -> EmployeeRecord {

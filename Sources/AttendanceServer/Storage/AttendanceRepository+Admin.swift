@@ -17,6 +17,23 @@ public struct BeaconRecord: Hashable, Sendable {
     }
 }
 
+/// A check-out or heartbeat stored without its session, as an export shows it.
+public struct PendingEventRecord: Hashable, Sendable {
+    public var sessionKey: SessionKey
+    public var kind: SessionEventCommand.Kind
+    public var at: Date
+    public var reason: String?
+    public var receivedAt: Date
+
+    public init(sessionKey: SessionKey, kind: SessionEventCommand.Kind, at: Date, reason: String?, receivedAt: Date) {
+        self.sessionKey = sessionKey
+        self.kind = kind
+        self.at = at
+        self.reason = reason
+        self.receivedAt = receivedAt
+    }
+}
+
 /// Which sessions to list; all filters are optional.
 public struct SessionFilter: Hashable, Sendable {
     public var userId: UserID?
@@ -70,6 +87,9 @@ public protocol AdminRepository: Sendable {
     /// Deactivates the employee and revokes every device of theirs, in one transaction; keeps a
     /// deactivation's first time. Nil when no employee has this id.
     func deactivateEmployee(id: UserID, now: Date) async throws -> EmployeeRecord?
+    /// The check-outs and heartbeats an employee's devices sent that no session of theirs took:
+    /// waiting for a check-in, or kept because they could not apply. Oldest first.
+    func pendingEvents(userId: UserID) async throws -> [PendingEventRecord]
     func updateEmployee(_ employee: EmployeeRecord) async throws -> Bool
     /// Sessions by check-in time then key, after `cursor`, at most `limit`.
     func sessions(_ filter: SessionFilter, after cursor: SessionCursor?, limit: Int) async throws -> [SessionRecord]

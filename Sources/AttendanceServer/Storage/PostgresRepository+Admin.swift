@@ -148,6 +148,19 @@ extension PostgresRepository {
         try await employees(PostgresQuery(unsafeSQL: "SELECT \(Self.employeeColumns) FROM employees ORDER BY name, id"))
     }
 
+    public func pendingEvents(userId: UserID) async throws -> [PendingEventRecord] {
+        var events: [PendingEventRecord] = []
+        let rows = try await client.query("""
+            SELECT session_key, kind, at, reason, received_at FROM pending_session_events WHERE user_id = \(userId.rawValue) ORDER BY id
+            """, logger: logger)
+        for try await (key, kind, at, reason, received) in rows.decode((String, String, Double, String?, Double).self) {
+            events.append(PendingEventRecord(sessionKey: SessionKey(key), kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat,
+                                             at: Date(timeIntervalSince1970: at), reason: reason,
+                                             receivedAt: Date(timeIntervalSince1970: received)))
+        }
+        return events
+    }
+
     public func deactivateEmployee(id: UserID, now: Date) async throws -> EmployeeRecord? {
         try await client.withTransaction(logger: logger) { connection in
             let time = now.timeIntervalSince1970

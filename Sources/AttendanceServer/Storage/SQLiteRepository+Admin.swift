@@ -83,6 +83,17 @@ extension SQLiteRepository: AdminRepository {
         }
     }
 
+    public func pendingEvents(userId: UserID) async throws -> [PendingEventRecord] {
+        try await writer.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE userId = ? ORDER BY id"),
+                             arguments: [userId.rawValue]).map { row in
+                PendingEventRecord(sessionKey: SessionKey(row["sessionKey"]), kind: SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat,
+                                   at: Date(timeIntervalSince1970: row["at"]), reason: row["reason"],
+                                   receivedAt: Date(timeIntervalSince1970: row["receivedAt"]))
+            }
+        }
+    }
+
     public func deactivateEmployee(id: UserID, now: Date) async throws -> EmployeeRecord? {
         try await writer.write { db in
             let time = now.timeIntervalSince1970
