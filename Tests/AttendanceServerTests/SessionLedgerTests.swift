@@ -34,17 +34,17 @@ import Testing
 
     @Test func aKnownSessionKeyIsFoundNotRecordedAgain() {
         let known = Self.session()
-        #expect(SessionLedger.checkIn(Self.command(), known: known, siteIsActive: true, pending: [], now: Self.t0) == .known(known))
+        #expect(SessionLedger.checkIn(Self.command(), known: known, siteIsActive: true, pending: [], now: Self.t0) == .answer(.recorded(known, created: false)))
     }
 
     @Test func aCheckInAtADeletedSiteRecordsNothing() {
-        #expect(SessionLedger.checkIn(Self.command(), known: nil, siteIsActive: false, pending: [], now: Self.t0) == .siteInactive("hq"))
+        #expect(SessionLedger.checkIn(Self.command(), known: nil, siteIsActive: false, pending: [], now: Self.t0) == .answer(.siteInactive("hq")))
     }
 
     @Test func aCheckInOfADeactivatedEmployeeRecordsNothing() {
         let decision = SessionLedger.checkIn(Self.command(), known: nil, siteIsActive: true, employeeIsActive: false, pending: [],
                                              now: Self.t0)
-        #expect(decision == .employeeInactive("alice"))
+        #expect(decision == .answer(.employeeInactive("alice")))
     }
 
     @Test func aNewCheckInIsAnOpenSessionSeenAtItsStart() {
@@ -84,11 +84,11 @@ import Testing
     }
 
     @Test func anEventForAnotherUsersSessionIsForbidden() {
-        #expect(SessionLedger.apply(Self.event(.checkOut, at: 600, user: "bob"), to: Self.session()) == .forbidden(owner: "alice"))
+        #expect(SessionLedger.apply(Self.event(.checkOut, at: 600, user: "bob"), to: Self.session()) == .answer(.forbidden(owner: "alice")))
     }
 
     @Test func aCheckOutBeforeTheOpenSessionsCheckInIsRefused() {
-        #expect(SessionLedger.apply(Self.event(.checkOut, at: -1), to: Self.session()) == .checkOutBeforeCheckIn(checkInAt: Self.t0))
+        #expect(SessionLedger.apply(Self.event(.checkOut, at: -1), to: Self.session()) == .answer(.checkOutBeforeCheckIn(checkInAt: Self.t0)))
     }
 
     @Test func theFirstCheckOutClosesTheSession() {

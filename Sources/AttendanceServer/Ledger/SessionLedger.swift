@@ -26,12 +26,9 @@ public enum SessionLedger {
 
     /// What a check-in does.
     public enum CheckInDecision: Hashable, Sendable {
-        /// The session exists: natural idempotency on `sessionKey`, nothing written.
-        case known(SessionRecord)
-        /// The site was deleted: nothing written.
-        case siteInactive(SiteID)
-        /// The employee was deactivated: nothing written.
-        case employeeInactive(UserID)
+        /// Nothing to write; this is the answer: the known session (natural idempotency on
+        /// `sessionKey`), a deleted site, or a deactivated employee.
+        case answer(CheckInOutcome)
         /// A new session, with what arrived before it applied: insert `session`, delete the
         /// pending events in `applied`. The others stay, for audit: another user's (never applied
         /// to a session it doesn't own) and check-outs earlier than the check-in.
@@ -42,19 +39,18 @@ public enum SessionLedger {
     public enum EventDecision: Hashable, Sendable {
         /// No session yet: store the event, bound to its sender, until the check-in arrives.
         case storePending
-        /// The session belongs to another user: nothing written (403).
-        case forbidden(owner: UserID)
-        /// A check-out earlier than the open session's check-in: nothing written (422).
-        case checkOutBeforeCheckIn(checkInAt: Date)
+        /// Nothing to write; this is the answer: the session belongs to another user (403), or a
+        /// check-out is earlier than the open session's check-in (422).
+        case answer(SessionEventOutcome)
         /// The session as it is after the event (unchanged when a check-out came after the first).
         case update(SessionRecord)
     }
 
     public static func checkIn(_ command: CheckInCommand, known: SessionRecord?, siteIsActive: Bool, employeeIsActive: Bool = true,
                                pending: [PendingEvent], now: Date) -> CheckInDecision {
-        if let known { return .known(known) }
-        guard siteIsActive else { return .siteInactive(command.siteId) }
-        guard employeeIsActive else { return .employeeInactive(command.userId) }
+        if let known { return .answer(.recorded(known, created: false)) }
+        guard siteIsActive else { return .answer(.siteInactive(command.siteId)) }
+        guard employeeIsActive else { return .answer(.employeeInactive(command.userId)) }
         var session = SessionRecord(sessionKey: command.sessionKey, userId: command.userId, siteId: command.siteId,
                                     deviceId: command.deviceId, checkInAt: command.at, checkOutAt: nil, checkOutReason: nil,
                                     lastSeenAt: command.at, source: command.source)
@@ -70,9 +66,9 @@ public enum SessionLedger {
 
     public static func apply(_ command: SessionEventCommand, to existing: SessionRecord?) -> EventDecision {
         guard let existing else { return .storePending }
-        if let sender = command.userId, sender != existing.userId { return .forbidden(owner: existing.userId) }
+        if let sender = command.userId, sender != existing.userId { return .answer(.forbidden(owner: existing.userId)) }
         if command.kind == .checkOut, existing.checkOutAt == nil, command.at < existing.checkInAt {
-            return .checkOutBeforeCheckIn(checkInAt: existing.checkInAt)
+            return .answer(.checkOutBeforeCheckIn(checkInAt: existing.checkInAt))
         }
         return .update(applying(command.kind, at: command.at, reason: command.reason, to: existing))
     }

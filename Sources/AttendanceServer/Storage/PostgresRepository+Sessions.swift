@@ -216,12 +216,8 @@ extension PostgresRepository {
         }
         switch SessionLedger.checkIn(command, known: known, siteIsActive: active.site == true,
                                      employeeIsActive: active.employee == true, pending: pending, now: now) {
-        case .known(let session):
-            return .recorded(session, created: false)
-        case .siteInactive(let site):
-            return .siteInactive(site)
-        case .employeeInactive(let user):
-            return .employeeInactive(user)
+        case .answer(let outcome):
+            return outcome
         case .record(let session, let applied):
             try await connection.query("""
                 INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason,
@@ -252,10 +248,8 @@ extension PostgresRepository {
                         \(command.userId?.rawValue), \(now.timeIntervalSince1970))
                 """, logger: logger)
             return .pending
-        case .forbidden(let owner):
-            return .forbidden(owner: owner)
-        case .checkOutBeforeCheckIn(let checkInAt):
-            return .checkOutBeforeCheckIn(checkInAt: checkInAt)
+        case .answer(let outcome):
+            return outcome
         case .update(let session):
             try await connection.query("""
                 UPDATE sessions SET check_out_at = \(session.checkOutAt?.timeIntervalSince1970),

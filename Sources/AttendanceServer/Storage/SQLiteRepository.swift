@@ -274,12 +274,8 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         let pending = known == nil ? try pendingEvents(key: key, db: db) : []
         switch SessionLedger.checkIn(command, known: known, siteIsActive: active?["site"] == true,
                                      employeeIsActive: active?["employee"] == true, pending: pending, now: now) {
-        case .known(let session):
-            return .recorded(session, created: false)
-        case .siteInactive(let site):
-            return .siteInactive(site)
-        case .employeeInactive(let user):
-            return .employeeInactive(user)
+        case .answer(let outcome):
+            return outcome
         case .record(let session, let applied):
             try db.cachedStatement(sql: """
                 INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason, lastSeenAt, source,
@@ -310,10 +306,8 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
                 command.reason, command.userId?.rawValue, now.timeIntervalSince1970,
             ])
             return .pending
-        case .forbidden(let owner):
-            return .forbidden(owner: owner)
-        case .checkOutBeforeCheckIn(let checkInAt):
-            return .checkOutBeforeCheckIn(checkInAt: checkInAt)
+        case .answer(let outcome):
+            return outcome
         case .update(let session):
             try db.cachedStatement(sql: """
                 UPDATE sessions SET checkOutAt = ?, checkOutReason = ?, lastSeenAt = ? WHERE sessionKey = ?
