@@ -219,6 +219,38 @@ import Testing
         #expect(try await service.repository.openSessions(siteId: nil).isEmpty)
     }
 
+    /// Issue #22: the reason, the rule and its signal, the app's version and the check-out's own
+    /// source are kept and shown, also when the check-out arrived first.
+    @Test(arguments: Backend.allCases) func aSessionKeepsItsEvidence(backend: Backend) async throws {
+        let service = try await Self.service(try await backend.makeRepository())
+        defer { service.repository.shutdown() }
+        let manualOut = Data(#"{"sessionKey":"s-1","ts":"2026-11-22T08:58:00Z","reason":"userEnded","source":"manual"}"#.utf8)
+        #expect(try await service.handle(.checkOut, body: manualOut, idempotencyKey: "out", principal: Self.alice).status == 202)
+        let checkIn = Data(("""
+            {"userId":"alice","beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":1},"ts":"2026-11-22T08:55:00Z",
+            "sessionKey":"s-1","source":"manual","reason":"beacon down \u{1F50B}",
+            "deviceMeta":{"deviceId":"phone-a","platform":"ios","appVersion":"1.4.2"},
+            "evidence":{"sampleCount":7,"medianRSSI":-61.5,"stdevDB":2.25,"walking":false,"rule":"manual"}}
+            """).utf8)
+        let reply = try await service.handle(.checkIn, body: checkIn, idempotencyKey: "in", principal: Self.alice)
+        #expect(reply.status == 201)
+        for session in [try json(reply), try json(try await service.handle(.checkIn, body: checkIn, idempotencyKey: "in-2",
+                                                                            principal: Self.alice))] {
+            #expect(session["checkInReason"] as? String == "beacon down \u{1F50B}")
+            #expect(session["appVersion"] as? String == "1.4.2")
+            #expect(session["deviceId"] as? String == "phone-a")
+            #expect(session["checkOutSource"] as? String == "manual")
+            let evidence = session["evidence"] as? [String: Any]
+            #expect(evidence?["rule"] as? String == "manual")
+            #expect(evidence?["sampleCount"] as? Int == 7)
+            #expect(evidence?["medianRSSI"] as? Double == -61.5)
+            #expect(evidence?["walking"] as? Bool == false)
+        }
+        let stored = try #require(try await service.repository.session(key: "s-1"))
+        #expect(stored.evidence == SessionEvidence(checkInReason: "beacon down \u{1F50B}", checkOutSource: .manual, appVersion: "1.4.2",
+                                                   rule: "manual", sampleCount: 7, medianRSSI: -61.5, stdevDB: 2.25, walking: false))
+    }
+
     /// Issue #22's report: Bob's check-out for Alice's session key, sent before her check-in, was
     /// applied to her session when it arrived.
     @Test(arguments: Backend.allCases) func anotherUsersEarlyCheckOutNeverTouchesTheSession(backend: Backend) async throws {

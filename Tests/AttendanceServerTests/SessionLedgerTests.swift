@@ -12,10 +12,11 @@ import Testing
                        source: .automatic)
     }
 
-    static func session(checkOut: Double? = nil, lastSeen: Double = 0) -> SessionRecord {
+    static func session(checkOut: Double? = nil, lastSeen: Double = 0, checkOutSource: EventSource? = .automatic) -> SessionRecord {
         SessionRecord(sessionKey: "s-1", userId: "alice", siteId: "hq", deviceId: "phone-a", checkInAt: t0,
                       checkOutAt: checkOut.map { t0.addingTimeInterval($0) }, checkOutReason: checkOut == nil ? nil : "regionExit",
-                      lastSeenAt: t0.addingTimeInterval(lastSeen), source: .automatic)
+                      lastSeenAt: t0.addingTimeInterval(lastSeen), source: .automatic,
+                      evidence: SessionEvidence(checkOutSource: checkOut == nil ? nil : checkOutSource))
     }
 
     static func event(_ kind: SessionEventCommand.Kind, at offset: Double, user: UserID? = "alice") -> SessionEventCommand {
@@ -27,7 +28,7 @@ import Testing
         -> SessionLedger.PendingEvent
     {
         SessionLedger.PendingEvent(id: id, kind: kind, at: t0.addingTimeInterval(offset), reason: kind == .checkOut ? "regionExit" : nil,
-                                   userId: user)
+                                   userId: user, source: .automatic)
     }
 
     // MARK: Check-in

@@ -272,8 +272,12 @@ public struct IngestService: Sendable {
         }
         var deviceId: DeviceID?
         if case .device(let device, _) = principal { deviceId = device }
+        let signal = request.evidence
+        let evidence = SessionEvidence(checkInReason: request.reason, appVersion: request.deviceMeta.appVersion, rule: signal?.rule,
+                                       sampleCount: signal?.sampleCount, medianRSSI: signal?.medianRSSI, stdevDB: signal?.stdevDB,
+                                       walking: signal?.walking)
         return CheckInCommand(sessionKey: SessionKey(request.sessionKey), userId: user, siteId: site.id, deviceId: deviceId,
-                              at: at, source: source, reason: request.reason)
+                              at: at, source: source, reason: request.reason, evidence: evidence)
     }
 
     /// A check-out or heartbeat, validated, and its `ts` as sent (for the 422's detail).

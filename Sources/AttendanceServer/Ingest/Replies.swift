@@ -13,6 +13,20 @@ public struct SessionBody: Hashable, Sendable, Codable {
     public var status: String
     public var source: String
     public var workedSeconds: Int?
+    public var deviceId: String?
+    public var checkInReason: String?
+    public var checkOutSource: String?
+    public var appVersion: String?
+    public var evidence: EvidenceBody?
+
+    /// The check-in's signal (`#/components/schemas/SessionEvidence`).
+    public struct EvidenceBody: Hashable, Sendable, Codable {
+        public var rule: String
+        public var sampleCount: Int?
+        public var medianRSSI: Double?
+        public var stdevDB: Double?
+        public var walking: Bool?
+    }
 
     public init(_ session: SessionRecord) {
         sessionKey = session.sessionKey.rawValue
@@ -25,6 +39,14 @@ public struct SessionBody: Hashable, Sendable, Codable {
         status = session.checkOutAt == nil ? "open" : "closed"
         source = session.source.rawValue
         workedSeconds = session.checkOutAt.map { Int($0.timeIntervalSince(session.checkInAt).rounded()) }
+        deviceId = session.deviceId?.rawValue
+        checkInReason = session.evidence.checkInReason
+        checkOutSource = session.evidence.checkOutSource?.rawValue
+        appVersion = session.evidence.appVersion
+        evidence = session.evidence.rule.map { rule in
+            EvidenceBody(rule: rule, sampleCount: session.evidence.sampleCount, medianRSSI: session.evidence.medianRSSI,
+                         stdevDB: session.evidence.stdevDB, walking: session.evidence.walking)
+        }
     }
 }
 

@@ -14,13 +14,16 @@ public enum SessionLedger {
         public var reason: String?
         /// The sender's user (nil: sent with the admin token).
         public var userId: UserID?
+        /// Automatic or manual (nil: stored before the source was kept).
+        public var source: EventSource?
 
-        public init(id: Int64, kind: SessionEventCommand.Kind, at: Date, reason: String?, userId: UserID?) {
+        public init(id: Int64, kind: SessionEventCommand.Kind, at: Date, reason: String?, userId: UserID?, source: EventSource? = nil) {
             self.id = id
             self.kind = kind
             self.at = at
             self.reason = reason
             self.userId = userId
+            self.source = source
         }
     }
 
@@ -53,12 +56,12 @@ public enum SessionLedger {
         guard employeeIsActive else { return .answer(.employeeInactive(command.userId)) }
         var session = SessionRecord(sessionKey: command.sessionKey, userId: command.userId, siteId: command.siteId,
                                     deviceId: command.deviceId, checkInAt: command.at, checkOutAt: nil, checkOutReason: nil,
-                                    lastSeenAt: command.at, source: command.source)
+                                    lastSeenAt: command.at, source: command.source, evidence: command.evidence)
         var applied: [Int64] = []
         for event in pending.sorted(by: { $0.id < $1.id }) {
             if let sender = event.userId, sender != command.userId { continue }
             if event.kind == .checkOut, event.at < command.at { continue }
-            session = applying(event.kind, at: event.at, reason: event.reason, to: session)
+            session = applying(event.kind, at: event.at, reason: event.reason, source: event.source, to: session)
             applied.append(event.id)
         }
         return .record(session, applied: applied)
@@ -70,18 +73,20 @@ public enum SessionLedger {
         if command.kind == .checkOut, existing.checkOutAt == nil, command.at < existing.checkInAt {
             return .answer(.checkOutBeforeCheckIn(checkInAt: existing.checkInAt))
         }
-        return .update(applying(command.kind, at: command.at, reason: command.reason, to: existing))
+        return .update(applying(command.kind, at: command.at, reason: command.reason, source: command.source, to: existing))
     }
 
-    /// One event on a session: the first check-out wins, and only at or after the check-in; a
-    /// heartbeat, or a check-out, moves `lastSeenAt` forward only.
-    static func applying(_ kind: SessionEventCommand.Kind, at: Date, reason: String?, to session: SessionRecord) -> SessionRecord {
+    /// One event on a session: the first check-out wins, and only at or after the check-in (its
+    /// source is kept); a heartbeat moves `lastSeenAt` forward only.
+    static func applying(_ kind: SessionEventCommand.Kind, at: Date, reason: String?, source: EventSource?,
+                         to session: SessionRecord) -> SessionRecord {
         var next = session
         switch kind {
         case .checkOut:
             guard session.checkOutAt == nil, session.checkInAt <= at else { return session }
             next.checkOutAt = at
             next.checkOutReason = reason
+            next.evidence.checkOutSource = source
             next.lastSeenAt = max(session.lastSeenAt, at)
         case .heartbeat:
             next.lastSeenAt = max(session.lastSeenAt, at)

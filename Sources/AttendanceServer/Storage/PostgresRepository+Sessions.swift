@@ -7,10 +7,15 @@ extension PostgresRepository {
         id, name, time_zone, beacon_uuid, major, geofence_latitude, geofence_longitude, geofence_radius_meters,
         deactivated_at
         """
-    static let sessionColumns = "session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason, last_seen_at, source"
+    static let sessionColumns = """
+        session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason, last_seen_at, source,
+        check_in_reason, check_out_source, app_version, evidence_rule, evidence_samples, evidence_median_rssi, evidence_stdev_db,
+        evidence_walking
+        """
 
     typealias SiteRow = (String, String, String, String, Int, Double?, Double?, Double?, Double?)
-    typealias SessionRow = (String, String, String, String?, Double, Double?, String?, Double, String)
+    typealias SessionRow = (String, String, String, String?, Double, Double?, String?, Double, String,
+                            String?, String?, String?, String?, Int?, Double?, Double?, Bool?)
 
     static func site(_ row: SiteRow) -> SiteRecord {
         let (id, name, timeZone, uuid, major, latitude, longitude, radius, deactivated) = row
@@ -22,10 +27,15 @@ extension PostgresRepository {
     }
 
     static func session(_ row: SessionRow) -> SessionRecord {
-        let (key, user, site, device, checkIn, checkOut, reason, lastSeen, source) = row
+        let (key, user, site, device, checkIn, checkOut, reason, lastSeen, source,
+             checkInReason, checkOutSource, appVersion, rule, samples, median, stdev, walking) = row
+        let evidence = SessionEvidence(checkInReason: checkInReason, checkOutSource: checkOutSource.flatMap(EventSource.init(rawValue:)),
+                                       appVersion: appVersion, rule: rule, sampleCount: samples, medianRSSI: median, stdevDB: stdev,
+                                       walking: walking)
         return SessionRecord(sessionKey: SessionKey(key), userId: UserID(user), siteId: SiteID(site), deviceId: device.map { DeviceID($0) },
                              checkInAt: Date(timeIntervalSince1970: checkIn), checkOutAt: checkOut.map(Date.init(timeIntervalSince1970:)),
-                             checkOutReason: reason, lastSeenAt: Date(timeIntervalSince1970: lastSeen), source: EventSource(rawValue: source) ?? .automatic)
+                             checkOutReason: reason, lastSeenAt: Date(timeIntervalSince1970: lastSeen),
+                             source: EventSource(rawValue: source) ?? .automatic, evidence: evidence)
     }
 
     func sites(_ query: PostgresQuery) async throws -> [SiteRecord] {
@@ -206,12 +216,13 @@ extension PostgresRepository {
         var pending: [SessionLedger.PendingEvent] = []
         if known == nil {
             let rows = try await connection.query("""
-                SELECT id::bigint, kind, at, reason, user_id FROM pending_session_events WHERE session_key = \(key) ORDER BY id
+                SELECT id::bigint, kind, at, reason, user_id, source FROM pending_session_events WHERE session_key = \(key) ORDER BY id
                 """, logger: logger)
-            for try await (id, kind, at, reason, user) in rows.decode((Int64, String, Double, String?, String?).self) {
+            for try await (id, kind, at, reason, user, source) in rows.decode((Int64, String, Double, String?, String?, String?).self) {
                 pending.append(SessionLedger.PendingEvent(id: id, kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat,
                                                           at: Date(timeIntervalSince1970: at), reason: reason,
-                                                          userId: user.map { UserID($0) }))
+                                                          userId: user.map { UserID($0) },
+                                                          source: source.flatMap(EventSource.init(rawValue:))))
             }
         }
         switch SessionLedger.checkIn(command, known: known, siteIsActive: active.site == true,
@@ -221,11 +232,14 @@ extension PostgresRepository {
         case .record(let session, let applied):
             try await connection.query("""
                 INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason,
-                                      last_seen_at, source, created_at)
+                                      last_seen_at, source, created_at, check_in_reason, check_out_source, app_version,
+                                      evidence_rule, evidence_samples, evidence_median_rssi, evidence_stdev_db, evidence_walking)
                 VALUES (\(key), \(session.userId.rawValue), \(session.siteId.rawValue), \(session.deviceId?.rawValue),
                         \(session.checkInAt.timeIntervalSince1970), \(session.checkOutAt?.timeIntervalSince1970),
                         \(session.checkOutReason), \(session.lastSeenAt.timeIntervalSince1970), \(session.source.rawValue),
-                        \(now.timeIntervalSince1970))
+                        \(now.timeIntervalSince1970), \(session.evidence.checkInReason), \(session.evidence.checkOutSource?.rawValue),
+                        \(session.evidence.appVersion), \(session.evidence.rule), \(session.evidence.sampleCount),
+                        \(session.evidence.medianRSSI), \(session.evidence.stdevDB), \(session.evidence.walking))
                 """, logger: logger)
             if !applied.isEmpty {
                 try await connection.query("DELETE FROM pending_session_events WHERE id = ANY(\(applied))", logger: logger)
@@ -243,9 +257,9 @@ extension PostgresRepository {
         switch SessionLedger.apply(command, to: try await session(key: key, on: connection)) {
         case .storePending:
             try await connection.query("""
-                INSERT INTO pending_session_events (session_key, kind, at, reason, user_id, received_at)
+                INSERT INTO pending_session_events (session_key, kind, at, reason, user_id, received_at, source)
                 VALUES (\(key), \(command.kind.rawValue), \(command.at.timeIntervalSince1970), \(command.reason),
-                        \(command.userId?.rawValue), \(now.timeIntervalSince1970))
+                        \(command.userId?.rawValue), \(now.timeIntervalSince1970), \(command.source.rawValue))
                 """, logger: logger)
             return .pending
         case .answer(let outcome):
@@ -253,7 +267,8 @@ extension PostgresRepository {
         case .update(let session):
             try await connection.query("""
                 UPDATE sessions SET check_out_at = \(session.checkOutAt?.timeIntervalSince1970),
-                    check_out_reason = \(session.checkOutReason), last_seen_at = \(session.lastSeenAt.timeIntervalSince1970)
+                    check_out_reason = \(session.checkOutReason), last_seen_at = \(session.lastSeenAt.timeIntervalSince1970),
+                    check_out_source = \(session.evidence.checkOutSource?.rawValue)
                 WHERE session_key = \(key)
                 """, logger: logger)
             return .applied(session)

@@ -125,6 +125,15 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         ("2026-11-24 release stranded claims", ["DELETE FROM idempotency_keys WHERE state = 'inFlight'"]),
         // A deactivated employee is kept with their records; their devices are revoked.
         ("2026-11-24 employee deactivation", ["ALTER TABLE employees ADD COLUMN deactivated_at DOUBLE PRECISION"]),
+        // What a device said about a session, kept as sent (SessionEvidence).
+        ("2026-11-24 session evidence", [
+            """
+            ALTER TABLE sessions ADD COLUMN check_in_reason TEXT, ADD COLUMN check_out_source TEXT, ADD COLUMN app_version TEXT,
+                ADD COLUMN evidence_rule TEXT, ADD COLUMN evidence_samples BIGINT, ADD COLUMN evidence_median_rssi DOUBLE PRECISION,
+                ADD COLUMN evidence_stdev_db DOUBLE PRECISION, ADD COLUMN evidence_walking BOOLEAN
+            """,
+            "ALTER TABLE pending_session_events ADD COLUMN source TEXT",
+        ]),
     ]
 
     /// Runs the migrations not yet applied, in one transaction, under an advisory lock, so that

@@ -116,6 +116,20 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         migrator.registerMigration("2026-11-24 release stranded claims") { db in
             try db.execute(sql: "DELETE FROM idempotencyKeys WHERE state = 'inFlight'")
         }
+        // What a device said about a session, kept as sent (SessionEvidence).
+        migrator.registerMigration("2026-11-24 session evidence") { db in
+            try db.execute(sql: """
+                ALTER TABLE sessions ADD COLUMN checkInReason TEXT;
+                ALTER TABLE sessions ADD COLUMN checkOutSource TEXT;
+                ALTER TABLE sessions ADD COLUMN appVersion TEXT;
+                ALTER TABLE sessions ADD COLUMN evidenceRule TEXT;
+                ALTER TABLE sessions ADD COLUMN evidenceSamples INTEGER;
+                ALTER TABLE sessions ADD COLUMN evidenceMedianRSSI REAL;
+                ALTER TABLE sessions ADD COLUMN evidenceStdevDB REAL;
+                ALTER TABLE sessions ADD COLUMN evidenceWalking INTEGER;
+                ALTER TABLE pendingSessionEvents ADD COLUMN source TEXT;
+                """)
+        }
         return migrator
     }
 
@@ -279,12 +293,16 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         case .record(let session, let applied):
             try db.cachedStatement(sql: """
                 INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason, lastSeenAt, source,
-                                      createdAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      createdAt, checkInReason, checkOutSource, appVersion, evidenceRule, evidenceSamples,
+                                      evidenceMedianRSSI, evidenceStdevDB, evidenceWalking)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(arguments: [
                     key, session.userId.rawValue, session.siteId.rawValue, session.deviceId?.rawValue,
                     session.checkInAt.timeIntervalSince1970, session.checkOutAt?.timeIntervalSince1970, session.checkOutReason,
                     session.lastSeenAt.timeIntervalSince1970, session.source.rawValue, now.timeIntervalSince1970,
+                    session.evidence.checkInReason, session.evidence.checkOutSource?.rawValue, session.evidence.appVersion,
+                    session.evidence.rule, session.evidence.sampleCount, session.evidence.medianRSSI, session.evidence.stdevDB,
+                    session.evidence.walking,
                 ])
             for id in applied {
                 try db.cachedStatement(sql: "DELETE FROM pendingSessionEvents WHERE id = ?").execute(arguments: [id])
@@ -298,21 +316,22 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         switch SessionLedger.apply(command, to: try session(key: command.sessionKey.rawValue, db: db)) {
         case .storePending:
             try db.cachedStatement(sql: """
-                INSERT INTO pendingSessionEvents (sessionKey, kind, at, reason, userId, receivedAt)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO pendingSessionEvents (sessionKey, kind, at, reason, userId, receivedAt, source)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """
             ).execute(arguments: [
                 command.sessionKey.rawValue, command.kind.rawValue, command.at.timeIntervalSince1970,
-                command.reason, command.userId?.rawValue, now.timeIntervalSince1970,
+                command.reason, command.userId?.rawValue, now.timeIntervalSince1970, command.source.rawValue,
             ])
             return .pending
         case .answer(let outcome):
             return outcome
         case .update(let session):
             try db.cachedStatement(sql: """
-                UPDATE sessions SET checkOutAt = ?, checkOutReason = ?, lastSeenAt = ? WHERE sessionKey = ?
+                UPDATE sessions SET checkOutAt = ?, checkOutReason = ?, lastSeenAt = ?, checkOutSource = ? WHERE sessionKey = ?
                 """).execute(arguments: [session.checkOutAt?.timeIntervalSince1970, session.checkOutReason,
-                                         session.lastSeenAt.timeIntervalSince1970, session.sessionKey.rawValue])
+                                         session.lastSeenAt.timeIntervalSince1970, session.evidence.checkOutSource?.rawValue,
+                                         session.sessionKey.rawValue])
             return .applied(session)
         }
     }
@@ -322,9 +341,10 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE sessionKey = ? ORDER BY id"),
                          arguments: [key]).map { row in
             let user: String? = row["userId"]
+            let source: String? = row["source"]
             return SessionLedger.PendingEvent(id: row["id"], kind: SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat,
                                               at: Date(timeIntervalSince1970: row["at"]), reason: row["reason"],
-                                              userId: user.map { UserID($0) })
+                                              userId: user.map { UserID($0) }, source: source.flatMap(EventSource.init(rawValue:)))
         }
     }
 
@@ -362,7 +382,15 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         return SessionRecord(sessionKey: SessionKey(row["sessionKey"]), userId: UserID(row["userId"]), siteId: SiteID(row["siteId"]),
                              deviceId: device.map { DeviceID($0) }, checkInAt: Date(timeIntervalSince1970: row["checkInAt"]),
                              checkOutAt: checkOut.map(Date.init(timeIntervalSince1970:)), checkOutReason: row["checkOutReason"],
-                             lastSeenAt: Date(timeIntervalSince1970: row["lastSeenAt"]), source: EventSource(rawValue: row["source"]) ?? .automatic)
+                             lastSeenAt: Date(timeIntervalSince1970: row["lastSeenAt"]), source: EventSource(rawValue: row["source"]) ?? .automatic,
+                             evidence: evidence(row))
+    }
+
+    private static func evidence(_ row: Row) -> SessionEvidence {
+        let checkOutSource: String? = row["checkOutSource"]
+        return SessionEvidence(checkInReason: row["checkInReason"], checkOutSource: checkOutSource.flatMap(EventSource.init(rawValue:)),
+                               appVersion: row["appVersion"], rule: row["evidenceRule"], sampleCount: row["evidenceSamples"],
+                               medianRSSI: row["evidenceMedianRSSI"], stdevDB: row["evidenceStdevDB"], walking: row["evidenceWalking"])
     }
 
     static func employeeRecord(_ row: Row) -> EmployeeRecord {

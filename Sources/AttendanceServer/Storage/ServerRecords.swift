@@ -76,6 +76,35 @@ public struct SessionRecord: Hashable, Sendable {
     public var checkOutReason: String?
     public var lastSeenAt: Date
     public var source: EventSource
+    /// What the device said about the session, kept as sent.
+    public var evidence = SessionEvidence()
+}
+
+/// What a device said about a session, kept as sent (issue #22): the employee's reason for a manual
+/// check-in, the rule that confirmed an automatic one with its signal, the app's version, and how
+/// the session ended (the check-out's own source).
+public struct SessionEvidence: Hashable, Sendable {
+    public var checkInReason: String?
+    public var checkOutSource: EventSource?
+    public var appVersion: String?
+    /// `early`, `strongMedian`, `walking`, `dwell`, `manual`… (docs/ENGINE.md).
+    public var rule: String?
+    public var sampleCount: Int?
+    public var medianRSSI: Double?
+    public var stdevDB: Double?
+    public var walking: Bool?
+
+    public init(checkInReason: String? = nil, checkOutSource: EventSource? = nil, appVersion: String? = nil, rule: String? = nil,
+                sampleCount: Int? = nil, medianRSSI: Double? = nil, stdevDB: Double? = nil, walking: Bool? = nil) {
+        self.checkInReason = checkInReason
+        self.checkOutSource = checkOutSource
+        self.appVersion = appVersion
+        self.rule = rule
+        self.sampleCount = sampleCount
+        self.medianRSSI = medianRSSI
+        self.stdevDB = stdevDB
+        self.walking = walking
+    }
 }
 
 /// What a check-in asks the store to record.
@@ -87,6 +116,8 @@ public struct CheckInCommand: Hashable, Sendable {
     public var at: Date
     public var source: EventSource
     public var reason: String?
+    /// The reason, the app's version and the check-in's signal, as sent.
+    public var evidence = SessionEvidence()
 }
 
 /// A check-out or heartbeat, which may arrive before its check-in.
