@@ -171,19 +171,30 @@ struct AttendanceAPI: APIProtocol {
         return .ok(.init(body: .json(Self.employee(employee))))
     }
 
-    func deactivateEmployee(_ input: Operations.DeactivateEmployee.Input) async throws -> Operations.DeactivateEmployee.Output {
-        .ok(.init(body: .json(Self.employee(try await admin.deactivateEmployee(id: try Self.id("userId", input.path.userId))))))
+    func deactivateEmployee(
+        _ input: Operations.DeactivateEmployee.Input
+    ) async throws -> Operations.DeactivateEmployee.Output {
+        .ok(
+            .init(
+                body: .json(
+                    Self.employee(try await admin.deactivateEmployee(id: try Self.id("userId", input.path.userId))))))
     }
 
     func exportEmployee(_ input: Operations.ExportEmployee.Input) async throws -> Operations.ExportEmployee.Output {
         let data = try await admin.personalData(id: try Self.id("userId", input.path.userId))
         let pending = data.pendingEvents.map { event in
             Components.Schemas.PersonalData.PendingEventsPayloadPayload(
-                sessionKey: event.sessionKey.rawValue, _type: event.kind == .checkOut ? .checkOut : .heartbeat, ts: event.at,
+                sessionKey: event.sessionKey.rawValue, _type: event.kind == .checkOut ? .checkOut : .heartbeat,
+                ts: event.at,
                 reason: event.reason, receivedAt: event.receivedAt)
         }
-        return .ok(.init(body: .json(.init(exportedAt: Date(), employee: Self.employee(data.employee), devices: data.devices.map(Self.device),
-                                           sessions: try data.sessions.map(Self.session), pendingEvents: pending))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        exportedAt: Date(), employee: Self.employee(data.employee),
+                        devices: data.devices.map(Self.device),
+                        sessions: try data.sessions.map(Self.session), pendingEvents: pending))))
     }
 
     func createEnrollmentCode(_ input: Operations.CreateEnrollmentCode.Input) async throws -> Operations.CreateEnrollmentCode.Output {

@@ -67,13 +67,17 @@ public enum AttendanceHTTPServer {
                                 admin: AdminService(repository: repository), auth: auth, metrics: metrics, document: try contract())
         let router = Router()
         let routes = RouteTable()
-        router.add(middleware: RequestMiddleware(logger: logger, metrics: metrics, maxBodyBytes: options.limits.maxBodyBytes,
-                                                 routes: routes))
-        try api.registerHandlers(on: RecordingTransport(inner: router, table: routes), configuration: Wire.configuration,
-                                 middlewares: [ProblemMiddleware(logger: logger), AuthMiddleware(auth: auth)])
-        let purger = IdempotencyPurger(repository: repository, retentionSeconds: options.limits.idempotencyRetentionSeconds,
-                                       interval: .seconds(options.purgeIntervalSeconds), metrics: metrics, logger: logger,
-                                       clock: clock)
+        router.add(
+            middleware: RequestMiddleware(
+                logger: logger, metrics: metrics, maxBodyBytes: options.limits.maxBodyBytes,
+                routes: routes))
+        try api.registerHandlers(
+            on: RecordingTransport(inner: router, table: routes), configuration: Wire.configuration,
+            middlewares: [ProblemMiddleware(logger: logger), AuthMiddleware(auth: auth)])
+        let purger = IdempotencyPurger(
+            repository: repository, retentionSeconds: options.limits.idempotencyRetentionSeconds,
+            interval: .seconds(options.purgeIntervalSeconds), metrics: metrics, logger: logger,
+            clock: clock)
         return Application(router: router,
                            server: .http1ClosingWhenAsked(idleTimeout: .seconds(options.idleTimeoutSeconds)),
                            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),

@@ -24,7 +24,8 @@ struct IdempotencyPurger: Service {
         let purged = try await repository.purgeIdempotency(olderThan: cutoff)
         metrics.purged(purged)
         if purged > 0 {
-            logger.info("idempotency keys purged", metadata: ["purged": "\(purged)", "older_than": "\(RFC3339.format(cutoff))"])
+            logger.info(
+                "idempotency keys purged", metadata: ["purged": "\(purged)", "older_than": "\(RFC3339.format(cutoff))"])
         }
         return purged
     }

@@ -48,7 +48,10 @@ struct Serve: AsyncParsableCommand {
         guard maxFutureSeconds >= 0, maxFutureSeconds.isFinite else { throw ValidationError("--max-future-seconds must be ≥ 0, got \(maxFutureSeconds)") }
         guard maxPastSeconds > 0, maxPastSeconds.isFinite else { throw ValidationError("--max-past-seconds must be > 0, got \(maxPastSeconds)") }
         guard idempotencyRetentionDays >= 3, idempotencyRetentionDays.isFinite else {
-            throw ValidationError("--idempotency-retention-days must be at least 3 (a phone's 72 h offline), got \(idempotencyRetentionDays)")
+            throw ValidationError(
+                "--idempotency-retention-days must be at least 3 (a phone's 72 h offline), "
+                    + "got \(idempotencyRetentionDays)"
+            )
         }
     }
 

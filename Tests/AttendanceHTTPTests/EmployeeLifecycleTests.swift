@@ -6,34 +6,50 @@ import Testing
 
 /// An employee who leaves: deactivated, not deleted. Their devices stop, their records stay.
 @Suite struct EmployeeLifecycleTests {
-    @Test(arguments: Backend.allCases) func aDeactivatedEmployeesDevicesStopAndTheirRecordsStay(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func aDeactivatedEmployeesDevicesStopAndTheirRecordsStay(
+        backend: Backend
+    ) async throws {
         let live = try await LiveServer.start(try await backend.makeRepository())
         let ada = try await live.enrollEmployee()
-        #expect(try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "k-1",
-                                    json: LiveServer.checkIn(ada, session: "s-1")).status == 201)
-        #expect(try await live.send("POST", "/v1/attendance/heartbeat", token: ada.token, key: "k-early",
-                                    json: ["sessionKey": "s-later", "ts": RFC3339Text.format(Date())]).status == 202)
+        #expect(
+            try await live.send(
+                "POST", "/v1/attendance/check-in", token: ada.token, key: "k-1",
+                json: LiveServer.checkIn(ada, session: "s-1")
+            ).status == 201)
+        #expect(
+            try await live.send(
+                "POST", "/v1/attendance/heartbeat", token: ada.token, key: "k-early",
+                json: ["sessionKey": "s-later", "ts": RFC3339Text.format(Date())]
+            ).status == 202)
         let first = try await live.send("POST", "/v1/admin/employees/\(ada.userId)/deactivate")
         #expect(first.status == 200)
         let deactivatedAt = try #require(first.json["deactivatedAt"] as? String)
         // Again: nothing changes, the first time is kept.
-        #expect(try await live.send("POST", "/v1/admin/employees/\(ada.userId)/deactivate").json["deactivatedAt"] as? String
+        #expect(
+            try await live.send("POST", "/v1/admin/employees/\(ada.userId)/deactivate").json["deactivatedAt"] as? String
                 == deactivatedAt)
         // Her phone is refused from its next request; its device shows revoked.
-        #expect(try await live.send("POST", "/v1/attendance/heartbeat", token: ada.token, key: "k-2",
-                                    json: ["sessionKey": "s-1", "ts": RFC3339Text.format(Date())]).status == 401)
+        #expect(
+            try await live.send(
+                "POST", "/v1/attendance/heartbeat", token: ada.token, key: "k-2",
+                json: ["sessionKey": "s-1", "ts": RFC3339Text.format(Date())]
+            ).status == 401)
         let devices = try await live.send("GET", "/v1/admin/devices?userId=\(ada.userId)").array
         #expect(devices.count == 1 && devices.allSatisfy { $0["revoked"] as? Bool == true })
         // No new check-in (even with the admin token) and no new enrollment code for her.
-        let checkIn = try await live.send("POST", "/v1/attendance/check-in", key: "k-3", json: LiveServer.checkIn(ada, session: "s-2"))
+        let checkIn = try await live.send(
+            "POST", "/v1/attendance/check-in", key: "k-3", json: LiveServer.checkIn(ada, session: "s-2"))
         #expect(checkIn.status == 422)
         #expect(checkIn.detail.contains("deactivated"))
         let code = try await live.send("POST", "/v1/admin/enrollment-codes", json: ["userId": ada.userId])
         #expect(code.status == 422)
         #expect(code.detail.contains("deactivated"))
         // Her record and her session are kept.
-        #expect(try await live.send("GET", "/v1/admin/employees/\(ada.userId)").json["deactivatedAt"] as? String == deactivatedAt)
-        let sessions = try await live.send("GET", "/v1/admin/sessions?userId=\(ada.userId)").json["items"] as? [[String: Any]]
+        #expect(
+            try await live.send("GET", "/v1/admin/employees/\(ada.userId)").json["deactivatedAt"] as? String
+                == deactivatedAt)
+        let sessions =
+            try await live.send("GET", "/v1/admin/sessions?userId=\(ada.userId)").json["items"] as? [[String: Any]]
         #expect(sessions?.map { $0["sessionKey"] as? String } == ["s-1"])
         #expect(try await live.send("POST", "/v1/admin/employees/user-ghost/deactivate").status == 404)
         // Everything held about her, in one document (never a token).

@@ -18,18 +18,24 @@ import Testing
         defer { repository.shutdown() }
         let answer = StoredReply(status: 201, contentType: "application/json", body: Data("{}".utf8))
         for (key, age) in [("old", 31.0), ("new", 29.0)] {
-            _ = try await repository.storeAnswer(answer, now: Self.now.addingTimeInterval(-age * 86_400),
-                                                 answering: AnswerSlot(scope: "device:a", key: key, requestHash: "h") { answer })
+            _ = try await repository.storeAnswer(
+                answer, now: Self.now.addingTimeInterval(-age * 86_400),
+                answering: AnswerSlot(scope: "device:a", key: key, requestHash: "h") { answer })
         }
         let metrics = ServerMetrics()
-        let purger = IdempotencyPurger(repository: repository, retentionSeconds: IngestLimits().idempotencyRetentionSeconds,
-                                       interval: .seconds(3_600), metrics: metrics, logger: Logger(label: "test"), clock: { Self.now })
+        let purger = IdempotencyPurger(
+            repository: repository, retentionSeconds: IngestLimits().idempotencyRetentionSeconds,
+            interval: .seconds(3_600), metrics: metrics, logger: Logger(label: "test"), clock: { Self.now })
         #expect(try await purger.purgeOnce() == 1)
         #expect(try await purger.purgeOnce() == 0)
         #expect(metrics.exposition().contains("idempotency_keys_purged_total 1"))
         // The younger key is still there: its answer is replayed; the older one is new again.
-        #expect(try await repository.claimIdempotency(scope: "device:a", key: "new", requestHash: "h", now: Self.now) == .replay(answer))
-        #expect(try await repository.claimIdempotency(scope: "device:a", key: "old", requestHash: "h", now: Self.now) == .claimed)
+        #expect(
+            try await repository.claimIdempotency(scope: "device:a", key: "new", requestHash: "h", now: Self.now)
+                == .replay(answer))
+        #expect(
+            try await repository.claimIdempotency(scope: "device:a", key: "old", requestHash: "h", now: Self.now)
+                == .claimed)
     }
 
     @Test func theServerPurgesAtStartAndCountsItInItsMetrics() async throws {

@@ -224,18 +224,27 @@ import Testing
     @Test(arguments: Backend.allCases) func aSessionKeepsItsEvidence(backend: Backend) async throws {
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }
-        let manualOut = Data(#"{"sessionKey":"s-1","ts":"2026-11-22T08:58:00Z","reason":"userEnded","source":"manual"}"#.utf8)
-        #expect(try await service.handle(.checkOut, body: manualOut, idempotencyKey: "out", principal: Self.alice).status == 202)
+        let manualOut = Data(
+            #"{"sessionKey":"s-1","ts":"2026-11-22T08:58:00Z","reason":"userEnded","source":"manual"}"#.utf8)
+        #expect(
+            try await service.handle(.checkOut, body: manualOut, idempotencyKey: "out", principal: Self.alice).status
+                == 202)
         let checkIn = Data(("""
-            {"userId":"alice","beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":1},"ts":"2026-11-22T08:55:00Z",
+            {"userId":"alice","beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":1},
+            "ts":"2026-11-22T08:55:00Z",
             "sessionKey":"s-1","source":"manual","reason":"beacon down \u{1F50B}",
             "deviceMeta":{"deviceId":"phone-a","platform":"ios","appVersion":"1.4.2"},
             "evidence":{"sampleCount":7,"medianRSSI":-61.5,"stdevDB":2.25,"walking":false,"rule":"manual"}}
             """).utf8)
         let reply = try await service.handle(.checkIn, body: checkIn, idempotencyKey: "in", principal: Self.alice)
         #expect(reply.status == 201)
-        for session in [try json(reply), try json(try await service.handle(.checkIn, body: checkIn, idempotencyKey: "in-2",
-                                                                            principal: Self.alice))] {
+        for session in [
+            try json(reply),
+            try json(
+                try await service.handle(
+                    .checkIn, body: checkIn, idempotencyKey: "in-2",
+                    principal: Self.alice)),
+        ] {
             #expect(session["checkInReason"] as? String == "beacon down \u{1F50B}")
             #expect(session["appVersion"] as? String == "1.4.2")
             #expect(session["deviceId"] as? String == "phone-a")
@@ -247,26 +256,34 @@ import Testing
             #expect(evidence?["walking"] as? Bool == false)
         }
         let stored = try #require(try await service.repository.session(key: "s-1"))
-        #expect(stored.evidence == SessionEvidence(checkInReason: "beacon down \u{1F50B}", checkOutSource: .manual, appVersion: "1.4.2",
-                                                   rule: "manual", sampleCount: 7, medianRSSI: -61.5, stdevDB: 2.25, walking: false))
+        #expect(
+            stored.evidence
+                == SessionEvidence(
+                    checkInReason: "beacon down \u{1F50B}", checkOutSource: .manual, appVersion: "1.4.2",
+                    rule: "manual", sampleCount: 7, medianRSSI: -61.5, stdevDB: 2.25, walking: false))
     }
 
     /// Issue #22's report: Bob's check-out for Alice's session key, sent before her check-in, was
     /// applied to her session when it arrived.
-    @Test(arguments: Backend.allCases) func anotherUsersEarlyCheckOutNeverTouchesTheSession(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func anotherUsersEarlyCheckOutNeverTouchesTheSession(
+        backend: Backend
+    ) async throws {
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }
         let bobsPhone = Principal.device("phone-b", user: "bob")
-        let early = try await service.handle(.checkOut, body: Self.checkOut(), idempotencyKey: "bob-out", principal: bobsPhone)
+        let early = try await service.handle(
+            .checkOut, body: Self.checkOut(), idempotencyKey: "bob-out", principal: bobsPhone)
         #expect(early.status == 202)
-        let checkIn = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "in", principal: Self.alice)
+        let checkIn = try await service.handle(
+            .checkIn, body: Self.checkIn(), idempotencyKey: "in", principal: Self.alice)
         #expect(checkIn.status == 201)
         #expect(try json(checkIn)["status"] as? String == "open")
         #expect(try await service.repository.session(key: "s-1")?.checkOutAt == nil)
         // Bob's event is kept (for audit), not applied and not deleted.
         #expect(try await service.repository.pendingEventCount(sessionKey: "s-1") == 1)
         // Once the session exists, Bob is refused outright.
-        let late = try await service.handle(.checkOut, body: Self.checkOut(), idempotencyKey: "bob-out-2", principal: bobsPhone)
+        let late = try await service.handle(
+            .checkOut, body: Self.checkOut(), idempotencyKey: "bob-out-2", principal: bobsPhone)
         #expect(late.status == 403)
         #expect(try await service.repository.session(key: "s-1")?.checkOutAt == nil)
     }

@@ -127,7 +127,9 @@ public struct AdminService: Sendable {
     /// their sessions and records are kept, and new check-ins and enrollment codes for them are
     /// refused (422). Deactivating again changes nothing.
     public func deactivateEmployee(id: UserID, now: Date = Date()) async throws -> EmployeeRecord {
-        guard let employee = try await repository.deactivateEmployee(id: id, now: now) else { throw Self.notFound("employee", id.rawValue) }
+        guard let employee = try await repository.deactivateEmployee(id: id, now: now) else {
+            throw Self.notFound("employee", id.rawValue)
+        }
         return employee
     }
 
@@ -147,7 +149,9 @@ public struct AdminService: Sendable {
         repeat {
             let page = try await repository.sessions(SessionFilter(userId: id), after: cursor, limit: 500)
             sessions += page
-            cursor = page.count == 500 ? page.last.map { SessionCursor(checkInAt: $0.checkInAt, sessionKey: $0.sessionKey) } : nil
+            cursor =
+                page.count == 500
+                ? page.last.map { SessionCursor(checkInAt: $0.checkInAt, sessionKey: $0.sessionKey) } : nil
         } while cursor != nil
         return PersonalData(employee: employee, devices: try await repository.devices(userId: id), sessions: sessions,
                             pendingEvents: try await repository.pendingEvents(userId: id))

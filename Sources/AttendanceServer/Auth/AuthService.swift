@@ -54,7 +54,8 @@ public struct AuthService: Sendable {
             throw Problem(404, "Not found", "no employee with id '\(user)'")
         }
         guard employee.isActive else {
-            throw Problem.field("userId", user.rawValue, expected: "an active employee (this one was deactivated)", status: 422)
+            throw Problem.field(
+                "userId", user.rawValue, expected: "an active employee (this one was deactivated)", status: 422)
         }
         let code = Tokens.newEnrollmentCode()
         let expiresAt = clock().addingTimeInterval(validForSeconds)

@@ -192,7 +192,9 @@ public struct IngestService: Sendable {
             }
             return try Replies.json(created ? 201 : 200, SessionBody(session))
         case .employeeInactive(let user):
-            return Problem.field("userId", user.rawValue, expected: "an active employee (this one was deactivated)", status: 422).reply
+            return Problem.field(
+                "userId", user.rawValue, expected: "an active employee (this one was deactivated)", status: 422
+            ).reply
         case .siteInactive(let site):
             return Problem.field(
                 "siteId", site.rawValue, expected: "an active site (this one was deleted)", status: 422
@@ -266,16 +268,18 @@ public struct IngestService: Sendable {
             try await repository.employee(id: user)?.isActive == true
         }) else {
             let known = try await repository.employee(id: user) != nil
-            throw Problem.field("userId", user.rawValue,
-                                expected: known ? "an active employee (this one was deactivated)" : "the id of an employee",
-                                status: 422)
+            throw Problem.field(
+                "userId", user.rawValue,
+                expected: known ? "an active employee (this one was deactivated)" : "the id of an employee",
+                status: 422)
         }
         var deviceId: DeviceID?
         if case .device(let device, _) = principal { deviceId = device }
         let signal = request.evidence
-        let evidence = SessionEvidence(checkInReason: request.reason, appVersion: request.deviceMeta.appVersion, rule: signal?.rule,
-                                       sampleCount: signal?.sampleCount, medianRSSI: signal?.medianRSSI, stdevDB: signal?.stdevDB,
-                                       walking: signal?.walking)
+        let evidence = SessionEvidence(
+            checkInReason: request.reason, appVersion: request.deviceMeta.appVersion, rule: signal?.rule,
+            sampleCount: signal?.sampleCount, medianRSSI: signal?.medianRSSI, stdevDB: signal?.stdevDB,
+            walking: signal?.walking)
         return CheckInCommand(sessionKey: SessionKey(request.sessionKey), userId: user, siteId: site.id, deviceId: deviceId,
                               at: at, source: source, reason: request.reason, evidence: evidence)
     }

@@ -17,7 +17,10 @@ public enum SessionLedger {
         /// Automatic or manual (nil: stored before the source was kept).
         public var source: EventSource?
 
-        public init(id: Int64, kind: SessionEventCommand.Kind, at: Date, reason: String?, userId: UserID?, source: EventSource? = nil) {
+        public init(
+            id: Int64, kind: SessionEventCommand.Kind, at: Date, reason: String?, userId: UserID?,
+            source: EventSource? = nil
+        ) {
             self.id = id
             self.kind = kind
             self.at = at
@@ -49,14 +52,17 @@ public enum SessionLedger {
         case update(SessionRecord)
     }
 
-    public static func checkIn(_ command: CheckInCommand, known: SessionRecord?, siteIsActive: Bool, employeeIsActive: Bool = true,
-                               pending: [PendingEvent], now: Date) -> CheckInDecision {
+    public static func checkIn(
+        _ command: CheckInCommand, known: SessionRecord?, siteIsActive: Bool, employeeIsActive: Bool = true,
+        pending: [PendingEvent], now: Date
+    ) -> CheckInDecision {
         if let known { return .answer(.recorded(known, created: false)) }
         guard siteIsActive else { return .answer(.siteInactive(command.siteId)) }
         guard employeeIsActive else { return .answer(.employeeInactive(command.userId)) }
-        var session = SessionRecord(sessionKey: command.sessionKey, userId: command.userId, siteId: command.siteId,
-                                    deviceId: command.deviceId, checkInAt: command.at, checkOutAt: nil, checkOutReason: nil,
-                                    lastSeenAt: command.at, source: command.source, evidence: command.evidence)
+        var session = SessionRecord(
+            sessionKey: command.sessionKey, userId: command.userId, siteId: command.siteId,
+            deviceId: command.deviceId, checkInAt: command.at, checkOutAt: nil, checkOutReason: nil,
+            lastSeenAt: command.at, source: command.source, evidence: command.evidence)
         var applied: [Int64] = []
         for event in pending.sorted(by: { $0.id < $1.id }) {
             if let sender = event.userId, sender != command.userId { continue }
@@ -73,7 +79,8 @@ public enum SessionLedger {
         if command.kind == .checkOut, existing.checkOutAt == nil, command.at < existing.checkInAt {
             return .answer(.checkOutBeforeCheckIn(checkInAt: existing.checkInAt))
         }
-        return .update(applying(command.kind, at: command.at, reason: command.reason, source: command.source, to: existing))
+        return .update(
+            applying(command.kind, at: command.at, reason: command.reason, source: command.source, to: existing))
     }
 
     /// One event on a session: the first check-out wins, and only at or after the check-in (its

@@ -151,12 +151,15 @@ extension PostgresRepository {
     public func pendingEvents(userId: UserID) async throws -> [PendingEventRecord] {
         var events: [PendingEventRecord] = []
         let rows = try await client.query("""
-            SELECT session_key, kind, at, reason, received_at FROM pending_session_events WHERE user_id = \(userId.rawValue) ORDER BY id
+            SELECT session_key, kind, at, reason,
+                received_at FROM pending_session_events WHERE user_id = \(userId.rawValue) ORDER BY id
             """, logger: logger)
         for try await (key, kind, at, reason, received) in rows.decode((String, String, Double, String?, Double).self) {
-            events.append(PendingEventRecord(sessionKey: SessionKey(key), kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat,
-                                             at: Date(timeIntervalSince1970: at), reason: reason,
-                                             receivedAt: Date(timeIntervalSince1970: received)))
+            events.append(
+                PendingEventRecord(
+                    sessionKey: SessionKey(key), kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat,
+                    at: Date(timeIntervalSince1970: at), reason: reason,
+                    receivedAt: Date(timeIntervalSince1970: received)))
         }
         return events
     }
@@ -165,11 +168,13 @@ extension PostgresRepository {
         try await client.withTransaction(logger: logger) { connection in
             let time = now.timeIntervalSince1970
             let deactivated = try await self.employees(PostgresQuery(unsafeSQL: """
-                UPDATE employees SET deactivated_at = COALESCE(deactivated_at, $1) WHERE id = $2 RETURNING \(Self.employeeColumns)
+                UPDATE employees SET deactivated_at = COALESCE(deactivated_at,
+                    $1) WHERE id = $2 RETURNING \(Self.employeeColumns)
                 """, binds: try binds(time, id.rawValue)), on: connection).first
             guard let deactivated else { return nil }
-            try await connection.query("UPDATE devices SET revoked_at = COALESCE(revoked_at, \(time)) WHERE user_id = \(id.rawValue)",
-                                       logger: self.logger)
+            try await connection.query(
+                "UPDATE devices SET revoked_at = COALESCE(revoked_at, \(time)) WHERE user_id = \(id.rawValue)",
+                logger: self.logger)
             return deactivated
         }
     }

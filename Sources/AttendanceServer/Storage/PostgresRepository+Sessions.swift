@@ -9,7 +9,8 @@ extension PostgresRepository {
         """
     static let sessionColumns = """
         session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason, last_seen_at, source,
-        check_in_reason, check_out_source, app_version, evidence_rule, evidence_samples, evidence_median_rssi, evidence_stdev_db,
+        check_in_reason, check_out_source, app_version, evidence_rule, evidence_samples, evidence_median_rssi,
+            evidence_stdev_db,
         evidence_walking
         """
 
@@ -29,9 +30,10 @@ extension PostgresRepository {
     static func session(_ row: SessionRow) -> SessionRecord {
         let (key, user, site, device, checkIn, checkOut, reason, lastSeen, source,
              checkInReason, checkOutSource, appVersion, rule, samples, median, stdev, walking) = row
-        let evidence = SessionEvidence(checkInReason: checkInReason, checkOutSource: checkOutSource.flatMap(EventSource.init(rawValue:)),
-                                       appVersion: appVersion, rule: rule, sampleCount: samples, medianRSSI: median, stdevDB: stdev,
-                                       walking: walking)
+        let evidence = SessionEvidence(
+            checkInReason: checkInReason, checkOutSource: checkOutSource.flatMap(EventSource.init(rawValue:)),
+            appVersion: appVersion, rule: rule, sampleCount: samples, medianRSSI: median, stdevDB: stdev,
+            walking: walking)
         return SessionRecord(sessionKey: SessionKey(key), userId: UserID(user), siteId: SiteID(site), deviceId: device.map { DeviceID($0) },
                              checkInAt: Date(timeIntervalSince1970: checkIn), checkOutAt: checkOut.map(Date.init(timeIntervalSince1970:)),
                              checkOutReason: reason, lastSeenAt: Date(timeIntervalSince1970: lastSeen),
@@ -106,9 +108,13 @@ extension PostgresRepository {
             try await client.query(query, logger: logger)
         }
         var employees: [EmployeeRecord] = []
-        for try await (id, name, externalId, email, deactivated) in rows.decode((String, String, String?, String?, Double?).self) {
-            employees.append(EmployeeRecord(id: UserID(id), name: name, externalId: externalId, email: email,
-                                            deactivatedAt: deactivated.map(Date.init(timeIntervalSince1970:))))
+        for try await (id, name, externalId, email, deactivated) in rows.decode(
+            (String, String, String?, String?, Double?).self)
+        {
+            employees.append(
+                EmployeeRecord(
+                    id: UserID(id), name: name, externalId: externalId, email: email,
+                    deactivatedAt: deactivated.map(Date.init(timeIntervalSince1970:))))
         }
         return employees
     }
@@ -216,13 +222,18 @@ extension PostgresRepository {
         var pending: [SessionLedger.PendingEvent] = []
         if known == nil {
             let rows = try await connection.query("""
-                SELECT id::bigint, kind, at, reason, user_id, source FROM pending_session_events WHERE session_key = \(key) ORDER BY id
+                SELECT id::bigint, kind, at, reason, user_id,
+                    source FROM pending_session_events WHERE session_key = \(key) ORDER BY id
                 """, logger: logger)
-            for try await (id, kind, at, reason, user, source) in rows.decode((Int64, String, Double, String?, String?, String?).self) {
-                pending.append(SessionLedger.PendingEvent(id: id, kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat,
-                                                          at: Date(timeIntervalSince1970: at), reason: reason,
-                                                          userId: user.map { UserID($0) },
-                                                          source: source.flatMap(EventSource.init(rawValue:))))
+            for try await (id, kind, at, reason, user, source) in rows.decode(
+                (Int64, String, Double, String?, String?, String?).self)
+            {
+                pending.append(
+                    SessionLedger.PendingEvent(
+                        id: id, kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat,
+                        at: Date(timeIntervalSince1970: at), reason: reason,
+                        userId: user.map { UserID($0) },
+                        source: source.flatMap(EventSource.init(rawValue:))))
             }
         }
         switch SessionLedger.checkIn(command, known: known, siteIsActive: active.site == true,
@@ -231,18 +242,23 @@ extension PostgresRepository {
             return outcome
         case .record(let session, let applied):
             try await connection.query("""
-                INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason,
-                                      last_seen_at, source, created_at, check_in_reason, check_out_source, app_version,
-                                      evidence_rule, evidence_samples, evidence_median_rssi, evidence_stdev_db, evidence_walking)
+                INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, check_out_at,
+                                      check_out_reason, last_seen_at, source, created_at, check_in_reason,
+                                      check_out_source, app_version,
+                                      evidence_rule, evidence_samples, evidence_median_rssi, evidence_stdev_db,
+                                      evidence_walking)
                 VALUES (\(key), \(session.userId.rawValue), \(session.siteId.rawValue), \(session.deviceId?.rawValue),
                         \(session.checkInAt.timeIntervalSince1970), \(session.checkOutAt?.timeIntervalSince1970),
-                        \(session.checkOutReason), \(session.lastSeenAt.timeIntervalSince1970), \(session.source.rawValue),
-                        \(now.timeIntervalSince1970), \(session.evidence.checkInReason), \(session.evidence.checkOutSource?.rawValue),
+                        \(session.checkOutReason), \(session.lastSeenAt.timeIntervalSince1970),
+                            \(session.source.rawValue),
+                        \(now.timeIntervalSince1970), \(session.evidence.checkInReason),
+                            \(session.evidence.checkOutSource?.rawValue),
                         \(session.evidence.appVersion), \(session.evidence.rule), \(session.evidence.sampleCount),
                         \(session.evidence.medianRSSI), \(session.evidence.stdevDB), \(session.evidence.walking))
                 """, logger: logger)
             if !applied.isEmpty {
-                try await connection.query("DELETE FROM pending_session_events WHERE id = ANY(\(applied))", logger: logger)
+                try await connection.query(
+                    "DELETE FROM pending_session_events WHERE id = ANY(\(applied))", logger: logger)
             }
             return .recorded(session, created: true)
         }
@@ -267,7 +283,8 @@ extension PostgresRepository {
         case .update(let session):
             try await connection.query("""
                 UPDATE sessions SET check_out_at = \(session.checkOutAt?.timeIntervalSince1970),
-                    check_out_reason = \(session.checkOutReason), last_seen_at = \(session.lastSeenAt.timeIntervalSince1970),
+                    check_out_reason = \(session.checkOutReason),
+                        last_seen_at = \(session.lastSeenAt.timeIntervalSince1970),
                     check_out_source = \(session.evidence.checkOutSource?.rawValue)
                 WHERE session_key = \(key)
                 """, logger: logger)
@@ -276,8 +293,11 @@ extension PostgresRepository {
     }
 
     private func session(key: String, on connection: PostgresConnection) async throws -> SessionRecord? {
-        try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1",
-                                         binds: try binds(key)), on: connection).first
+        try await sessions(
+            PostgresQuery(
+                unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1",
+                binds: try binds(key)), on: connection
+        ).first
     }
 
     public func session(key: SessionKey) async throws -> SessionRecord? {

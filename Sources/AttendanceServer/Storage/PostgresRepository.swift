@@ -128,8 +128,10 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         // What a device said about a session, kept as sent (SessionEvidence).
         ("2026-11-24 session evidence", [
             """
-            ALTER TABLE sessions ADD COLUMN check_in_reason TEXT, ADD COLUMN check_out_source TEXT, ADD COLUMN app_version TEXT,
-                ADD COLUMN evidence_rule TEXT, ADD COLUMN evidence_samples BIGINT, ADD COLUMN evidence_median_rssi DOUBLE PRECISION,
+            ALTER TABLE sessions ADD COLUMN check_in_reason TEXT, ADD COLUMN check_out_source TEXT,
+                ADD COLUMN app_version TEXT,
+                ADD COLUMN evidence_rule TEXT, ADD COLUMN evidence_samples BIGINT,
+                    ADD COLUMN evidence_median_rssi DOUBLE PRECISION,
                 ADD COLUMN evidence_stdev_db DOUBLE PRECISION, ADD COLUMN evidence_walking BOOLEAN
             """,
             "ALTER TABLE pending_session_events ADD COLUMN source TEXT",

@@ -79,17 +79,22 @@ extension SQLiteRepository: AdminRepository {
 
     public func employees() async throws -> [EmployeeRecord] {
         try await writer.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM employees ORDER BY name, id")).map(Self.employeeRecord)
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM employees ORDER BY name, id")).map(
+                Self.employeeRecord)
         }
     }
 
     public func pendingEvents(userId: UserID) async throws -> [PendingEventRecord] {
         try await writer.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE userId = ? ORDER BY id"),
-                             arguments: [userId.rawValue]).map { row in
-                PendingEventRecord(sessionKey: SessionKey(row["sessionKey"]), kind: SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat,
-                                   at: Date(timeIntervalSince1970: row["at"]), reason: row["reason"],
-                                   receivedAt: Date(timeIntervalSince1970: row["receivedAt"]))
+            try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE userId = ? ORDER BY id"),
+                arguments: [userId.rawValue]
+            ).map { row in
+                PendingEventRecord(
+                    sessionKey: SessionKey(row["sessionKey"]),
+                    kind: SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat,
+                    at: Date(timeIntervalSince1970: row["at"]), reason: row["reason"],
+                    receivedAt: Date(timeIntervalSince1970: row["receivedAt"]))
             }
         }
     }
@@ -102,8 +107,10 @@ extension SQLiteRepository: AdminRepository {
             guard db.changesCount == 1 else { return nil }
             try db.cachedStatement(sql: "UPDATE devices SET revokedAt = COALESCE(revokedAt, ?) WHERE userId = ?")
                 .execute(arguments: [time, id.rawValue])
-            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM employees WHERE id = ?"), arguments: [id.rawValue])
-                .map(Self.employeeRecord)
+            return try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM employees WHERE id = ?"), arguments: [id.rawValue]
+            )
+            .map(Self.employeeRecord)
         }
     }
 

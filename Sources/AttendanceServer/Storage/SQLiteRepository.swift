@@ -292,16 +292,20 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
             return outcome
         case .record(let session, let applied):
             try db.cachedStatement(sql: """
-                INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason, lastSeenAt, source,
-                                      createdAt, checkInReason, checkOutSource, appVersion, evidenceRule, evidenceSamples,
-                                      evidenceMedianRSSI, evidenceStdevDB, evidenceWalking)
+                INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason,
+                                      lastSeenAt, source, createdAt, checkInReason, checkOutSource, appVersion,
+                                      evidenceRule, evidenceSamples, evidenceMedianRSSI, evidenceStdevDB,
+                                      evidenceWalking)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(arguments: [
                     key, session.userId.rawValue, session.siteId.rawValue, session.deviceId?.rawValue,
-                    session.checkInAt.timeIntervalSince1970, session.checkOutAt?.timeIntervalSince1970, session.checkOutReason,
+                    session.checkInAt.timeIntervalSince1970, session.checkOutAt?.timeIntervalSince1970,
+                        session.checkOutReason,
                     session.lastSeenAt.timeIntervalSince1970, session.source.rawValue, now.timeIntervalSince1970,
-                    session.evidence.checkInReason, session.evidence.checkOutSource?.rawValue, session.evidence.appVersion,
-                    session.evidence.rule, session.evidence.sampleCount, session.evidence.medianRSSI, session.evidence.stdevDB,
+                    session.evidence.checkInReason, session.evidence.checkOutSource?.rawValue,
+                        session.evidence.appVersion,
+                    session.evidence.rule, session.evidence.sampleCount, session.evidence.medianRSSI,
+                        session.evidence.stdevDB,
                     session.evidence.walking,
                 ])
             for id in applied {
@@ -328,10 +332,11 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
             return outcome
         case .update(let session):
             try db.cachedStatement(sql: """
-                UPDATE sessions SET checkOutAt = ?, checkOutReason = ?, lastSeenAt = ?, checkOutSource = ? WHERE sessionKey = ?
+                UPDATE sessions SET checkOutAt = ?, checkOutReason = ?, lastSeenAt = ?, checkOutSource = ?
+                WHERE sessionKey = ?
                 """).execute(arguments: [session.checkOutAt?.timeIntervalSince1970, session.checkOutReason,
-                                         session.lastSeenAt.timeIntervalSince1970, session.evidence.checkOutSource?.rawValue,
-                                         session.sessionKey.rawValue])
+                                         session.lastSeenAt.timeIntervalSince1970,
+                                         session.evidence.checkOutSource?.rawValue, session.sessionKey.rawValue])
             return .applied(session)
         }
     }
@@ -342,9 +347,10 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
                          arguments: [key]).map { row in
             let user: String? = row["userId"]
             let source: String? = row["source"]
-            return SessionLedger.PendingEvent(id: row["id"], kind: SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat,
-                                              at: Date(timeIntervalSince1970: row["at"]), reason: row["reason"],
-                                              userId: user.map { UserID($0) }, source: source.flatMap(EventSource.init(rawValue:)))
+            return SessionLedger.PendingEvent(
+                id: row["id"], kind: SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat,
+                at: Date(timeIntervalSince1970: row["at"]), reason: row["reason"],
+                userId: user.map { UserID($0) }, source: source.flatMap(EventSource.init(rawValue:)))
         }
     }
 
@@ -379,24 +385,28 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     private static func session(_ row: Row) -> SessionRecord {
         let checkOut: Double? = row["checkOutAt"]
         let device: String? = row["deviceId"]
-        return SessionRecord(sessionKey: SessionKey(row["sessionKey"]), userId: UserID(row["userId"]), siteId: SiteID(row["siteId"]),
-                             deviceId: device.map { DeviceID($0) }, checkInAt: Date(timeIntervalSince1970: row["checkInAt"]),
-                             checkOutAt: checkOut.map(Date.init(timeIntervalSince1970:)), checkOutReason: row["checkOutReason"],
-                             lastSeenAt: Date(timeIntervalSince1970: row["lastSeenAt"]), source: EventSource(rawValue: row["source"]) ?? .automatic,
-                             evidence: evidence(row))
+        return SessionRecord(
+            sessionKey: SessionKey(row["sessionKey"]), userId: UserID(row["userId"]), siteId: SiteID(row["siteId"]),
+            deviceId: device.map { DeviceID($0) }, checkInAt: Date(timeIntervalSince1970: row["checkInAt"]),
+            checkOutAt: checkOut.map(Date.init(timeIntervalSince1970:)), checkOutReason: row["checkOutReason"],
+            lastSeenAt: Date(timeIntervalSince1970: row["lastSeenAt"]),
+            source: EventSource(rawValue: row["source"]) ?? .automatic,
+            evidence: evidence(row))
     }
 
     private static func evidence(_ row: Row) -> SessionEvidence {
         let checkOutSource: String? = row["checkOutSource"]
-        return SessionEvidence(checkInReason: row["checkInReason"], checkOutSource: checkOutSource.flatMap(EventSource.init(rawValue:)),
-                               appVersion: row["appVersion"], rule: row["evidenceRule"], sampleCount: row["evidenceSamples"],
-                               medianRSSI: row["evidenceMedianRSSI"], stdevDB: row["evidenceStdevDB"], walking: row["evidenceWalking"])
+        return SessionEvidence(
+            checkInReason: row["checkInReason"], checkOutSource: checkOutSource.flatMap(EventSource.init(rawValue:)),
+            appVersion: row["appVersion"], rule: row["evidenceRule"], sampleCount: row["evidenceSamples"],
+            medianRSSI: row["evidenceMedianRSSI"], stdevDB: row["evidenceStdevDB"], walking: row["evidenceWalking"])
     }
 
     static func employeeRecord(_ row: Row) -> EmployeeRecord {
         let deactivated: Double? = row["deactivatedAt"]
-        return EmployeeRecord(id: UserID(row["id"]), name: row["name"], externalId: row["externalId"], email: row["email"],
-                              deactivatedAt: deactivated.map(Date.init(timeIntervalSince1970:)))
+        return EmployeeRecord(
+            id: UserID(row["id"]), name: row["name"], externalId: row["externalId"], email: row["email"],
+            deactivatedAt: deactivated.map(Date.init(timeIntervalSince1970:)))
     }
 
     private static func site(_ row: Row) -> SiteRecord {

@@ -94,8 +94,11 @@ public struct SessionEvidence: Hashable, Sendable {
     public var stdevDB: Double?
     public var walking: Bool?
 
-    public init(checkInReason: String? = nil, checkOutSource: EventSource? = nil, appVersion: String? = nil, rule: String? = nil,
-                sampleCount: Int? = nil, medianRSSI: Double? = nil, stdevDB: Double? = nil, walking: Bool? = nil) {
+    public init(
+        checkInReason: String? = nil, checkOutSource: EventSource? = nil, appVersion: String? = nil,
+        rule: String? = nil,
+        sampleCount: Int? = nil, medianRSSI: Double? = nil, stdevDB: Double? = nil, walking: Bool? = nil
+    ) {
         self.checkInReason = checkInReason
         self.checkOutSource = checkOutSource
         self.appVersion = appVersion
