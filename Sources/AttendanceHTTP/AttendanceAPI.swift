@@ -227,7 +227,8 @@ struct AttendanceAPI: APIProtocol {
     func listSessions(_ input: Operations.ListSessions.Input) async throws -> Operations.ListSessions.Output {
         let query = input.query
         let page = try await admin.sessions(userId: query.userId, siteId: query.siteId, from: query.from.map(RFC3339.format),
-                                            to: query.to.map(RFC3339.format), limit: query.limit, cursor: query.cursor)
+                                            to: query.to.map(RFC3339.format), limit: query.limit, cursor: query.cursor,
+                                            source: query.source.map { $0 == .manual ? .manual : .automatic })
         return .ok(.init(body: .json(.init(items: try page.items.map(Self.session), nextCursor: page.nextCursor))))
     }
 

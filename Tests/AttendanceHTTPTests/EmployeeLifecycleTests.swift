@@ -52,6 +52,10 @@ import Testing
             try await live.send("GET", "/v1/admin/sessions?userId=\(ada.userId)").json["items"] as? [[String: Any]]
         #expect(sessions?.map { $0["sessionKey"] as? String } == ["s-1"])
         #expect(try await live.send("POST", "/v1/admin/employees/user-ghost/deactivate").status == 404)
+        // The source filter: her check-in was automatic; a value outside the contract is 400.
+        #expect((try await live.send("GET", "/v1/admin/sessions?source=manual").json["items"] as? [Any])?.isEmpty == true)
+        #expect((try await live.send("GET", "/v1/admin/sessions?source=automatic").json["items"] as? [Any])?.count == 1)
+        #expect(try await live.send("GET", "/v1/admin/sessions?source=corrected").status == 400)
         // Everything held about her, in one document (never a token).
         let export = try await live.send("GET", "/v1/admin/employees/\(ada.userId)/export")
         #expect(export.status == 200)

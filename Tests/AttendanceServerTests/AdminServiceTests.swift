@@ -107,6 +107,21 @@ import Testing
         #expect(await problem { _ = try await admin.updateEmployee(id: "ghost", name: "X", externalId: nil, email: nil) }?.status == 404)
     }
 
+    @Test(arguments: Backend.allCases) func sessionsAreFilteredByHowTheyWereCheckedIn(backend: Backend) async throws {
+        let (admin, repository) = try await setup(backend)
+        defer { repository.shutdown() }
+        let site = try await admin.createSite(hq)
+        try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
+        for (key, source) in [("s-auto", EventSource.automatic), ("s-manual", .manual)] {
+            _ = try await repository.checkIn(CheckInCommand(sessionKey: SessionKey(key), userId: "alice", siteId: site.id, deviceId: nil,
+                                                            at: Date(timeIntervalSince1970: 100), source: source), now: Date())
+        }
+        let manual = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: nil, cursor: nil, source: .manual)
+        #expect(manual.items.map(\.sessionKey) == ["s-manual"])
+        let all = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: nil, cursor: nil)
+        #expect(all.items.count == 2)
+    }
+
     @Test(arguments: Backend.allCases) func sessionsAreFilteredAndPagedWithoutGapsOrRepeats(backend: Backend) async throws {
         let (admin, repository) = try await setup(backend)
         defer { repository.shutdown() }

@@ -176,9 +176,8 @@ public struct AdminService: Sendable {
     // MARK: Sessions and presence
 
     /// A page of sessions. Query parameters arrive as text and are validated here.
-    public func sessions(userId: String?, siteId: String?, from: String?, to: String?, limit: Int?, cursor: String?) async throws
-        -> (items: [SessionRecord], nextCursor: String?)
-    {
+    public func sessions(userId: String?, siteId: String?, from: String?, to: String?, limit: Int?, cursor: String?,
+                         source: EventSource? = nil) async throws -> (items: [SessionRecord], nextCursor: String?) {
         func time(_ name: String, _ text: String?) throws -> Date? {
             guard let text else { return nil }
             do { return try RFC3339.parse(text) } catch {
@@ -203,7 +202,8 @@ public struct AdminService: Sendable {
         }
         let fromDate = try time("from", from)
         let toDate = try time("to", to)
-        let filter = SessionFilter(userId: userId.map { UserID($0) }, siteId: siteId.map { SiteID($0) }, from: fromDate, to: toDate)
+        let filter = SessionFilter(userId: userId.map { UserID($0) }, siteId: siteId.map { SiteID($0) }, from: fromDate, to: toDate,
+                                   source: source)
         if let from = filter.from, let to = filter.to, from > to {
             throw Problem.field("from", RFC3339.format(from), expected: "a time before 'to'", status: 422)
         }

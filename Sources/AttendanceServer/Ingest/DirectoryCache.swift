@@ -5,8 +5,8 @@ import Synchronization
 /// Sites and employees that exist, remembered for a short while so that a check-in does not
 /// read them from the database each time. Only hits are kept (an unknown site is asked again at
 /// once, so a site created a moment ago is never refused), and each for `lifetime` seconds, so an
-/// edited beacon or a deleted site is seen within that time (a deleted site's check-in fails its
-/// foreign key meanwhile and is retried by the device, never stored wrongly).
+/// edited beacon or a deleted site is seen within that time. A deleted site or a deactivated
+/// employee is refused meanwhile all the same: the check-in's transaction reads their state itself.
 final class DirectoryCache: Sendable {
     private struct Entry<Value> {
         var value: Value

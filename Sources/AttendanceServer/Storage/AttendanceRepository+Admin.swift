@@ -42,12 +42,15 @@ public struct SessionFilter: Hashable, Sendable {
     public var from: Date?
     /// Sessions that began before this time.
     public var to: Date?
+    /// Sessions checked in this way (automatic or manual).
+    public var source: EventSource?
 
-    public init(userId: UserID? = nil, siteId: SiteID? = nil, from: Date? = nil, to: Date? = nil) {
+    public init(userId: UserID? = nil, siteId: SiteID? = nil, from: Date? = nil, to: Date? = nil, source: EventSource? = nil) {
         self.userId = userId
         self.siteId = siteId
         self.from = from
         self.to = to
+        self.source = source
     }
 }
 

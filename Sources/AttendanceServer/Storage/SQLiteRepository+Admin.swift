@@ -132,6 +132,7 @@ extension SQLiteRepository: AdminRepository {
         if let site = filter.siteId { conditions.append("siteId = ?"); arguments.append(site.rawValue) }
         if let from = filter.from { conditions.append("(checkOutAt IS NULL OR checkOutAt >= ?)"); arguments.append(from.timeIntervalSince1970) }
         if let to = filter.to { conditions.append("checkInAt < ?"); arguments.append(to.timeIntervalSince1970) }
+        if let source = filter.source { conditions.append("source = ?"); arguments.append(source.rawValue) }
         if let cursor {
             conditions.append("(checkInAt > ? OR (checkInAt = ? AND sessionKey > ?))")
             arguments += [cursor.checkInAt.timeIntervalSince1970, cursor.checkInAt.timeIntervalSince1970, cursor.sessionKey.rawValue]
