@@ -113,10 +113,12 @@ import Testing
         let site = try await admin.createSite(hq)
         try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
         for (key, source) in [("s-auto", EventSource.automatic), ("s-manual", .manual)] {
-            _ = try await repository.checkIn(CheckInCommand(sessionKey: SessionKey(key), userId: "alice", siteId: site.id, deviceId: nil,
-                                                            at: Date(timeIntervalSince1970: 100), source: source), now: Date())
+            let command = CheckInCommand(sessionKey: SessionKey(key), userId: "alice", siteId: site.id, deviceId: nil,
+                                         at: Date(timeIntervalSince1970: 100), source: source)
+            _ = try await repository.checkIn(command, now: Date())
         }
-        let manual = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: nil, cursor: nil, source: .manual)
+        let manual = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: nil, cursor: nil,
+                                              source: .manual)
         #expect(manual.items.map(\.sessionKey) == ["s-manual"])
         let all = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: nil, cursor: nil)
         #expect(all.items.count == 2)

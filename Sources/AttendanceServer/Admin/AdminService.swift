@@ -202,8 +202,8 @@ public struct AdminService: Sendable {
         }
         let fromDate = try time("from", from)
         let toDate = try time("to", to)
-        let filter = SessionFilter(userId: userId.map { UserID($0) }, siteId: siteId.map { SiteID($0) }, from: fromDate, to: toDate,
-                                   source: source)
+        let filter = SessionFilter(userId: userId.map { UserID($0) }, siteId: siteId.map { SiteID($0) }, from: fromDate,
+                                   to: toDate, source: source)
         if let from = filter.from, let to = filter.to, from > to {
             throw Problem.field("from", RFC3339.format(from), expected: "a time before 'to'", status: 422)
         }

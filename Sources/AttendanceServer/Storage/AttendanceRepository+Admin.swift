@@ -45,7 +45,8 @@ public struct SessionFilter: Hashable, Sendable {
     /// Sessions checked in this way (automatic or manual).
     public var source: EventSource?
 
-    public init(userId: UserID? = nil, siteId: SiteID? = nil, from: Date? = nil, to: Date? = nil, source: EventSource? = nil) {
+    public init(userId: UserID? = nil, siteId: SiteID? = nil, from: Date? = nil, to: Date? = nil,
+                source: EventSource? = nil) {
         self.userId = userId
         self.siteId = siteId
         self.from = from
