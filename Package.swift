@@ -169,7 +169,10 @@ let package = Package(
         // The storage backends the server's contract tests run on, with a private PostgreSQL.
         .target(name: "AttendanceServerTestSupport", dependencies: ["AttendanceServer"], path: "Tests/AttendanceServerTestSupport",
                 swiftSettings: strictSwift6),
-        .testTarget(name: "AttendanceServerTests", dependencies: ["AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport"],
+        // GRDB and PostgresNIO: the ledger's tamper and upgrade tests write to the database behind the server's back.
+        .testTarget(name: "AttendanceServerTests", dependencies: ["AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport",
+                                                               .product(name: "GRDB", package: "GRDB.swift"),
+                                                               .product(name: "PostgresNIO", package: "postgres-nio")],
                     swiftSettings: strictSwift6),
         // The HTTP layer over a real loopback socket, on both backends.
         .testTarget(name: "AttendanceHTTPTests",

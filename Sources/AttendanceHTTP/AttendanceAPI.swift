@@ -11,6 +11,8 @@ struct AttendanceAPI: APIProtocol {
     let ingest: IngestService
     let admin: AdminService
     let auth: AuthService
+    let corrections: CorrectionService
+    let requests: RequestService
     let metrics: ServerMetrics
     let document: Data
 
@@ -55,7 +57,8 @@ struct AttendanceAPI: APIProtocol {
 
     func checkIn(_ input: Operations.CheckIn.Input) async throws -> Operations.CheckIn.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        let reply = try await ingest(.checkIn, body, key: input.headers.idempotencyKey)
+        let reply = try await ingest(
+            .checkIn, body, key: input.headers.idempotencyKey, deviceDate: try Self.deviceDate(input.headers.date))
         switch reply.status {
         case 201: return .created(.init(body: .json(try Wire.decode(Components.Schemas.Session.self, from: reply.body))))
         case 200: return .ok(.init(body: .json(try Wire.decode(Components.Schemas.Session.self, from: reply.body))))
@@ -77,14 +80,31 @@ struct AttendanceAPI: APIProtocol {
 
     func submitEvents(_ input: Operations.SubmitEvents.Input) async throws -> Operations.SubmitEvents.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        let reply = try await ingest.handleBatch(body: try Wire.data(body), idempotencyKey: input.headers.idempotencyKey, principal: try Caller.current())
+        let reply = try await ingest.handleBatch(
+            body: try Wire.data(body), idempotencyKey: input.headers.idempotencyKey, principal: try Caller.current(),
+            deviceDate: try Self.deviceDate(input.headers.date))
         guard reply.status == 200 else { throw StoredReplyError(reply: reply) }
         return .ok(.init(body: .json(try Wire.decode(Components.Schemas.EventBatchResponse.self, from: reply.body))))
     }
 
     /// Hands the decoded request, as JSON, to `IngestService` (which stores its answer's bytes).
-    private func ingest<Body: Encodable>(_ endpoint: IngestService.Endpoint, _ body: Body, key: String) async throws -> StoredReply {
-        try await ingest.handle(endpoint, body: try Wire.data(body), idempotencyKey: key, principal: try Caller.current())
+    private func ingest<Body: Encodable>(
+        _ endpoint: IngestService.Endpoint, _ body: Body, key: String, deviceDate: Date? = nil
+    ) async throws -> StoredReply {
+        try await ingest.handle(
+            endpoint, body: try Wire.data(body), idempotencyKey: key, principal: try Caller.current(),
+            deviceDate: deviceDate)
+    }
+
+    /// The device's clock from its `Date` header (an HTTP-date), if it sent one.
+    static func deviceDate(_ header: String?) throws -> Date? {
+        guard let header else { return nil }
+        guard let date = HTTPDate.parse(header) else {
+            throw Problem.field(
+                "Date", InputRules.shown(header), expected: "an HTTP-date naming a real time, e.g. Tue, 24 Nov 2026 09:00:00 GMT",
+                status: 422)
+        }
+        return date
     }
 
     /// A stored 200 (the session), or the stored refusal thrown as it is.
@@ -106,7 +126,7 @@ struct AttendanceAPI: APIProtocol {
 
     func createSite(_ input: Operations.CreateSite.Input) async throws -> Operations.CreateSite.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        return .created(.init(body: .json(Self.site(try await admin.createSite(Self.siteInput(body))))))
+        return .created(.init(body: .json(Self.site(try await admin.createSite(Self.siteInput(body), actor: try Caller.actor())))))
     }
 
     func getSite(_ input: Operations.GetSite.Input) async throws -> Operations.GetSite.Output {
@@ -119,12 +139,14 @@ struct AttendanceAPI: APIProtocol {
             .init(
                 body: .json(
                     Self.site(
-                        try await admin.updateSite(id: try Self.id("siteId", input.path.siteId), Self.siteInput(body))))
+                        try await admin.updateSite(
+                            id: try Self.id("siteId", input.path.siteId), Self.siteInput(body),
+                            actor: try Caller.actor())))
             ))
     }
 
     func deleteSite(_ input: Operations.DeleteSite.Input) async throws -> Operations.DeleteSite.Output {
-        try await admin.deleteSite(id: try Self.id("siteId", input.path.siteId))
+        try await admin.deleteSite(id: try Self.id("siteId", input.path.siteId), actor: try Caller.actor())
         return .noContent(.init())
     }
 
@@ -139,12 +161,12 @@ struct AttendanceAPI: APIProtocol {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
         let beacon = try await admin.createBeacon(
             siteId: try Self.id("siteId", input.path.siteId), minor: body.minor, label: body.label,
-            txPowerDBm: body.txPowerDBm)
+            txPowerDBm: body.txPowerDBm, actor: try Caller.actor())
         return .created(.init(body: .json(Self.beacon(beacon))))
     }
 
     func deleteBeacon(_ input: Operations.DeleteBeacon.Input) async throws -> Operations.DeleteBeacon.Output {
-        try await admin.deleteBeacon(id: try Self.id("beaconId", input.path.beaconId) as String)
+        try await admin.deleteBeacon(id: try Self.id("beaconId", input.path.beaconId) as String, actor: try Caller.actor())
         return .noContent(.init())
     }
 
@@ -156,7 +178,8 @@ struct AttendanceAPI: APIProtocol {
 
     func createEmployee(_ input: Operations.CreateEmployee.Input) async throws -> Operations.CreateEmployee.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        return .created(.init(body: .json(Self.employee(try await admin.createEmployee(name: body.name, externalId: body.externalId, email: body.email)))))
+        return .created(.init(body: .json(Self.employee(try await admin.createEmployee(
+            name: body.name, externalId: body.externalId, email: body.email, actor: try Caller.actor())))))
     }
 
     func getEmployee(_ input: Operations.GetEmployee.Input) async throws -> Operations.GetEmployee.Output {
@@ -167,7 +190,7 @@ struct AttendanceAPI: APIProtocol {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
         let employee = try await admin.updateEmployee(
             id: try Self.id("userId", input.path.userId), name: body.name, externalId: body.externalId,
-            email: body.email)
+            email: body.email, actor: try Caller.actor())
         return .ok(.init(body: .json(Self.employee(employee))))
     }
 
@@ -177,7 +200,9 @@ struct AttendanceAPI: APIProtocol {
         .ok(
             .init(
                 body: .json(
-                    Self.employee(try await admin.deactivateEmployee(id: try Self.id("userId", input.path.userId))))))
+                    Self.employee(
+                        try await admin.deactivateEmployee(
+                            id: try Self.id("userId", input.path.userId), actor: try Caller.actor())))))
     }
 
     func exportEmployee(_ input: Operations.ExportEmployee.Input) async throws -> Operations.ExportEmployee.Output {
@@ -200,7 +225,8 @@ struct AttendanceAPI: APIProtocol {
     func createEnrollmentCode(_ input: Operations.CreateEnrollmentCode.Input) async throws -> Operations.CreateEnrollmentCode.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
         let issued = try await auth.issueEnrollmentCode(
-            for: try Self.id("userId", body.userId), validForSeconds: Double(body.expiresInSeconds ?? 86_400))
+            for: try Self.id("userId", body.userId), validForSeconds: Double(body.expiresInSeconds ?? 86_400),
+            actor: try Caller.actor())
         return .created(.init(body: .json(.init(code: issued.code, userId: body.userId, expiresAt: issued.expiresAt))))
     }
 
@@ -213,12 +239,8 @@ struct AttendanceAPI: APIProtocol {
     }
 
     func revokeDevice(_ input: Operations.RevokeDevice.Input) async throws -> Operations.RevokeDevice.Output {
-        guard
-            let device = try await repository.revokeDevice(
-                id: try Self.id("deviceId", input.path.deviceId), now: Date())
-        else {
-            throw Problem(404, "Not found", "no device with id '\(input.path.deviceId)'")
-        }
+        let device = try await admin.revokeDevice(
+            id: try Self.id("deviceId", input.path.deviceId), actor: try Caller.actor())
         return .ok(.init(body: .json(Self.device(device))))
     }
 
@@ -228,7 +250,9 @@ struct AttendanceAPI: APIProtocol {
         let query = input.query
         let page = try await admin.sessions(userId: query.userId, siteId: query.siteId, from: query.from.map(RFC3339.format),
                                             to: query.to.map(RFC3339.format), limit: query.limit, cursor: query.cursor,
-                                            source: query.source.map { $0 == .manual ? .manual : .automatic })
+                                            source: query.source.flatMap { EventSource(rawValue: $0.rawValue) },
+                                            correctedOnly: query.source == .corrected,
+                                            minSkewSeconds: query.minSkewSeconds)
         return .ok(.init(body: .json(.init(items: try page.items.map(Self.session), nextCursor: page.nextCursor))))
     }
 
@@ -288,5 +312,33 @@ struct AttendanceAPI: APIProtocol {
     /// The same JSON `IngestService` answers with, so a report and a check-in answer agree.
     static func session(_ session: SessionRecord) throws -> Components.Schemas.Session {
         try Wire.convert(SessionBody(session))
+    }
+
+    /// A ledger row: its columns, and its content as `details` (with the personal part, unless erased).
+    static func entry(_ event: LedgerEvent) throws -> Components.Schemas.LedgerEntry {
+        var details = (try JSONSerialization.jsonObject(with: event.payload) as? [String: Any]) ?? [:]
+        if let personal = event.personal, let changes = try JSONSerialization.jsonObject(with: personal) as? [String: Any] {
+            details["personal"] = changes["changes"]
+        } else if event.personalDigest != nil {
+            details["personal"] = "erased"
+        }
+        let container = try Wire.decode(
+            OpenAPIObjectContainer.self, from: try JSONSerialization.data(withJSONObject: details, options: [.sortedKeys]))
+        return .init(
+            id: Int(event.id), kind: event.kind.rawValue, actor: event.actor.rawValue, receivedAt: event.receivedAt,
+            deviceAt: event.deviceAt, sessionKey: event.sessionKey?.rawValue, userId: event.userId?.rawValue,
+            hash: event.hash, details: .init(additionalProperties: container))
+    }
+
+    static func request(_ request: CorrectionRequestRecord) -> Components.Schemas.CorrectionRequest {
+        .init(
+            requestId: request.id, userId: request.userId.rawValue,
+            kind: request.kind == .correction ? .correction : .missingSession,
+            state: .init(rawValue: request.state.rawValue) ?? .pending, sessionKey: request.sessionKey?.rawValue,
+            siteId: request.siteId?.rawValue, checkInAt: request.checkInAt, checkOutAt: request.checkOutAt,
+            reason: request.reason,
+            evidence: request.evidence.isEmpty ? nil : .init(additionalProperties: request.evidence),
+            createdAt: request.createdAt, decidedAt: request.decidedAt, decidedBy: request.decidedBy?.rawValue,
+            comment: request.comment)
     }
 }

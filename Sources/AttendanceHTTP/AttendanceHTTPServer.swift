@@ -18,14 +18,18 @@ public struct ServerOptions: Sendable {
     public var idleTimeoutSeconds: Int64
     /// How often idempotency keys past their retention are purged (and once at start).
     public var purgeIntervalSeconds: Int64
+    /// How often committed ledger rows are sealed into the chain.
+    public var sealIntervalMilliseconds: Int64
 
     public init(host: String = "127.0.0.1", port: Int = 8080, limits: IngestLimits = IngestLimits(),
-                idleTimeoutSeconds: Int64 = 75, purgeIntervalSeconds: Int64 = 3_600) {
+                idleTimeoutSeconds: Int64 = 75, purgeIntervalSeconds: Int64 = 3_600,
+                sealIntervalMilliseconds: Int64 = 1_000) {
         self.host = host
         self.port = port
         self.limits = limits
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.purgeIntervalSeconds = purgeIntervalSeconds
+        self.sealIntervalMilliseconds = sealIntervalMilliseconds
     }
 }
 
@@ -64,7 +68,10 @@ public enum AttendanceHTTPServer {
         let metrics = ServerMetrics()
         let auth = AuthService(repository: repository, clock: clock)
         let api = AttendanceAPI(repository: repository, ingest: IngestService(repository: repository, limits: options.limits, clock: clock),
-                                admin: AdminService(repository: repository), auth: auth, metrics: metrics, document: try contract())
+                                admin: AdminService(repository: repository), auth: auth,
+                                corrections: CorrectionService(repository: repository, clock: clock),
+                                requests: RequestService(repository: repository, clock: clock), metrics: metrics,
+                                document: try contract())
         let router = Router()
         let routes = RouteTable()
         router.add(
@@ -78,10 +85,13 @@ public enum AttendanceHTTPServer {
             repository: repository, retentionSeconds: options.limits.idempotencyRetentionSeconds,
             interval: .seconds(options.purgeIntervalSeconds), metrics: metrics, logger: logger,
             clock: clock)
+        let sealer = LedgerSealer(
+            repository: repository, interval: .milliseconds(options.sealIntervalMilliseconds), batch: 5_000,
+            metrics: metrics, logger: logger, clock: clock)
         return Application(router: router,
                            server: .http1ClosingWhenAsked(idleTimeout: .seconds(options.idleTimeoutSeconds)),
                            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
-                           services: [purger],
+                           services: [purger, sealer],
                            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? options.port) },
                            logger: logger)
     }

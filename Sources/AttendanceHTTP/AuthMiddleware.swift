@@ -2,15 +2,20 @@ import AttendanceServer
 import HTTPTypes
 import OpenAPIRuntime
 
-/// Authenticates the bearer token before an operation runs, and keeps device tokens off admin
-/// operations (403). The caller is handed to the handler through `Caller.principal`.
+/// Authenticates the bearer token before an operation runs, keeps device tokens off admin
+/// operations and the admin token off device operations (403: an admin changes attendance only
+/// through corrections, which the ledger records as theirs). The caller is handed to the handler
+/// through `Caller.principal`.
 struct AuthMiddleware: ServerMiddleware {
     let auth: AuthService
 
     /// Operations anyone may call (the contract's `security: []`).
     static let publicOperations: Set<String> = ["getHealth", "getMetrics", "getOpenAPIDocument", "enrollDevice"]
     /// Operations a device token may call; every other authenticated operation is admin-only.
-    static let deviceOperations: Set<String> = ["getDeviceConfig", "checkIn", "checkOut", "heartbeat", "submitEvents"]
+    static let deviceOperations: Set<String> = [
+        "getDeviceConfig", "checkIn", "checkOut", "heartbeat", "submitEvents", "listMySessions", "listMyRequests",
+        "fileRequest",
+    ]
 
     func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
                    next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
@@ -21,6 +26,12 @@ struct AuthMiddleware: ServerMiddleware {
         RequestRecord.current?.record(principal: principal)
         if case .device(let device, _) = principal, !Self.deviceOperations.contains(operationID) {
             throw Problem(403, "Forbidden", "device '\(device)' can't call '\(operationID)'; it needs the admin token")
+        }
+        if case .admin = principal, Self.deviceOperations.contains(operationID) {
+            throw Problem(
+                403, "Forbidden",
+                "the admin token can't call '\(operationID)': attendance events come from the employee's own device; "
+                    + "change a session with a correction (POST /v1/admin/sessions/{sessionKey}/corrections)")
         }
         return try await Caller.$principal.withValue(principal) { try await next(request, body, metadata) }
     }

@@ -1,3 +1,4 @@
+import AttendanceModels
 import AttendanceServer
 import Foundation
 import NIOCore
@@ -43,6 +44,17 @@ enum Caller {
     static func current() throws -> Principal {
         guard let principal else { throw Problem(401, "Unauthorized", "an 'Authorization: Bearer <token>' header is required") }
         return principal
+    }
+
+    /// Who the ledger records as making this request's changes.
+    static func actor() throws -> LedgerActor { LedgerActor(try current()) }
+
+    /// The device and its employee, for the employee's own operations (`/v1/me/…`).
+    static func device() throws -> (device: DeviceID, user: UserID) {
+        guard case .device(let device, let user) = try current() else {
+            throw Problem(403, "Forbidden", "this operation is the employee's own; call it with their device's token")
+        }
+        return (device, user)
     }
 }
 

@@ -7,6 +7,7 @@ final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let inFlight: Gauge
     private let purgedKeys: Counter
+    private let sealedRows: Counter
     static var requests: MetricNameDescriptor { MetricNameDescriptor(namespace: "http", metricName: "requests", unitName: "total",
                                                helpText: "Requests answered, by operation id and status code.") }
     static var duration: MetricNameDescriptor { MetricNameDescriptor(namespace: "http", metricName: "request_duration", unitName: "seconds",
@@ -21,9 +22,14 @@ final class ServerMetrics: Sendable {
         purgedKeys = registry.makeCounter(descriptor: MetricNameDescriptor(
             namespace: "idempotency", metricName: "keys_purged", unitName: "total",
             helpText: "Idempotency keys forgotten after their retention."))
+        sealedRows = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "ledger", metricName: "rows_sealed", unitName: "total",
+            helpText: "Ledger rows sealed into the hash chain by this process."))
     }
 
     func purged(_ count: Int) { purgedKeys.increment(by: Int64(count)) }
+
+    func sealed(_ count: Int) { sealedRows.increment(by: Int64(count)) }
 
     func started() { inFlight.increment() }
 

@@ -14,18 +14,30 @@ import Testing
 @Suite struct CrashRecoveryTests {
     static let admin = "crash-test-admin-token-0123456789"
 
-    static func send(_ port: Int, _ method: String, _ path: String, key: String? = nil, json: Data? = nil) async throws
-        -> (status: Int, body: Data)
-    {
+    static func send(
+        _ port: Int, _ method: String, _ path: String, key: String? = nil, json: Data? = nil, token: String = admin
+    ) async throws -> (status: Int, body: Data) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
         request.httpBody = json
         request.timeoutInterval = 120
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("Bearer \(admin)", forHTTPHeaderField: "Authorization")
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    /// A device token for `userId`: an enrollment code issued with the admin token, redeemed.
+    /// Attendance events come from devices; the admin token is refused on them.
+    static func deviceToken(_ port: Int, userId: String, admin: String = admin) async throws -> String {
+        let code = try await send(
+            port, "POST", "/v1/admin/enrollment-codes", json: Data(#"{"userId":"\#(userId)"}"#.utf8), token: admin)
+        let codeText = (try JSONSerialization.jsonObject(with: code.body) as? [String: Any])?["code"] as? String ?? ""
+        let device = try await send(
+            port, "POST", "/v1/devices/enroll", json: Data(#"{"code":"\#(codeText)","platform":"ios"}"#.utf8),
+            token: admin)
+        return (try JSONSerialization.jsonObject(with: device.body) as? [String: Any])?["deviceToken"] as? String ?? ""
     }
 
     @Test(arguments: Backend.allCases, [0, 40, 120])
@@ -41,6 +53,7 @@ import Testing
         let user = try await Self.send(port, "POST", "/v1/admin/employees", json: Data(#"{"name":"Ada"}"#.utf8))
         #expect(site.status == 201 && user.status == 201)
         let userId = (try JSONSerialization.jsonObject(with: user.body) as? [String: Any])?["userId"] as? String ?? ""
+        let device = try await Self.deviceToken(port, userId: userId)
         let ts = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-600))
         let events = (0..<500).map { index in
             #"{"idempotencyKey":"in-\#(index)","type":"checkIn","checkIn":{"userId":"\#(userId)","#
@@ -50,7 +63,7 @@ import Testing
         }
         let batch = Data(#"{"events":[\#(events.joined(separator: ","))]}"#.utf8)
         let inFlight = Task {
-            try? await Self.send(port, "POST", "/v1/attendance/events", key: "crash-batch", json: batch)
+            try? await Self.send(port, "POST", "/v1/attendance/events", key: "crash-batch", json: batch, token: device)
         }
         try await Task.sleep(for: .milliseconds(delayMilliseconds))
         first.signal(SIGKILL)
@@ -58,7 +71,8 @@ import Testing
         _ = first.finish()
 
         let (second, port2) = try await ServeCommandTests.start(database: database, environment: environment)
-        let resend = try await Self.send(port2, "POST", "/v1/attendance/events", key: "crash-batch", json: batch)
+        let resend = try await Self.send(
+            port2, "POST", "/v1/attendance/events", key: "crash-batch", json: batch, token: device)
         #expect(resend.status == 200)
         let results =
             (try JSONSerialization.jsonObject(with: resend.body) as? [String: Any])?["results"] as? [[String: Any]]

@@ -73,6 +73,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: database.directory) }
         let admin = "drain-test-admin-token-0123456789"
         let (child, port) = try await Self.start(database: database.path, environment: ["ATTENDANCE_ADMIN_TOKEN": admin])
+        let employee = try await CrashRecoveryTests.send(
+            port, "POST", "/v1/admin/employees", json: Data(#"{"name":"Ada"}"#.utf8), token: admin)
+        let userId = (try JSONSerialization.jsonObject(with: employee.body) as? [String: Any])?["userId"] as? String ?? ""
+        let device = try await CrashRecoveryTests.deviceToken(port, userId: userId, admin: admin)
         // 500 heartbeats for unknown sessions: each is stored (202) in its own durable transaction,
         // so the batch takes long enough to still be running when the signal comes.
         let now = ISO8601DateFormatter().string(from: Date())
@@ -83,7 +87,7 @@ import Testing
         request.httpMethod = "POST"
         request.httpBody = Data(#"{"events":[\#(events.joined(separator: ","))]}"#.utf8)
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("Bearer \(admin)", forHTTPHeaderField: "Authorization")
+        request.setValue("Bearer \(device)", forHTTPHeaderField: "Authorization")
         request.setValue("drain-batch", forHTTPHeaderField: "Idempotency-Key")
         // The signal waits until the server has committed part of the batch (the WAL file was
         // written after the send), not a fixed time: under a loaded CI machine 150 ms once passed

@@ -26,20 +26,54 @@ public struct AdminService: Sendable {
 
     // MARK: Sites
 
-    public func createSite(_ input: SiteInput) async throws -> SiteRecord {
+    public func createSite(_ input: SiteInput, actor: LedgerActor = .adminToken) async throws -> SiteRecord {
         let site = try validated(input, id: SiteID("site-" + Tokens.newToken().prefix(10).lowercased()))
         do { try await repository.createSite(site) } catch let error as RepositoryError { throw Problem(409, "Conflict", error.detail) }
+        try await audit(.siteCreated, target: site.id.rawValue, before: [:], after: Self.fields(site), actor: actor)
         return site
     }
 
-    public func updateSite(id: SiteID, _ input: SiteInput) async throws -> SiteRecord {
-        let site = try validated(input, id: id)
+    public func updateSite(id: SiteID, _ input: SiteInput, actor: LedgerActor = .adminToken) async throws -> SiteRecord {
+        var site = try validated(input, id: id)
+        let before = try await repository.site(id: id)
         do {
             guard try await repository.updateSite(site) else { throw Self.notFound("site", id.rawValue) }
         } catch let error as RepositoryError {
             throw Problem(409, "Conflict", error.detail)
         }
+        site.deactivatedAt = before?.deactivatedAt
+        try await audit(
+            .siteUpdated, target: id.rawValue, before: before.map(Self.fields) ?? [:], after: Self.fields(site),
+            actor: actor)
         return site
+    }
+
+    /// An admin action's ledger row: what changed, field by field.
+    func audit(
+        _ kind: LedgerKind, target: String, userId: UserID? = nil, before: [String: String?], after: [String: String?],
+        actor: LedgerActor
+    ) async throws {
+        try await repository.appendLedger(
+            LedgerEvent.admin(
+                kind, target: target, userId: userId, changes: LedgerChange.diff(before, after), actor: actor,
+                now: Date()))
+    }
+
+    static func fields(_ site: SiteRecord) -> [String: String?] {
+        [
+            "name": site.name, "timeZone": site.timeZone, "beaconUUID": site.beacon.uuid.uuidString,
+            "major": String(site.beacon.major), "geofence": site.geofence.map {
+                "\($0.latitude),\($0.longitude) r=\($0.radiusMeters) m"
+            },
+            "deactivatedAt": site.deactivatedAt.map(RFC3339.format),
+        ]
+    }
+
+    static func fields(_ employee: EmployeeRecord) -> [String: String?] {
+        [
+            "name": employee.name, "externalId": employee.externalId, "email": employee.email,
+            "deactivatedAt": employee.deactivatedAt.map(RFC3339.format),
+        ]
     }
 
     public func site(id: SiteID) async throws -> SiteRecord {
@@ -50,8 +84,13 @@ public struct AdminService: Sendable {
     /// Deletes a site by deactivating it: it stays, with its sessions, and is shown as deleted;
     /// devices stop hearing of it, and its new check-ins are refused (422). No check-in can race
     /// a deletion into a 500.
-    public func deleteSite(id: SiteID, now: Date = Date()) async throws {
+    public func deleteSite(id: SiteID, now: Date = Date(), actor: LedgerActor = .adminToken) async throws {
+        let before = try await repository.site(id: id)
         guard try await repository.deactivateSite(id: id, now: now) else { throw Self.notFound("site", id.rawValue) }
+        guard before?.deactivatedAt == nil else { return }
+        try await audit(
+            .siteDeleted, target: id.rawValue, before: ["deactivatedAt": nil],
+            after: ["deactivatedAt": RFC3339.format(now)], actor: actor)
     }
 
     private func validated(_ input: SiteInput, id: SiteID) throws -> SiteRecord {
@@ -82,7 +121,9 @@ public struct AdminService: Sendable {
 
     // MARK: Beacons
 
-    public func createBeacon(siteId: SiteID, minor: Int, label: String?, txPowerDBm: Double?) async throws -> BeaconRecord {
+    public func createBeacon(
+        siteId: SiteID, minor: Int, label: String?, txPowerDBm: Double?, actor: LedgerActor = .adminToken
+    ) async throws -> BeaconRecord {
         _ = try await site(id: siteId)
         if let label { try InputRules.text("label", label, maxLength: InputRules.maxNameLength) }
         guard (0...65_535).contains(minor) else { throw Problem.field("minor", String(minor), expected: "an integer from 0 to 65535") }
@@ -92,7 +133,15 @@ public struct AdminService: Sendable {
         let beacon = BeaconRecord(id: "beacon-" + Tokens.newToken().prefix(10).lowercased(), siteId: siteId, minor: UInt16(minor),
                                   label: label, txPowerDBm: txPowerDBm)
         do { try await repository.createBeacon(beacon) } catch let error as RepositoryError { throw Problem(409, "Conflict", error.detail) }
+        try await audit(.beaconCreated, target: beacon.id, before: [:], after: Self.fields(beacon), actor: actor)
         return beacon
+    }
+
+    static func fields(_ beacon: BeaconRecord) -> [String: String?] {
+        [
+            "siteId": beacon.siteId.rawValue, "minor": String(beacon.minor), "label": beacon.label,
+            "txPowerDBm": beacon.txPowerDBm.map { "\($0)" },
+        ]
     }
 
     public func beacons(siteId: SiteID) async throws -> [BeaconRecord] {
@@ -100,37 +149,89 @@ public struct AdminService: Sendable {
         return try await repository.beacons(siteId: siteId)
     }
 
-    public func deleteBeacon(id: String) async throws {
+    public func deleteBeacon(id: String, actor: LedgerActor = .adminToken) async throws {
+        let before = try await repository.beacons(siteId: nil).first { $0.id == id }
         guard try await repository.deleteBeacon(id: id) else { throw Self.notFound("beacon", id) }
+        try await audit(.beaconDeleted, target: id, before: before.map(Self.fields) ?? [:], after: [:], actor: actor)
     }
 
     // MARK: Employees
 
-    public func createEmployee(name: String, externalId: String?, email: String?) async throws -> EmployeeRecord {
+    public func createEmployee(
+        name: String, externalId: String?, email: String?, actor: LedgerActor = .adminToken
+    ) async throws -> EmployeeRecord {
         let employee = try validatedEmployee(id: UserID("user-" + Tokens.newToken().prefix(10).lowercased()), name: name,
                                              externalId: externalId, email: email)
         do { try await repository.createEmployee(employee) } catch let error as RepositoryError { throw Problem(409, "Conflict", error.detail) }
+        try await audit(
+            .employeeCreated, target: employee.id.rawValue, userId: employee.id, before: [:],
+            after: Self.fields(employee), actor: actor)
         return employee
     }
 
-    public func updateEmployee(id: UserID, name: String, externalId: String?, email: String?) async throws -> EmployeeRecord {
+    public func updateEmployee(
+        id: UserID, name: String, externalId: String?, email: String?, actor: LedgerActor = .adminToken
+    ) async throws -> EmployeeRecord {
         let employee = try validatedEmployee(id: id, name: name, externalId: externalId, email: email)
+        let before = try await repository.employee(id: id)
         do {
             guard try await repository.updateEmployee(employee) else { throw Self.notFound("employee", id.rawValue) }
         } catch let error as RepositoryError {
             throw Problem(409, "Conflict", error.detail)
         }
-        return try await repository.employee(id: id) ?? employee
+        let after = try await repository.employee(id: id) ?? employee
+        try await audit(
+            .employeeUpdated, target: id.rawValue, userId: id, before: before.map(Self.fields) ?? [:],
+            after: Self.fields(after), actor: actor)
+        return after
+    }
+
+    /// Pseudonymises a deactivated employee (their right to erasure, once the employer's legal
+    /// retention of working-time records has passed): the hours stay, the person goes.
+    public func eraseEmployee(id: UserID, actor: LedgerActor = .adminToken) async throws -> EmployeeRecord {
+        try InputRules.identifier("userId", id.rawValue, maxLength: InputRules.maxIdLength)
+        let pseudonym = "Erased employee \(id.rawValue)"
+        guard let employee = try await repository.eraseEmployee(id: id, pseudonym: pseudonym, actor: actor, now: Date())
+        else { throw Self.notFound("employee", id.rawValue) }
+        guard !employee.isActive else {
+            throw Problem(
+                409, "Conflict",
+                "the employee '\(id)' is active; deactivate them first (POST /v1/admin/employees/\(id)/deactivate)")
+        }
+        return employee
     }
 
     /// Deactivates an employee: every device of theirs is revoked (refused from its next request),
     /// their sessions and records are kept, and new check-ins and enrollment codes for them are
     /// refused (422). Deactivating again changes nothing.
-    public func deactivateEmployee(id: UserID, now: Date = Date()) async throws -> EmployeeRecord {
+    public func deactivateEmployee(id: UserID, now: Date = Date(), actor: LedgerActor = .adminToken) async throws
+        -> EmployeeRecord
+    {
+        let before = try await repository.employee(id: id)
         guard let employee = try await repository.deactivateEmployee(id: id, now: now) else {
             throw Self.notFound("employee", id.rawValue)
         }
+        if before?.deactivatedAt == nil {
+            try await audit(
+                .employeeDeactivated, target: id.rawValue, userId: id, before: ["deactivatedAt": nil],
+                after: ["deactivatedAt": employee.deactivatedAt.map(RFC3339.format)], actor: actor)
+        }
         return employee
+    }
+
+    /// Revokes a device (refused from its next request).
+    public func revokeDevice(id: DeviceID, now: Date = Date(), actor: LedgerActor = .adminToken) async throws
+        -> DeviceRecord
+    {
+        guard let device = try await repository.revokeDevice(id: id, now: now) else {
+            throw Self.notFound("device", id.rawValue)
+        }
+        if device.revokedAt == now {
+            try await audit(
+                .deviceRevoked, target: id.rawValue, userId: device.userId, before: ["revokedAt": nil],
+                after: ["revokedAt": RFC3339.format(now)], actor: actor)
+        }
+        return device
     }
 
     /// Everything held about one person (their right of access): the employee, their devices,
@@ -177,7 +278,12 @@ public struct AdminService: Sendable {
 
     /// A page of sessions. Query parameters arrive as text and are validated here.
     public func sessions(userId: String?, siteId: String?, from: String?, to: String?, limit: Int?, cursor: String?,
-                         source: EventSource? = nil) async throws -> (items: [SessionRecord], nextCursor: String?) {
+                         source: EventSource? = nil, correctedOnly: Bool = false, minSkewSeconds: Double? = nil)
+        async throws -> (items: [SessionRecord], nextCursor: String?)
+    {
+        if let skew = minSkewSeconds, !(0...31_536_000).contains(skew) {
+            throw Problem.field("minSkewSeconds", "\(skew)", expected: "0 to 31536000 seconds")
+        }
         func time(_ name: String, _ text: String?) throws -> Date? {
             guard let text else { return nil }
             do { return try RFC3339.parse(text) } catch {
@@ -203,7 +309,8 @@ public struct AdminService: Sendable {
         let fromDate = try time("from", from)
         let toDate = try time("to", to)
         let filter = SessionFilter(userId: userId.map { UserID($0) }, siteId: siteId.map { SiteID($0) }, from: fromDate,
-                                   to: toDate, source: source)
+                                   to: toDate, source: source, correctedOnly: correctedOnly,
+                                   minSkewSeconds: minSkewSeconds)
         if let from = filter.from, let to = filter.to, from > to {
             throw Problem.field("from", RFC3339.format(from), expected: "a time before 'to'", status: 422)
         }

@@ -3,10 +3,13 @@ import Foundation
 
 /// Bearer tokens to principals, first-start admin token, and device enrollment.
 public struct AuthService: Sendable {
-    public let repository: any AttendanceRepository & AuthRepository
+    public let repository: any AttendanceRepository & AuthRepository & LedgerRepository
     private let clock: @Sendable () -> Date
 
-    public init(repository: any AttendanceRepository & AuthRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        repository: any AttendanceRepository & AuthRepository & LedgerRepository,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.repository = repository
         self.clock = clock
     }
@@ -20,11 +23,20 @@ public struct AuthService: Sendable {
             guard configured.count >= 16 else {
                 throw Problem.field("ATTENDANCE_ADMIN_TOKEN", "\(configured.count) characters long", expected: "at least 16 characters")
             }
-            try await repository.replaceAdminTokens(hash: Tokens.hash(configured), now: clock())
+            let hash = Tokens.hash(configured)
+            if try await !repository.isAdminToken(hash: hash) {
+                try await repository.replaceAdminTokens(hash: hash, now: clock())
+                try await repository.appendLedger(
+                    LedgerEvent.admin(.adminTokenReplaced, target: "ATTENDANCE_ADMIN_TOKEN", changes: [:], actor: .server,
+                                      now: clock()))
+            }
             return nil
         }
         let token = Tokens.newToken()
-        return try await repository.installAdminToken(hash: Tokens.hash(token), now: clock()) ? token : nil
+        guard try await repository.installAdminToken(hash: Tokens.hash(token), now: clock()) else { return nil }
+        try await repository.appendLedger(
+            LedgerEvent.admin(.adminTokenInstalled, target: "first start", changes: [:], actor: .server, now: clock()))
+        return token
     }
 
     /// The principal for an `Authorization` header value, or a 401 problem that says why.
@@ -46,7 +58,9 @@ public struct AuthService: Sendable {
     }
 
     /// Issues a one-time code for an employee; the code itself is returned once and stored hashed.
-    public func issueEnrollmentCode(for user: UserID, validForSeconds: Double = 86_400) async throws -> (code: String, expiresAt: Date) {
+    public func issueEnrollmentCode(
+        for user: UserID, validForSeconds: Double = 86_400, actor: LedgerActor = .adminToken
+    ) async throws -> (code: String, expiresAt: Date) {
         guard (60...30 * 86_400).contains(validForSeconds) else {
             throw Problem.field("expiresInSeconds", String(Int(validForSeconds)), expected: "from 60 to 2592000 seconds")
         }
@@ -60,6 +74,11 @@ public struct AuthService: Sendable {
         let code = Tokens.newEnrollmentCode()
         let expiresAt = clock().addingTimeInterval(validForSeconds)
         try await repository.createEnrollmentCode(hash: Tokens.hash(Tokens.normalizeCode(code)), userId: user, expiresAt: expiresAt, now: clock())
+        try await repository.appendLedger(
+            LedgerEvent.admin(
+                .enrollmentCodeIssued, target: user.rawValue, userId: user,
+                changes: ["expiresAt": LedgerChange(before: nil, after: RFC3339.format(expiresAt))], actor: actor,
+                now: clock()))
         return (code, expiresAt)
     }
 
@@ -81,6 +100,11 @@ public struct AuthService: Sendable {
             let device = DeviceRecord(id: DeviceID("dev-" + Tokens.newToken().prefix(12)), userId: user, platform: platform,
                                       deviceName: deviceName, enrolledAt: clock(), lastSeenAt: nil, revokedAt: nil)
             try await repository.createDevice(device, tokenHash: Tokens.hash(token))
+            try await repository.appendLedger(
+                LedgerEvent.admin(
+                    .deviceEnrolled, target: device.id.rawValue, userId: user,
+                    changes: ["platform": LedgerChange(before: nil, after: platform)], actor: .device(device.id),
+                    now: clock()))
             return (device, token)
         }
     }

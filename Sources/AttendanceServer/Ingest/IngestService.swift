@@ -55,7 +55,9 @@ public struct IngestService: Sendable {
     public enum Endpoint: String, Sendable { case checkIn, checkOut, heartbeat }
 
     /// `POST /v1/attendance/{check-in, check-out, heartbeat}`.
-    public func handle(_ endpoint: Endpoint, body: Data, idempotencyKey: String?, principal: Principal) async throws -> StoredReply {
+    public func handle(
+        _ endpoint: Endpoint, body: Data, idempotencyKey: String?, principal: Principal, deviceDate: Date? = nil
+    ) async throws -> StoredReply {
         let key: String
         switch precheck(
             body: body, idempotencyKey: idempotencyKey,
@@ -64,13 +66,15 @@ public struct IngestService: Sendable {
         case .failure(let problem): return problem.reply
         case .success(let checked): key = checked
         }
-        return try await process(endpoint, body: body, key: key, principal: principal)
+        return try await process(endpoint, body: body, key: key, principal: principal, deviceDate: deviceDate)
     }
 
     /// `POST /v1/attendance/events`: each item as its single endpoint would answer, in order. The
     /// batch's key, every item and the batch's answer commit in one transaction: a crash leaves
     /// all of it or none of it, and the resend with the same key is processed (or replayed) once.
-    public func handleBatch(body: Data, idempotencyKey: String?, principal: Principal) async throws -> StoredReply {
+    public func handleBatch(
+        body: Data, idempotencyKey: String?, principal: Principal, deviceDate: Date? = nil
+    ) async throws -> StoredReply {
         let key: String
         switch precheck(body: body, idempotencyKey: idempotencyKey, expected: InputRules.identifierExpectation) {
         case .failure(let problem): return problem.reply
@@ -93,7 +97,9 @@ public struct IngestService: Sendable {
             case .failure(let problem): items.append(.unkeyed(problem.reply))
             case .success(let item):
                 items.append(
-                    try await prepare(item.endpoint, body: item.payload, key: item.idempotencyKey, principal: principal)
+                    try await prepare(
+                        item.endpoint, body: item.payload, key: item.idempotencyKey, principal: principal,
+                        deviceDate: deviceDate)
                 )
             }
         }
@@ -134,9 +140,11 @@ public struct IngestService: Sendable {
     /// One request, one transaction: validation and lookups first (reads), then the key's claim,
     /// the session write and the answer commit together. A refusal is stored under the key too, so
     /// its replay is the same bytes; a key used before gets its replay, 422 or 409.
-    private func process(_ endpoint: Endpoint, body: Data, key: String, principal: Principal) async throws -> StoredReply {
+    private func process(
+        _ endpoint: Endpoint, body: Data, key: String, principal: Principal, deviceDate: Date?
+    ) async throws -> StoredReply {
         let outcome: SlotOutcome
-        switch try await prepare(endpoint, body: body, key: key, principal: principal) {
+        switch try await prepare(endpoint, body: body, key: key, principal: principal, deviceDate: deviceDate) {
         case .checkIn(let command, let slot):
             outcome = try await repository.checkIn(command, now: clock(), answering: slot)
         case .apply(let command, let slot): outcome = try await repository.apply(command, now: clock(), answering: slot)
@@ -150,7 +158,9 @@ public struct IngestService: Sendable {
     /// Validates a request and looks up its site and employee (reads only): the write it asks
     /// for, with the slot its answer goes to, or the refusal to store under its key. Throws only
     /// the server's own failures (a lookup that failed), which are never stored.
-    private func prepare(_ endpoint: Endpoint, body: Data, key: String, principal: Principal) async throws -> BatchWrite
+    private func prepare(
+        _ endpoint: Endpoint, body: Data, key: String, principal: Principal, deviceDate: Date?
+    ) async throws -> BatchWrite
     {
         let scope = principal.scope
         // The payload's identity: its decoded content re-encoded with sorted keys (so key order and
@@ -161,7 +171,7 @@ public struct IngestService: Sendable {
             case .checkIn:
                 let request = try decode(CheckInRequest.self, body)
                 requestHash = try Replies.contentHash(request)
-                let command = try await checkInCommand(request, principal: principal)
+                let command = try await checkInCommand(request, principal: principal, deviceDate: deviceDate)
                 return .checkIn(command, AnswerSlot(scope: scope, key: key, requestHash: requestHash) { found in
                     try Self.reply(to: found, command: command)
                 })
@@ -222,7 +232,9 @@ public struct IngestService: Sendable {
         }
     }
 
-    private func checkInCommand(_ request: CheckInRequest, principal: Principal) async throws -> CheckInCommand {
+    private func checkInCommand(
+        _ request: CheckInRequest, principal: Principal, deviceDate: Date?
+    ) async throws -> CheckInCommand {
         try InputRules.identifier("sessionKey", request.sessionKey)
         try InputRules.identifier("userId", request.userId, maxLength: InputRules.maxIdLength)
         if let siteId = request.siteId {
@@ -275,11 +287,13 @@ public struct IngestService: Sendable {
         }
         var deviceId: DeviceID?
         if case .device(let device, _) = principal { deviceId = device }
+        // Receive time − the device's clock (its Date header, whole seconds).
+        let skew = deviceDate.map { clock().timeIntervalSince($0).rounded() }
         let signal = request.evidence
         let evidence = SessionEvidence(
             checkInReason: request.reason, appVersion: request.deviceMeta.appVersion, rule: signal?.rule,
             sampleCount: signal?.sampleCount, medianRSSI: signal?.medianRSSI, stdevDB: signal?.stdevDB,
-            walking: signal?.walking)
+            walking: signal?.walking, clockSkewSeconds: skew)
         return CheckInCommand(sessionKey: SessionKey(request.sessionKey), userId: user, siteId: site.id, deviceId: deviceId,
                               at: at, source: source, reason: request.reason, evidence: evidence)
     }

@@ -18,6 +18,10 @@ public struct SessionBody: Hashable, Sendable, Codable {
     public var checkOutSource: String?
     public var appVersion: String?
     public var evidence: EvidenceBody?
+    public var corrected: Bool?
+    public var voidedAt: String?
+    public var voidReason: String?
+    public var clockSkewSeconds: Double?
 
     /// The check-in's signal (`#/components/schemas/SessionEvidence`).
     public struct EvidenceBody: Hashable, Sendable, Codable {
@@ -36,7 +40,7 @@ public struct SessionBody: Hashable, Sendable, Codable {
         checkOutAt = session.checkOutAt.map(RFC3339.format)
         checkOutReason = session.checkOutReason
         lastSeenAt = RFC3339.format(session.lastSeenAt)
-        status = session.checkOutAt == nil ? "open" : "closed"
+        status = session.status
         source = session.source.rawValue
         workedSeconds = session.checkOutAt.map { Int($0.timeIntervalSince(session.checkInAt).rounded()) }
         deviceId = session.deviceId?.rawValue
@@ -47,6 +51,11 @@ public struct SessionBody: Hashable, Sendable, Codable {
             EvidenceBody(rule: rule, sampleCount: session.evidence.sampleCount, medianRSSI: session.evidence.medianRSSI,
                          stdevDB: session.evidence.stdevDB, walking: session.evidence.walking)
         }
+        // Present only when set, so that an uncorrected session's answer is the bytes it always was.
+        corrected = session.corrected ? true : nil
+        voidedAt = session.voidedAt.map(RFC3339.format)
+        voidReason = session.voidReason
+        clockSkewSeconds = session.evidence.clockSkewSeconds
     }
 }
 

@@ -48,7 +48,8 @@ public enum SessionLedger {
         /// Nothing to write; this is the answer: the session belongs to another user (403), or a
         /// check-out is earlier than the open session's check-in (422).
         case answer(SessionEventOutcome)
-        /// The session as it is after the event (unchanged when a check-out came after the first).
+        /// The session as it is after the event (unchanged when a check-out came after the first, or
+        /// the session was voided).
         case update(SessionRecord)
     }
 
@@ -76,6 +77,8 @@ public enum SessionLedger {
     public static func apply(_ command: SessionEventCommand, to existing: SessionRecord?) -> EventDecision {
         guard let existing else { return .storePending }
         if let sender = command.userId, sender != existing.userId { return .answer(.forbidden(owner: existing.userId)) }
+        // A voided session takes no more changes; the event is still recorded in the ledger.
+        guard existing.voidedAt == nil else { return .update(existing) }
         if command.kind == .checkOut, existing.checkOutAt == nil, command.at < existing.checkInAt {
             return .answer(.checkOutBeforeCheckIn(checkInAt: existing.checkInAt))
         }

@@ -44,14 +44,20 @@ public struct SessionFilter: Hashable, Sendable {
     public var to: Date?
     /// Sessions checked in this way (automatic or manual).
     public var source: EventSource?
+    /// Only sessions a person corrected, added or voided.
+    public var correctedOnly: Bool
+    /// Only sessions whose device clock was off by at least this many seconds, either way.
+    public var minSkewSeconds: Double?
 
     public init(userId: UserID? = nil, siteId: SiteID? = nil, from: Date? = nil, to: Date? = nil,
-                source: EventSource? = nil) {
+                source: EventSource? = nil, correctedOnly: Bool = false, minSkewSeconds: Double? = nil) {
         self.userId = userId
         self.siteId = siteId
         self.from = from
         self.to = to
         self.source = source
+        self.correctedOnly = correctedOnly
+        self.minSkewSeconds = minSkewSeconds
     }
 }
 

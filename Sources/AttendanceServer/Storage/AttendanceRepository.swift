@@ -54,7 +54,8 @@ public protocol AttendanceRepository: Sendable {
 }
 
 /// Everything a server backend implements.
-public typealias ServerRepository = AttendanceRepository & AuthRepository & AdminRepository
+public typealias ServerRepository = AttendanceRepository & AuthRepository & AdminRepository & LedgerRepository
+    & RequestRepository
 
 /// A storage failure the caller can act on: which constraint, what value.
 public struct RepositoryError: Error, Hashable, Sendable, CustomStringConvertible {

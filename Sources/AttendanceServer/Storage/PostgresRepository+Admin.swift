@@ -203,6 +203,8 @@ extension PostgresRepository {
         if let from = filter.from { conditions.append("(check_out_at IS NULL OR check_out_at >= " + (try bind(from.timeIntervalSince1970)) + ")") }
         if let to = filter.to { conditions.append("check_in_at < " + (try bind(to.timeIntervalSince1970))) }
         if let source = filter.source { conditions.append("source = " + (try bind(source.rawValue))) }
+        if filter.correctedOnly { conditions.append("corrected") }
+        if let skew = filter.minSkewSeconds { conditions.append("ABS(clock_skew_seconds) >= " + (try bind(skew))) }
         if let cursor {
             let at = try bind(cursor.checkInAt.timeIntervalSince1970)
             let key = try bind(cursor.sessionKey.rawValue)

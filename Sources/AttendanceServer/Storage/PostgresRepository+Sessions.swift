@@ -10,13 +10,13 @@ extension PostgresRepository {
     static let sessionColumns = """
         session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason, last_seen_at, source,
         check_in_reason, check_out_source, app_version, evidence_rule, evidence_samples, evidence_median_rssi,
-            evidence_stdev_db,
-        evidence_walking
+        evidence_stdev_db, evidence_walking, clock_skew_seconds, corrected, voided_at, void_reason
         """
 
     typealias SiteRow = (String, String, String, String, Int, Double?, Double?, Double?, Double?)
     typealias SessionRow = (String, String, String, String?, Double, Double?, String?, Double, String,
-                            String?, String?, String?, String?, Int?, Double?, Double?, Bool?)
+                            String?, String?, String?, String?, Int?, Double?, Double?, Bool?,
+                            Double?, Bool, Double?, String?)
 
     static func site(_ row: SiteRow) -> SiteRecord {
         let (id, name, timeZone, uuid, major, latitude, longitude, radius, deactivated) = row
@@ -29,15 +29,18 @@ extension PostgresRepository {
 
     static func session(_ row: SessionRow) -> SessionRecord {
         let (key, user, site, device, checkIn, checkOut, reason, lastSeen, source,
-             checkInReason, checkOutSource, appVersion, rule, samples, median, stdev, walking) = row
+             checkInReason, checkOutSource, appVersion, rule, samples, median, stdev, walking,
+             skew, corrected, voidedAt, voidReason) = row
         let evidence = SessionEvidence(
             checkInReason: checkInReason, checkOutSource: checkOutSource.flatMap(EventSource.init(rawValue:)),
             appVersion: appVersion, rule: rule, sampleCount: samples, medianRSSI: median, stdevDB: stdev,
-            walking: walking)
+            walking: walking, clockSkewSeconds: skew)
         return SessionRecord(sessionKey: SessionKey(key), userId: UserID(user), siteId: SiteID(site), deviceId: device.map { DeviceID($0) },
                              checkInAt: Date(timeIntervalSince1970: checkIn), checkOutAt: checkOut.map(Date.init(timeIntervalSince1970:)),
                              checkOutReason: reason, lastSeenAt: Date(timeIntervalSince1970: lastSeen),
-                             source: EventSource(rawValue: source) ?? .automatic, evidence: evidence)
+                             source: EventSource(rawValue: source) ?? .automatic, evidence: evidence,
+                             corrected: corrected, voidedAt: voidedAt.map(Date.init(timeIntervalSince1970:)),
+                             voidReason: voidReason)
     }
 
     func sites(_ query: PostgresQuery) async throws -> [SiteRecord] {
@@ -136,9 +139,9 @@ extension PostgresRepository {
     /// One transaction that first takes the advisory locks of `sessionKeys`, in the order of their
     /// lock ids (so two batches can never wait for each other), then identical requests queue
     /// instead of colliding.
-    private func transaction(locking sessionKeys: [SessionKey],
-        _ body: @escaping @Sendable (PostgresConnection) async throws -> SlotOutcome
-    ) async throws -> SlotOutcome {
+    func transaction<Result: Sendable>(locking sessionKeys: [SessionKey],
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
         try await client.withTransaction(logger: logger) { connection in
             if sessionKeys.count == 1 {
                 try await connection.query(
@@ -241,21 +244,8 @@ extension PostgresRepository {
         case .answer(let outcome):
             return outcome
         case .record(let session, let applied):
-            try await connection.query("""
-                INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, check_out_at,
-                                      check_out_reason, last_seen_at, source, created_at, check_in_reason,
-                                      check_out_source, app_version,
-                                      evidence_rule, evidence_samples, evidence_median_rssi, evidence_stdev_db,
-                                      evidence_walking)
-                VALUES (\(key), \(session.userId.rawValue), \(session.siteId.rawValue), \(session.deviceId?.rawValue),
-                        \(session.checkInAt.timeIntervalSince1970), \(session.checkOutAt?.timeIntervalSince1970),
-                        \(session.checkOutReason), \(session.lastSeenAt.timeIntervalSince1970),
-                            \(session.source.rawValue),
-                        \(now.timeIntervalSince1970), \(session.evidence.checkInReason),
-                            \(session.evidence.checkOutSource?.rawValue),
-                        \(session.evidence.appVersion), \(session.evidence.rule), \(session.evidence.sampleCount),
-                        \(session.evidence.medianRSSI), \(session.evidence.stdevDB), \(session.evidence.walking))
-                """, logger: logger)
+            try await append(LedgerEvent.checkIn(command, now: now), on: connection)
+            try await write(session, createdAt: now, on: connection)
             if !applied.isEmpty {
                 try await connection.query(
                     "DELETE FROM pending_session_events WHERE id = ANY(\(applied))", logger: logger)
@@ -272,27 +262,63 @@ extension PostgresRepository {
         let key = command.sessionKey.rawValue
         switch SessionLedger.apply(command, to: try await session(key: key, on: connection)) {
         case .storePending:
-            try await connection.query("""
-                INSERT INTO pending_session_events (session_key, kind, at, reason, user_id, received_at, source)
-                VALUES (\(key), \(command.kind.rawValue), \(command.at.timeIntervalSince1970), \(command.reason),
-                        \(command.userId?.rawValue), \(now.timeIntervalSince1970), \(command.source.rawValue))
-                """, logger: logger)
+            // The pending row takes its ledger row's id, so a rebuild gives the same rows.
+            let id = try await append(LedgerEvent.sessionEvent(command, now: now), on: connection)
+            try await insertPending(
+                id: id, key: command.sessionKey, kind: command.kind, at: command.at, reason: command.reason,
+                userId: command.userId, receivedAt: now, source: command.source, on: connection)
             return .pending
         case .answer(let outcome):
             return outcome
         case .update(let session):
-            try await connection.query("""
-                UPDATE sessions SET check_out_at = \(session.checkOutAt?.timeIntervalSince1970),
-                    check_out_reason = \(session.checkOutReason),
-                        last_seen_at = \(session.lastSeenAt.timeIntervalSince1970),
-                    check_out_source = \(session.evidence.checkOutSource?.rawValue)
-                WHERE session_key = \(key)
-                """, logger: logger)
+            try await append(LedgerEvent.sessionEvent(command, now: now), on: connection)
+            try await write(session, createdAt: now, on: connection)
             return .applied(session)
         }
     }
 
-    private func session(key: String, on connection: PostgresConnection) async throws -> SessionRecord? {
+    func insertPending(
+        id: Int64, key: SessionKey, kind: SessionEventCommand.Kind, at: Date, reason: String?, userId: UserID?,
+        receivedAt: Date, source: EventSource?, on connection: PostgresConnection
+    ) async throws {
+        try await connection.query("""
+            INSERT INTO pending_session_events (id, session_key, kind, at, reason, user_id, received_at, source)
+            VALUES (\(id), \(key.rawValue), \(kind.rawValue), \(at.timeIntervalSince1970), \(reason),
+                    \(userId?.rawValue), \(receivedAt.timeIntervalSince1970), \(source?.rawValue))
+            """, logger: logger)
+    }
+
+    /// The session's row as it is now, inserted or replaced (its `created_at` kept when it exists).
+    func write(_ session: SessionRecord, createdAt: Date, on connection: PostgresConnection) async throws {
+        let evidence = session.evidence
+        try await connection.query("""
+            INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, check_out_at,
+                                  check_out_reason, last_seen_at, source, created_at, check_in_reason,
+                                  check_out_source, app_version, evidence_rule, evidence_samples,
+                                  evidence_median_rssi, evidence_stdev_db, evidence_walking, clock_skew_seconds,
+                                  corrected, voided_at, void_reason)
+            VALUES (\(session.sessionKey.rawValue), \(session.userId.rawValue), \(session.siteId.rawValue),
+                    \(session.deviceId?.rawValue), \(session.checkInAt.timeIntervalSince1970),
+                    \(session.checkOutAt?.timeIntervalSince1970), \(session.checkOutReason),
+                    \(session.lastSeenAt.timeIntervalSince1970), \(session.source.rawValue),
+                    \(createdAt.timeIntervalSince1970), \(evidence.checkInReason), \(evidence.checkOutSource?.rawValue),
+                    \(evidence.appVersion), \(evidence.rule), \(evidence.sampleCount), \(evidence.medianRSSI),
+                    \(evidence.stdevDB), \(evidence.walking), \(evidence.clockSkewSeconds), \(session.corrected),
+                    \(session.voidedAt?.timeIntervalSince1970), \(session.voidReason))
+            ON CONFLICT (session_key) DO UPDATE SET
+                user_id = EXCLUDED.user_id, site_id = EXCLUDED.site_id, device_id = EXCLUDED.device_id,
+                check_in_at = EXCLUDED.check_in_at, check_out_at = EXCLUDED.check_out_at,
+                check_out_reason = EXCLUDED.check_out_reason, last_seen_at = EXCLUDED.last_seen_at,
+                source = EXCLUDED.source, check_in_reason = EXCLUDED.check_in_reason,
+                check_out_source = EXCLUDED.check_out_source, app_version = EXCLUDED.app_version,
+                evidence_rule = EXCLUDED.evidence_rule, evidence_samples = EXCLUDED.evidence_samples,
+                evidence_median_rssi = EXCLUDED.evidence_median_rssi, evidence_stdev_db = EXCLUDED.evidence_stdev_db,
+                evidence_walking = EXCLUDED.evidence_walking, clock_skew_seconds = EXCLUDED.clock_skew_seconds,
+                corrected = EXCLUDED.corrected, voided_at = EXCLUDED.voided_at, void_reason = EXCLUDED.void_reason
+            """, logger: logger)
+    }
+
+    func session(key: String, on connection: PostgresConnection) async throws -> SessionRecord? {
         try await sessions(
             PostgresQuery(
                 unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1",
@@ -316,10 +342,10 @@ extension PostgresRepository {
 
     public func openSessions(siteId: SiteID?) async throws -> [SessionRecord] {
         if let siteId {
-            return try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE check_out_at IS NULL AND site_id = $1 ORDER BY check_in_at",
+            return try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE check_out_at IS NULL AND voided_at IS NULL AND site_id = $1 ORDER BY check_in_at",
                                                     binds: try binds(siteId.rawValue)))
         }
-        return try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE check_out_at IS NULL ORDER BY check_in_at"))
+        return try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE check_out_at IS NULL AND voided_at IS NULL ORDER BY check_in_at"))
     }
 }
 

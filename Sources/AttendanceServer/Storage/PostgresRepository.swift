@@ -24,9 +24,16 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
     /// Connects to `url` (`postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require]`)
     /// and runs the migrations.
     public static func connect(url: String, logger: Logger = Logger(label: "attendance.postgres")) async throws -> PostgresRepository {
+        try await connect(url: url, logger: logger, migratingThrough: nil)
+    }
+
+    /// `migratingThrough`: stop after that migration (the upgrade tests build an older schema).
+    static func connect(
+        url: String, logger: Logger = Logger(label: "attendance.postgres"), migratingThrough last: String?
+    ) async throws -> PostgresRepository {
         let repository = PostgresRepository(client: PostgresClient(configuration: try configuration(url: url), backgroundLogger: logger), logger: logger)
         do {
-            try await repository.migrate()
+            try await repository.migrate(through: last)
         } catch {
             repository.shutdown()
             throw error
@@ -136,11 +143,22 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
             """,
             "ALTER TABLE pending_session_events ADD COLUMN source TEXT",
         ]),
+        ("2026-11-25 ledger", ledgerStatements),
+        // Sessions and pending rows recorded before the ledger become its first rows (`migrationCode`).
+        ("2026-11-25 sessions into the ledger", []),
+        ("2026-11-25 correction requests", requestStatements),
+    ]
+
+    /// Migrations that need code, run after their statements (by name, in the list's order).
+    static let migrationCode: [String: @Sendable (PostgresRepository, PostgresConnection) async throws -> Void] = [
+        "2026-11-25 sessions into the ledger": { repository, connection in
+            try await repository.moveSessionsIntoLedger(on: connection)
+        },
     ]
 
     /// Runs the migrations not yet applied, in one transaction, under an advisory lock, so that
     /// instances starting together apply each once.
-    func migrate() async throws {
+    func migrate(through last: String? = nil) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(731001)", logger: logger)
             try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)",
@@ -149,10 +167,12 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
             for try await name in try await connection.query("SELECT name FROM schema_migrations", logger: logger).decode(String.self) {
                 applied.insert(name)
             }
-            for migration in Self.migrations where !applied.contains(migration.name) {
+            let count = last.flatMap { name in Self.migrations.firstIndex { $0.name == name } }.map { $0 + 1 }
+            for migration in Self.migrations.prefix(count ?? Self.migrations.count) where !applied.contains(migration.name) {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
+                try await Self.migrationCode[migration.name]?(self, connection)
                 let now = Date().timeIntervalSince1970
                 try await connection.query("INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), \(now))", logger: logger)
             }

@@ -133,6 +133,8 @@ extension SQLiteRepository: AdminRepository {
         if let from = filter.from { conditions.append("(checkOutAt IS NULL OR checkOutAt >= ?)"); arguments.append(from.timeIntervalSince1970) }
         if let to = filter.to { conditions.append("checkInAt < ?"); arguments.append(to.timeIntervalSince1970) }
         if let source = filter.source { conditions.append("source = ?"); arguments.append(source.rawValue) }
+        if filter.correctedOnly { conditions.append("corrected = 1") }
+        if let skew = filter.minSkewSeconds { conditions.append("ABS(clockSkewSeconds) >= ?"); arguments.append(skew) }
         if let cursor {
             conditions.append("(checkInAt > ? OR (checkInAt = ? AND sessionKey > ?))")
             arguments += [cursor.checkInAt.timeIntervalSince1970, cursor.checkInAt.timeIntervalSince1970, cursor.sessionKey.rawValue]

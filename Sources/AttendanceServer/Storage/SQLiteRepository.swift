@@ -130,6 +130,8 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
                 ALTER TABLE pendingSessionEvents ADD COLUMN source TEXT;
                 """)
         }
+        registerLedgerMigrations(&migrator)
+        registerRequestMigrations(&migrator)
         return migrator
     }
 
@@ -291,23 +293,8 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         case .answer(let outcome):
             return outcome
         case .record(let session, let applied):
-            try db.cachedStatement(sql: """
-                INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason,
-                                      lastSeenAt, source, createdAt, checkInReason, checkOutSource, appVersion,
-                                      evidenceRule, evidenceSamples, evidenceMedianRSSI, evidenceStdevDB,
-                                      evidenceWalking)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [
-                    key, session.userId.rawValue, session.siteId.rawValue, session.deviceId?.rawValue,
-                    session.checkInAt.timeIntervalSince1970, session.checkOutAt?.timeIntervalSince1970,
-                        session.checkOutReason,
-                    session.lastSeenAt.timeIntervalSince1970, session.source.rawValue, now.timeIntervalSince1970,
-                    session.evidence.checkInReason, session.evidence.checkOutSource?.rawValue,
-                        session.evidence.appVersion,
-                    session.evidence.rule, session.evidence.sampleCount, session.evidence.medianRSSI,
-                        session.evidence.stdevDB,
-                    session.evidence.walking,
-                ])
+            try append(LedgerEvent.checkIn(command, now: now), db: db)
+            try write(session, createdAt: now, db: db)
             for id in applied {
                 try db.cachedStatement(sql: "DELETE FROM pendingSessionEvents WHERE id = ?").execute(arguments: [id])
             }
@@ -319,26 +306,63 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     private static func apply(_ command: SessionEventCommand, now: Date, db: Database) throws -> SessionEventOutcome {
         switch SessionLedger.apply(command, to: try session(key: command.sessionKey.rawValue, db: db)) {
         case .storePending:
-            try db.cachedStatement(sql: """
-                INSERT INTO pendingSessionEvents (sessionKey, kind, at, reason, userId, receivedAt, source)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """
-            ).execute(arguments: [
-                command.sessionKey.rawValue, command.kind.rawValue, command.at.timeIntervalSince1970,
-                command.reason, command.userId?.rawValue, now.timeIntervalSince1970, command.source.rawValue,
-            ])
+            // The pending row takes its ledger row's id, so a rebuild gives the same rows.
+            let id = try append(LedgerEvent.sessionEvent(command, now: now), db: db)
+            try insertPending(
+                id: id, key: command.sessionKey, kind: command.kind, at: command.at, reason: command.reason,
+                userId: command.userId, receivedAt: now, source: command.source, db: db)
             return .pending
         case .answer(let outcome):
             return outcome
         case .update(let session):
-            try db.cachedStatement(sql: """
-                UPDATE sessions SET checkOutAt = ?, checkOutReason = ?, lastSeenAt = ?, checkOutSource = ?
-                WHERE sessionKey = ?
-                """).execute(arguments: [session.checkOutAt?.timeIntervalSince1970, session.checkOutReason,
-                                         session.lastSeenAt.timeIntervalSince1970,
-                                         session.evidence.checkOutSource?.rawValue, session.sessionKey.rawValue])
+            try append(LedgerEvent.sessionEvent(command, now: now), db: db)
+            try write(session, createdAt: now, db: db)
             return .applied(session)
         }
+    }
+
+    static func insertPending(
+        id: Int64, key: SessionKey, kind: SessionEventCommand.Kind, at: Date, reason: String?, userId: UserID?,
+        receivedAt: Date, source: EventSource?, db: Database
+    ) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO pendingSessionEvents (id, sessionKey, kind, at, reason, userId, receivedAt, source)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                id, key.rawValue, kind.rawValue, at.timeIntervalSince1970, reason, userId?.rawValue,
+                receivedAt.timeIntervalSince1970, source?.rawValue,
+            ])
+    }
+
+    /// The session's row as it is now, inserted or replaced (its `createdAt` kept when it exists).
+    static func write(_ session: SessionRecord, createdAt: Date, db: Database) throws {
+        let evidence = session.evidence
+        try db.cachedStatement(sql: """
+            INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason,
+                                  lastSeenAt, source, createdAt, checkInReason, checkOutSource, appVersion,
+                                  evidenceRule, evidenceSamples, evidenceMedianRSSI, evidenceStdevDB,
+                                  evidenceWalking, clockSkewSeconds, corrected, voidedAt, voidReason)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (sessionKey) DO UPDATE SET
+                userId = excluded.userId, siteId = excluded.siteId, deviceId = excluded.deviceId,
+                checkInAt = excluded.checkInAt, checkOutAt = excluded.checkOutAt,
+                checkOutReason = excluded.checkOutReason, lastSeenAt = excluded.lastSeenAt, source = excluded.source,
+                checkInReason = excluded.checkInReason, checkOutSource = excluded.checkOutSource,
+                appVersion = excluded.appVersion, evidenceRule = excluded.evidenceRule,
+                evidenceSamples = excluded.evidenceSamples, evidenceMedianRSSI = excluded.evidenceMedianRSSI,
+                evidenceStdevDB = excluded.evidenceStdevDB, evidenceWalking = excluded.evidenceWalking,
+                clockSkewSeconds = excluded.clockSkewSeconds, corrected = excluded.corrected,
+                voidedAt = excluded.voidedAt, voidReason = excluded.voidReason
+            """).execute(arguments: [
+                session.sessionKey.rawValue, session.userId.rawValue, session.siteId.rawValue,
+                session.deviceId?.rawValue, session.checkInAt.timeIntervalSince1970,
+                session.checkOutAt?.timeIntervalSince1970, session.checkOutReason,
+                session.lastSeenAt.timeIntervalSince1970, session.source.rawValue, createdAt.timeIntervalSince1970,
+                evidence.checkInReason, evidence.checkOutSource?.rawValue, evidence.appVersion, evidence.rule,
+                evidence.sampleCount, evidence.medianRSSI, evidence.stdevDB, evidence.walking,
+                evidence.clockSkewSeconds, session.corrected, session.voidedAt?.timeIntervalSince1970,
+                session.voidReason,
+            ])
     }
 
     /// The events stored before this session's check-in, in arrival order.
@@ -368,9 +392,9 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     public func openSessions(siteId: SiteID?) async throws -> [SessionRecord] {
         try await writer.read { db in
             if let siteId {
-                return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM sessions WHERE checkOutAt IS NULL AND siteId = ? ORDER BY checkInAt"), arguments: [siteId.rawValue]).map(Self.session)
+                return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM sessions WHERE checkOutAt IS NULL AND voidedAt IS NULL AND siteId = ? ORDER BY checkInAt"), arguments: [siteId.rawValue]).map(Self.session)
             }
-            return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM sessions WHERE checkOutAt IS NULL ORDER BY checkInAt")).map(Self.session)
+            return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM sessions WHERE checkOutAt IS NULL AND voidedAt IS NULL ORDER BY checkInAt")).map(Self.session)
         }
     }
 
@@ -378,7 +402,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     // MARK: - Rows
 
-    private static func session(key: String, db: Database) throws -> SessionRecord? {
+    static func session(key: String, db: Database) throws -> SessionRecord? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sessions WHERE sessionKey = ?"), arguments: [key]).map(session)
     }
 
@@ -391,7 +415,8 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
             checkOutAt: checkOut.map(Date.init(timeIntervalSince1970:)), checkOutReason: row["checkOutReason"],
             lastSeenAt: Date(timeIntervalSince1970: row["lastSeenAt"]),
             source: EventSource(rawValue: row["source"]) ?? .automatic,
-            evidence: evidence(row))
+            evidence: evidence(row), corrected: row["corrected"],
+            voidedAt: (row["voidedAt"] as Double?).map(Date.init(timeIntervalSince1970:)), voidReason: row["voidReason"])
     }
 
     private static func evidence(_ row: Row) -> SessionEvidence {
@@ -399,7 +424,8 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         return SessionEvidence(
             checkInReason: row["checkInReason"], checkOutSource: checkOutSource.flatMap(EventSource.init(rawValue:)),
             appVersion: row["appVersion"], rule: row["evidenceRule"], sampleCount: row["evidenceSamples"],
-            medianRSSI: row["evidenceMedianRSSI"], stdevDB: row["evidenceStdevDB"], walking: row["evidenceWalking"])
+            medianRSSI: row["evidenceMedianRSSI"], stdevDB: row["evidenceStdevDB"], walking: row["evidenceWalking"],
+            clockSkewSeconds: row["clockSkewSeconds"])
     }
 
     static func employeeRecord(_ row: Row) -> EmployeeRecord {

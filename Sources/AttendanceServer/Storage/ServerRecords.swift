@@ -78,6 +78,14 @@ public struct SessionRecord: Hashable, Sendable {
     public var source: EventSource
     /// What the device said about the session, kept as sent.
     public var evidence = SessionEvidence()
+    /// A person changed it: corrected, added by an admin, or voided (its history says who and why).
+    public var corrected = false
+    /// When an admin voided it (a void replaces a delete: the session stays, counted nowhere).
+    public var voidedAt: Date?
+    public var voidReason: String?
+
+    /// `open`, `closed` or `voided`, as the API shows it.
+    public var status: String { voidedAt != nil ? "voided" : checkOutAt == nil ? "open" : "closed" }
 }
 
 /// What a device said about a session, kept as sent (issue #22): the employee's reason for a manual
@@ -93,12 +101,17 @@ public struct SessionEvidence: Hashable, Sendable {
     public var medianRSSI: Double?
     public var stdevDB: Double?
     public var walking: Bool?
+    /// The server's receive time − the device's clock when it sent the check-in (seconds): a
+    /// phone whose clock is off shows here. Nil when the device did not say when it sent it.
+    public var clockSkewSeconds: Double?
 
     public init(
         checkInReason: String? = nil, checkOutSource: EventSource? = nil, appVersion: String? = nil,
         rule: String? = nil,
-        sampleCount: Int? = nil, medianRSSI: Double? = nil, stdevDB: Double? = nil, walking: Bool? = nil
+        sampleCount: Int? = nil, medianRSSI: Double? = nil, stdevDB: Double? = nil, walking: Bool? = nil,
+        clockSkewSeconds: Double? = nil
     ) {
+        self.clockSkewSeconds = clockSkewSeconds
         self.checkInReason = checkInReason
         self.checkOutSource = checkOutSource
         self.appVersion = appVersion

@@ -40,6 +40,8 @@ struct DeviceHeaders: ClientMiddleware {
                    next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
         if let token { request.headerFields[.authorization] = "Bearer \(token)" }
+        // The phone's clock at sending, from which the server keeps a check-in's clock skew.
+        if request.headerFields[.date] == nil { request.headerFields[.date] = HTTPDate.format(Date()) }
         return try await next(request, body, baseURL)
     }
 }

@@ -1,0 +1,51 @@
+import AttendanceModels
+import AttendanceServer
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Seals committed ledger rows into the hash chain, every `interval`, inside `attendance serve`
+/// (a ServiceLifecycle service beside the HTTP server). Check-ins never wait for the chain: they
+/// write their row and commit concurrently; the sealer links what has committed since, one
+/// process at a time (the repository's lock), so replicas can all run one. Counts what it sealed
+/// in `/metrics` (`ledger_rows_sealed_total`).
+struct LedgerSealer: Service {
+    let repository: any LedgerRepository
+    let interval: Duration
+    let batch: Int
+    let metrics: ServerMetrics
+    let logger: Logger
+    let clock: @Sendable () -> Date
+
+    /// Seals until nothing is left (a backlog goes in batches); returns how many rows.
+    @discardableResult
+    func sealOnce() async throws -> Int {
+        var total = 0
+        while true {
+            let sealed = try await repository.sealLedger(limit: batch, now: clock())
+            metrics.sealed(sealed)
+            total += sealed
+            if sealed < batch { return total }
+        }
+    }
+
+    func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown {
+                while true {
+                    do {
+                        try await sealOnce()
+                    } catch is CancellationError {
+                        throw CancellationError()
+                    } catch {
+                        // The rows stay committed and unsealed; the next round seals them.
+                        logger.error("ledger sealing failed", metadata: ["error": "\(error)"])
+                    }
+                    try await Task.sleep(for: interval)
+                }
+            }
+        } catch is CancellationError {
+            // Stopped with the server; what is unsealed is sealed at the next start.
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import AttendanceModels
+import Foundation
+
+/// Corrections, added sessions and voids, validated: every refusal is a `Problem` naming the
+/// field, the value and what was expected. The rules are `SessionLedger`'s; the repository writes
+/// the session and its ledger row in one transaction.
+public struct CorrectionService: Sendable {
+    public let repository: any ServerRepository
+    private let clock: @Sendable () -> Date
+    /// A correction may not record a time later than now + this (it hasn't happened yet).
+    static let futureAllowanceSeconds: Double = 300
+
+    public init(repository: any ServerRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.repository = repository
+        self.clock = clock
+    }
+
+    public func correct(
+        _ key: SessionKey, checkInAt: Date?, checkOutAt: Date?, siteId: SiteID?, reason: String, actor: LedgerActor
+    ) async throws -> SessionRecord {
+        try InputRules.identifier("sessionKey", key.rawValue)
+        let reason = try validatedReason(reason)
+        try notInTheFuture("checkInAt", checkInAt)
+        try notInTheFuture("checkOutAt", checkOutAt)
+        if let siteId { try await existingSite(siteId) }
+        guard checkInAt != nil || checkOutAt != nil || siteId != nil else {
+            throw Problem.field("body", "no change", expected: "at least one of checkInAt, checkOutAt or siteId")
+        }
+        let correction = SessionCorrection(checkInAt: checkInAt, checkOutAt: checkOutAt, siteId: siteId, reason: reason)
+        return try Self.session(
+            try await repository.correctSession(key, correction, actor: actor, requestId: nil, now: clock()))
+    }
+
+    public func add(
+        userId: UserID, siteId: SiteID, checkInAt: Date, checkOutAt: Date?, reason: String, actor: LedgerActor
+    ) async throws -> SessionRecord {
+        let reason = try validatedReason(reason)
+        try notInTheFuture("checkInAt", checkInAt)
+        try notInTheFuture("checkOutAt", checkOutAt)
+        try await existingSite(siteId)
+        guard try await repository.employee(id: userId) != nil else {
+            throw Problem.field("userId", userId.rawValue, expected: "the id of an employee", status: 422)
+        }
+        let key = SessionKey("added-" + Tokens.newToken().prefix(16).lowercased())
+        let added = AddedSession(
+            sessionKey: key, userId: userId, siteId: siteId, checkInAt: checkInAt, checkOutAt: checkOutAt,
+            reason: reason)
+        return try Self.session(try await repository.addSession(added, actor: actor, requestId: nil, now: clock()))
+    }
+
+    public func void(_ key: SessionKey, reason: String, actor: LedgerActor) async throws -> SessionRecord {
+        try InputRules.identifier("sessionKey", key.rawValue)
+        let reason = try validatedReason(reason)
+        return try Self.session(try await repository.voidSession(key, reason: reason, actor: actor, now: clock()))
+    }
+
+    public func session(_ key: SessionKey) async throws -> SessionRecord {
+        try InputRules.identifier("sessionKey", key.rawValue)
+        guard let session = try await repository.session(key: key) else { throw Self.notFound(key) }
+        return session
+    }
+
+    /// The session now and every ledger row about it, oldest first.
+    public func history(_ key: SessionKey) async throws -> (session: SessionRecord, entries: [LedgerEvent]) {
+        let session = try await session(key)
+        var entries: [LedgerEvent] = []
+        var before: Int64?
+        repeat {
+            let page = try await repository.ledgerEvents(LedgerFilter(sessionKey: key), before: before, limit: 500)
+            entries += page
+            before = page.count == 500 ? page.last?.id : nil
+        } while before != nil
+        return (session, entries.reversed())
+    }
+
+    /// A correction's outcome as the session, or the refusal.
+    static func session(_ outcome: CorrectionOutcome) throws -> SessionRecord {
+        switch outcome {
+        case .applied(let session): return session
+        case .notFound(let key): throw notFound(key)
+        case .voided(let key):
+            throw Problem(409, "Conflict", "the session '\(key)' was voided; a voided session takes no more changes")
+        case .exists(let key): throw Problem(409, "Conflict", "a session with key '\(key)' already exists")
+        case .invalid(let field, let value, let expected):
+            throw Problem.field(field, value, expected: expected, status: 422)
+        }
+    }
+
+    static func notFound(_ key: SessionKey) -> Problem { Problem(404, "Not found", "no session with key '\(key)'") }
+
+    private func validatedReason(_ reason: String) throws -> String {
+        try InputRules.text("reason", reason, maxLength: InputRules.maxReasonLength, allowEmpty: false)
+        return reason
+    }
+
+    private func notInTheFuture(_ field: String, _ time: Date?) throws {
+        guard let time else { return }
+        let now = clock()
+        guard time.timeIntervalSince(now) <= Self.futureAllowanceSeconds else {
+            throw Problem.field(
+                field, RFC3339.format(time), expected: "a time that has happened (now is \(RFC3339.format(now)))",
+                status: 422)
+        }
+    }
+
+    private func existingSite(_ id: SiteID) async throws {
+        try InputRules.identifier("siteId", id.rawValue, maxLength: InputRules.maxIdLength)
+        guard try await repository.site(id: id) != nil else {
+            throw Problem.field("siteId", id.rawValue, expected: "the id of a site", status: 422)
+        }
+    }
+}

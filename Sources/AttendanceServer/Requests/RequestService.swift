@@ -1,0 +1,112 @@
+import AttendanceModels
+import Foundation
+
+/// Employees ask for corrections from the app; admins approve or reject them. Validated here;
+/// `RequestRules` decides, and the repository writes each step with its ledger row.
+public struct RequestService: Sendable {
+    public let repository: any ServerRepository
+    private let clock: @Sendable () -> Date
+
+    public init(repository: any ServerRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.repository = repository
+        self.clock = clock
+    }
+
+    public struct Input: Sendable {
+        public var sessionKey: String?
+        public var siteId: String?
+        public var checkInAt: Date?
+        public var checkOutAt: Date?
+        public var reason: String
+        public var evidence: [String: String]
+
+        public init(
+            sessionKey: String?, siteId: String?, checkInAt: Date?, checkOutAt: Date?, reason: String,
+            evidence: [String: String]
+        ) {
+            self.sessionKey = sessionKey
+            self.siteId = siteId
+            self.checkInAt = checkInAt
+            self.checkOutAt = checkOutAt
+            self.reason = reason
+            self.evidence = evidence
+        }
+    }
+
+    /// Files a request for `user` from `device`: a correction of one of their own sessions, or a
+    /// session the phone missed.
+    public func file(_ input: Input, user: UserID, device: DeviceID) async throws -> CorrectionRequestRecord {
+        try InputRules.text("reason", input.reason, maxLength: InputRules.maxReasonLength, allowEmpty: false)
+        guard input.evidence.count <= 10 else {
+            throw Problem.field("evidence", "\(input.evidence.count) entries", expected: "at most 10 entries")
+        }
+        for (name, value) in input.evidence {
+            try InputRules.identifier("evidence", name, maxLength: 64)
+            try InputRules.text("evidence.\(name)", value, maxLength: 200)
+        }
+        if let checkIn = input.checkInAt, let checkOut = input.checkOutAt, checkOut < checkIn {
+            throw Problem.field(
+                "checkOutAt", RFC3339.format(checkOut),
+                expected: "a time at or after checkInAt (\(RFC3339.format(checkIn)))", status: 422)
+        }
+        let kind: CorrectionRequestRecord.Kind
+        var siteId = input.siteId.map { SiteID($0) }
+        if let key = input.sessionKey {
+            try InputRules.identifier("sessionKey", key)
+            guard let session = try await repository.session(key: SessionKey(key)), session.userId == user else {
+                throw Problem(404, "Not found", "no session of yours with key '\(key)'")
+            }
+            guard input.checkInAt != nil || input.checkOutAt != nil || siteId != nil else {
+                throw Problem.field(
+                    "checkInAt", nil, expected: "the corrected check-in, check-out or site of the session", status: 422)
+            }
+            kind = .correction
+        } else {
+            guard let site = siteId else {
+                throw Problem.field("siteId", nil, expected: "the site of the missing session", status: 422)
+            }
+            guard input.checkInAt != nil else {
+                throw Problem.field("checkInAt", nil, expected: "when the missing session began", status: 422)
+            }
+            siteId = site
+            kind = .missingSession
+        }
+        if let site = siteId {
+            try InputRules.identifier("siteId", site.rawValue, maxLength: InputRules.maxIdLength)
+            guard try await repository.site(id: site) != nil else {
+                throw Problem.field("siteId", site.rawValue, expected: "the id of a site", status: 422)
+            }
+        }
+        let request = CorrectionRequestRecord(
+            id: "req-" + Tokens.newToken().prefix(12).lowercased(), userId: user, kind: kind,
+            sessionKey: input.sessionKey.map { SessionKey($0) }, siteId: siteId, checkInAt: input.checkInAt,
+            checkOutAt: input.checkOutAt, reason: input.reason, evidence: input.evidence, createdAt: clock())
+        try await repository.fileRequest(request, actor: .device(device))
+        return request
+    }
+
+    public func list(userId: UserID?, state: CorrectionRequestRecord.State?) async throws -> [CorrectionRequestRecord] {
+        if let userId { try InputRules.identifier("userId", userId.rawValue, maxLength: InputRules.maxIdLength) }
+        return try await repository.requests(userId: userId, state: state)
+    }
+
+    public func decide(id: String, approve: Bool, comment: String?, actor: LedgerActor) async throws
+        -> CorrectionRequestRecord
+    {
+        try InputRules.identifier("requestId", id, maxLength: InputRules.maxIdLength)
+        if let comment {
+            try InputRules.text("comment", comment, maxLength: InputRules.maxReasonLength, allowEmpty: approve)
+        } else if !approve {
+            throw Problem.field("comment", nil, expected: "why the request is rejected (the employee reads it)")
+        }
+        switch try await repository.decideRequest(id: id, approve: approve, comment: comment, actor: actor, now: clock()) {
+        case .decided(let request): return request
+        case .notFound: throw Problem(404, "Not found", "no request with id '\(id)'")
+        case .alreadyDecided(let request):
+            throw Problem(409, "Conflict", "the request '\(id)' was already \(request.state.rawValue)")
+        case .correctionRefused(let outcome):
+            _ = try CorrectionService.session(outcome)
+            throw Problem(409, "Conflict", "the request '\(id)' could not be applied")
+        }
+    }
+}

@@ -1,0 +1,331 @@
+import AttendanceModels
+import Foundation
+import PostgresNIO
+
+extension PostgresRepository: LedgerRepository {
+    /// The append-only ledger, its chain, and the queue of rows not sealed yet. Transactions
+    /// commit out of id order here, so the sealer takes what the queue shows committed, not "every
+    /// id after the last sealed one". Triggers refuse any change but erasing personal data.
+    static let ledgerStatements = [
+        """
+        CREATE TABLE ledger_events (id BIGSERIAL PRIMARY KEY, kind TEXT NOT NULL, session_key TEXT, user_id TEXT,
+            actor TEXT NOT NULL, received_at DOUBLE PRECISION NOT NULL, device_at DOUBLE PRECISION,
+            payload TEXT NOT NULL, personal TEXT, personal_digest TEXT, hash TEXT NOT NULL)
+        """,
+        "CREATE INDEX ledger_by_session ON ledger_events (session_key, id)",
+        "CREATE INDEX ledger_by_user ON ledger_events (user_id, id)",
+        "CREATE INDEX ledger_by_time ON ledger_events (received_at, id)",
+        """
+        CREATE TABLE ledger_seals (sequence BIGINT PRIMARY KEY, event_id BIGINT NOT NULL UNIQUE,
+            chain_hash TEXT NOT NULL, sealed_at DOUBLE PRECISION NOT NULL)
+        """,
+        "CREATE TABLE ledger_unsealed (event_id BIGINT PRIMARY KEY)",
+        """
+        CREATE FUNCTION ledger_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'DELETE' THEN
+                RAISE EXCEPTION 'the ledger is append-only: its rows are never deleted';
+            END IF;
+            IF NEW.personal IS NULL AND (NEW.id, NEW.kind, NEW.session_key, NEW.user_id, NEW.actor, NEW.received_at,
+                NEW.device_at, NEW.payload, NEW.personal_digest, NEW.hash) IS NOT DISTINCT FROM (OLD.id, OLD.kind,
+                OLD.session_key, OLD.user_id, OLD.actor, OLD.received_at, OLD.device_at, OLD.payload,
+                OLD.personal_digest, OLD.hash) THEN
+                RETURN NEW;
+            END IF;
+            RAISE EXCEPTION 'the ledger is append-only: its rows are never changed (personal data can only be erased)';
+        END $$
+        """,
+        """
+        CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON ledger_events
+            FOR EACH ROW EXECUTE FUNCTION ledger_refuse_change()
+        """,
+        """
+        CREATE FUNCTION ledger_seals_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'the ledger chain is append-only'; END $$
+        """,
+        """
+        CREATE TRIGGER ledger_seals_append_only BEFORE UPDATE OR DELETE ON ledger_seals
+            FOR EACH ROW EXECUTE FUNCTION ledger_seals_refuse_change()
+        """,
+        """
+        ALTER TABLE sessions ADD COLUMN clock_skew_seconds DOUBLE PRECISION,
+            ADD COLUMN corrected BOOLEAN NOT NULL DEFAULT FALSE, ADD COLUMN voided_at DOUBLE PRECISION,
+            ADD COLUMN void_reason TEXT
+        """,
+    ]
+
+    static let ledgerColumns =
+        "id, kind, session_key, user_id, actor, received_at, device_at, payload, personal, personal_digest, hash"
+    typealias LedgerRow = (Int64, String, String?, String?, String, Double, Double?, String, String?, String?, String)
+
+    static func ledgerEvent(_ row: LedgerRow) -> LedgerEvent {
+        let (id, kind, key, user, actor, receivedAt, deviceAt, payload, personal, digest, hash) = row
+        return LedgerEvent(
+            stored: id, kind: LedgerKind(rawValue: kind), sessionKey: key.map { SessionKey($0) },
+            userId: user.map { UserID($0) }, actor: LedgerActor(rawValue: actor),
+            receivedAt: Date(timeIntervalSince1970: receivedAt), deviceAt: deviceAt.map(Date.init(timeIntervalSince1970:)),
+            payload: Data(payload.utf8), personal: personal.map { Data($0.utf8) }, personalDigest: digest, hash: hash)
+    }
+
+    /// Writes a ledger row (and its place in the sealer's queue) in the caller's transaction.
+    @discardableResult
+    func append(_ event: LedgerEvent, on connection: PostgresConnection) async throws -> Int64 {
+        let payload = String(decoding: event.payload, as: UTF8.self)
+        let personal = event.personal.map { String(decoding: $0, as: UTF8.self) }
+        let rows = try await connection.query("""
+            WITH row AS (
+                INSERT INTO ledger_events (kind, session_key, user_id, actor, received_at, device_at, payload, personal,
+                                           personal_digest, hash)
+                VALUES (\(event.kind.rawValue), \(event.sessionKey?.rawValue), \(event.userId?.rawValue),
+                        \(event.actor.rawValue), \(event.receivedAt.timeIntervalSince1970),
+                        \(event.deviceAt?.timeIntervalSince1970), \(payload), \(personal), \(event.personalDigest),
+                        \(event.hash))
+                RETURNING id),
+            queued AS (INSERT INTO ledger_unsealed (event_id) SELECT id FROM row)
+            SELECT id FROM row
+            """, logger: logger)
+        for try await id in rows.decode(Int64.self) { return id }
+        throw RepositoryError(kind: .conflict, detail: "the ledger row was not written")
+    }
+
+    func moveSessionsIntoLedger(on connection: PostgresConnection) async throws {
+        var pending: [(Int64, String, String, Double, String?, String?, Double, String?)] = []
+        let rows = try await connection.query(
+            "SELECT id, session_key, kind, at, reason, user_id, received_at, source FROM pending_session_events ORDER BY id",
+            logger: logger)
+        for try await row in rows.decode((Int64, String, String, Double, String?, String?, Double, String?).self) {
+            pending.append(row)
+        }
+        try await connection.query("DELETE FROM pending_session_events", logger: logger)
+        for (_, key, kindText, at, reason, user, receivedAt, sourceText) in pending {
+            let kind = SessionEventCommand.Kind(rawValue: kindText) ?? .heartbeat
+            let source = sourceText.flatMap(EventSource.init(rawValue:))
+            let event = LedgerMigration.sessionEvent(
+                kind: kind, key: SessionKey(key), userId: user.map { UserID($0) },
+                at: Date(timeIntervalSince1970: at), reason: reason, source: source, deviceId: nil,
+                receivedAt: Date(timeIntervalSince1970: receivedAt))
+            let id = try await append(event, on: connection)
+            try await insertPending(
+                id: id, key: SessionKey(key), kind: kind, at: Date(timeIntervalSince1970: at), reason: reason,
+                userId: user.map { UserID($0) }, receivedAt: Date(timeIntervalSince1970: receivedAt), source: source,
+                on: connection)
+        }
+        var sessions: [(SessionRecord, Date)] = []
+        let query = PostgresQuery(
+            unsafeSQL: "SELECT \(Self.sessionColumns), created_at FROM sessions ORDER BY created_at, session_key")
+        for try await row in try await connection.query(query, logger: logger).decode(SessionRowWithCreation.self) {
+            let (key, user, site, device, checkIn, checkOut, reason, lastSeen, source, checkInReason, checkOutSource,
+                 appVersion, rule, samples, median, stdev, walking, skew, corrected, voidedAt, voidReason, created) = row
+            let session = Self.session((key, user, site, device, checkIn, checkOut, reason, lastSeen, source,
+                                        checkInReason, checkOutSource, appVersion, rule, samples, median, stdev,
+                                        walking, skew, corrected, voidedAt, voidReason))
+            sessions.append((session, Date(timeIntervalSince1970: created)))
+        }
+        for (session, created) in sessions {
+            for event in LedgerMigration.events(for: session, createdAt: created) {
+                try await append(event, on: connection)
+            }
+        }
+    }
+
+    typealias SessionRowWithCreation = (String, String, String, String?, Double, Double?, String?, Double, String,
+                                        String?, String?, String?, String?, Int?, Double?, Double?, Bool?,
+                                        Double?, Bool, Double?, String?, Double)
+
+    public func appendLedger(_ event: LedgerEvent) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await self.append(event, on: connection)
+        }
+    }
+
+    /// One sealer at a time across every process on this database (an advisory lock that a busy
+    /// sealer holds: the others seal nothing this round).
+    public func sealLedger(limit: Int, now: Date) async throws -> Int {
+        try await client.withTransaction(logger: logger) { connection in
+            var locked = false
+            for try await taken in try await connection.query(
+                "SELECT pg_try_advisory_xact_lock(731002)", logger: self.logger
+            ).decode(Bool.self) { locked = taken }
+            guard locked else { return 0 }
+            var sequence: Int64 = 0
+            var previous = LedgerHash.genesis
+            for try await (last, chain) in try await connection.query(
+                "SELECT sequence, chain_hash FROM ledger_seals ORDER BY sequence DESC LIMIT 1", logger: self.logger
+            ).decode((Int64, String).self) { (sequence, previous) = (last, chain) }
+            var events: [(id: Int64, hash: String)] = []
+            for try await (id, hash) in try await connection.query("""
+                SELECT u.event_id, e.hash FROM ledger_unsealed u JOIN ledger_events e ON e.id = u.event_id
+                ORDER BY u.event_id LIMIT \(limit)
+                """, logger: self.logger).decode((Int64, String).self) { events.append((id, hash)) }
+            guard !events.isEmpty else { return 0 }
+            let seals = LedgerHash.seals(after: sequence, previous: previous, events: events)
+            try await connection.query("""
+                INSERT INTO ledger_seals (sequence, event_id, chain_hash, sealed_at)
+                SELECT * FROM unnest(\(seals.map(\.sequence))::bigint[], \(seals.map(\.eventId))::bigint[],
+                                     \(seals.map(\.chainHash))::text[]) AS s,
+                     (SELECT \(now.timeIntervalSince1970)::double precision) AS t
+                """, logger: self.logger)
+            try await connection.query(
+                "DELETE FROM ledger_unsealed WHERE event_id = ANY(\(events.map(\.id)))", logger: self.logger)
+            return seals.count
+        }
+    }
+
+    public func ledgerSeals(after sequence: Int64, limit: Int) async throws
+        -> [(seal: LedgerSeal, event: LedgerEvent?)]
+    {
+        let columns = Self.ledgerColumns.split(separator: ",").map { "e." + $0.trimmingCharacters(in: .whitespaces) }
+        let query = PostgresQuery(unsafeSQL: """
+            SELECT s.sequence, s.event_id, s.chain_hash, \(columns.joined(separator: ", "))
+            FROM ledger_seals s LEFT JOIN ledger_events e ON e.id = s.event_id
+            WHERE s.sequence > $1 ORDER BY s.sequence LIMIT $2
+            """, binds: try binds(sequence, limit))
+        var found: [(seal: LedgerSeal, event: LedgerEvent?)] = []
+        typealias Joined = (Int64, Int64, String, Int64?, String?, String?, String?, String?, Double?, Double?,
+                            String?, String?, String?, String?)
+        for try await row in try await client.query(query, logger: logger).decode(Joined.self) {
+            let seal = LedgerSeal(sequence: row.0, eventId: row.1, chainHash: row.2)
+            guard let id = row.3, let kind = row.4, let actor = row.7, let receivedAt = row.8, let payload = row.10,
+                let hash = row.13
+            else {
+                found.append((seal, nil))
+                continue
+            }
+            let event = Self.ledgerEvent(
+                (id, kind, row.5, row.6, actor, receivedAt, row.9, payload, row.11, row.12, hash))
+            found.append((seal, event))
+        }
+        return found
+    }
+
+    public func unsealedLedgerEvents(after id: Int64, limit: Int) async throws -> [LedgerEvent] {
+        try await ledgerEvents(PostgresQuery(unsafeSQL: """
+            SELECT \(Self.ledgerColumns) FROM ledger_events e
+            WHERE e.id > $1 AND NOT EXISTS (SELECT 1 FROM ledger_seals s WHERE s.event_id = e.id)
+            ORDER BY e.id LIMIT $2
+            """, binds: try binds(id, limit)))
+    }
+
+    public func ledgerEvents(after id: Int64, limit: Int) async throws -> [LedgerEvent] {
+        try await ledgerEvents(PostgresQuery(
+            unsafeSQL: "SELECT \(Self.ledgerColumns) FROM ledger_events WHERE id > $1 ORDER BY id LIMIT $2",
+            binds: try binds(id, limit)))
+    }
+
+    public func ledgerEvents(_ filter: LedgerFilter, before id: Int64?, limit: Int) async throws -> [LedgerEvent] {
+        var conditions: [String] = []
+        var bindings = PostgresBindings()
+        func add(_ condition: String, _ value: any PostgresThrowingDynamicTypeEncodable) throws {
+            try bindings.append(value)
+            conditions.append(condition.replacingOccurrences(of: "?", with: "$\(bindings.count)"))
+        }
+        if let from = filter.from { try add("received_at >= ?", from.timeIntervalSince1970) }
+        if let to = filter.to { try add("received_at < ?", to.timeIntervalSince1970) }
+        if let actor = filter.actor { try add("actor = ?", actor.rawValue) }
+        if let key = filter.sessionKey { try add("session_key = ?", key.rawValue) }
+        if let user = filter.userId { try add("user_id = ?", user.rawValue) }
+        if let id { try add("id < ?", id) }
+        try bindings.append(limit)
+        let sql = "SELECT \(Self.ledgerColumns) FROM ledger_events"
+            + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            + " ORDER BY id DESC LIMIT $\(bindings.count)"
+        return try await ledgerEvents(PostgresQuery(unsafeSQL: sql, binds: bindings))
+    }
+
+    private func ledgerEvents(_ query: PostgresQuery) async throws -> [LedgerEvent] {
+        var events: [LedgerEvent] = []
+        for try await row in try await client.query(query, logger: logger).decode(LedgerRow.self) {
+            events.append(Self.ledgerEvent(row))
+        }
+        return events
+    }
+
+    public func allSessions() async throws -> [SessionRecord] {
+        try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions"))
+    }
+
+    public func replaceSessions(with replay: LedgerReplay) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            // Every session writer takes its session's lock; this takes the table's, so none runs beside it.
+            try await connection.query("LOCK TABLE sessions, pending_session_events IN EXCLUSIVE MODE", logger: self.logger)
+            try await connection.query("DELETE FROM pending_session_events", logger: self.logger)
+            try await connection.query("DELETE FROM sessions", logger: self.logger)
+            for (key, session) in replay.sessions {
+                try await self.write(session, createdAt: replay.createdAt[key] ?? session.checkInAt, on: connection)
+            }
+            for row in replay.pendingRows {
+                let event = row.event
+                try await self.insertPending(
+                    id: event.id, key: row.sessionKey, kind: event.kind, at: event.at, reason: event.reason,
+                    userId: event.userId, receivedAt: row.receivedAt, source: event.source, on: connection)
+            }
+        }
+    }
+
+    // MARK: - Corrections
+
+    public func correctSession(
+        _ key: SessionKey, _ correction: SessionCorrection, actor: LedgerActor, requestId: String?, now: Date
+    ) async throws -> CorrectionOutcome {
+        try await transaction(locking: [key]) { connection in
+            try await self.correct(key, correction, actor: actor, requestId: requestId, now: now, on: connection)
+        }
+    }
+
+    func correct(
+        _ key: SessionKey, _ correction: SessionCorrection, actor: LedgerActor, requestId: String?, now: Date,
+        on connection: PostgresConnection
+    ) async throws -> CorrectionOutcome {
+        let session = try await session(key: key.rawValue, on: connection)
+        return try await write(SessionLedger.correct(correction, of: session, key: key), on: connection) {
+            LedgerEvent.change(
+                .sessionCorrected, of: $0, correction: correction, reason: correction.reason, changes: $1,
+                requestId: requestId, actor: actor, now: now)
+        }
+    }
+
+    public func addSession(_ added: AddedSession, actor: LedgerActor, requestId: String?, now: Date) async throws
+        -> CorrectionOutcome
+    {
+        try await transaction(locking: [added.sessionKey]) { connection in
+            try await self.add(added, actor: actor, requestId: requestId, now: now, on: connection)
+        }
+    }
+
+    func add(_ added: AddedSession, actor: LedgerActor, requestId: String?, now: Date, on connection: PostgresConnection)
+        async throws -> CorrectionOutcome
+    {
+        let existing = try await session(key: added.sessionKey.rawValue, on: connection)
+        return try await write(SessionLedger.add(added, existing: existing), on: connection) {
+            LedgerEvent.change(
+                .sessionAdded, of: $0, reason: added.reason, changes: $1, requestId: requestId, actor: actor, now: now)
+        }
+    }
+
+    public func voidSession(_ key: SessionKey, reason: String, actor: LedgerActor, now: Date) async throws
+        -> CorrectionOutcome
+    {
+        try await transaction(locking: [key]) { connection in
+            let session = try await self.session(key: key.rawValue, on: connection)
+            return try await self.write(SessionLedger.void(session, key: key, reason: reason, at: now), on: connection) {
+                LedgerEvent.change(.sessionVoided, of: $0, reason: reason, changes: $1, actor: actor, now: now)
+            }
+        }
+    }
+
+    /// A change's decision written: its ledger row, then the session.
+    private func write(
+        _ decision: SessionLedger.ChangeDecision, on connection: PostgresConnection,
+        event: (SessionRecord, [String: LedgerChange]) -> LedgerEvent
+    ) async throws -> CorrectionOutcome {
+        switch decision {
+        case .answer(let outcome):
+            return outcome
+        case .write(let session, let changes):
+            let row = event(session, changes)
+            try await append(row, on: connection)
+            try await write(session, createdAt: row.receivedAt, on: connection)
+            return .applied(session)
+        }
+    }
+}
