@@ -195,7 +195,8 @@ let package = Package(
                           swiftSettings: strictSwift6),
         // Runs the built `attendance` executable end to end (exit status, stdout, stderr).
         .testTarget(name: "AttendanceCLITests",
-                    dependencies: ["attendance", "AttendanceTestSupport", "AttendanceServerTestSupport"],
+                    dependencies: ["attendance", "AttendanceTestSupport", "AttendanceServerTestSupport", "AttendanceServer",
+                                   "AttendanceModels", .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: strictSwift6),
     ]
 )

@@ -80,7 +80,7 @@ public enum AttendanceHTTPServer {
                 routes: routes))
         try api.registerHandlers(
             on: RecordingTransport(inner: router, table: routes), configuration: Wire.configuration,
-            middlewares: [ProblemMiddleware(logger: logger), AuthMiddleware(auth: auth)])
+            middlewares: [ProblemMiddleware(logger: logger), AuthMiddleware(auth: auth), EmptyBodyMiddleware()])
         let purger = IdempotencyPurger(
             repository: repository, retentionSeconds: options.limits.idempotencyRetentionSeconds,
             interval: .seconds(options.purgeIntervalSeconds), metrics: metrics, logger: logger,

@@ -1,0 +1,77 @@
+import AttendanceModels
+import AttendanceServer
+import AttendanceTestSupport
+import Foundation
+import GRDB
+import Testing
+
+/// `attendance ledger verify` and `attendance ledger rebuild` as an operator runs them on a SQLite
+/// file: exit 0 when all is well, 1 with the first broken link or the sessions that differ.
+@Suite struct LedgerCommandTests {
+    static func run(_ arguments: [String]) throws -> ChildProcess.Finished {
+        try ChildProcess(try builtExecutable("attendance"), ["ledger"] + arguments).finish()
+    }
+
+    /// A database with a day of events, written through the server's own ingest.
+    static func database() async throws -> String {
+        let (_, path) = try ServeCommandTests.temporaryDatabase()
+        let repository = try SQLiteRepository.open(path: path)
+        try await repository.createSite(
+            SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1)))
+        try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
+        let now = Date()
+        let service = IngestService(repository: repository, clock: { now })
+        let ada = Principal.device("phone-a", user: "alice")
+        for index in 0..<5 {
+            let ts = RFC3339.format(now.addingTimeInterval(Double(-3_600 + index * 60)))
+            let checkIn = #"{"userId":"alice","beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":1},"#
+                + #""ts":"\#(ts)","sessionKey":"s-\#(index)","source":"automatic","deviceMeta":{"deviceId":"phone-a","platform":"ios"}}"#
+            #expect(try await service.handle(.checkIn, body: Data(checkIn.utf8), idempotencyKey: "in-\(index)",
+                                             principal: ada).status == 201)
+        }
+        repository.shutdown()
+        return path
+    }
+
+    static func sql(_ statement: String, on path: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.writeWithoutTransaction { db in try db.execute(sql: statement) }
+        try queue.close()
+    }
+
+    @Test func verifySealsAndFindsAnEditedRow() async throws {
+        let path = try await Self.database()
+        let unsealed = try Self.run(["verify", "--database", path])
+        #expect(unsealed.status == 0)
+        #expect(unsealed.stdout.contains("sealed rows: 0; not sealed yet: 5"))
+        let sealed = try Self.run(["verify", "--database", path, "--seal"])
+        #expect(sealed.status == 0)
+        #expect(sealed.stdout.contains("sealed rows: 5; not sealed yet: 0"))
+        #expect(sealed.stdout.contains("the chain is intact"))
+        try Self.sql("DROP TRIGGER ledger_rows_are_never_changed", on: path)
+        try Self.sql("UPDATE ledgerEvents SET deviceAt = deviceAt - 600 WHERE id = 3", on: path)
+        let broken = try Self.run(["verify", "--database", path])
+        #expect(broken.status == 1)
+        #expect(broken.stderr.contains("the chain is broken at seal 3, row 3"))
+        let missing = try Self.run(["verify", "--database", "/nonexistent/attendance.sqlite"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("'--database' is '/nonexistent/attendance.sqlite'"))
+    }
+
+    @Test func rebuildRestoresTheSessionsTheLedgerDerives() async throws {
+        let path = try await Self.database()
+        #expect(try Self.run(["rebuild", "--database", path, "--check"]).stdout
+                    .contains("sessions that differed from the table: 0"))
+        // Someone edits a session behind the ledger's back…
+        try Self.sql("UPDATE sessions SET checkInAt = checkInAt - 7200 WHERE sessionKey = 's-2'", on: path)
+        let check = try Self.run(["rebuild", "--database", path, "--check"])
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("sessions that differed from the table: 1"))
+        #expect(check.stdout.contains("  s-2"))
+        // …and the rebuild puts back what the ledger says.
+        let rebuilt = try Self.run(["rebuild", "--database", path])
+        #expect(rebuilt.status == 0)
+        #expect(rebuilt.stdout.contains("ledger rows: 5; sessions: 5; pending events: 0"))
+        #expect(try Self.run(["rebuild", "--database", path, "--check"]).status == 0)
+    }
+}
