@@ -28,35 +28,36 @@ public struct AdminService: Sendable {
 
     public func createSite(_ input: SiteInput, actor: LedgerActor = .adminToken) async throws -> SiteRecord {
         let site = try validated(input, id: SiteID("site-" + Tokens.newToken().prefix(10).lowercased()))
-        do { try await repository.createSite(site) } catch let error as RepositoryError { throw Problem(409, "Conflict", error.detail) }
-        try await audit(.siteCreated, target: site.id.rawValue, before: [:], after: Self.fields(site), actor: actor)
+        let audit = Self.audit(.siteCreated, target: site.id.rawValue, before: [:], after: Self.fields(site), actor: actor)
+        do { try await repository.createSite(site, audit: audit) } catch let error as RepositoryError {
+            throw Problem(409, "Conflict", error.detail)
+        }
         return site
     }
 
     public func updateSite(id: SiteID, _ input: SiteInput, actor: LedgerActor = .adminToken) async throws -> SiteRecord {
         var site = try validated(input, id: id)
         let before = try await repository.site(id: id)
+        site.deactivatedAt = before?.deactivatedAt
+        let audit = Self.audit(
+            .siteUpdated, target: id.rawValue, before: before.map(Self.fields) ?? [:], after: Self.fields(site),
+            actor: actor)
         do {
-            guard try await repository.updateSite(site) else { throw Self.notFound("site", id.rawValue) }
+            guard try await repository.updateSite(site, audit: audit) else { throw Self.notFound("site", id.rawValue) }
         } catch let error as RepositoryError {
             throw Problem(409, "Conflict", error.detail)
         }
-        site.deactivatedAt = before?.deactivatedAt
-        try await audit(
-            .siteUpdated, target: id.rawValue, before: before.map(Self.fields) ?? [:], after: Self.fields(site),
-            actor: actor)
         return site
     }
 
-    /// An admin action's ledger row: what changed, field by field.
-    func audit(
+    /// An admin action's ledger row: what changed, field by field. The repository writes it in the
+    /// change's own transaction, when the change happens.
+    static func audit(
         _ kind: LedgerKind, target: String, userId: UserID? = nil, before: [String: String?], after: [String: String?],
-        actor: LedgerActor
-    ) async throws {
-        try await repository.appendLedger(
-            LedgerEvent.admin(
-                kind, target: target, userId: userId, changes: LedgerChange.diff(before, after), actor: actor,
-                now: Date()))
+        actor: LedgerActor, now: Date = Date()
+    ) -> LedgerEvent {
+        LedgerEvent.admin(
+            kind, target: target, userId: userId, changes: LedgerChange.diff(before, after), actor: actor, now: now)
     }
 
     static func fields(_ site: SiteRecord) -> [String: String?] {
@@ -85,12 +86,12 @@ public struct AdminService: Sendable {
     /// devices stop hearing of it, and its new check-ins are refused (422). No check-in can race
     /// a deletion into a 500.
     public func deleteSite(id: SiteID, now: Date = Date(), actor: LedgerActor = .adminToken) async throws {
-        let before = try await repository.site(id: id)
-        guard try await repository.deactivateSite(id: id, now: now) else { throw Self.notFound("site", id.rawValue) }
-        guard before?.deactivatedAt == nil else { return }
-        try await audit(
+        let audit = Self.audit(
             .siteDeleted, target: id.rawValue, before: ["deactivatedAt": nil],
-            after: ["deactivatedAt": RFC3339.format(now)], actor: actor)
+            after: ["deactivatedAt": RFC3339.format(now)], actor: actor, now: now)
+        guard try await repository.deactivateSite(id: id, now: now, audit: audit) else {
+            throw Self.notFound("site", id.rawValue)
+        }
     }
 
     private func validated(_ input: SiteInput, id: SiteID) throws -> SiteRecord {
@@ -132,8 +133,10 @@ public struct AdminService: Sendable {
         }
         let beacon = BeaconRecord(id: "beacon-" + Tokens.newToken().prefix(10).lowercased(), siteId: siteId, minor: UInt16(minor),
                                   label: label, txPowerDBm: txPowerDBm)
-        do { try await repository.createBeacon(beacon) } catch let error as RepositoryError { throw Problem(409, "Conflict", error.detail) }
-        try await audit(.beaconCreated, target: beacon.id, before: [:], after: Self.fields(beacon), actor: actor)
+        let audit = Self.audit(.beaconCreated, target: beacon.id, before: [:], after: Self.fields(beacon), actor: actor)
+        do { try await repository.createBeacon(beacon, audit: audit) } catch let error as RepositoryError {
+            throw Problem(409, "Conflict", error.detail)
+        }
         return beacon
     }
 
@@ -151,8 +154,8 @@ public struct AdminService: Sendable {
 
     public func deleteBeacon(id: String, actor: LedgerActor = .adminToken) async throws {
         let before = try await repository.beacons(siteId: nil).first { $0.id == id }
-        guard try await repository.deleteBeacon(id: id) else { throw Self.notFound("beacon", id) }
-        try await audit(.beaconDeleted, target: id, before: before.map(Self.fields) ?? [:], after: [:], actor: actor)
+        let audit = Self.audit(.beaconDeleted, target: id, before: before.map(Self.fields) ?? [:], after: [:], actor: actor)
+        guard try await repository.deleteBeacon(id: id, audit: audit) else { throw Self.notFound("beacon", id) }
     }
 
     // MARK: Employees
@@ -162,10 +165,12 @@ public struct AdminService: Sendable {
     ) async throws -> EmployeeRecord {
         let employee = try validatedEmployee(id: UserID("user-" + Tokens.newToken().prefix(10).lowercased()), name: name,
                                              externalId: externalId, email: email)
-        do { try await repository.createEmployee(employee) } catch let error as RepositoryError { throw Problem(409, "Conflict", error.detail) }
-        try await audit(
+        let audit = Self.audit(
             .employeeCreated, target: employee.id.rawValue, userId: employee.id, before: [:],
             after: Self.fields(employee), actor: actor)
+        do { try await repository.createEmployee(employee, audit: audit) } catch let error as RepositoryError {
+            throw Problem(409, "Conflict", error.detail)
+        }
         return employee
     }
 
@@ -174,16 +179,19 @@ public struct AdminService: Sendable {
     ) async throws -> EmployeeRecord {
         let employee = try validatedEmployee(id: id, name: name, externalId: externalId, email: email)
         let before = try await repository.employee(id: id)
+        var after = employee
+        after.deactivatedAt = before?.deactivatedAt
+        let audit = Self.audit(
+            .employeeUpdated, target: id.rawValue, userId: id, before: before.map(Self.fields) ?? [:],
+            after: Self.fields(after), actor: actor)
         do {
-            guard try await repository.updateEmployee(employee) else { throw Self.notFound("employee", id.rawValue) }
+            guard try await repository.updateEmployee(employee, audit: audit) else {
+                throw Self.notFound("employee", id.rawValue)
+            }
         } catch let error as RepositoryError {
             throw Problem(409, "Conflict", error.detail)
         }
-        let after = try await repository.employee(id: id) ?? employee
-        try await audit(
-            .employeeUpdated, target: id.rawValue, userId: id, before: before.map(Self.fields) ?? [:],
-            after: Self.fields(after), actor: actor)
-        return after
+        return try await repository.employee(id: id) ?? after
     }
 
     /// Pseudonymises a deactivated employee (their right to erasure, once the employer's legal
@@ -207,14 +215,11 @@ public struct AdminService: Sendable {
     public func deactivateEmployee(id: UserID, now: Date = Date(), actor: LedgerActor = .adminToken) async throws
         -> EmployeeRecord
     {
-        let before = try await repository.employee(id: id)
-        guard let employee = try await repository.deactivateEmployee(id: id, now: now) else {
+        let audit = Self.audit(
+            .employeeDeactivated, target: id.rawValue, userId: id, before: ["deactivatedAt": nil],
+            after: ["deactivatedAt": RFC3339.format(now)], actor: actor, now: now)
+        guard let employee = try await repository.deactivateEmployee(id: id, now: now, audit: audit) else {
             throw Self.notFound("employee", id.rawValue)
-        }
-        if before?.deactivatedAt == nil {
-            try await audit(
-                .employeeDeactivated, target: id.rawValue, userId: id, before: ["deactivatedAt": nil],
-                after: ["deactivatedAt": employee.deactivatedAt.map(RFC3339.format)], actor: actor)
         }
         return employee
     }
@@ -223,13 +228,12 @@ public struct AdminService: Sendable {
     public func revokeDevice(id: DeviceID, now: Date = Date(), actor: LedgerActor = .adminToken) async throws
         -> DeviceRecord
     {
-        guard let device = try await repository.revokeDevice(id: id, now: now) else {
+        let owner = try await repository.devices(userId: nil).first { $0.id == id }?.userId
+        let audit = Self.audit(
+            .deviceRevoked, target: id.rawValue, userId: owner, before: ["revokedAt": nil],
+            after: ["revokedAt": RFC3339.format(now)], actor: actor, now: now)
+        guard let device = try await repository.revokeDevice(id: id, now: now, audit: audit) else {
             throw Self.notFound("device", id.rawValue)
-        }
-        if device.revokedAt == now {
-            try await audit(
-                .deviceRevoked, target: id.rawValue, userId: device.userId, before: ["revokedAt": nil],
-                after: ["revokedAt": RFC3339.format(now)], actor: actor)
         }
         return device
     }

@@ -73,12 +73,12 @@ public struct AuthService: Sendable {
         }
         let code = Tokens.newEnrollmentCode()
         let expiresAt = clock().addingTimeInterval(validForSeconds)
-        try await repository.createEnrollmentCode(hash: Tokens.hash(Tokens.normalizeCode(code)), userId: user, expiresAt: expiresAt, now: clock())
-        try await repository.appendLedger(
-            LedgerEvent.admin(
-                .enrollmentCodeIssued, target: user.rawValue, userId: user,
-                changes: ["expiresAt": LedgerChange(before: nil, after: RFC3339.format(expiresAt))], actor: actor,
-                now: clock()))
+        let audit = LedgerEvent.admin(
+            .enrollmentCodeIssued, target: user.rawValue, userId: user,
+            changes: ["expiresAt": LedgerChange(before: nil, after: RFC3339.format(expiresAt))], actor: actor,
+            now: clock())
+        try await repository.createEnrollmentCode(
+            hash: Tokens.hash(Tokens.normalizeCode(code)), userId: user, expiresAt: expiresAt, now: clock(), audit: audit)
         return (code, expiresAt)
     }
 
@@ -99,12 +99,11 @@ public struct AuthService: Sendable {
             let token = Tokens.newToken()
             let device = DeviceRecord(id: DeviceID("dev-" + Tokens.newToken().prefix(12)), userId: user, platform: platform,
                                       deviceName: deviceName, enrolledAt: clock(), lastSeenAt: nil, revokedAt: nil)
-            try await repository.createDevice(device, tokenHash: Tokens.hash(token))
-            try await repository.appendLedger(
-                LedgerEvent.admin(
-                    .deviceEnrolled, target: device.id.rawValue, userId: user,
-                    changes: ["platform": LedgerChange(before: nil, after: platform)], actor: .device(device.id),
-                    now: clock()))
+            let audit = LedgerEvent.admin(
+                .deviceEnrolled, target: device.id.rawValue, userId: user,
+                changes: ["platform": LedgerChange(before: nil, after: platform)], actor: .device(device.id),
+                now: clock())
+            try await repository.createDevice(device, tokenHash: Tokens.hash(token), audit: audit)
             return (device, token)
         }
     }

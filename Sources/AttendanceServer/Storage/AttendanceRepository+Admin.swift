@@ -86,21 +86,21 @@ public struct SessionCursor: Hashable, Sendable {
 
 /// The administrators' side of storage.
 public protocol AdminRepository: Sendable {
-    func updateSite(_ site: SiteRecord) async throws -> Bool
+    func updateSite(_ site: SiteRecord, audit: LedgerEvent?) async throws -> Bool
     /// Marks the site deleted (kept for its sessions, refused for new check-ins); false when no
     /// site has this id. Deleting a deleted site keeps its first time.
-    func deactivateSite(id: SiteID, now: Date) async throws -> Bool
-    func createBeacon(_ beacon: BeaconRecord) async throws
+    func deactivateSite(id: SiteID, now: Date, audit: LedgerEvent?) async throws -> Bool
+    func createBeacon(_ beacon: BeaconRecord, audit: LedgerEvent?) async throws
     func beacons(siteId: SiteID?) async throws -> [BeaconRecord]
-    func deleteBeacon(id: String) async throws -> Bool
+    func deleteBeacon(id: String, audit: LedgerEvent?) async throws -> Bool
     func employees() async throws -> [EmployeeRecord]
     /// Deactivates the employee and revokes every device of theirs, in one transaction; keeps a
     /// deactivation's first time. Nil when no employee has this id.
-    func deactivateEmployee(id: UserID, now: Date) async throws -> EmployeeRecord?
+    func deactivateEmployee(id: UserID, now: Date, audit: LedgerEvent?) async throws -> EmployeeRecord?
     /// The check-outs and heartbeats an employee's devices sent that no session of theirs took:
     /// waiting for a check-in, or kept because they could not apply. Oldest first.
     func pendingEvents(userId: UserID) async throws -> [PendingEventRecord]
-    func updateEmployee(_ employee: EmployeeRecord) async throws -> Bool
+    func updateEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws -> Bool
     /// Sessions by check-in time then key, after `cursor`, at most `limit`.
     func sessions(_ filter: SessionFilter, after cursor: SessionCursor?, limit: Int) async throws -> [SessionRecord]
 }

@@ -21,11 +21,13 @@ public protocol AttendanceRepository: Sendable {
     func purgeIdempotency(olderThan: Date) async throws -> Int
 
     // MARK: Directory
-    func createSite(_ site: SiteRecord) async throws
+    /// Admin changes take `audit`, their ledger row, and write it in the same transaction when the
+    /// change happened (nil: nothing to record, e.g. a test's fixture).
+    func createSite(_ site: SiteRecord, audit: LedgerEvent?) async throws
     func site(id: SiteID) async throws -> SiteRecord?
     func site(beacon: SiteBeacon) async throws -> SiteRecord?
     func sites() async throws -> [SiteRecord]
-    func createEmployee(_ employee: EmployeeRecord) async throws
+    func createEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws
     func employee(id: UserID) async throws -> EmployeeRecord?
 
     // MARK: Sessions, one transaction per request

@@ -29,11 +29,29 @@ extension PostgresRepository {
         !(try await client.query("SELECT 1 FROM admin_tokens WHERE token_hash = \(hash)", logger: logger).collect()).isEmpty
     }
 
-    public func createEnrollmentCode(hash: String, userId: UserID, expiresAt: Date, now: Date) async throws {
-        try await client.query("""
-            INSERT INTO enrollment_codes (code_hash, user_id, expires_at, created_at)
-            VALUES (\(hash), \(userId.rawValue), \(expiresAt.timeIntervalSince1970), \(now.timeIntervalSince1970))
-            """, logger: logger)
+    public func createEnrollmentCode(hash: String, userId: UserID, expiresAt: Date, now: Date, audit: LedgerEvent?)
+        async throws
+    {
+        try await audited(audit) { connection in
+            try await connection.query("""
+                INSERT INTO enrollment_codes (code_hash, user_id, expires_at, created_at)
+                VALUES (\(hash), \(userId.rawValue), \(expiresAt.timeIntervalSince1970), \(now.timeIntervalSince1970))
+                """, logger: self.logger)
+            return true
+        }
+    }
+
+    /// `change` in a transaction, and `audit` written in it when the change happened (`change`
+    /// returns whether it did, and that is returned).
+    @discardableResult
+    func audited(_ audit: LedgerEvent?, _ change: @escaping @Sendable (PostgresConnection) async throws -> Bool)
+        async throws -> Bool
+    {
+        try await client.withTransaction(logger: logger) { connection in
+            let changed = try await change(connection)
+            if changed, let audit { try await self.append(audit, on: connection) }
+            return changed
+        }
     }
 
     public func redeemEnrollmentCode(hash: String, now: Date) async throws -> CodeRedemption {
@@ -50,19 +68,27 @@ extension PostgresRepository {
         }
     }
 
-    public func createDevice(_ device: DeviceRecord, tokenHash: String) async throws {
-        try await client.query("""
-            INSERT INTO devices (id, user_id, token_hash, platform, device_name, enrolled_at)
-            VALUES (\(device.id.rawValue), \(device.userId.rawValue), \(tokenHash), \(device.platform), \(device.deviceName),
-                    \(device.enrolledAt.timeIntervalSince1970))
-            """, logger: logger)
+    public func createDevice(_ device: DeviceRecord, tokenHash: String, audit: LedgerEvent?) async throws {
+        try await audited(audit) { connection in
+            try await connection.query("""
+                INSERT INTO devices (id, user_id, token_hash, platform, device_name, enrolled_at)
+                VALUES (\(device.id.rawValue), \(device.userId.rawValue), \(tokenHash), \(device.platform),
+                        \(device.deviceName), \(device.enrolledAt.timeIntervalSince1970))
+                """, logger: self.logger)
+            return true
+        }
     }
 
     static let deviceColumns = "id, user_id, platform, device_name, enrolled_at, last_seen_at, revoked_at"
 
-    func devices(_ query: PostgresQuery) async throws -> [DeviceRecord] {
+    func devices(_ query: PostgresQuery, on connection: PostgresConnection? = nil) async throws -> [DeviceRecord] {
         var devices: [DeviceRecord] = []
-        for try await (id, user, platform, name, enrolled, lastSeen, revoked) in try await client.query(query, logger: logger)
+        let rows = if let connection {
+            try await connection.query(query, logger: logger)
+        } else {
+            try await client.query(query, logger: logger)
+        }
+        for try await (id, user, platform, name, enrolled, lastSeen, revoked) in rows
             .decode((String, String, String, String?, Double, Double?, Double?).self) {
             devices.append(DeviceRecord(id: DeviceID(id), userId: UserID(user), platform: platform, deviceName: name,
                                         enrolledAt: Date(timeIntervalSince1970: enrolled), lastSeenAt: lastSeen.map(Date.init(timeIntervalSince1970:)),
@@ -89,41 +115,60 @@ extension PostgresRepository {
         return try await devices(PostgresQuery(unsafeSQL: "SELECT \(Self.deviceColumns) FROM devices ORDER BY enrolled_at"))
     }
 
-    public func revokeDevice(id: DeviceID, now: Date) async throws -> DeviceRecord? {
-        try await devices(PostgresQuery(unsafeSQL: "UPDATE devices SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 RETURNING \(Self.deviceColumns)",
-                                        binds: try binds(now.timeIntervalSince1970, id.rawValue))).first
+    public func revokeDevice(id: DeviceID, now: Date, audit: LedgerEvent?) async throws -> DeviceRecord? {
+        try await client.withTransaction(logger: logger) { connection in
+            let query = PostgresQuery(
+                unsafeSQL: "UPDATE devices SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 RETURNING \(Self.deviceColumns)",
+                binds: try binds(now.timeIntervalSince1970, id.rawValue))
+            let device = try await self.devices(query, on: connection).first
+            if let audit, device?.revokedAt == now { try await self.append(audit, on: connection) }
+            return device
+        }
     }
 
     // MARK: - Admin
 
-    public func updateSite(_ site: SiteRecord) async throws -> Bool {
+    public func updateSite(_ site: SiteRecord, audit: LedgerEvent?) async throws -> Bool {
         do {
-            let rows = try await client.query("""
-                UPDATE sites SET name = \(site.name), time_zone = \(site.timeZone), beacon_uuid = \(site.beacon.uuid.uuidString),
-                    major = \(Int(site.beacon.major)), geofence_latitude = \(site.geofence?.latitude), geofence_longitude = \(site.geofence?.longitude),
-                    geofence_radius_meters = \(site.geofence?.radiusMeters)
-                WHERE id = \(site.id.rawValue) RETURNING 1
-                """, logger: logger).collect()
-            return !rows.isEmpty
+            return try await audited(audit) { connection in
+                let rows = try await connection.query("""
+                    UPDATE sites SET name = \(site.name), time_zone = \(site.timeZone),
+                        beacon_uuid = \(site.beacon.uuid.uuidString), major = \(Int(site.beacon.major)),
+                        geofence_latitude = \(site.geofence?.latitude), geofence_longitude = \(site.geofence?.longitude),
+                        geofence_radius_meters = \(site.geofence?.radiusMeters)
+                    WHERE id = \(site.id.rawValue) RETURNING 1
+                    """, logger: self.logger).collect()
+                return !rows.isEmpty
+            }
         } catch where Self.isUniqueViolation(error) {
             throw RepositoryError(kind: .conflict, detail: "another site already uses beacon \(site.beacon)")
         }
     }
 
-    public func deactivateSite(id: SiteID, now: Date) async throws -> Bool {
-        let rows = try await client.query("""
-            UPDATE sites SET deactivated_at = COALESCE(deactivated_at, \(now.timeIntervalSince1970))
-            WHERE id = \(id.rawValue) RETURNING 1
-            """, logger: logger).collect()
-        return !rows.isEmpty
+    public func deactivateSite(id: SiteID, now: Date, audit: LedgerEvent?) async throws -> Bool {
+        try await client.withTransaction(logger: logger) { connection in
+            let time = now.timeIntervalSince1970
+            var found: Double?? = .none
+            for try await deactivated in try await connection.query("""
+                UPDATE sites SET deactivated_at = COALESCE(deactivated_at, \(time))
+                WHERE id = \(id.rawValue) RETURNING deactivated_at
+                """, logger: self.logger).decode(Double?.self) { found = .some(deactivated) }
+            guard case .some(let deactivatedAt) = found else { return false }
+            if let audit, deactivatedAt == time { try await self.append(audit, on: connection) }
+            return true
+        }
     }
 
-    public func createBeacon(_ beacon: BeaconRecord) async throws {
+    public func createBeacon(_ beacon: BeaconRecord, audit: LedgerEvent?) async throws {
         do {
-            try await client.query("""
-                INSERT INTO beacons (id, site_id, minor, label, tx_power_dbm)
-                VALUES (\(beacon.id), \(beacon.siteId.rawValue), \(Int(beacon.minor)), \(beacon.label), \(beacon.txPowerDBm))
-                """, logger: logger)
+            try await audited(audit) { connection in
+                try await connection.query("""
+                    INSERT INTO beacons (id, site_id, minor, label, tx_power_dbm)
+                    VALUES (\(beacon.id), \(beacon.siteId.rawValue), \(Int(beacon.minor)), \(beacon.label),
+                            \(beacon.txPowerDBm))
+                    """, logger: self.logger)
+                return true
+            }
         } catch where Self.isUniqueViolation(error) {
             throw RepositoryError(kind: .conflict, detail: "site '\(beacon.siteId)' already has a beacon with minor \(beacon.minor)")
         }
@@ -140,8 +185,11 @@ extension PostgresRepository {
         return beacons
     }
 
-    public func deleteBeacon(id: String) async throws -> Bool {
-        !(try await client.query("DELETE FROM beacons WHERE id = \(id) RETURNING 1", logger: logger).collect()).isEmpty
+    public func deleteBeacon(id: String, audit: LedgerEvent?) async throws -> Bool {
+        try await audited(audit) { connection in
+            !(try await connection.query("DELETE FROM beacons WHERE id = \(id) RETURNING 1", logger: self.logger).collect())
+                .isEmpty
+        }
     }
 
     public func employees() async throws -> [EmployeeRecord] {
@@ -164,7 +212,7 @@ extension PostgresRepository {
         return events
     }
 
-    public func deactivateEmployee(id: UserID, now: Date) async throws -> EmployeeRecord? {
+    public func deactivateEmployee(id: UserID, now: Date, audit: LedgerEvent?) async throws -> EmployeeRecord? {
         try await client.withTransaction(logger: logger) { connection in
             let time = now.timeIntervalSince1970
             let deactivated = try await self.employees(PostgresQuery(unsafeSQL: """
@@ -175,17 +223,21 @@ extension PostgresRepository {
             try await connection.query(
                 "UPDATE devices SET revoked_at = COALESCE(revoked_at, \(time)) WHERE user_id = \(id.rawValue)",
                 logger: self.logger)
+            if let audit, deactivated.deactivatedAt == now { try await self.append(audit, on: connection) }
             return deactivated
         }
     }
 
-    public func updateEmployee(_ employee: EmployeeRecord) async throws -> Bool {
+    public func updateEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws -> Bool {
         do {
-            let rows = try await client.query("""
-                UPDATE employees SET name = \(employee.name), external_id = \(employee.externalId), email = \(employee.email)
-                WHERE id = \(employee.id.rawValue) RETURNING 1
-                """, logger: logger).collect()
-            return !rows.isEmpty
+            return try await audited(audit) { connection in
+                let rows = try await connection.query("""
+                    UPDATE employees SET name = \(employee.name), external_id = \(employee.externalId),
+                        email = \(employee.email)
+                    WHERE id = \(employee.id.rawValue) RETURNING 1
+                    """, logger: self.logger).collect()
+                return !rows.isEmpty
+            }
         } catch where Self.isUniqueViolation(error) {
             throw RepositoryError(kind: .conflict, detail: "another employee already has external id '\(employee.externalId ?? "")'")
         }

@@ -63,13 +63,18 @@ extension PostgresRepository {
 
     // MARK: - Directory
 
-    public func createSite(_ site: SiteRecord) async throws {
+    public func createSite(_ site: SiteRecord, audit: LedgerEvent?) async throws {
         do {
-            try await client.query("""
-                INSERT INTO sites (id, name, time_zone, beacon_uuid, major, geofence_latitude, geofence_longitude, geofence_radius_meters)
-                VALUES (\(site.id.rawValue), \(site.name), \(site.timeZone), \(site.beacon.uuid.uuidString), \(Int(site.beacon.major)),
-                        \(site.geofence?.latitude), \(site.geofence?.longitude), \(site.geofence?.radiusMeters))
-                """, logger: logger)
+            try await audited(audit) { connection in
+                try await connection.query("""
+                    INSERT INTO sites (id, name, time_zone, beacon_uuid, major, geofence_latitude, geofence_longitude,
+                                       geofence_radius_meters)
+                    VALUES (\(site.id.rawValue), \(site.name), \(site.timeZone), \(site.beacon.uuid.uuidString),
+                            \(Int(site.beacon.major)), \(site.geofence?.latitude), \(site.geofence?.longitude),
+                            \(site.geofence?.radiusMeters))
+                    """, logger: self.logger)
+                return true
+            }
         } catch where Self.isUniqueViolation(error) {
             throw RepositoryError(kind: .conflict, detail: "a site with id '\(site.id)' or beacon \(site.beacon) already exists")
         }
@@ -88,10 +93,15 @@ extension PostgresRepository {
         try await sites(PostgresQuery(unsafeSQL: "SELECT \(Self.siteColumns) FROM sites ORDER BY name, id"))
     }
 
-    public func createEmployee(_ employee: EmployeeRecord) async throws {
+    public func createEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws {
         do {
-            try await client.query("INSERT INTO employees (id, name, external_id, email) VALUES (\(employee.id.rawValue), \(employee.name), \(employee.externalId), \(employee.email))",
-                                   logger: logger)
+            try await audited(audit) { connection in
+                try await connection.query("""
+                    INSERT INTO employees (id, name, external_id, email)
+                    VALUES (\(employee.id.rawValue), \(employee.name), \(employee.externalId), \(employee.email))
+                    """, logger: self.logger)
+                return true
+            }
         } catch where Self.isUniqueViolation(error) {
             throw RepositoryError(kind: .conflict, detail: "an employee with id '\(employee.id)' or external id '\(employee.externalId ?? "")' already exists")
         }

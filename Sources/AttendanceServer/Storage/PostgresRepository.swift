@@ -179,8 +179,11 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         }
     }
 
+    /// A unique constraint refused the write (also when it happened inside a transaction, whose
+    /// error wraps it).
     static func isUniqueViolation(_ error: any Error) -> Bool {
-        (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
+        if let wrapped = (error as? PostgresTransactionError)?.closureError { return isUniqueViolation(wrapped) }
+        return (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
     }
 
     // MARK: - Idempotency

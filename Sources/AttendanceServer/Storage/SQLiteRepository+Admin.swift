@@ -26,7 +26,7 @@ extension SQLiteRepository: AdminRepository {
         }
     }
 
-    public func updateSite(_ site: SiteRecord) async throws -> Bool {
+    public func updateSite(_ site: SiteRecord, audit: LedgerEvent?) async throws -> Bool {
         try await writer.write { db in
             do {
                 try db.cachedStatement(sql: """
@@ -37,25 +37,37 @@ extension SQLiteRepository: AdminRepository {
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw RepositoryError(kind: .conflict, detail: "another site already uses beacon \(site.beacon)")
             }
-            return db.changesCount == 1
+            return try Self.audited(db.changesCount == 1, audit, db: db)
         }
     }
 
-    public func deactivateSite(id: SiteID, now: Date) async throws -> Bool {
+    public func deactivateSite(id: SiteID, now: Date, audit: LedgerEvent?) async throws -> Bool {
         try await writer.write { db in
+            let sql = "SELECT deactivatedAt IS NULL FROM sites WHERE id = ?"
+            guard let active = try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: [id.rawValue]) else {
+                return false
+            }
             try db.cachedStatement(sql: "UPDATE sites SET deactivatedAt = COALESCE(deactivatedAt, ?) WHERE id = ?")
                 .execute(arguments: [now.timeIntervalSince1970, id.rawValue])
-            return db.changesCount == 1
+            _ = try Self.audited(active, audit, db: db)
+            return true
         }
     }
 
-    public func createBeacon(_ beacon: BeaconRecord) async throws {
+    /// Writes `audit` when `changed`; returns `changed`.
+    static func audited(_ changed: Bool, _ audit: LedgerEvent?, db: Database) throws -> Bool {
+        if changed, let audit { try append(audit, db: db) }
+        return changed
+    }
+
+    public func createBeacon(_ beacon: BeaconRecord, audit: LedgerEvent?) async throws {
         try await writer.write { db in
             do {
                 try db.cachedStatement(sql: "INSERT INTO beacons (id, siteId, minor, label, txPowerDBm) VALUES (?, ?, ?, ?, ?)").execute(arguments: [beacon.id, beacon.siteId.rawValue, Int(beacon.minor), beacon.label, beacon.txPowerDBm])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw RepositoryError(kind: .conflict, detail: "site '\(beacon.siteId)' already has a beacon with minor \(beacon.minor)")
             }
+            _ = try Self.audited(true, audit, db: db)
         }
     }
 
@@ -70,10 +82,10 @@ extension SQLiteRepository: AdminRepository {
         }
     }
 
-    public func deleteBeacon(id: String) async throws -> Bool {
+    public func deleteBeacon(id: String, audit: LedgerEvent?) async throws -> Bool {
         try await writer.write { db in
             try db.cachedStatement(sql: "DELETE FROM beacons WHERE id = ?").execute(arguments: [id])
-            return db.changesCount == 1
+            return try Self.audited(db.changesCount == 1, audit, db: db)
         }
     }
 
@@ -99,14 +111,17 @@ extension SQLiteRepository: AdminRepository {
         }
     }
 
-    public func deactivateEmployee(id: UserID, now: Date) async throws -> EmployeeRecord? {
+    public func deactivateEmployee(id: UserID, now: Date, audit: LedgerEvent?) async throws -> EmployeeRecord? {
         try await writer.write { db in
             let time = now.timeIntervalSince1970
+            let sql = "SELECT deactivatedAt IS NULL FROM employees WHERE id = ?"
+            let active = try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: [id.rawValue]) == true
             try db.cachedStatement(sql: "UPDATE employees SET deactivatedAt = COALESCE(deactivatedAt, ?) WHERE id = ?")
                 .execute(arguments: [time, id.rawValue])
             guard db.changesCount == 1 else { return nil }
             try db.cachedStatement(sql: "UPDATE devices SET revokedAt = COALESCE(revokedAt, ?) WHERE userId = ?")
                 .execute(arguments: [time, id.rawValue])
+            _ = try Self.audited(active, audit, db: db)
             return try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT * FROM employees WHERE id = ?"), arguments: [id.rawValue]
             )
@@ -114,14 +129,14 @@ extension SQLiteRepository: AdminRepository {
         }
     }
 
-    public func updateEmployee(_ employee: EmployeeRecord) async throws -> Bool {
+    public func updateEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws -> Bool {
         try await writer.write { db in
             do {
                 try db.cachedStatement(sql: "UPDATE employees SET name = ?, externalId = ?, email = ? WHERE id = ?").execute(arguments: [employee.name, employee.externalId, employee.email, employee.id.rawValue])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw RepositoryError(kind: .conflict, detail: "another employee already has external id '\(employee.externalId ?? "")'")
             }
-            return db.changesCount == 1
+            return try Self.audited(db.changesCount == 1, audit, db: db)
         }
     }
 

@@ -48,8 +48,11 @@ extension SQLiteRepository: AuthRepository {
         try await writer.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM adminTokens WHERE tokenHash = ?"), arguments: [hash]) == 1 }
     }
 
-    public func createEnrollmentCode(hash: String, userId: UserID, expiresAt: Date, now: Date) async throws {
+    public func createEnrollmentCode(hash: String, userId: UserID, expiresAt: Date, now: Date, audit: LedgerEvent?)
+        async throws
+    {
         try await writer.write { db in
+            _ = try Self.audited(true, audit, db: db)
             try db.cachedStatement(sql: "INSERT INTO enrollmentCodes (codeHash, userId, expiresAt, createdAt) VALUES (?, ?, ?, ?)").execute(arguments: [hash, userId.rawValue, expiresAt.timeIntervalSince1970, now.timeIntervalSince1970])
         }
     }
@@ -65,8 +68,9 @@ extension SQLiteRepository: AuthRepository {
         }
     }
 
-    public func createDevice(_ device: DeviceRecord, tokenHash: String) async throws {
+    public func createDevice(_ device: DeviceRecord, tokenHash: String, audit: LedgerEvent?) async throws {
         try await writer.write { db in
+            _ = try Self.audited(true, audit, db: db)
             try db.cachedStatement(sql: "INSERT INTO devices (id, userId, tokenHash, platform, deviceName, enrolledAt) VALUES (?, ?, ?, ?, ?, ?)").execute(arguments: [device.id.rawValue, device.userId.rawValue, tokenHash, device.platform, device.deviceName,
                                        device.enrolledAt.timeIntervalSince1970])
         }
@@ -94,8 +98,10 @@ extension SQLiteRepository: AuthRepository {
         }
     }
 
-    public func revokeDevice(id: DeviceID, now: Date) async throws -> DeviceRecord? {
+    public func revokeDevice(id: DeviceID, now: Date, audit: LedgerEvent?) async throws -> DeviceRecord? {
         try await writer.write { db in
+            let sql = "SELECT revokedAt IS NULL FROM devices WHERE id = ?"
+            _ = try Self.audited(try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: [id.rawValue]) == true, audit, db: db)
             try db.cachedStatement(sql: "UPDATE devices SET revokedAt = COALESCE(revokedAt, ?) WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, id.rawValue])
             return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM devices WHERE id = ?"), arguments: [id.rawValue]).map(Self.device)
         }

@@ -231,7 +231,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     // MARK: - Directory
 
-    public func createSite(_ site: SiteRecord) async throws {
+    public func createSite(_ site: SiteRecord, audit: LedgerEvent?) async throws {
         try await writer.write { db in
             do {
                 try db.cachedStatement(sql: """
@@ -242,6 +242,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw RepositoryError(kind: .conflict, detail: "a site with id '\(site.id)' or beacon \(site.beacon) already exists")
             }
+            if let audit { try Self.append(audit, db: db) }
         }
     }
 
@@ -259,13 +260,14 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         try await writer.read { db in try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM sites ORDER BY name, id")).map(Self.site) }
     }
 
-    public func createEmployee(_ employee: EmployeeRecord) async throws {
+    public func createEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws {
         try await writer.write { db in
             do {
                 try db.cachedStatement(sql: "INSERT INTO employees (id, name, externalId, email) VALUES (?, ?, ?, ?)").execute(arguments: [employee.id.rawValue, employee.name, employee.externalId, employee.email])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw RepositoryError(kind: .conflict, detail: "an employee with id '\(employee.id)' or external id '\(employee.externalId ?? "")' already exists")
             }
+            if let audit { try Self.append(audit, db: db) }
         }
     }
 

@@ -1,0 +1,9 @@
+import AttendanceModels
+import Foundation
+
+/// Directory writes that record no ledger row: fixtures (tests, the simulator's world), where no
+/// admin acted. Everything an admin does goes through `AdminService`, which records it.
+extension AttendanceRepository {
+    public func createSite(_ site: SiteRecord) async throws { try await createSite(site, audit: nil) }
+    public func createEmployee(_ employee: EmployeeRecord) async throws { try await createEmployee(employee, audit: nil) }
+}
