@@ -45,7 +45,7 @@ extension AttendanceAPI {
         guard (1...500).contains(limit) else { throw Problem.field("limit", String(limit), expected: "1 to 500") }
         var before: Int64?
         if let cursor = query.cursor {
-            guard let id = Int64(cursor), id > 0 else {
+            guard cursor.count <= 18, cursor.first != "0", let id = Int64(cursor), id > 0 else {
                 throw Problem.field("cursor", InputRules.shown(cursor), expected: "the nextCursor of a previous page")
             }
             before = id

@@ -24,7 +24,8 @@ public struct CorrectionService: Sendable {
         try notInTheFuture("checkOutAt", checkOutAt)
         if let siteId { try await existingSite(siteId) }
         guard checkInAt != nil || checkOutAt != nil || siteId != nil else {
-            throw Problem.field("body", "no change", expected: "at least one of checkInAt, checkOutAt or siteId")
+            throw Problem.field(
+                "body", "no change", expected: "at least one of checkInAt, checkOutAt or siteId", status: 422)
         }
         let correction = SessionCorrection(checkInAt: checkInAt, checkOutAt: checkOutAt, siteId: siteId, reason: reason)
         return try Self.session(
