@@ -18,6 +18,7 @@ final class AppModel: ObservableObject {
     @Published var enrollment = EnrollmentForm()
     @Published private(set) var scanner = ScannerModel(configuration: Configuration())
     @Published var message: String?
+    @Published private(set) var serverRecord: ServerRecordModel?
     let format = DisplayFormat()
     private var apple: AppleDevice?
     private var scannerListener: UUID?
@@ -59,6 +60,49 @@ final class AppModel: ObservableObject {
     }
 
     // MARK: - Actions
+
+    /// History's server half: the employer's record and the requests, fetched when History opens.
+    func loadServerRecord() async {
+        guard let apple, let status else { return }
+        do {
+            let client = try await apple.device.recordClient()
+            let from = Date().addingTimeInterval(-31 * 86_400)
+            let sessions = try await client.sessions(from: from, to: nil)
+            let requests = try await client.requests()
+            let names = Dictionary(CorrectionRequestForm.siteChoices(status).map { ($0.id, $0.name) },
+                                   uniquingKeysWith: { first, _ in first })
+            serverRecord = ServerRecordModel(
+                sessions: sessions, requests: requests,
+                phone: SessionHistory.sessions(events: status.events, open: status.openSessions), siteNames: names,
+                format: format, now: Date())
+        } catch {
+            message = "\(error)"
+        }
+    }
+
+    /// The "Request a correction" sheet for a session of the server's record, or for a missed one.
+    func correctionForm(for session: ServerSession?) async -> CorrectionRequestForm? {
+        guard let apple, let status else { return nil }
+        let motion = await apple.device.motionForManualTime()
+        let evidence = CorrectionRequestForm.PhoneEvidence(
+            stoppedWalkingAt: motion?.manualTimeOffer(checkIn: true, notBefore: nil),
+            startedWalkingAt: motion?.manualTimeOffer(checkIn: false, notBefore: session?.checkInAt))
+        return CorrectionRequestForm(target: session.map { .session($0) } ?? .missing,
+                                     sites: CorrectionRequestForm.siteChoices(status), evidence: evidence)
+    }
+
+    /// Sends the request; nil when it was filed, otherwise what to show (the fields to fix, or the server's words).
+    func file(_ form: CorrectionRequestForm) async -> String? {
+        guard let apple else { return "Not enrolled" }
+        do {
+            let draft = try form.draft(now: Date())
+            _ = try await apple.device.recordClient().file(draft)
+            await loadServerRecord()
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
 
     func perform(_ action: PermissionGuide.Action) {
         switch action {

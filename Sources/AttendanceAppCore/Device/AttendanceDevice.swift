@@ -146,6 +146,14 @@ public actor AttendanceDevice {
         return await platform.motion.snapshot(lookbackMinutes: minutes)
     }
 
+    /// The employer's record of this employee and their correction requests (History), through
+    /// the server. Throws `DeviceError` before enrollment or without the token.
+    public func recordClient() throws -> RecordClient {
+        guard let record = enrollment else { throw DeviceError.notEnrolled }
+        guard let token = try platform.secrets.read(Self.tokenName) else { throw DeviceError.tokenMissing(Self.tokenName) }
+        return RecordClient(serverURL: record.serverURL, token: token)
+    }
+
     public func timerFired(_ name: String) async throws { try await runtime?.timerFired(name) }
     public func drain() async throws { try await runtime?.drain() }
     public func networkBecameReachable() async throws { try await runtime?.networkBecameReachable() }

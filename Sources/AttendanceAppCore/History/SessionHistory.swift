@@ -27,6 +27,17 @@ public struct PhoneSession: Hashable, Sendable, Identifiable {
     /// The check-out's reason (`softExit`, `regionExit`, the employee's words for a manual one).
     public var checkOutReason: String?
 
+    public init(id: SessionKey, site: SiteBeacon, checkInAt: Date, checkOutAt: Date?, manual: Bool, delivery: Delivery,
+                checkOutReason: String? = nil) {
+        self.id = id
+        self.site = site
+        self.checkInAt = checkInAt
+        self.checkOutAt = checkOutAt
+        self.manual = manual
+        self.delivery = delivery
+        self.checkOutReason = checkOutReason
+    }
+
     public func seconds(until now: Date) -> Double { max(0, (checkOutAt ?? now).timeIntervalSince(checkInAt)) }
 
     /// The part of the session inside [start, end).

@@ -23,8 +23,45 @@ struct HistoryView: View {
                 }
                 Section { Text(history.footnote).font(.footnote).foregroundStyle(.secondary) }
             }
+            if let record = model.serverRecord {
+                Section {
+                    ForEach(record.rows) { row in
+                        Button {
+                            Task { form = await model.correctionForm(for: row.correctable) }
+                        } label: {
+                            VStack(alignment: .leading) {
+                                HStack { Text(row.site).bold(); Spacer(); Text(row.duration) }
+                                Text(row.times).font(.callout)
+                                if !row.notes.isEmpty {
+                                    Text(row.notes.joined(separator: " · ")).font(.caption).foregroundStyle(.secondary)
+                                }
+                            }
+                        }
+                        .disabled(row.correctable == nil)
+                    }
+                    Button("Report a missed session") { Task { form = await model.correctionForm(for: nil) } }
+                } header: {
+                    Text("Your employer's record")
+                } footer: {
+                    Text(record.footnote)
+                }
+            }
         }
         .navigationTitle("History")
+        .task { await model.loadServerRecord() }
+        .refreshable { await model.loadServerRecord() }
+        .sheet(item: $form) { current in CorrectionRequestSheet(form: current) { form = nil } }
+    }
+
+    @State private var form: CorrectionRequestForm?
+}
+
+extension CorrectionRequestForm: @retroactive Identifiable {
+    public var id: String {
+        switch target {
+        case .session(let session): session.id.rawValue
+        case .missing: "missing"
+        }
     }
 }
 #endif

@@ -1,0 +1,179 @@
+import AttendanceModels
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import OpenAPIRuntime
+import OpenAPIURLSession
+
+/// A session as the server keeps it (corrections included): the employer's record.
+public struct ServerSession: Hashable, Sendable, Identifiable {
+    public var id: SessionKey
+    public var siteID: String
+    public var checkInAt: Date
+    public var checkOutAt: Date?
+    /// `open`, `closed` or `voided`.
+    public var status: String
+    /// A person corrected, added or voided it.
+    public var corrected: Bool
+    public var manual: Bool
+
+    public init(id: SessionKey, siteID: String, checkInAt: Date, checkOutAt: Date?, status: String, corrected: Bool,
+                manual: Bool) {
+        self.id = id
+        self.siteID = siteID
+        self.checkInAt = checkInAt
+        self.checkOutAt = checkOutAt
+        self.status = status
+        self.corrected = corrected
+        self.manual = manual
+    }
+}
+
+/// What the employee asks HR to change: a session's times (with its key) or a missed session.
+public struct RequestDraft: Hashable, Sendable {
+    public var sessionKey: SessionKey?
+    public var siteID: String?
+    public var checkInAt: Date?
+    public var checkOutAt: Date?
+    public var reason: String
+    /// What the phone knew (motion-dated times, the last beacon heard), RFC 3339.
+    public var evidence: [String: String]
+
+    public init(sessionKey: SessionKey?, siteID: String?, checkInAt: Date?, checkOutAt: Date?, reason: String,
+                evidence: [String: String]) {
+        self.sessionKey = sessionKey
+        self.siteID = siteID
+        self.checkInAt = checkInAt
+        self.checkOutAt = checkOutAt
+        self.reason = reason
+        self.evidence = evidence
+    }
+}
+
+/// A request and HR's decision on it.
+public struct ServerRequest: Hashable, Sendable, Identifiable {
+    public var id: String
+    /// `pending`, `approved` or `rejected`.
+    public var state: String
+    public var sessionKey: SessionKey?
+    public var checkInAt: Date?
+    public var checkOutAt: Date?
+    public var reason: String
+    public var comment: String?
+    public var createdAt: Date
+
+    public init(id: String, state: String, sessionKey: SessionKey?, checkInAt: Date?, checkOutAt: Date?, reason: String,
+                comment: String?, createdAt: Date) {
+        self.id = id
+        self.state = state
+        self.sessionKey = sessionKey
+        self.checkInAt = checkInAt
+        self.checkOutAt = checkOutAt
+        self.reason = reason
+        self.comment = comment
+        self.createdAt = createdAt
+    }
+}
+
+/// Why the employee's record or a request could not be had, worded for the screen.
+public enum RecordError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// 400, 404 or 422: the server refused what was sent, with its detail (which field, why).
+    case refused(status: Int, detail: String)
+    /// 401: this phone's enrollment was revoked.
+    case deviceRevoked(detail: String)
+    case server(status: Int, detail: String)
+    case unreachable(String)
+
+    public var description: String {
+        switch self {
+        case .refused(_, let detail): "The server refused the request: \(detail)"
+        case .deviceRevoked(let detail): "This phone's enrollment was revoked (\(detail)). Enroll again with a new code."
+        case .server(let status, let detail): "The server answered HTTP \(status): \(detail)"
+        case .unreachable(let reason): "Could not reach the server: \(reason)"
+        }
+    }
+}
+
+/// The employee's own record on the server (`GET /v1/me/sessions`) and their correction requests
+/// (`GET` and `POST /v1/me/requests`), with the client generated from openapi.yaml. The contract's
+/// types are mapped to the app's here, and nowhere else.
+public struct RecordClient: Sendable {
+    public let serverURL: URL
+    public let timeoutSeconds: Double
+    private let token: String
+    private let session: URLSession
+
+    public init(serverURL: URL, token: String, timeoutSeconds: Double = 15, session: URLSession? = nil) {
+        self.serverURL = HTTPUploader.serverURL(serverURL)
+        self.token = token
+        self.timeoutSeconds = timeoutSeconds
+        self.session = session ?? HTTPUploader.ephemeralSession(timeoutSeconds: timeoutSeconds)
+    }
+
+    private var client: Client {
+        Client(serverURL: serverURL, configuration: ContractCoding.configuration,
+               transport: URLSessionTransport(configuration: .init(session: session)),
+               middlewares: [DeviceHeaders(token: token), ResponseRecorder()])
+    }
+
+    /// The server's record of this employee between two times, oldest first.
+    public func sessions(from: Date?, to: Date?) async throws(RecordError) -> [ServerSession] {
+        let answer = await Exchange.run(timeoutSeconds: timeoutSeconds) {
+            try await client.listMySessions(query: .init(from: from, to: to))
+        }
+        guard case .ok(let ok) = try Self.output(answer, expected: 200), case .json(let sessions) = ok.body else {
+            throw .server(status: 200, detail: "the answer was not a list of sessions")
+        }
+        return sessions.map(Self.session)
+    }
+
+    public func requests() async throws(RecordError) -> [ServerRequest] {
+        let answer = await Exchange.run(timeoutSeconds: timeoutSeconds) { try await client.listMyRequests() }
+        guard case .ok(let ok) = try Self.output(answer, expected: 200), case .json(let requests) = ok.body else {
+            throw .server(status: 200, detail: "the answer was not a list of requests")
+        }
+        return requests.map(Self.request)
+    }
+
+    /// Files a request; the server answers with it, pending.
+    public func file(_ draft: RequestDraft) async throws(RecordError) -> ServerRequest {
+        let body = Components.Schemas.RequestInput(
+            sessionKey: draft.sessionKey?.rawValue, siteId: draft.siteID, checkInAt: draft.checkInAt,
+            checkOutAt: draft.checkOutAt, reason: draft.reason,
+            evidence: draft.evidence.isEmpty ? nil : .init(additionalProperties: draft.evidence))
+        let answer = await Exchange.run(timeoutSeconds: timeoutSeconds) { try await client.fileRequest(body: .json(body)) }
+        guard case .created(let created) = try Self.output(answer, expected: 201), case .json(let request) = created.body
+        else { throw .server(status: 201, detail: "the answer was not the request") }
+        return Self.request(request)
+    }
+
+    private static func output<Output>(_ answer: Exchange<Output>, expected: Int) throws(RecordError) -> Output {
+        switch answer {
+        case .failure(let reason): throw .unreachable(reason)
+        case .answered(let raw, let output):
+            let detail = ResponseClassifier.problemSummary(raw.body) ?? "no detail"
+            switch raw.status {
+            case expected:
+                guard let output else { throw .server(status: raw.status, detail: "the answer could not be read") }
+                return output
+            case 401: throw .deviceRevoked(detail: detail)
+            case 400, 403, 404, 422: throw .refused(status: raw.status, detail: detail)
+            default: throw .server(status: raw.status, detail: detail)
+            }
+        }
+    }
+
+    static func session(_ wire: Components.Schemas.Session) -> ServerSession {
+        ServerSession(
+            id: SessionKey(wire.sessionKey), siteID: wire.siteId, checkInAt: wire.checkInAt, checkOutAt: wire.checkOutAt,
+            status: wire.status.rawValue, corrected: wire.corrected ?? false, manual: wire.source == .manual)
+    }
+
+    static func request(_ wire: Components.Schemas.CorrectionRequest) -> ServerRequest {
+        ServerRequest(
+            id: wire.requestId, state: wire.state.rawValue, sessionKey: wire.sessionKey.map { SessionKey($0) },
+            checkInAt: wire.checkInAt, checkOutAt: wire.checkOutAt, reason: wire.reason, comment: wire.comment,
+            createdAt: wire.createdAt)
+    }
+}
