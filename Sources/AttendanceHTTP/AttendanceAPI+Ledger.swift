@@ -9,7 +9,9 @@ extension AttendanceAPI {
         .ok(.init(body: .json(try Self.session(try await corrections.session(SessionKey(input.path.sessionKey))))))
     }
 
-    func getSessionHistory(_ input: Operations.GetSessionHistory.Input) async throws
+    func getSessionHistory(
+        _ input: Operations.GetSessionHistory.Input
+    ) async throws
         -> Operations.GetSessionHistory.Output
     {
         let (session, entries) = try await corrections.history(SessionKey(input.path.sessionKey))

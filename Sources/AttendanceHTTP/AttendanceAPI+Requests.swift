@@ -32,7 +32,8 @@ extension AttendanceAPI {
 
     func listRequests(_ input: Operations.ListRequests.Input) async throws -> Operations.ListRequests.Output {
         let state = input.query.state.flatMap { CorrectionRequestRecord.State(rawValue: $0.rawValue) }
-        let found = try await requests.list(userId: try input.query.userId.map { try Self.id("userId", $0) }, state: state)
+        let found = try await requests.list(
+            userId: try input.query.userId.map { try Self.id("userId", $0) }, state: state)
         return .ok(.init(body: .json(found.map(Self.request))))
     }
 

@@ -101,7 +101,8 @@ struct AttendanceAPI: APIProtocol {
         guard let header else { return nil }
         guard let date = HTTPDate.parse(header) else {
             throw Problem.field(
-                "Date", InputRules.shown(header), expected: "an HTTP-date naming a real time, e.g. Tue, 24 Nov 2026 09:00:00 GMT",
+                "Date", InputRules.shown(header),
+                expected: "an HTTP-date naming a real time, e.g. Tue, 24 Nov 2026 09:00:00 GMT",
                 status: 422)
         }
         return date
@@ -126,7 +127,8 @@ struct AttendanceAPI: APIProtocol {
 
     func createSite(_ input: Operations.CreateSite.Input) async throws -> Operations.CreateSite.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        return .created(.init(body: .json(Self.site(try await admin.createSite(Self.siteInput(body), actor: try Caller.actor())))))
+        return .created(
+            .init(body: .json(Self.site(try await admin.createSite(Self.siteInput(body), actor: try Caller.actor())))))
     }
 
     func getSite(_ input: Operations.GetSite.Input) async throws -> Operations.GetSite.Output {
@@ -166,7 +168,8 @@ struct AttendanceAPI: APIProtocol {
     }
 
     func deleteBeacon(_ input: Operations.DeleteBeacon.Input) async throws -> Operations.DeleteBeacon.Output {
-        try await admin.deleteBeacon(id: try Self.id("beaconId", input.path.beaconId) as String, actor: try Caller.actor())
+        try await admin.deleteBeacon(
+            id: try Self.id("beaconId", input.path.beaconId) as String, actor: try Caller.actor())
         return .noContent(.init())
     }
 
@@ -317,13 +320,16 @@ struct AttendanceAPI: APIProtocol {
     /// A ledger row: its columns, and its content as `details` (with the personal part, unless erased).
     static func entry(_ event: LedgerEvent) throws -> Components.Schemas.LedgerEntry {
         var details = (try JSONSerialization.jsonObject(with: event.payload) as? [String: Any]) ?? [:]
-        if let personal = event.personal, let changes = try JSONSerialization.jsonObject(with: personal) as? [String: Any] {
+        if let personal = event.personal,
+            let changes = try JSONSerialization.jsonObject(with: personal) as? [String: Any]
+        {
             details["personal"] = changes["changes"]
         } else if event.personalDigest != nil {
             details["personal"] = "erased"
         }
         let container = try Wire.decode(
-            OpenAPIObjectContainer.self, from: try JSONSerialization.data(withJSONObject: details, options: [.sortedKeys]))
+            OpenAPIObjectContainer.self,
+            from: try JSONSerialization.data(withJSONObject: details, options: [.sortedKeys]))
         return .init(
             id: Int(event.id), kind: event.kind.rawValue, actor: event.actor.rawValue, receivedAt: event.receivedAt,
             deviceAt: event.deviceAt, sessionKey: event.sessionKey?.rawValue, userId: event.userId?.rawValue,

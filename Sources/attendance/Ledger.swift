@@ -18,7 +18,8 @@ struct Ledger: AsyncParsableCommand {
 
         func open() async throws -> any ServerRepository {
             guard database.hasPrefix("postgres") || FileManager.default.fileExists(atPath: database) else {
-                throw CommandFailure("'--database' is '\(database)'; expected an existing SQLite file or a postgres:// URL")
+                throw CommandFailure(
+                    "'--database' is '\(database)'; expected an existing SQLite file or a postgres:// URL")
             }
             var logger = Logger(label: "attendance.ledger")
             logger.logLevel = .warning
@@ -55,7 +56,8 @@ struct Ledger: AsyncParsableCommand {
                 print("the chain is intact")
                 return
             }
-            let place = broken.sequence.map { "seal \($0), row \(broken.eventId)" } ?? "row \(broken.eventId) (not sealed)"
+            let place =
+                broken.sequence.map { "seal \($0), row \(broken.eventId)" } ?? "row \(broken.eventId) (not sealed)"
             throw CommandFailure("the chain is broken at \(place): \(broken.reason)")
         }
     }

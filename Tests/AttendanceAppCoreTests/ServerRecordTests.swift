@@ -10,13 +10,16 @@ import Testing
 /// History's server record and the "Request a correction" sheet: the form's rules (pure), the
 /// record beside the phone's (pure), and the client against the real server over loopback.
 @Suite struct ServerRecordTests {
-    static let t0 = Date(timeIntervalSince1970: 1_795_338_000)   // 2026-11-22T09:00:00Z
+    static let t0 = Date(timeIntervalSince1970: 1_795_338_000)  // 2026-11-22T09:00:00Z
     static let format = DisplayFormat(timeZone: TimeZone(identifier: "UTC")!, locale: Locale(identifier: "en_GB"))
 
-    static func session(_ key: SessionKey = "s-1", out: Double? = 28_800, corrected: Bool = false,
-                        status: String = "closed") -> ServerSession {
-        ServerSession(id: key, siteID: "hq", checkInAt: t0, checkOutAt: out.map { t0.addingTimeInterval($0) },
-                      status: status, corrected: corrected, manual: false)
+    static func session(
+        _ key: SessionKey = "s-1", out: Double? = 28_800, corrected: Bool = false,
+        status: String = "closed"
+    ) -> ServerSession {
+        ServerSession(
+            id: key, siteID: "hq", checkInAt: t0, checkOutAt: out.map { t0.addingTimeInterval($0) },
+            status: status, corrected: corrected, manual: false)
     }
 
     @Test func theFormStartsFromTheSessionAndAsksOnlyForWhatChanges() throws {
@@ -75,21 +78,29 @@ import Testing
     }
 
     @Test func theRecordShowsCorrectionsDifferencesAndDecisions() {
-        let phone = [PhoneSession(id: "s-1", site: SiteBeacon(major: 1), checkInAt: Self.t0.addingTimeInterval(600),
-                                  checkOutAt: Self.t0.addingTimeInterval(28_800), manual: false, delivery: .delivered)]
+        let phone = [
+            PhoneSession(
+                id: "s-1", site: SiteBeacon(major: 1), checkInAt: Self.t0.addingTimeInterval(600),
+                checkOutAt: Self.t0.addingTimeInterval(28_800), manual: false, delivery: .delivered)
+        ]
         let requests = [
-            ServerRequest(id: "req-1", state: "rejected", sessionKey: "s-1", checkInAt: nil, checkOutAt: nil,
-                          reason: "x", comment: "the door log disagrees", createdAt: Self.t0),
-            ServerRequest(id: "req-2", state: "pending", sessionKey: nil, checkInAt: Self.t0, checkOutAt: nil,
-                          reason: "y", comment: nil, createdAt: Self.t0),
+            ServerRequest(
+                id: "req-1", state: "rejected", sessionKey: "s-1", checkInAt: nil, checkOutAt: nil,
+                reason: "x", comment: "the door log disagrees", createdAt: Self.t0),
+            ServerRequest(
+                id: "req-2", state: "pending", sessionKey: nil, checkInAt: Self.t0, checkOutAt: nil,
+                reason: "y", comment: nil, createdAt: Self.t0),
         ]
         let model = ServerRecordModel(
             sessions: [Self.session(corrected: true), Self.session("added-1", status: "voided")], requests: requests,
             phone: phone, siteNames: ["hq": "HQ"], format: Self.format, now: Self.t0.addingTimeInterval(40_000))
         #expect(model.rows.count == 2)
         let corrected = model.rows.first { $0.id == "s-1" }
-        #expect(corrected?.notes == ["corrected by your employer", "differs from this phone",
-                                     "request rejected: the door log disagrees"])
+        #expect(
+            corrected?.notes == [
+                "corrected by your employer", "differs from this phone",
+                "request rejected: the door log disagrees",
+            ])
         #expect(corrected?.site == "HQ" && corrected?.duration == "8 h 00 min")
         let voided = model.rows.first { $0.id == "added-1" }
         #expect(voided?.notes == ["voided", "not on this phone"] && voided?.correctable == nil)
@@ -98,7 +109,8 @@ import Testing
 
     @Test func theClientReadsTheRecordAndFilesARequestOnTheRealServer() async throws {
         let repository = try await Backend.sqlite.makeRepository()
-        try await repository.createSite(SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1)))
+        try await repository.createSite(
+            SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1)))
         try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
         let http = try await RunningServer.start(repository: repository)
         defer { Task { try? await http.stop() } }
@@ -109,14 +121,16 @@ import Testing
         #expect(try await client.sessions(from: nil, to: nil).isEmpty)
 
         let arrived = Date().addingTimeInterval(-30_000)
-        var form = CorrectionRequestForm(target: .missing, sites: [.init(id: "hq", name: "HQ")],
-                                         evidence: .init(stoppedWalkingAt: arrived))
+        var form = CorrectionRequestForm(
+            target: .missing, sites: [.init(id: "hq", name: "HQ")],
+            evidence: .init(stoppedWalkingAt: arrived))
         form.checkOutAt = arrived.addingTimeInterval(28_000)
         form.reason = "my phone was flat all day"
         let filed = try await client.file(try form.draft(now: Date()))
         #expect(filed.state == "pending")
-        _ = try await RequestService(repository: repository).decide(id: filed.id, approve: true, comment: "ok",
-                                                                   actor: .adminToken)
+        _ = try await RequestService(repository: repository).decide(
+            id: filed.id, approve: true, comment: "ok",
+            actor: .adminToken)
         let record = try await client.sessions(from: nil, to: nil)
         #expect(record.count == 1 && record.first?.corrected == true)
         #expect(record.first.map { abs($0.checkInAt.timeIntervalSince(arrived)) < 0.001 } == true)
@@ -129,8 +143,10 @@ import Testing
             _ = try await client.file(draft)
             Issue.record("expected a refusal")
         } catch {
-            #expect(error == .refused(
-                status: 422, detail: "Unprocessable event: 'siteId' is 'nowhere'; expected the id of a site"))
+            #expect(
+                error
+                    == .refused(
+                        status: 422, detail: "Unprocessable event: 'siteId' is 'nowhere'; expected the id of a site"))
         }
     }
 }

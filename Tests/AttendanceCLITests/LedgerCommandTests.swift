@@ -24,10 +24,14 @@ import Testing
         let ada = Principal.device("phone-a", user: "alice")
         for index in 0..<5 {
             let ts = RFC3339.format(now.addingTimeInterval(Double(-3_600 + index * 60)))
-            let checkIn = #"{"userId":"alice","beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":1},"#
+            let checkIn =
+                #"{"userId":"alice","beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":1},"#
                 + #""ts":"\#(ts)","sessionKey":"s-\#(index)","source":"automatic","deviceMeta":{"deviceId":"phone-a","platform":"ios"}}"#
-            #expect(try await service.handle(.checkIn, body: Data(checkIn.utf8), idempotencyKey: "in-\(index)",
-                                             principal: ada).status == 201)
+            #expect(
+                try await service.handle(
+                    .checkIn, body: Data(checkIn.utf8), idempotencyKey: "in-\(index)",
+                    principal: ada
+                ).status == 201)
         }
         repository.shutdown()
         return path
@@ -60,8 +64,9 @@ import Testing
 
     @Test func rebuildRestoresTheSessionsTheLedgerDerives() async throws {
         let path = try await Self.database()
-        #expect(try Self.run(["rebuild", "--database", path, "--check"]).stdout
-                    .contains("sessions that differed from the table: 0"))
+        #expect(
+            try Self.run(["rebuild", "--database", path, "--check"]).stdout
+                .contains("sessions that differed from the table: 0"))
         // Someone edits a session behind the ledger's back…
         try Self.sql("UPDATE sessions SET checkInAt = checkInAt - 7200 WHERE sessionKey = 's-2'", on: path)
         let check = try Self.run(["rebuild", "--database", path, "--check"])

@@ -75,7 +75,8 @@ import Testing
         let (child, port) = try await Self.start(database: database.path, environment: ["ATTENDANCE_ADMIN_TOKEN": admin])
         let employee = try await CrashRecoveryTests.send(
             port, "POST", "/v1/admin/employees", json: Data(#"{"name":"Ada"}"#.utf8), token: admin)
-        let userId = (try JSONSerialization.jsonObject(with: employee.body) as? [String: Any])?["userId"] as? String ?? ""
+        let userId =
+            (try JSONSerialization.jsonObject(with: employee.body) as? [String: Any])?["userId"] as? String ?? ""
         let device = try await CrashRecoveryTests.deviceToken(port, userId: userId, admin: admin)
         // 500 heartbeats for unknown sessions: each is stored (202) in its own durable transaction,
         // so the batch takes long enough to still be running when the signal comes.

@@ -19,7 +19,10 @@ import Testing
             ("POST", "/v1/attendance/events", ["events": [] as [Any]]),
             ("GET", "/v1/me/sessions", nil),
             ("GET", "/v1/me/requests", nil),
-            ("POST", "/v1/me/requests", ["reason": "x", "siteId": ada.siteId, "checkInAt": RFC3339Text.format(Date())]),
+            (
+                "POST", "/v1/me/requests",
+                ["reason": "x", "siteId": ada.siteId, "checkInAt": RFC3339Text.format(Date())]
+            ),
         ]
         for (method, path, json) in attempts {
             let answer = try await live.send(method, path, key: "k-admin", json: json)
@@ -73,8 +76,14 @@ import Testing
             "POST", "/v1/admin/sessions/s-m/corrections",
             json: ["checkOutAt": RFC3339Text.format(earlier.addingTimeInterval(-1)), "reason": "x"])
         #expect(crossing.status == 422)
-        #expect(try await live.send("POST", "/v1/admin/sessions/s-none/corrections", json: ["reason": "x",
-            "checkInAt": RFC3339Text.format(earlier)]).status == 404)
+        #expect(
+            try await live.send(
+                "POST", "/v1/admin/sessions/s-none/corrections",
+                json: [
+                    "reason": "x",
+                    "checkInAt": RFC3339Text.format(earlier),
+                ]
+            ).status == 404)
 
         // The employee sees the server's record, asks for the check-out, HR approves.
         let mine = try await live.send("GET", "/v1/me/sessions", token: ada.token).array
@@ -82,15 +91,18 @@ import Testing
         let leftAt = start.addingTimeInterval(3_600)
         let filed = try await live.send(
             "POST", "/v1/me/requests", token: ada.token,
-            json: ["sessionKey": "s-m", "checkOutAt": RFC3339Text.format(leftAt), "reason": "I left at five",
-                   "evidence": ["motionStartedAt": RFC3339Text.format(leftAt)]])
+            json: [
+                "sessionKey": "s-m", "checkOutAt": RFC3339Text.format(leftAt), "reason": "I left at five",
+                "evidence": ["motionStartedAt": RFC3339Text.format(leftAt)],
+            ])
         #expect(filed.status == 201)
         let requestId = try #require(filed.json["requestId"] as? String)
         #expect(filed.json["state"] as? String == "pending")
         let pending = try await live.send("GET", "/v1/admin/requests?state=pending").array
         #expect(pending.map { $0["requestId"] as? String } == [requestId])
         #expect((pending.first?["evidence"] as? [String: String])?["motionStartedAt"] == RFC3339Text.format(leftAt))
-        let rejectWithout = try await live.send("POST", "/v1/admin/requests/\(requestId)/reject", json: [:] as [String: Any])
+        let rejectWithout = try await live.send(
+            "POST", "/v1/admin/requests/\(requestId)/reject", json: [:] as [String: Any])
         #expect(rejectWithout.status == 400)
         let approved = try await live.send(
             "POST", "/v1/admin/requests/\(requestId)/approve", json: ["comment": "matches the door log"])
@@ -106,9 +118,10 @@ import Testing
         // The history: the device's check-in, then each change with who and why.
         let history = try await live.send("GET", "/v1/admin/sessions/s-m/history").json
         let entries = try #require(history["entries"] as? [[String: Any]])
-        #expect(entries.map { $0["kind"] as? String } == [
-            "checkIn", "session.corrected", "request.filed", "session.corrected", "request.approved",
-        ])
+        #expect(
+            entries.map { $0["kind"] as? String } == [
+                "checkIn", "session.corrected", "request.filed", "session.corrected", "request.approved",
+            ])
         #expect(entries.first?["actor"] as? String == "device:\(ada.deviceId)")
         #expect(entries[1]["actor"] as? String == "admin-token")
         let details = try #require(entries[1]["details"] as? [String: Any])
@@ -120,16 +133,22 @@ import Testing
         // A void instead of a delete; a missed session added; the filters.
         let added = try await live.send(
             "POST", "/v1/admin/sessions",
-            json: ["userId": ada.userId, "siteId": ada.siteId, "checkInAt": RFC3339Text.format(start.addingTimeInterval(-86_400)),
-                   "checkOutAt": RFC3339Text.format(start.addingTimeInterval(-80_000)), "reason": "phone at repair"])
+            json: [
+                "userId": ada.userId, "siteId": ada.siteId,
+                "checkInAt": RFC3339Text.format(start.addingTimeInterval(-86_400)),
+                "checkOutAt": RFC3339Text.format(start.addingTimeInterval(-80_000)), "reason": "phone at repair",
+            ])
         #expect(added.status == 201)
         let addedKey = try #require(added.json["sessionKey"] as? String)
         let voided = try await live.send("POST", "/v1/admin/sessions/\(addedKey)/void", json: ["reason": "duplicate"])
         #expect(voided.json["status"] as? String == "voided")
-        #expect(try await live.send("POST", "/v1/admin/sessions/\(addedKey)/void", json: ["reason": "again"]).status == 409)
-        let correctedOnly = try await live.send("GET", "/v1/admin/sessions?source=corrected").json["items"] as? [[String: Any]]
+        #expect(
+            try await live.send("POST", "/v1/admin/sessions/\(addedKey)/void", json: ["reason": "again"]).status == 409)
+        let correctedOnly =
+            try await live.send("GET", "/v1/admin/sessions?source=corrected").json["items"] as? [[String: Any]]
         #expect(Set(correctedOnly?.compactMap { $0["sessionKey"] as? String } ?? []) == ["s-m", addedKey])
-        let skewed = try await live.send("GET", "/v1/admin/sessions?minSkewSeconds=60").json["items"] as? [[String: Any]]
+        let skewed =
+            try await live.send("GET", "/v1/admin/sessions?minSkewSeconds=60").json["items"] as? [[String: Any]]
         #expect(skewed?.compactMap { $0["sessionKey"] as? String } == ["s-m"])
 
         // The audit log: every admin action, newest first, in pages.
@@ -139,7 +158,9 @@ import Testing
         let cursor = try #require(firstPage["nextCursor"] as? String)
         let rest = try await live.send("GET", "/v1/admin/audit?actor=admin-token&limit=500&cursor=\(cursor)").json
         let kinds = (rest["items"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } ?? []
-        #expect(kinds.contains("employee.created") && kinds.contains("site.created") && kinds.contains("enrollmentCode.issued"))
+        #expect(
+            kinds.contains("employee.created") && kinds.contains("site.created")
+                && kinds.contains("enrollmentCode.issued"))
         let created = (rest["items"] as? [[String: Any]])?.first { $0["kind"] as? String == "employee.created" }
         let personal = (created?["details"] as? [String: Any])?["personal"] as? [String: Any]
         #expect((personal?["name"] as? [String: Any])?["after"] as? String == "Ada")
@@ -147,11 +168,16 @@ import Testing
         try await live.stop()
     }
 
-    @Test(arguments: Backend.allCases) func anErasedEmployeeKeepsTheirHoursAndLosesTheirName(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func anErasedEmployeeKeepsTheirHoursAndLosesTheirName(
+        backend: Backend
+    ) async throws {
         let live = try await LiveServer.start(try await backend.makeRepository())
         let ada = try await live.enrollEmployee(name: "Ada Lovelace")
-        #expect(try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "k", json: LiveServer.checkIn(ada))
-                    .status == 201)
+        #expect(
+            try await live.send(
+                "POST", "/v1/attendance/check-in", token: ada.token, key: "k", json: LiveServer.checkIn(ada)
+            )
+            .status == 201)
         #expect(try await live.send("POST", "/v1/admin/employees/\(ada.userId)/erase").status == 409)
         #expect(try await live.send("POST", "/v1/admin/employees/\(ada.userId)/deactivate").status == 200)
         let erased = try await live.send("POST", "/v1/admin/employees/\(ada.userId)/erase")

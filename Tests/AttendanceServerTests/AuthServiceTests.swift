@@ -82,7 +82,8 @@ import Testing
         let (device, token) = try await auth.enroll(code: code, platform: "ios", deviceName: nil)
         #expect(try await auth.authenticate(authorization: "Bearer \(token)") == .device(device.id, user: "alice"))
         let revoked = try #require(
-            try await repository.revokeDevice(id: device.id, now: Date(timeIntervalSince1970: 1_795_338_100), audit: nil))
+            try await repository.revokeDevice(
+                id: device.id, now: Date(timeIntervalSince1970: 1_795_338_100), audit: nil))
         #expect(revoked.revokedAt != nil)
         #expect(await status { _ = try await auth.authenticate(authorization: "Bearer \(token)") } == 401)
         #expect(try await repository.devices(userId: "alice").map(\.id) == [device.id])

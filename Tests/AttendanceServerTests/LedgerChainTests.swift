@@ -1,7 +1,8 @@
 import AttendanceModels
-@testable import AttendanceServer
 import Foundation
 import Testing
+
+@testable import AttendanceServer
 
 /// The ledger's hashes, the verifier and the replay, with no database.
 @Suite struct LedgerChainTests {
@@ -83,7 +84,9 @@ import Testing
     @Test func erasingPersonalDataKeepsTheRowVerifiable() {
         var row = LedgerEvent.admin(
             .employeeCreated, target: "user-1", userId: "user-1",
-            changes: ["name": LedgerChange(before: nil, after: "Ada"), "deactivatedAt": LedgerChange(before: nil, after: nil)],
+            changes: [
+                "name": LedgerChange(before: nil, after: "Ada"), "deactivatedAt": LedgerChange(before: nil, after: nil),
+            ],
             actor: .adminToken, now: Self.t0)
         row.id = 1
         #expect(row.personal != nil && !String(decoding: row.payload, as: UTF8.self).contains("Ada"))
@@ -113,10 +116,14 @@ import Testing
         for index in rows.indices { rows[index].id = Int64(index + 1) }
         var replay = LedgerReplay()
         for row in rows { try replay.apply(row) }
-        guard case .record(let live, let applied) = SessionLedger.checkIn(
-            checkIn, known: nil, siteIsActive: true,
-            pending: [SessionLedgerTests.pending(1, .checkOut, at: 3_600), SessionLedgerTests.pending(2, .heartbeat, at: 60, user: "bob")],
-            now: Self.t0)
+        guard
+            case .record(let live, let applied) = SessionLedger.checkIn(
+                checkIn, known: nil, siteIsActive: true,
+                pending: [
+                    SessionLedgerTests.pending(1, .checkOut, at: 3_600),
+                    SessionLedgerTests.pending(2, .heartbeat, at: 60, user: "bob"),
+                ],
+                now: Self.t0)
         else {
             Issue.record("expected a record")
             return

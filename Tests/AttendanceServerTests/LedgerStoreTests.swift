@@ -1,10 +1,11 @@
 import AttendanceModels
-@testable import AttendanceServer
 import AttendanceServerTestSupport
 import Foundation
 import GRDB
 import PostgresNIO
 import Testing
+
+@testable import AttendanceServer
 
 /// The ledger on both backends: sessions derived from it (rebuilt identically from any arrival
 /// order), its chain verified and a tampered row found, corrections and requests recorded with
@@ -21,7 +22,8 @@ import Testing
             try await sqlite.writer.writeWithoutTransaction { db in try db.execute(sql: sql) }
         case let postgres as PostgresRepository:
             // One statement per query: the extended protocol takes no more.
-            for statement in sql.components(separatedBy: ";\n") where !statement.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            for statement in sql.components(separatedBy: ";\n")
+            where !statement.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                 try await postgres.client.query(PostgresQuery(unsafeSQL: statement), logger: postgres.logger)
             }
         default:
@@ -41,15 +43,22 @@ import Testing
         for index in 0..<6 {
             let minute = String(format: "%02d", 10 + index * 5)
             let session = "s-\(index)"
-            events.append((.checkIn, IngestServiceTests.checkIn(session: session, ts: "2026-11-22T07:\(minute):00Z"),
-                           "in-\(index)", alice))
+            events.append(
+                (
+                    .checkIn, IngestServiceTests.checkIn(session: session, ts: "2026-11-22T07:\(minute):00Z"),
+                    "in-\(index)", alice
+                ))
             events.append((.heartbeat, heartbeat(session, "2026-11-22T08:\(minute):00Z"), "hb-\(index)", alice))
             if index % 2 == 0 {
-                events.append((.checkOut, IngestServiceTests.checkOut(session: session, ts: "2026-11-22T08:\(minute):30Z"),
-                               "out-\(index)", alice))
+                events.append(
+                    (
+                        .checkOut, IngestServiceTests.checkOut(session: session, ts: "2026-11-22T08:\(minute):30Z"),
+                        "out-\(index)", alice
+                    ))
             }
         }
-        events.append((.checkOut, IngestServiceTests.checkOut(session: "s-1", ts: "2026-11-22T07:30:00Z"), "bob-out", bob))
+        events.append(
+            (.checkOut, IngestServiceTests.checkOut(session: "s-1", ts: "2026-11-22T07:30:00Z"), "bob-out", bob))
         events.append((.heartbeat, heartbeat("s-never", "2026-11-22T08:00:00Z"), "hb-never", alice))
         var generator = SplitMix64(seed: seed)
         return events.shuffled(using: &generator)
@@ -70,8 +79,9 @@ import Testing
             requestId: nil, now: Self.now)
         _ = try await repository.voidSession("s-4", reason: "a visitor's badge", actor: .adminToken, now: Self.now)
         _ = try await repository.addSession(
-            AddedSession(sessionKey: "added-1", userId: "bob", siteId: "hq", checkInAt: Self.now.addingTimeInterval(-7_200),
-                         checkOutAt: nil, reason: "phone broken"), actor: .adminToken, requestId: nil, now: Self.now)
+            AddedSession(
+                sessionKey: "added-1", userId: "bob", siteId: "hq", checkInAt: Self.now.addingTimeInterval(-7_200),
+                checkOutAt: nil, reason: "phone broken"), actor: .adminToken, requestId: nil, now: Self.now)
         let live = Set(try await repository.allSessions())
         #expect(live.count == 7)
         #expect(try await repository.session(key: "s-1")?.checkOutAt == nil, "Bob's check-out never touches s-1")
@@ -130,7 +140,8 @@ import Testing
             (#"{"userId":"alice","beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":1},"#
                 + #""ts":"2026-11-22T07:00:00Z","sessionKey":"s-m","source":"manual","reason":"beacon was down","#
                 + #""deviceMeta":{"deviceId":"phone-a","platform":"ios","appVersion":"1.4"}}"#).utf8)
-        #expect(try await service.handle(.checkIn, body: manual, idempotencyKey: "m", principal: Self.alice).status == 201)
+        #expect(
+            try await service.handle(.checkIn, body: manual, idempotencyKey: "m", principal: Self.alice).status == 201)
         let corrections = CorrectionService(repository: repository, clock: { Self.now })
         let corrected = try await corrections.correct(
             "s-m", checkInAt: Date(timeIntervalSince1970: 1_795_330_800 - 600), checkOutAt: nil, siteId: nil,
@@ -151,8 +162,9 @@ import Testing
         #expect(try await requests.list(userId: nil, state: .pending).map(\.id) == [filed.id])
         await #expect(throws: Problem.self) {
             _ = try await requests.file(
-                RequestService.Input(sessionKey: "s-m", siteId: nil, checkInAt: nil, checkOutAt: Self.now, reason: "x",
-                                     evidence: [:]), user: "bob", device: "phone-b")
+                RequestService.Input(
+                    sessionKey: "s-m", siteId: nil, checkInAt: nil, checkOutAt: Self.now, reason: "x",
+                    evidence: [:]), user: "bob", device: "phone-b")
         }
         let approved = try await requests.decide(id: filed.id, approve: true, comment: "ok", actor: .adminToken)
         #expect(approved.state == .approved && approved.decidedBy == .adminToken)
@@ -161,23 +173,29 @@ import Testing
             _ = try await requests.decide(id: filed.id, approve: false, comment: "no", actor: .adminToken)
         }
         let missing = try await requests.file(
-            RequestService.Input(sessionKey: nil, siteId: "hq", checkInAt: Self.now.addingTimeInterval(-30_000),
-                                 checkOutAt: Self.now.addingTimeInterval(-20_000), reason: "phone was flat",
-                                 evidence: [:]), user: "alice", device: "phone-a")
+            RequestService.Input(
+                sessionKey: nil, siteId: "hq", checkInAt: Self.now.addingTimeInterval(-30_000),
+                checkOutAt: Self.now.addingTimeInterval(-20_000), reason: "phone was flat",
+                evidence: [:]), user: "alice", device: "phone-a")
         let added = try await requests.decide(id: missing.id, approve: true, comment: nil, actor: .adminToken)
         #expect(try await repository.session(key: try #require(added.sessionKey))?.corrected == true)
         let rejected = try await requests.file(
-            RequestService.Input(sessionKey: "s-m", siteId: nil, checkInAt: Self.now.addingTimeInterval(-40_000),
-                                 checkOutAt: nil, reason: "x", evidence: [:]), user: "alice", device: "phone-a")
+            RequestService.Input(
+                sessionKey: "s-m", siteId: nil, checkInAt: Self.now.addingTimeInterval(-40_000),
+                checkOutAt: nil, reason: "x", evidence: [:]), user: "alice", device: "phone-a")
         await #expect(throws: Problem.self) {
             _ = try await requests.decide(id: rejected.id, approve: false, comment: nil, actor: .adminToken)
         }
-        #expect(try await requests.decide(id: rejected.id, approve: false, comment: "no record", actor: .adminToken).state
-                    == .rejected)
+        #expect(
+            try await requests.decide(id: rejected.id, approve: false, comment: "no record", actor: .adminToken).state
+                == .rejected)
 
         let (session, history) = try await corrections.history("s-m")
-        #expect(history.map(\.kind) == [.checkIn, .sessionCorrected, .requestFiled, .sessionCorrected, .requestApproved,
-                                        .requestFiled, .requestRejected])
+        #expect(
+            history.map(\.kind) == [
+                .checkIn, .sessionCorrected, .requestFiled, .sessionCorrected, .requestApproved,
+                .requestFiled, .requestRejected,
+            ])
         #expect(history.first?.actor == .device("phone-a"))
         let firstCorrection = try history[1].decodedPayload()
         #expect(firstCorrection.reason == "arrived earlier, per the gate log")
@@ -196,8 +214,9 @@ import Testing
         let eve = try await admin.createEmployee(name: "Eve Example", externalId: "E-17", email: "eve@example.com")
         try await repository.appendLedger(
             LedgerEvent.checkIn(
-                CheckInCommand(sessionKey: "s-eve", userId: eve.id, siteId: "hq", deviceId: nil, at: Self.now,
-                               source: .manual), now: Self.now))
+                CheckInCommand(
+                    sessionKey: "s-eve", userId: eve.id, siteId: "hq", deviceId: nil, at: Self.now,
+                    source: .manual), now: Self.now))
         let ledger = LedgerService(repository: repository)
         try await ledger.sealAll()
         await #expect(throws: Problem.self) { _ = try await admin.eraseEmployee(id: eve.id) }

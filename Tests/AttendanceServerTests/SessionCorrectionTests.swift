@@ -1,7 +1,8 @@
 import AttendanceModels
-@testable import AttendanceServer
 import Foundation
 import Testing
+
+@testable import AttendanceServer
 
 /// `SessionLedger`'s corrections, additions and voids, one test per transition, with no database.
 @Suite struct SessionCorrectionTests {
@@ -28,9 +29,10 @@ import Testing
         #expect(next.checkInAt == Self.at(-900))
         #expect(next.checkOutAt == Self.at(3_600))
         #expect(next.corrected)
-        #expect(changes == [
-            "checkInAt": LedgerChange(before: RFC3339.format(Self.t0), after: RFC3339.format(Self.at(-900)))
-        ])
+        #expect(
+            changes == [
+                "checkInAt": LedgerChange(before: RFC3339.format(Self.t0), after: RFC3339.format(Self.at(-900)))
+            ])
     }
 
     @Test func aCheckOutGivenToAnOpenSessionClosesIt() {
@@ -76,14 +78,16 @@ import Testing
     }
 
     @Test func aVoidKeepsTheSessionMarkedAndRefusesASecond() {
-        let decision = SessionLedger.void(SessionLedgerTests.session(), key: Self.key, reason: "test badge", at: Self.at(60))
+        let decision = SessionLedger.void(
+            SessionLedgerTests.session(), key: Self.key, reason: "test badge", at: Self.at(60))
         guard case .write(let voided, let changes) = decision else {
             Issue.record("expected a write, got \(decision)")
             return
         }
         #expect(voided.status == "voided" && voided.voidReason == "test badge" && voided.corrected)
         #expect(changes["status"] == LedgerChange(before: "open", after: "voided"))
-        #expect(SessionLedger.void(voided, key: Self.key, reason: "again", at: Self.at(90)) == .answer(.voided(Self.key)))
+        #expect(
+            SessionLedger.void(voided, key: Self.key, reason: "again", at: Self.at(90)) == .answer(.voided(Self.key)))
         #expect(SessionLedger.void(nil, key: Self.key, reason: "x", at: Self.at(90)) == .answer(.notFound(Self.key)))
     }
 

@@ -150,7 +150,9 @@ public actor AttendanceDevice {
     /// the server. Throws `DeviceError` before enrollment or without the token.
     public func recordClient() throws -> RecordClient {
         guard let record = enrollment else { throw DeviceError.notEnrolled }
-        guard let token = try platform.secrets.read(Self.tokenName) else { throw DeviceError.tokenMissing(Self.tokenName) }
+        guard let token = try platform.secrets.read(Self.tokenName) else {
+            throw DeviceError.tokenMissing(Self.tokenName)
+        }
         return RecordClient(serverURL: record.serverURL, token: token)
     }
 

@@ -75,7 +75,9 @@ public struct CorrectionRequestForm: Hashable, Sendable {
         let names = status.siteNames
         return status.sites.compactMap { site in
             site.siteID.map {
-                SiteChoice(id: $0.rawValue, name: DisplayFormat.siteName(site.beacon(defaultUUID: status.proximityUUID), in: names))
+                SiteChoice(
+                    id: $0.rawValue,
+                    name: DisplayFormat.siteName(site.beacon(defaultUUID: status.proximityUUID), in: names))
             }
         }
     }
@@ -92,9 +94,11 @@ public struct CorrectionRequestForm: Hashable, Sendable {
         var errors: [FieldError] = []
         let trimmed = reason.trimmingCharacters(in: .whitespacesAndNewlines)
         if !Self.reasonLength.contains(trimmed.count) {
-            errors.append(FieldError(field: "Reason", value: reason,
-                                     expected: "why the record is wrong, \(Self.reasonLength.lowerBound) to "
-                                        + "\(Self.reasonLength.upperBound) characters"))
+            errors.append(
+                FieldError(
+                    field: "Reason", value: reason,
+                    expected: "why the record is wrong, \(Self.reasonLength.lowerBound) to "
+                        + "\(Self.reasonLength.upperBound) characters"))
         }
         if case .missing = target {
             if siteID == nil { errors.append(FieldError(field: "Site", value: "", expected: "the site you worked at")) }
@@ -106,8 +110,10 @@ public struct CorrectionRequestForm: Hashable, Sendable {
             }
         }
         if let arrived = checkInAt, let left = checkOutAt, left < arrived {
-            errors.append(FieldError(field: "Left", value: RFC3339.format(left),
-                                     expected: "a time after you arrived (\(RFC3339.format(arrived)))"))
+            errors.append(
+                FieldError(
+                    field: "Left", value: RFC3339.format(left),
+                    expected: "a time after you arrived (\(RFC3339.format(arrived)))"))
         }
         var sessionKey: SessionKey?
         var proposedIn = checkInAt
@@ -120,8 +126,10 @@ public struct CorrectionRequestForm: Hashable, Sendable {
             if proposedOut == session.checkOutAt { proposedOut = nil }
             if proposedSite == session.siteID { proposedSite = nil }
             if proposedIn == nil, proposedOut == nil, proposedSite == nil {
-                errors.append(FieldError(field: "Times", value: "unchanged",
-                                         expected: "the arrival, departure or site as it should be"))
+                errors.append(
+                    FieldError(
+                        field: "Times", value: "unchanged",
+                        expected: "the arrival, departure or site as it should be"))
             }
         }
         guard errors.isEmpty else { throw FieldErrors(errors) }
@@ -129,7 +137,8 @@ public struct CorrectionRequestForm: Hashable, Sendable {
         facts["motionStoppedAt"] = evidence.stoppedWalkingAt.map(RFC3339.format)
         facts["motionStartedAt"] = evidence.startedWalkingAt.map(RFC3339.format)
         facts["lastBeaconHeardAt"] = evidence.lastBeaconHeardAt.map(RFC3339.format)
-        return RequestDraft(sessionKey: sessionKey, siteID: proposedSite, checkInAt: proposedIn, checkOutAt: proposedOut,
-                            reason: trimmed, evidence: facts)
+        return RequestDraft(
+            sessionKey: sessionKey, siteID: proposedSite, checkInAt: proposedIn, checkOutAt: proposedOut,
+            reason: trimmed, evidence: facts)
     }
 }

@@ -55,8 +55,10 @@ public struct ServerRecordModel: Hashable, Sendable {
         let pending = requests.filter { request in
             request.state == "pending" && (request.sessionKey.map { !known.contains($0) } ?? true)
         }.count
-        footnote = "Your employer's record, as the server keeps it."
-            + (pending > 0 ? " \(pending) of your requests for a missed session \(pending == 1 ? "is" : "are") pending." : "")
+        footnote =
+            "Your employer's record, as the server keeps it."
+            + (pending > 0
+                ? " \(pending) of your requests for a missed session \(pending == 1 ? "is" : "are") pending." : "")
     }
 
     static func describe(_ request: ServerRequest) -> String {

@@ -12,7 +12,8 @@ public enum HTTPDate {
         let parts = calendar.dateComponents([.weekday, .day, .month, .year, .hour, .minute, .second], from: date)
         func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
         return "\(weekdays[(parts.weekday ?? 1) - 1]), \(two(parts.day)) \(months[(parts.month ?? 1) - 1]) "
-            + "\(String(format: "%04d", parts.year ?? 1970)) \(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) GMT"
+            + "\(String(format: "%04d", parts.year ?? 1970)) "
+            + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) GMT"
     }
 
     /// The instant, or nil when `text` is not an IMF-fixdate naming a real time.
@@ -28,7 +29,8 @@ public enum HTTPDate {
         }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "GMT")!
-        let components = DateComponents(year: year, month: month + 1, day: day, hour: time[0], minute: time[1], second: time[2])
+        let components = DateComponents(
+            year: year, month: month + 1, day: day, hour: time[0], minute: time[1], second: time[2])
         guard components.isValidDate(in: calendar), let date = calendar.date(from: components) else { return nil }
         return date
     }

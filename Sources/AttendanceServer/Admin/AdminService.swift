@@ -28,14 +28,16 @@ public struct AdminService: Sendable {
 
     public func createSite(_ input: SiteInput, actor: LedgerActor = .adminToken) async throws -> SiteRecord {
         let site = try validated(input, id: SiteID("site-" + Tokens.newToken().prefix(10).lowercased()))
-        let audit = Self.audit(.siteCreated, target: site.id.rawValue, before: [:], after: Self.fields(site), actor: actor)
+        let audit = Self.audit(
+            .siteCreated, target: site.id.rawValue, before: [:], after: Self.fields(site), actor: actor)
         do { try await repository.createSite(site, audit: audit) } catch let error as RepositoryError {
             throw Problem(409, "Conflict", error.detail)
         }
         return site
     }
 
-    public func updateSite(id: SiteID, _ input: SiteInput, actor: LedgerActor = .adminToken) async throws -> SiteRecord {
+    public func updateSite(id: SiteID, _ input: SiteInput, actor: LedgerActor = .adminToken) async throws -> SiteRecord
+    {
         var site = try validated(input, id: id)
         let before = try await repository.site(id: id)
         site.deactivatedAt = before?.deactivatedAt
@@ -154,7 +156,8 @@ public struct AdminService: Sendable {
 
     public func deleteBeacon(id: String, actor: LedgerActor = .adminToken) async throws {
         let before = try await repository.beacons(siteId: nil).first { $0.id == id }
-        let audit = Self.audit(.beaconDeleted, target: id, before: before.map(Self.fields) ?? [:], after: [:], actor: actor)
+        let audit = Self.audit(
+            .beaconDeleted, target: id, before: before.map(Self.fields) ?? [:], after: [:], actor: actor)
         guard try await repository.deleteBeacon(id: id, audit: audit) else { throw Self.notFound("beacon", id) }
     }
 

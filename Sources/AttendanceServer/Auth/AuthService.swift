@@ -27,7 +27,8 @@ public struct AuthService: Sendable {
             if try await !repository.isAdminToken(hash: hash) {
                 try await repository.replaceAdminTokens(hash: hash, now: clock())
                 try await repository.appendLedger(
-                    LedgerEvent.admin(.adminTokenReplaced, target: "ATTENDANCE_ADMIN_TOKEN", changes: [:], actor: .server,
+                    LedgerEvent.admin(
+                        .adminTokenReplaced, target: "ATTENDANCE_ADMIN_TOKEN", changes: [:], actor: .server,
                                       now: clock()))
             }
             return nil
@@ -78,7 +79,8 @@ public struct AuthService: Sendable {
             changes: ["expiresAt": LedgerChange(before: nil, after: RFC3339.format(expiresAt))], actor: actor,
             now: clock())
         try await repository.createEnrollmentCode(
-            hash: Tokens.hash(Tokens.normalizeCode(code)), userId: user, expiresAt: expiresAt, now: clock(), audit: audit)
+            hash: Tokens.hash(Tokens.normalizeCode(code)), userId: user, expiresAt: expiresAt, now: clock(),
+            audit: audit)
         return (code, expiresAt)
     }
 

@@ -67,7 +67,8 @@ extension LedgerEvent {
             sampleCount: payload.sampleCount, medianRSSI: payload.medianRSSI, stdevDB: payload.stdevDB,
             walking: payload.walking, clockSkewSeconds: payload.clockSkewSeconds)
         return CheckInCommand(
-            sessionKey: sessionKey, userId: userId, siteId: SiteID(siteId), deviceId: payload.deviceId.map { DeviceID($0) },
+            sessionKey: sessionKey, userId: userId, siteId: SiteID(siteId),
+            deviceId: payload.deviceId.map { DeviceID($0) },
             at: deviceAt, source: EventSource(rawValue: payload.source ?? "") ?? .automatic,
             reason: payload.checkInReason, evidence: evidence)
     }

@@ -32,7 +32,9 @@ public enum LedgerHash {
 
     /// Seals `events` (id and content hash, in the order found) after seal `sequence` whose hash
     /// is `previous`.
-    public static func seals(after sequence: Int64, previous: String, events: [(id: Int64, hash: String)])
+    public static func seals(
+        after sequence: Int64, previous: String, events: [(id: Int64, hash: String)]
+    )
         -> [LedgerSeal]
     {
         var seals: [LedgerSeal] = []

@@ -18,15 +18,17 @@ enum LedgerMigration {
         checkIn.evidence.checkOutSource = nil
         var events = [migrated(LedgerEvent.checkIn(checkIn, now: createdAt))]
         if let checkOutAt = session.checkOutAt {
-            events.append(sessionEvent(
-                kind: .checkOut, key: session.sessionKey, userId: session.userId, at: checkOutAt,
-                reason: session.checkOutReason, source: session.evidence.checkOutSource,
-                deviceId: session.deviceId, receivedAt: createdAt))
+            events.append(
+                sessionEvent(
+                    kind: .checkOut, key: session.sessionKey, userId: session.userId, at: checkOutAt,
+                    reason: session.checkOutReason, source: session.evidence.checkOutSource,
+                    deviceId: session.deviceId, receivedAt: createdAt))
         }
         if session.lastSeenAt > max(session.checkInAt, session.checkOutAt ?? session.checkInAt) {
-            events.append(sessionEvent(
-                kind: .heartbeat, key: session.sessionKey, userId: session.userId, at: session.lastSeenAt,
-                reason: nil, source: .automatic, deviceId: session.deviceId, receivedAt: createdAt))
+            events.append(
+                sessionEvent(
+                    kind: .heartbeat, key: session.sessionKey, userId: session.userId, at: session.lastSeenAt,
+                    reason: nil, source: .automatic, deviceId: session.deviceId, receivedAt: createdAt))
         }
         return events
     }

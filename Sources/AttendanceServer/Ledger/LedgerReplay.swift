@@ -66,8 +66,9 @@ public struct LedgerReplay: Sendable {
             apply(SessionLedger.add(added, existing: sessions[key]), receivedAt: event.receivedAt)
         case .sessionVoided:
             let reason = try event.decodedPayload().reason ?? ""
-            apply(SessionLedger.void(sessions[key], key: key, reason: reason, at: event.receivedAt),
-                  receivedAt: event.receivedAt)
+            apply(
+                SessionLedger.void(sessions[key], key: key, reason: reason, at: event.receivedAt),
+                receivedAt: event.receivedAt)
         default:
             break
         }

@@ -31,8 +31,10 @@ public struct LedgerVerifier: Sendable {
         let expected = LedgerHash.seal(
             previous: previous, sequence: seal.sequence, eventId: event.id, contentHash: LedgerHash.content(of: event))
         guard expected == seal.chainHash else {
-            return broken(seal, "seal \(seal.sequence) does not follow from seal \(seal.sequence - 1) "
-                + "(row \(event.id) or the seal was changed after sealing)")
+            return broken(
+                seal,
+                "seal \(seal.sequence) does not follow from seal \(seal.sequence - 1) "
+                    + "(row \(event.id) or the seal was changed after sealing)")
         }
     }
 

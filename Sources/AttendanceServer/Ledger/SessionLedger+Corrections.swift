@@ -63,7 +63,9 @@ extension SessionLedger {
     /// A correction: the given fields replace the session's; the check-in must stay before the
     /// check-out, and a correction that changes nothing is refused (it would say nothing).
     /// Closing an open session by correction records `corrected` as its check-out's reason.
-    public static func correct(_ correction: SessionCorrection, of session: SessionRecord?, key: SessionKey)
+    public static func correct(
+        _ correction: SessionCorrection, of session: SessionRecord?, key: SessionKey
+    )
         -> ChangeDecision
     {
         guard let session else { return .answer(.notFound(key)) }
@@ -78,17 +80,19 @@ extension SessionLedger {
         if let checkOut = next.checkOutAt, checkOut < next.checkInAt {
             let field = correction.checkOutAt != nil ? "checkOutAt" : "checkInAt"
             let value = correction.checkOutAt ?? correction.checkInAt ?? next.checkInAt
-            return .answer(.invalid(
-                field: field, value: RFC3339.format(value),
-                expected: "a check-in at or before the check-out (\(RFC3339.format(next.checkInAt)) → "
-                    + "\(RFC3339.format(checkOut)))"))
+            return .answer(
+                .invalid(
+                    field: field, value: RFC3339.format(value),
+                    expected: "a check-in at or before the check-out (\(RFC3339.format(next.checkInAt)) → "
+                        + "\(RFC3339.format(checkOut)))"))
         }
         next.lastSeenAt = max(next.lastSeenAt, next.checkOutAt ?? next.checkInAt)
         let changes = LedgerChange.diff(shown(session), shown(next))
         guard !changes.isEmpty else {
-            return .answer(.invalid(
-                field: "body", value: "no change",
-                expected: "at least one of checkInAt, checkOutAt or siteId different from the session's"))
+            return .answer(
+                .invalid(
+                    field: "body", value: "no change",
+                    expected: "at least one of checkInAt, checkOutAt or siteId different from the session's"))
         }
         next.corrected = true
         return .write(next, changes: changes)
@@ -98,9 +102,10 @@ extension SessionLedger {
     public static func add(_ added: AddedSession, existing: SessionRecord?) -> ChangeDecision {
         guard existing == nil else { return .answer(.exists(added.sessionKey)) }
         if let checkOut = added.checkOutAt, checkOut < added.checkInAt {
-            return .answer(.invalid(
-                field: "checkOutAt", value: RFC3339.format(checkOut),
-                expected: "a time at or after checkInAt (\(RFC3339.format(added.checkInAt)))"))
+            return .answer(
+                .invalid(
+                    field: "checkOutAt", value: RFC3339.format(checkOut),
+                    expected: "a time at or after checkInAt (\(RFC3339.format(added.checkInAt)))"))
         }
         let session = SessionRecord(
             sessionKey: added.sessionKey, userId: added.userId, siteId: added.siteId, deviceId: nil,

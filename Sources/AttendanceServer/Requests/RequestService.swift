@@ -90,7 +90,9 @@ public struct RequestService: Sendable {
         return try await repository.requests(userId: userId, state: state)
     }
 
-    public func decide(id: String, approve: Bool, comment: String?, actor: LedgerActor) async throws
+    public func decide(
+        id: String, approve: Bool, comment: String?, actor: LedgerActor
+    ) async throws
         -> CorrectionRequestRecord
     {
         try InputRules.identifier("requestId", id, maxLength: InputRules.maxIdLength)
@@ -99,7 +101,9 @@ public struct RequestService: Sendable {
         } else if !approve {
             throw Problem.field("comment", nil, expected: "why the request is rejected (the employee reads it)")
         }
-        switch try await repository.decideRequest(id: id, approve: approve, comment: comment, actor: actor, now: clock()) {
+        switch try await repository.decideRequest(
+            id: id, approve: approve, comment: comment, actor: actor, now: clock())
+        {
         case .decided(let request): return request
         case .notFound: throw Problem(404, "Not found", "no request with id '\(id)'")
         case .alreadyDecided(let request):

@@ -16,7 +16,8 @@ public protocol AuthRepository: Sendable {
     /// Makes `hash` the only admin token (a configured token replaces whatever was stored).
     func replaceAdminTokens(hash: String, now: Date) async throws
     func isAdminToken(hash: String) async throws -> Bool
-    func createEnrollmentCode(hash: String, userId: UserID, expiresAt: Date, now: Date, audit: LedgerEvent?) async throws
+    func createEnrollmentCode(
+        hash: String, userId: UserID, expiresAt: Date, now: Date, audit: LedgerEvent?) async throws
     /// Marks the code used if it is known, unused and unexpired: atomically, so a code works once.
     func redeemEnrollmentCode(hash: String, now: Date) async throws -> CodeRedemption
     func createDevice(_ device: DeviceRecord, tokenHash: String, audit: LedgerEvent?) async throws

@@ -48,9 +48,13 @@ public protocol LedgerRepository: Sendable {
         _ key: SessionKey, _ correction: SessionCorrection, actor: LedgerActor, requestId: String?, now: Date
     ) async throws -> CorrectionOutcome
     /// An added session (`SessionLedger.add`), written with its ledger row.
-    func addSession(_ added: AddedSession, actor: LedgerActor, requestId: String?, now: Date) async throws
+    func addSession(
+        _ added: AddedSession, actor: LedgerActor, requestId: String?, now: Date
+    ) async throws
         -> CorrectionOutcome
     /// A void (`SessionLedger.void`), written with its ledger row.
-    func voidSession(_ key: SessionKey, reason: String, actor: LedgerActor, now: Date) async throws
+    func voidSession(
+        _ key: SessionKey, reason: String, actor: LedgerActor, now: Date
+    ) async throws
         -> CorrectionOutcome
 }

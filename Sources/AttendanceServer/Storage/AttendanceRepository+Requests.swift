@@ -9,7 +9,9 @@ public protocol RequestRepository: Sendable {
     func requests(userId: UserID?, state: CorrectionRequestRecord.State?) async throws -> [CorrectionRequestRecord]
     /// Approves or rejects a pending request (`RequestRules.decide`); an approval applies its
     /// correction or adds its session in the same transaction, with both ledger rows.
-    func decideRequest(id: String, approve: Bool, comment: String?, actor: LedgerActor, now: Date) async throws
+    func decideRequest(
+        id: String, approve: Bool, comment: String?, actor: LedgerActor, now: Date
+    ) async throws
         -> RequestDecisionOutcome
     /// Pseudonymises a deactivated employee: name replaced, e-mail and external id removed, the
     /// personal data of their ledger rows erased, and a row recording it, in one transaction.

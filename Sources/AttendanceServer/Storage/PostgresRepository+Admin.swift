@@ -118,7 +118,9 @@ extension PostgresRepository {
     public func revokeDevice(id: DeviceID, now: Date, audit: LedgerEvent?) async throws -> DeviceRecord? {
         try await client.withTransaction(logger: logger) { connection in
             let query = PostgresQuery(
-                unsafeSQL: "UPDATE devices SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 RETURNING \(Self.deviceColumns)",
+                unsafeSQL:
+                    "UPDATE devices SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 "
+                    + "RETURNING \(Self.deviceColumns)",
                 binds: try binds(now.timeIntervalSince1970, id.rawValue))
             let device = try await self.devices(query, on: connection).first
             if let audit, device?.revokedAt == now { try await self.append(audit, on: connection) }
@@ -134,7 +136,8 @@ extension PostgresRepository {
                 let rows = try await connection.query("""
                     UPDATE sites SET name = \(site.name), time_zone = \(site.timeZone),
                         beacon_uuid = \(site.beacon.uuid.uuidString), major = \(Int(site.beacon.major)),
-                        geofence_latitude = \(site.geofence?.latitude), geofence_longitude = \(site.geofence?.longitude),
+                        geofence_latitude = \(site.geofence?.latitude),
+                        geofence_longitude = \(site.geofence?.longitude),
                         geofence_radius_meters = \(site.geofence?.radiusMeters)
                     WHERE id = \(site.id.rawValue) RETURNING 1
                     """, logger: self.logger).collect()
@@ -187,7 +190,8 @@ extension PostgresRepository {
 
     public func deleteBeacon(id: String, audit: LedgerEvent?) async throws -> Bool {
         try await audited(audit) { connection in
-            !(try await connection.query("DELETE FROM beacons WHERE id = \(id) RETURNING 1", logger: self.logger).collect())
+            !(try await connection.query("DELETE FROM beacons WHERE id = \(id) RETURNING 1", logger: self.logger)
+                .collect())
                 .isEmpty
         }
     }

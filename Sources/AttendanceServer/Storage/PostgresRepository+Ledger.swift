@@ -63,7 +63,8 @@ extension PostgresRepository: LedgerRepository {
         return LedgerEvent(
             stored: id, kind: LedgerKind(rawValue: kind), sessionKey: key.map { SessionKey($0) },
             userId: user.map { UserID($0) }, actor: LedgerActor(rawValue: actor),
-            receivedAt: Date(timeIntervalSince1970: receivedAt), deviceAt: deviceAt.map(Date.init(timeIntervalSince1970:)),
+            receivedAt: Date(timeIntervalSince1970: receivedAt),
+            deviceAt: deviceAt.map(Date.init(timeIntervalSince1970:)),
             payload: Data(payload.utf8), personal: personal.map { Data($0.utf8) }, personalDigest: digest, hash: hash)
     }
 
@@ -72,7 +73,8 @@ extension PostgresRepository: LedgerRepository {
     func append(_ event: LedgerEvent, on connection: PostgresConnection) async throws -> Int64 {
         let payload = String(decoding: event.payload, as: UTF8.self)
         let personal = event.personal.map { String(decoding: $0, as: UTF8.self) }
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             WITH row AS (
                 INSERT INTO ledger_events (kind, session_key, user_id, actor, received_at, device_at, payload, personal,
                                            personal_digest, hash)
@@ -91,7 +93,10 @@ extension PostgresRepository: LedgerRepository {
     func moveSessionsIntoLedger(on connection: PostgresConnection) async throws {
         var pending: [(Int64, String, String, Double, String?, String?, Double, String?)] = []
         let rows = try await connection.query(
-            "SELECT id, session_key, kind, at, reason, user_id, received_at, source FROM pending_session_events ORDER BY id",
+            """
+            SELECT id, session_key, kind, at, reason, user_id, received_at, source FROM pending_session_events
+            ORDER BY id
+            """,
             logger: logger)
         for try await row in rows.decode((Int64, String, String, Double, String?, String?, Double, String?).self) {
             pending.append(row)
@@ -114,11 +119,16 @@ extension PostgresRepository: LedgerRepository {
         let query = PostgresQuery(
             unsafeSQL: "SELECT \(Self.sessionColumns), created_at FROM sessions ORDER BY created_at, session_key")
         for try await row in try await connection.query(query, logger: logger).decode(SessionRowWithCreation.self) {
-            let (key, user, site, device, checkIn, checkOut, reason, lastSeen, source, checkInReason, checkOutSource,
-                 appVersion, rule, samples, median, stdev, walking, skew, corrected, voidedAt, voidReason, created) = row
-            let session = Self.session((key, user, site, device, checkIn, checkOut, reason, lastSeen, source,
-                                        checkInReason, checkOutSource, appVersion, rule, samples, median, stdev,
-                                        walking, skew, corrected, voidedAt, voidReason))
+            let (
+                key, user, site, device, checkIn, checkOut, reason, lastSeen, source, checkInReason, checkOutSource,
+                appVersion, rule, samples, median, stdev, walking, skew, corrected, voidedAt, voidReason, created
+            ) = row
+            let session = Self.session(
+                (
+                    key, user, site, device, checkIn, checkOut, reason, lastSeen, source,
+                    checkInReason, checkOutSource, appVersion, rule, samples, median, stdev,
+                    walking, skew, corrected, voidedAt, voidReason
+                ))
             sessions.append((session, Date(timeIntervalSince1970: created)))
         }
         for (session, created) in sessions {
@@ -128,9 +138,11 @@ extension PostgresRepository: LedgerRepository {
         }
     }
 
-    typealias SessionRowWithCreation = (String, String, String, String?, Double, Double?, String?, Double, String,
-                                        String?, String?, String?, String?, Int?, Double?, Double?, Bool?,
-                                        Double?, Bool, Double?, String?, Double)
+    typealias SessionRowWithCreation = (
+        String, String, String, String?, Double, Double?, String?, Double, String,
+        String?, String?, String?, String?, Int?, Double?, Double?, Bool?,
+        Double?, Bool, Double?, String?, Double
+    )
 
     public func appendLedger(_ event: LedgerEvent) async throws {
         try await client.withTransaction(logger: logger) { connection in
@@ -153,13 +165,16 @@ extension PostgresRepository: LedgerRepository {
                 "SELECT sequence, chain_hash FROM ledger_seals ORDER BY sequence DESC LIMIT 1", logger: self.logger
             ).decode((Int64, String).self) { (sequence, previous) = (last, chain) }
             var events: [(id: Int64, hash: String)] = []
-            for try await (id, hash) in try await connection.query("""
+            for try await (id, hash) in try await connection.query(
+                """
                 SELECT u.event_id, e.hash FROM ledger_unsealed u JOIN ledger_events e ON e.id = u.event_id
                 ORDER BY u.event_id LIMIT \(limit)
-                """, logger: self.logger).decode((Int64, String).self) { events.append((id, hash)) }
+                """, logger: self.logger
+            ).decode((Int64, String).self) { events.append((id, hash)) }
             guard !events.isEmpty else { return 0 }
             let seals = LedgerHash.seals(after: sequence, previous: previous, events: events)
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO ledger_seals (sequence, event_id, chain_hash, sealed_at)
                 SELECT * FROM unnest(\(seals.map(\.sequence))::bigint[], \(seals.map(\.eventId))::bigint[],
                                      \(seals.map(\.chainHash))::text[]) AS s,
@@ -171,18 +186,23 @@ extension PostgresRepository: LedgerRepository {
         }
     }
 
-    public func ledgerSeals(after sequence: Int64, limit: Int) async throws
+    public func ledgerSeals(
+        after sequence: Int64, limit: Int
+    ) async throws
         -> [(seal: LedgerSeal, event: LedgerEvent?)]
     {
         let columns = Self.ledgerColumns.split(separator: ",").map { "e." + $0.trimmingCharacters(in: .whitespaces) }
-        let query = PostgresQuery(unsafeSQL: """
-            SELECT s.sequence, s.event_id, s.chain_hash, \(columns.joined(separator: ", "))
-            FROM ledger_seals s LEFT JOIN ledger_events e ON e.id = s.event_id
-            WHERE s.sequence > $1 ORDER BY s.sequence LIMIT $2
-            """, binds: try binds(sequence, limit))
+        let query = PostgresQuery(
+            unsafeSQL: """
+                SELECT s.sequence, s.event_id, s.chain_hash, \(columns.joined(separator: ", "))
+                FROM ledger_seals s LEFT JOIN ledger_events e ON e.id = s.event_id
+                WHERE s.sequence > $1 ORDER BY s.sequence LIMIT $2
+                """, binds: try binds(sequence, limit))
         var found: [(seal: LedgerSeal, event: LedgerEvent?)] = []
-        typealias Joined = (Int64, Int64, String, Int64?, String?, String?, String?, String?, Double?, Double?,
-                            String?, String?, String?, String?)
+        typealias Joined = (
+            Int64, Int64, String, Int64?, String?, String?, String?, String?, Double?, Double?,
+            String?, String?, String?, String?
+        )
         for try await row in try await client.query(query, logger: logger).decode(Joined.self) {
             let seal = LedgerSeal(sequence: row.0, eventId: row.1, chainHash: row.2)
             guard let id = row.3, let kind = row.4, let actor = row.7, let receivedAt = row.8, let payload = row.10,
@@ -199,17 +219,20 @@ extension PostgresRepository: LedgerRepository {
     }
 
     public func unsealedLedgerEvents(after id: Int64, limit: Int) async throws -> [LedgerEvent] {
-        try await ledgerEvents(PostgresQuery(unsafeSQL: """
-            SELECT \(Self.ledgerColumns) FROM ledger_events e
-            WHERE e.id > $1 AND NOT EXISTS (SELECT 1 FROM ledger_seals s WHERE s.event_id = e.id)
-            ORDER BY e.id LIMIT $2
-            """, binds: try binds(id, limit)))
+        try await ledgerEvents(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT \(Self.ledgerColumns) FROM ledger_events e
+                    WHERE e.id > $1 AND NOT EXISTS (SELECT 1 FROM ledger_seals s WHERE s.event_id = e.id)
+                    ORDER BY e.id LIMIT $2
+                    """, binds: try binds(id, limit)))
     }
 
     public func ledgerEvents(after id: Int64, limit: Int) async throws -> [LedgerEvent] {
-        try await ledgerEvents(PostgresQuery(
-            unsafeSQL: "SELECT \(Self.ledgerColumns) FROM ledger_events WHERE id > $1 ORDER BY id LIMIT $2",
-            binds: try binds(id, limit)))
+        try await ledgerEvents(
+            PostgresQuery(
+                unsafeSQL: "SELECT \(Self.ledgerColumns) FROM ledger_events WHERE id > $1 ORDER BY id LIMIT $2",
+                binds: try binds(id, limit)))
     }
 
     public func ledgerEvents(_ filter: LedgerFilter, before id: Int64?, limit: Int) async throws -> [LedgerEvent] {
@@ -226,7 +249,8 @@ extension PostgresRepository: LedgerRepository {
         if let user = filter.userId { try add("user_id = ?", user.rawValue) }
         if let id { try add("id < ?", id) }
         try bindings.append(limit)
-        let sql = "SELECT \(Self.ledgerColumns) FROM ledger_events"
+        let sql =
+            "SELECT \(Self.ledgerColumns) FROM ledger_events"
             + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             + " ORDER BY id DESC LIMIT $\(bindings.count)"
         return try await ledgerEvents(PostgresQuery(unsafeSQL: sql, binds: bindings))
@@ -247,7 +271,8 @@ extension PostgresRepository: LedgerRepository {
     public func replaceSessions(with replay: LedgerReplay) async throws {
         try await client.withTransaction(logger: logger) { connection in
             // Every session writer takes its session's lock; this takes the table's, so none runs beside it.
-            try await connection.query("LOCK TABLE sessions, pending_session_events IN EXCLUSIVE MODE", logger: self.logger)
+            try await connection.query(
+                "LOCK TABLE sessions, pending_session_events IN EXCLUSIVE MODE", logger: self.logger)
             try await connection.query("DELETE FROM pending_session_events", logger: self.logger)
             try await connection.query("DELETE FROM sessions", logger: self.logger)
             for (key, session) in replay.sessions {
@@ -284,7 +309,9 @@ extension PostgresRepository: LedgerRepository {
         }
     }
 
-    public func addSession(_ added: AddedSession, actor: LedgerActor, requestId: String?, now: Date) async throws
+    public func addSession(
+        _ added: AddedSession, actor: LedgerActor, requestId: String?, now: Date
+    ) async throws
         -> CorrectionOutcome
     {
         try await transaction(locking: [added.sessionKey]) { connection in
@@ -292,7 +319,9 @@ extension PostgresRepository: LedgerRepository {
         }
     }
 
-    func add(_ added: AddedSession, actor: LedgerActor, requestId: String?, now: Date, on connection: PostgresConnection)
+    func add(
+        _ added: AddedSession, actor: LedgerActor, requestId: String?, now: Date, on connection: PostgresConnection
+    )
         async throws -> CorrectionOutcome
     {
         let existing = try await session(key: added.sessionKey.rawValue, on: connection)
@@ -302,12 +331,15 @@ extension PostgresRepository: LedgerRepository {
         }
     }
 
-    public func voidSession(_ key: SessionKey, reason: String, actor: LedgerActor, now: Date) async throws
+    public func voidSession(
+        _ key: SessionKey, reason: String, actor: LedgerActor, now: Date
+    ) async throws
         -> CorrectionOutcome
     {
         try await transaction(locking: [key]) { connection in
             let session = try await self.session(key: key.rawValue, on: connection)
-            return try await self.write(SessionLedger.void(session, key: key, reason: reason, at: now), on: connection) {
+            return try await self.write(SessionLedger.void(session, key: key, reason: reason, at: now), on: connection)
+            {
                 LedgerEvent.change(.sessionVoided, of: $0, reason: reason, changes: $1, actor: actor, now: now)
             }
         }

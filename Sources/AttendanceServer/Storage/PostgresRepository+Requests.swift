@@ -19,8 +19,10 @@ extension PostgresRepository: RequestRepository {
         id, user_id, kind, state, session_key, site_id, check_in_at, check_out_at, reason, evidence, created_at,
         decided_at, decided_by, comment
         """
-    typealias RequestRow = (String, String, String, String, String?, String?, Double?, Double?, String, String, Double,
-                            Double?, String?, String?)
+    typealias RequestRow = (
+        String, String, String, String, String?, String?, Double?, Double?, String, String, Double,
+        Double?, String?, String?
+    )
 
     static func request(_ row: RequestRow) -> CorrectionRequestRecord {
         let (id, user, kind, state, key, site, checkIn, checkOut, reason, evidence, created, decided, by, comment) = row
@@ -34,14 +36,17 @@ extension PostgresRepository: RequestRepository {
             comment: comment)
     }
 
-    private func requests(_ query: PostgresQuery, on connection: PostgresConnection? = nil) async throws
+    private func requests(
+        _ query: PostgresQuery, on connection: PostgresConnection? = nil
+    ) async throws
         -> [CorrectionRequestRecord]
     {
-        let rows = if let connection {
-            try await connection.query(query, logger: logger)
-        } else {
-            try await client.query(query, logger: logger)
-        }
+        let rows =
+            if let connection {
+                try await connection.query(query, logger: logger)
+            } else {
+                try await client.query(query, logger: logger)
+            }
         var found: [CorrectionRequestRecord] = []
         for try await row in rows.decode(RequestRow.self) { found.append(Self.request(row)) }
         return found
@@ -50,7 +55,8 @@ extension PostgresRepository: RequestRepository {
     public func fileRequest(_ request: CorrectionRequestRecord, actor: LedgerActor) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await self.append(request.filedEvent(actor: actor), on: connection)
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO correction_requests (id, user_id, kind, state, session_key, site_id, check_in_at,
                                                  check_out_at, reason, evidence, created_at)
                 VALUES (\(request.id), \(request.userId.rawValue), \(request.kind.rawValue), \(request.state.rawValue),
@@ -62,7 +68,9 @@ extension PostgresRepository: RequestRepository {
         }
     }
 
-    public func requests(userId: UserID?, state: CorrectionRequestRecord.State?) async throws
+    public func requests(
+        userId: UserID?, state: CorrectionRequestRecord.State?
+    ) async throws
         -> [CorrectionRequestRecord]
     {
         var conditions: [String] = []
@@ -75,13 +83,16 @@ extension PostgresRepository: RequestRepository {
             try bindings.append(state.rawValue)
             conditions.append("state = $\(bindings.count)")
         }
-        let sql = "SELECT \(Self.requestColumns) FROM correction_requests"
+        let sql =
+            "SELECT \(Self.requestColumns) FROM correction_requests"
             + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             + " ORDER BY created_at DESC, id DESC LIMIT 500"
         return try await requests(PostgresQuery(unsafeSQL: sql, binds: bindings))
     }
 
-    public func decideRequest(id: String, approve: Bool, comment: String?, actor: LedgerActor, now: Date) async throws
+    public func decideRequest(
+        id: String, approve: Bool, comment: String?, actor: LedgerActor, now: Date
+    ) async throws
         -> RequestDecisionOutcome
     {
         let select = "SELECT \(Self.requestColumns) FROM correction_requests WHERE id = $1"
@@ -111,7 +122,8 @@ extension PostgresRepository: RequestRepository {
                 decided.sessionKey = session.sessionKey
             }
             try await self.append(decided.decidedEvent(), on: connection)
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE correction_requests SET state = \(decided.state.rawValue),
                     session_key = \(decided.sessionKey?.rawValue), decided_at = \(now.timeIntervalSince1970),
                     decided_by = \(actor.rawValue), comment = \(comment)
@@ -121,7 +133,9 @@ extension PostgresRepository: RequestRepository {
         }
     }
 
-    public func eraseEmployee(id: UserID, pseudonym: String, actor: LedgerActor, now: Date) async throws
+    public func eraseEmployee(
+        id: UserID, pseudonym: String, actor: LedgerActor, now: Date
+    ) async throws
         -> EmployeeRecord?
     {
         try await client.withTransaction(logger: logger) { connection in

@@ -352,10 +352,19 @@ extension PostgresRepository {
 
     public func openSessions(siteId: SiteID?) async throws -> [SessionRecord] {
         if let siteId {
-            return try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE check_out_at IS NULL AND voided_at IS NULL AND site_id = $1 ORDER BY check_in_at",
+            return try await sessions(
+                PostgresQuery(
+                    unsafeSQL:
+                        "SELECT \(Self.sessionColumns) FROM sessions WHERE check_out_at IS NULL AND voided_at IS NULL "
+                            + "AND site_id = $1 ORDER BY check_in_at",
                                                     binds: try binds(siteId.rawValue)))
         }
-        return try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE check_out_at IS NULL AND voided_at IS NULL ORDER BY check_in_at"))
+        return try await sessions(
+            PostgresQuery(
+                unsafeSQL:
+                    "SELECT \(Self.sessionColumns) FROM sessions WHERE check_out_at IS NULL AND voided_at IS NULL "
+                        + "ORDER BY check_in_at"
+            ))
     }
 }
 

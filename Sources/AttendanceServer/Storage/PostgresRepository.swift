@@ -168,7 +168,8 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
                 applied.insert(name)
             }
             let count = last.flatMap { name in Self.migrations.firstIndex { $0.name == name } }.map { $0 + 1 }
-            for migration in Self.migrations.prefix(count ?? Self.migrations.count) where !applied.contains(migration.name) {
+            for migration in Self.migrations.prefix(count ?? Self.migrations.count)
+            where !applied.contains(migration.name) {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }

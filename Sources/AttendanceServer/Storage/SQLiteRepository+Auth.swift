@@ -101,7 +101,8 @@ extension SQLiteRepository: AuthRepository {
     public func revokeDevice(id: DeviceID, now: Date, audit: LedgerEvent?) async throws -> DeviceRecord? {
         try await writer.write { db in
             let sql = "SELECT revokedAt IS NULL FROM devices WHERE id = ?"
-            _ = try Self.audited(try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: [id.rawValue]) == true, audit, db: db)
+            _ = try Self.audited(
+                try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: [id.rawValue]) == true, audit, db: db)
             try db.cachedStatement(sql: "UPDATE devices SET revokedAt = COALESCE(revokedAt, ?) WHERE id = ?").execute(arguments: [now.timeIntervalSince1970, id.rawValue])
             return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM devices WHERE id = ?"), arguments: [id.rawValue]).map(Self.device)
         }

@@ -5,60 +5,76 @@ import GRDB
 extension SQLiteRepository: RequestRepository {
     static func registerRequestMigrations(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("2026-11-25 correction requests") { db in
-            try db.execute(sql: """
-                CREATE TABLE correctionRequests (
-                    id TEXT PRIMARY KEY,
-                    userId TEXT NOT NULL REFERENCES employees(id),
-                    kind TEXT NOT NULL CHECK (kind IN ('correction', 'missingSession')),
-                    state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'rejected')),
-                    sessionKey TEXT,
-                    siteId TEXT,
-                    checkInAt REAL,
-                    checkOutAt REAL,
-                    reason TEXT NOT NULL,
-                    evidence TEXT NOT NULL,
-                    createdAt REAL NOT NULL,
-                    decidedAt REAL,
-                    decidedBy TEXT,
-                    comment TEXT
-                );
-                CREATE INDEX requests_by_user ON correctionRequests (userId, createdAt);
-                CREATE INDEX requests_by_state ON correctionRequests (state, createdAt);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE correctionRequests (
+                        id TEXT PRIMARY KEY,
+                        userId TEXT NOT NULL REFERENCES employees(id),
+                        kind TEXT NOT NULL CHECK (kind IN ('correction', 'missingSession')),
+                        state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'rejected')),
+                        sessionKey TEXT,
+                        siteId TEXT,
+                        checkInAt REAL,
+                        checkOutAt REAL,
+                        reason TEXT NOT NULL,
+                        evidence TEXT NOT NULL,
+                        createdAt REAL NOT NULL,
+                        decidedAt REAL,
+                        decidedBy TEXT,
+                        comment TEXT
+                    );
+                    CREATE INDEX requests_by_user ON correctionRequests (userId, createdAt);
+                    CREATE INDEX requests_by_state ON correctionRequests (state, createdAt);
+                    """)
         }
     }
 
     public func fileRequest(_ request: CorrectionRequestRecord, actor: LedgerActor) async throws {
         try await writer.write { db in
             try Self.append(request.filedEvent(actor: actor), db: db)
-            try db.cachedStatement(sql: """
-                INSERT INTO correctionRequests (id, userId, kind, state, sessionKey, siteId, checkInAt, checkOutAt,
-                                                reason, evidence, createdAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [
-                    request.id, request.userId.rawValue, request.kind.rawValue, request.state.rawValue,
-                    request.sessionKey?.rawValue, request.siteId?.rawValue, request.checkInAt?.timeIntervalSince1970,
-                    request.checkOutAt?.timeIntervalSince1970, request.reason, RequestJSON.encode(request.evidence),
-                    request.createdAt.timeIntervalSince1970,
-                ])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO correctionRequests (id, userId, kind, state, sessionKey, siteId, checkInAt, checkOutAt,
+                                                    reason, evidence, createdAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                request.id, request.userId.rawValue, request.kind.rawValue, request.state.rawValue,
+                request.sessionKey?.rawValue, request.siteId?.rawValue, request.checkInAt?.timeIntervalSince1970,
+                request.checkOutAt?.timeIntervalSince1970, request.reason, RequestJSON.encode(request.evidence),
+                request.createdAt.timeIntervalSince1970,
+            ])
         }
     }
 
-    public func requests(userId: UserID?, state: CorrectionRequestRecord.State?) async throws
+    public func requests(
+        userId: UserID?, state: CorrectionRequestRecord.State?
+    ) async throws
         -> [CorrectionRequestRecord]
     {
         var conditions: [String] = []
         var arguments: [(any DatabaseValueConvertible)?] = []
-        if let userId { conditions.append("userId = ?"); arguments.append(userId.rawValue) }
-        if let state { conditions.append("state = ?"); arguments.append(state.rawValue) }
-        let sql = "SELECT * FROM correctionRequests"
+        if let userId {
+            conditions.append("userId = ?")
+            arguments.append(userId.rawValue)
+        }
+        if let state {
+            conditions.append("state = ?")
+            arguments.append(state.rawValue)
+        }
+        let sql =
+            "SELECT * FROM correctionRequests"
             + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             + " ORDER BY createdAt DESC, id DESC LIMIT 500"
         let bound = StatementArguments(arguments)
-        return try await writer.read { db in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: bound).map(Self.request) }
+        return try await writer.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: bound).map(Self.request)
+        }
     }
 
-    public func decideRequest(id: String, approve: Bool, comment: String?, actor: LedgerActor, now: Date) async throws
+    public func decideRequest(
+        id: String, approve: Bool, comment: String?, actor: LedgerActor, now: Date
+    ) async throws
         -> RequestDecisionOutcome
     {
         try await writer.write { db in
@@ -83,24 +99,29 @@ extension SQLiteRepository: RequestRepository {
                 decided.sessionKey = session.sessionKey
             }
             try Self.append(decided.decidedEvent(), db: db)
-            try db.cachedStatement(sql: """
-                UPDATE correctionRequests SET state = ?, sessionKey = ?, decidedAt = ?, decidedBy = ?, comment = ?
-                WHERE id = ?
-                """).execute(arguments: [
-                    decided.state.rawValue, decided.sessionKey?.rawValue, now.timeIntervalSince1970,
-                    actor.rawValue, comment, id,
-                ])
+            try db.cachedStatement(
+                sql: """
+                    UPDATE correctionRequests SET state = ?, sessionKey = ?, decidedAt = ?, decidedBy = ?, comment = ?
+                    WHERE id = ?
+                    """
+            ).execute(arguments: [
+                decided.state.rawValue, decided.sessionKey?.rawValue, now.timeIntervalSince1970,
+                actor.rawValue, comment, id,
+            ])
             return .decided(decided)
         }
     }
 
-    public func eraseEmployee(id: UserID, pseudonym: String, actor: LedgerActor, now: Date) async throws
+    public func eraseEmployee(
+        id: UserID, pseudonym: String, actor: LedgerActor, now: Date
+    ) async throws
         -> EmployeeRecord?
     {
         try await writer.write { db in
             let sql = "SELECT * FROM employees WHERE id = ?"
-            guard let employee = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id.rawValue])
-                .map(Self.employeeRecord)
+            guard
+                let employee = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id.rawValue])
+                    .map(Self.employeeRecord)
             else { return nil }
             guard !employee.isActive else { return employee }
             try db.cachedStatement(sql: "UPDATE employees SET name = ?, email = NULL, externalId = NULL WHERE id = ?")

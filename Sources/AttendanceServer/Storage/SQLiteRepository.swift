@@ -394,9 +394,18 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     public func openSessions(siteId: SiteID?) async throws -> [SessionRecord] {
         try await writer.read { db in
             if let siteId {
-                return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM sessions WHERE checkOutAt IS NULL AND voidedAt IS NULL AND siteId = ? ORDER BY checkInAt"), arguments: [siteId.rawValue]).map(Self.session)
+                return try Row.fetchAll(
+                    db.cachedStatement(
+                        sql:
+                            "SELECT * FROM sessions WHERE checkOutAt IS NULL AND voidedAt IS NULL AND siteId = ? "
+                                + "ORDER BY checkInAt"
+                    ), arguments: [siteId.rawValue]
+                ).map(Self.session)
             }
-            return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM sessions WHERE checkOutAt IS NULL AND voidedAt IS NULL ORDER BY checkInAt")).map(Self.session)
+            return try Row.fetchAll(
+                db.cachedStatement(
+                    sql: "SELECT * FROM sessions WHERE checkOutAt IS NULL AND voidedAt IS NULL ORDER BY checkInAt")
+            ).map(Self.session)
         }
     }
 
@@ -418,7 +427,8 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
             lastSeenAt: Date(timeIntervalSince1970: row["lastSeenAt"]),
             source: EventSource(rawValue: row["source"]) ?? .automatic,
             evidence: evidence(row), corrected: row["corrected"],
-            voidedAt: (row["voidedAt"] as Double?).map(Date.init(timeIntervalSince1970:)), voidReason: row["voidReason"])
+            voidedAt: (row["voidedAt"] as Double?).map(Date.init(timeIntervalSince1970:)), voidReason: row["voidReason"]
+        )
     }
 
     private static func evidence(_ row: Row) -> SessionEvidence {

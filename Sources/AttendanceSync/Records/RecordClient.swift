@@ -1,10 +1,11 @@
 import AttendanceModels
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import OpenAPIRuntime
 import OpenAPIURLSession
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A session as the server keeps it (corrections included): the employer's record.
 public struct ServerSession: Hashable, Sendable, Identifiable {
@@ -18,8 +19,10 @@ public struct ServerSession: Hashable, Sendable, Identifiable {
     public var corrected: Bool
     public var manual: Bool
 
-    public init(id: SessionKey, siteID: String, checkInAt: Date, checkOutAt: Date?, status: String, corrected: Bool,
-                manual: Bool) {
+    public init(
+        id: SessionKey, siteID: String, checkInAt: Date, checkOutAt: Date?, status: String, corrected: Bool,
+        manual: Bool
+    ) {
         self.id = id
         self.siteID = siteID
         self.checkInAt = checkInAt
@@ -40,8 +43,10 @@ public struct RequestDraft: Hashable, Sendable {
     /// What the phone knew (motion-dated times, the last beacon heard), RFC 3339.
     public var evidence: [String: String]
 
-    public init(sessionKey: SessionKey?, siteID: String?, checkInAt: Date?, checkOutAt: Date?, reason: String,
-                evidence: [String: String]) {
+    public init(
+        sessionKey: SessionKey?, siteID: String?, checkInAt: Date?, checkOutAt: Date?, reason: String,
+        evidence: [String: String]
+    ) {
         self.sessionKey = sessionKey
         self.siteID = siteID
         self.checkInAt = checkInAt
@@ -63,8 +68,10 @@ public struct ServerRequest: Hashable, Sendable, Identifiable {
     public var comment: String?
     public var createdAt: Date
 
-    public init(id: String, state: String, sessionKey: SessionKey?, checkInAt: Date?, checkOutAt: Date?, reason: String,
-                comment: String?, createdAt: Date) {
+    public init(
+        id: String, state: String, sessionKey: SessionKey?, checkInAt: Date?, checkOutAt: Date?, reason: String,
+        comment: String?, createdAt: Date
+    ) {
         self.id = id
         self.state = state
         self.sessionKey = sessionKey
@@ -88,7 +95,8 @@ public enum RecordError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .refused(_, let detail): "The server refused the request: \(detail)"
-        case .deviceRevoked(let detail): "This phone's enrollment was revoked (\(detail)). Enroll again with a new code."
+        case .deviceRevoked(let detail):
+            "This phone's enrollment was revoked (\(detail)). Enroll again with a new code."
         case .server(let status, let detail): "The server answered HTTP \(status): \(detail)"
         case .unreachable(let reason): "Could not reach the server: \(reason)"
         }
@@ -112,9 +120,10 @@ public struct RecordClient: Sendable {
     }
 
     private var client: Client {
-        Client(serverURL: serverURL, configuration: ContractCoding.configuration,
-               transport: URLSessionTransport(configuration: .init(session: session)),
-               middlewares: [DeviceHeaders(token: token), ResponseRecorder()])
+        Client(
+            serverURL: serverURL, configuration: ContractCoding.configuration,
+            transport: URLSessionTransport(configuration: .init(session: session)),
+            middlewares: [DeviceHeaders(token: token), ResponseRecorder()])
     }
 
     /// The server's record of this employee between two times, oldest first.
@@ -142,8 +151,11 @@ public struct RecordClient: Sendable {
             sessionKey: draft.sessionKey?.rawValue, siteId: draft.siteID, checkInAt: draft.checkInAt,
             checkOutAt: draft.checkOutAt, reason: draft.reason,
             evidence: draft.evidence.isEmpty ? nil : .init(additionalProperties: draft.evidence))
-        let answer = await Exchange.run(timeoutSeconds: timeoutSeconds) { try await client.fileRequest(body: .json(body)) }
-        guard case .created(let created) = try Self.output(answer, expected: 201), case .json(let request) = created.body
+        let answer = await Exchange.run(timeoutSeconds: timeoutSeconds) {
+            try await client.fileRequest(body: .json(body))
+        }
+        guard case .created(let created) = try Self.output(answer, expected: 201),
+            case .json(let request) = created.body
         else { throw .server(status: 201, detail: "the answer was not the request") }
         return Self.request(request)
     }
@@ -166,7 +178,8 @@ public struct RecordClient: Sendable {
 
     static func session(_ wire: Components.Schemas.Session) -> ServerSession {
         ServerSession(
-            id: SessionKey(wire.sessionKey), siteID: wire.siteId, checkInAt: wire.checkInAt, checkOutAt: wire.checkOutAt,
+            id: SessionKey(wire.sessionKey), siteID: wire.siteId, checkInAt: wire.checkInAt,
+            checkOutAt: wire.checkOutAt,
             status: wire.status.rawValue, corrected: wire.corrected ?? false, manual: wire.source == .manual)
     }
 
