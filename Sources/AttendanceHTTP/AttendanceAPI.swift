@@ -222,7 +222,8 @@ struct AttendanceAPI: APIProtocol {
                     .init(
                         exportedAt: Date(), employee: Self.employee(data.employee),
                         devices: data.devices.map(Self.device),
-                        sessions: try data.sessions.map(Self.session), pendingEvents: pending))))
+                        sessions: try data.sessions.map(Self.session), pendingEvents: pending,
+                        requests: data.requests.map(Self.request), ledger: try data.ledger.map(Self.entry)))))
     }
 
     func createEnrollmentCode(_ input: Operations.CreateEnrollmentCode.Input) async throws -> Operations.CreateEnrollmentCode.Output {

@@ -242,12 +242,15 @@ public struct AdminService: Sendable {
     }
 
     /// Everything held about one person (their right of access): the employee, their devices,
-    /// every session of theirs and the events their devices sent that no session took.
+    /// every session of theirs, the events their devices sent that no session took, their
+    /// requests, and every ledger row about them (oldest first).
     public struct PersonalData: Sendable {
         public var employee: EmployeeRecord
         public var devices: [DeviceRecord]
         public var sessions: [SessionRecord]
         public var pendingEvents: [PendingEventRecord]
+        public var requests: [CorrectionRequestRecord]
+        public var ledger: [LedgerEvent]
     }
 
     public func personalData(id: UserID) async throws -> PersonalData {
@@ -261,8 +264,16 @@ public struct AdminService: Sendable {
                 page.count == 500
                 ? page.last.map { SessionCursor(checkInAt: $0.checkInAt, sessionKey: $0.sessionKey) } : nil
         } while cursor != nil
+        var ledger: [LedgerEvent] = []
+        var before: Int64?
+        repeat {
+            let page = try await repository.ledgerEvents(LedgerFilter(userId: id), before: before, limit: 500)
+            ledger += page
+            before = page.count == 500 ? page.last?.id : nil
+        } while before != nil
         return PersonalData(employee: employee, devices: try await repository.devices(userId: id), sessions: sessions,
-                            pendingEvents: try await repository.pendingEvents(userId: id))
+                            pendingEvents: try await repository.pendingEvents(userId: id),
+                            requests: try await repository.requests(userId: id, state: nil), ledger: ledger.reversed())
     }
 
     public func employee(id: UserID) async throws -> EmployeeRecord {

@@ -99,10 +99,16 @@ public enum RequestDecisionOutcome: Hashable, Sendable {
 
 public enum RequestRules {
     public enum Decision: Hashable, Sendable {
-        /// Write the request as decided (and, for an approval, its correction).
-        case decide(CorrectionRequestRecord)
+        /// Write the request as decided, with the change an approval applies (nil for a rejection).
+        case decide(CorrectionRequestRecord, applying: Change?)
         /// Nothing to write; this is the answer.
         case answer(RequestDecisionOutcome)
+    }
+
+    /// What an approval does to the sessions.
+    public enum Change: Hashable, Sendable {
+        case correct(SessionKey, SessionCorrection)
+        case add(AddedSession)
     }
 
     /// What a decision does to a pending request: the decided request, or why it can't be decided.
@@ -115,6 +121,14 @@ public enum RequestRules {
         request.decidedAt = now
         request.decidedBy = actor
         request.comment = comment
-        return .decide(request)
+        guard approve else { return .decide(request, applying: nil) }
+        if request.kind == .correction, let key = request.sessionKey {
+            return .decide(request, applying: .correct(key, request.correction))
+        }
+        guard let added = request.addedSession else {
+            return .answer(.correctionRefused(.invalid(
+                field: "request", value: id, expected: "a request with a site and a check-in")))
+        }
+        return .decide(request, applying: .add(added))
     }
 }

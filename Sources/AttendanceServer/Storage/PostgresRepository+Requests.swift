@@ -104,19 +104,16 @@ extension PostgresRepository: RequestRepository {
                 PostgresQuery(unsafeSQL: select + " FOR UPDATE", binds: try binds(id)), on: connection
             ).first
             var decided: CorrectionRequestRecord
+            let change: RequestRules.Change?
             switch RequestRules.decide(found, id: id, approve: approve, comment: comment, actor: actor, now: now) {
             case .answer(let outcome): return outcome
-            case .decide(let request): decided = request
+            case .decide(let request, let applying): (decided, change) = (request, applying)
             }
-            if approve {
-                let outcome: CorrectionOutcome
-                if decided.kind == .correction, let key = decided.sessionKey {
-                    outcome = try await self.correct(
-                        key, decided.correction, actor: actor, requestId: id, now: now, on: connection)
-                } else if let added = decided.addedSession {
-                    outcome = try await self.add(added, actor: actor, requestId: id, now: now, on: connection)
-                } else {
-                    outcome = .invalid(field: "request", value: id, expected: "a request with a site and a check-in")
+            if let change {
+                let outcome = switch change {
+                case .correct(let key, let correction):
+                    try await self.correct(key, correction, actor: actor, requestId: id, now: now, on: connection)
+                case .add(let added): try await self.add(added, actor: actor, requestId: id, now: now, on: connection)
                 }
                 guard case .applied(let session) = outcome else { return .correctionRefused(outcome) }
                 decided.sessionKey = session.sessionKey

@@ -82,18 +82,16 @@ extension SQLiteRepository: RequestRepository {
                 db.cachedStatement(sql: "SELECT * FROM correctionRequests WHERE id = ?"), arguments: [id]
             ).map(Self.request)
             var decided: CorrectionRequestRecord
+            let change: RequestRules.Change?
             switch RequestRules.decide(found, id: id, approve: approve, comment: comment, actor: actor, now: now) {
             case .answer(let outcome): return outcome
-            case .decide(let request): decided = request
+            case .decide(let request, let applying): (decided, change) = (request, applying)
             }
-            if approve {
-                let outcome: CorrectionOutcome
-                if decided.kind == .correction, let key = decided.sessionKey {
-                    outcome = try Self.correct(key, decided.correction, actor: actor, requestId: id, now: now, db: db)
-                } else if let added = decided.addedSession {
-                    outcome = try Self.add(added, actor: actor, requestId: id, now: now, db: db)
-                } else {
-                    outcome = .invalid(field: "request", value: id, expected: "a request with a site and a check-in")
+            if let change {
+                let outcome = switch change {
+                case .correct(let key, let correction):
+                    try Self.correct(key, correction, actor: actor, requestId: id, now: now, db: db)
+                case .add(let added): try Self.add(added, actor: actor, requestId: id, now: now, db: db)
                 }
                 guard case .applied(let session) = outcome else { return .correctionRefused(outcome) }
                 decided.sessionKey = session.sessionKey
