@@ -117,15 +117,23 @@ extension PostgresRepository {
 
     public func revokeDevice(id: DeviceID, now: Date, audit: LedgerEvent?) async throws -> DeviceRecord? {
         try await client.withTransaction(logger: logger) { connection in
+            let wasActive = try await self.flag(
+                "SELECT revoked_at IS NULL FROM devices WHERE id = \(id.rawValue) FOR UPDATE", on: connection)
             let query = PostgresQuery(
                 unsafeSQL:
                     "UPDATE devices SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 "
                     + "RETURNING \(Self.deviceColumns)",
                 binds: try binds(now.timeIntervalSince1970, id.rawValue))
             let device = try await self.devices(query, on: connection).first
-            if let audit, device?.revokedAt == now { try await self.append(audit, on: connection) }
+            if let audit, wasActive { try await self.append(audit, on: connection) }
             return device
         }
+    }
+
+    /// The one boolean `query` selects (false when it finds no row).
+    func flag(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> Bool {
+        for try await value in try await connection.query(query, logger: logger).decode(Bool.self) { return value }
+        return false
     }
 
     // MARK: - Admin
@@ -219,6 +227,8 @@ extension PostgresRepository {
     public func deactivateEmployee(id: UserID, now: Date, audit: LedgerEvent?) async throws -> EmployeeRecord? {
         try await client.withTransaction(logger: logger) { connection in
             let time = now.timeIntervalSince1970
+            let wasActive = try await self.flag(
+                "SELECT deactivated_at IS NULL FROM employees WHERE id = \(id.rawValue) FOR UPDATE", on: connection)
             let deactivated = try await self.employees(PostgresQuery(unsafeSQL: """
                 UPDATE employees SET deactivated_at = COALESCE(deactivated_at,
                     $1) WHERE id = $2 RETURNING \(Self.employeeColumns)
@@ -227,7 +237,7 @@ extension PostgresRepository {
             try await connection.query(
                 "UPDATE devices SET revoked_at = COALESCE(revoked_at, \(time)) WHERE user_id = \(id.rawValue)",
                 logger: self.logger)
-            if let audit, deactivated.deactivatedAt == now { try await self.append(audit, on: connection) }
+            if let audit, wasActive { try await self.append(audit, on: connection) }
             return deactivated
         }
     }
