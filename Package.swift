@@ -150,6 +150,17 @@ let package = Package(
             path: "bench/outbox",
             swiftSettings: strictSwift6
         ),
+        // Fills a database with N ledger rows for timing `attendance ledger rebuild` and `verify` (bench/ledger/run).
+        .executableTarget(
+            name: "ledger-bench",
+            dependencies: [
+                "AttendanceModels", "AttendanceServer", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "bench/ledger",
+            exclude: ["run"],
+            swiftSettings: strictSwift6
+        ),
         .executableTarget(
             name: "engine-bench",
             dependencies: ["AttendanceModels", "AttendanceEngine"],
