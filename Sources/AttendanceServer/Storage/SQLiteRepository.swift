@@ -181,11 +181,14 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         return .answered(reply)
     }
 
+    // The ledger rows (payload and hash) are built before entering SQLite's single writer, so the
+    // writer only runs SQL: docs/decisions/0004-the-ledger-is-the-source-of-truth.md.
     public func checkIn(
         _ command: CheckInCommand, now: Date, answering slot: AnswerSlot<CheckInOutcome>
     ) async throws -> SlotOutcome {
-        try await writer.write { db in
-            try Self.answer(slot, now: now, db: db) { db in try Self.checkIn(command, now: now, db: db) }
+        let row = LedgerEvent.checkIn(command, now: now)
+        return try await writer.write { db in
+            try Self.answer(slot, now: now, db: db) { db in try Self.checkIn(command, row: row, now: now, db: db) }
         }
     }
 
@@ -194,8 +197,9 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     ) async throws
         -> SlotOutcome
     {
-        try await writer.write { db in
-            try Self.answer(slot, now: now, db: db) { db in try Self.apply(command, now: now, db: db) }
+        let row = LedgerEvent.sessionEvent(command, now: now)
+        return try await writer.write { db in
+            try Self.answer(slot, now: now, db: db) { db in try Self.apply(command, row: row, now: now, db: db) }
         }
     }
 
@@ -206,17 +210,24 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     public func ingestBatch(
         _ items: [BatchWrite], now: Date, answering slot: AnswerSlot<[SlotOutcome]>
     ) async throws -> SlotOutcome {
-        try await writer.write { db in
-            try Self.answer(slot, now: now, db: db) { db in try items.map { try Self.write($0, now: now, db: db) } }
+        let rows = items.map { $0.ledgerRow(now: now) }
+        return try await writer.write { db in
+            try Self.answer(slot, now: now, db: db) { db in
+                try zip(items, rows).map { try Self.write($0, row: $1, now: now, db: db) }
+            }
         }
     }
 
-    private static func write(_ item: BatchWrite, now: Date, db: Database) throws -> SlotOutcome {
+    private static func write(_ item: BatchWrite, row: LedgerEvent?, now: Date, db: Database) throws -> SlotOutcome {
         switch item {
         case .checkIn(let command, let slot):
-            try answer(slot, now: now, db: db) { db in try checkIn(command, now: now, db: db) }
+            try answer(slot, now: now, db: db) { db in
+                try checkIn(command, row: row ?? LedgerEvent.checkIn(command, now: now), now: now, db: db)
+            }
         case .apply(let command, let slot):
-            try answer(slot, now: now, db: db) { db in try apply(command, now: now, db: db) }
+            try answer(slot, now: now, db: db) { db in
+                try apply(command, row: row ?? LedgerEvent.sessionEvent(command, now: now), now: now, db: db)
+            }
         case .refusal(let slot): try answer(slot, now: now, db: db) { _ in () }
         case .unkeyed(let reply): .answered(reply)
         }
@@ -282,7 +293,9 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     /// A check-in: what `SessionLedger` decides from the known session, the site's state and the
     /// events that arrived before it, written.
-    private static func checkIn(_ command: CheckInCommand, now: Date, db: Database) throws -> CheckInOutcome {
+    private static func checkIn(
+        _ command: CheckInCommand, row: LedgerEvent, now: Date, db: Database
+    ) throws -> CheckInOutcome {
         let key = command.sessionKey.rawValue
         let known = try session(key: key, db: db)
         let active = try Row.fetchOne(db.cachedStatement(sql: """
@@ -295,7 +308,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         case .answer(let outcome):
             return outcome
         case .record(let session, let applied):
-            try append(LedgerEvent.checkIn(command, now: now), db: db)
+            try append(row, db: db)
             try write(session, createdAt: now, db: db)
             for id in applied {
                 try db.cachedStatement(sql: "DELETE FROM pendingSessionEvents WHERE id = ?").execute(arguments: [id])
@@ -305,11 +318,13 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     }
 
     /// A check-out or heartbeat: what `SessionLedger` decides from the session, written.
-    private static func apply(_ command: SessionEventCommand, now: Date, db: Database) throws -> SessionEventOutcome {
+    private static func apply(
+        _ command: SessionEventCommand, row: LedgerEvent, now: Date, db: Database
+    ) throws -> SessionEventOutcome {
         switch SessionLedger.apply(command, to: try session(key: command.sessionKey.rawValue, db: db)) {
         case .storePending:
             // The pending row takes its ledger row's id, so a rebuild gives the same rows.
-            let id = try append(LedgerEvent.sessionEvent(command, now: now), db: db)
+            let id = try append(row, db: db)
             try insertPending(
                 id: id, key: command.sessionKey, kind: command.kind, at: command.at, reason: command.reason,
                 userId: command.userId, receivedAt: now, source: command.source, db: db)
@@ -317,7 +332,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         case .answer(let outcome):
             return outcome
         case .update(let session):
-            try append(LedgerEvent.sessionEvent(command, now: now), db: db)
+            try append(row, db: db)
             try write(session, createdAt: now, db: db)
             return .applied(session)
         }

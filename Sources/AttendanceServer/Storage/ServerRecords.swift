@@ -215,6 +215,15 @@ public enum BatchWrite: Sendable {
         case .refusal, .unkeyed: nil
         }
     }
+
+    /// The ledger row the item appends if it is recorded (built before a transaction starts).
+    public func ledgerRow(now: Date) -> LedgerEvent? {
+        switch self {
+        case .checkIn(let command, _): LedgerEvent.checkIn(command, now: now)
+        case .apply(let command, _): LedgerEvent.sessionEvent(command, now: now)
+        case .refusal, .unkeyed: nil
+        }
+    }
 }
 
 /// What a write with an `AnswerSlot` did.
