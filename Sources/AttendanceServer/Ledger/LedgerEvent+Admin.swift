@@ -5,7 +5,8 @@ import Foundation
 /// before and after. Personal fields (names, e-mail, external ids) go in the row's erasable part.
 extension LedgerEvent {
     /// The fields of an employee that identify a person.
-    public static let personalFields: Set<String> = ["name", "email", "externalId"]
+    /// A leave day's type and note can be health data (sick leave).
+    public static let personalFields: Set<String> = ["name", "email", "externalId", "leave"]
 
     public static func admin(
         _ kind: LedgerKind, target: String, userId: UserID? = nil, changes: [String: LedgerChange],

@@ -102,6 +102,9 @@ public struct LedgerKind: RawRepresentable, Hashable, Sendable, Codable, CustomS
     public static let deviceRevoked = LedgerKind(rawValue: "device.revoked")
     public static let adminTokenInstalled = LedgerKind(rawValue: "adminToken.installed")
     public static let adminTokenReplaced = LedgerKind(rawValue: "adminToken.replaced")
+    // Timesheet settings: schedules, assignments, a site's rules, holidays, leave (audit only).
+    public static let timesheetSettingSaved = LedgerKind(rawValue: "timesheetSetting.saved")
+    public static let timesheetSettingRemoved = LedgerKind(rawValue: "timesheetSetting.removed")
 }
 
 /// Who made a ledger row: a device (and so its employee), the admin token, the employee through

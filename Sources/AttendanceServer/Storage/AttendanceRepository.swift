@@ -57,7 +57,7 @@ public protocol AttendanceRepository: Sendable {
 
 /// Everything a server backend implements.
 public typealias ServerRepository = AttendanceRepository & AuthRepository & AdminRepository & LedgerRepository
-    & RequestRepository
+    & RequestRepository & TimesheetRepository
 
 /// A storage failure the caller can act on: which constraint, what value.
 public struct RepositoryError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -147,6 +147,7 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         // Sessions and pending rows recorded before the ledger become its first rows (`migrationCode`).
         ("2026-11-25 sessions into the ledger", []),
         ("2026-11-25 correction requests", requestStatements),
+        ("2026-11-25 timesheet settings", timesheetStatements),
     ]
 
     /// Migrations that need code, run after their statements (by name, in the list's order).

@@ -132,6 +132,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         }
         registerLedgerMigrations(&migrator)
         registerRequestMigrations(&migrator)
+        registerTimesheetMigrations(&migrator)
         return migrator
     }
 

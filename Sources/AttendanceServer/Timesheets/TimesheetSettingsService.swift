@@ -1,0 +1,258 @@
+import AttendanceModels
+import Foundation
+
+/// Schedules, assignments, a site's rules, holidays and leave: validated (every refusal a
+/// `Problem` naming the field, the value and what was expected), stored, and audited in the
+/// ledger in the same transaction (`timesheetSetting.saved` / `.removed`, before and after).
+public struct TimesheetSettingsService: Sendable {
+    public let repository: any ServerRepository
+    private let clock: @Sendable () -> Date
+
+    public init(repository: any ServerRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.repository = repository
+        self.clock = clock
+    }
+
+    // MARK: - Schedules
+
+    public func schedules() async throws -> [WorkSchedule] {
+        try await repository.timesheetSettings(kind: .schedule, dates: nil).compactMap(TimesheetSettingCodec.schedule)
+    }
+
+    public func schedule(id: String) async throws -> WorkSchedule {
+        try InputRules.identifier("scheduleId", id)
+        guard let row = try await repository.timesheetSetting(kind: .schedule, id: id),
+            let schedule = TimesheetSettingCodec.schedule(row)
+        else { throw Problem(404, "Not found", "no schedule has the id '\(id)'") }
+        return schedule
+    }
+
+    /// Creates or replaces the schedule `schedule.id`.
+    public func saveSchedule(_ schedule: WorkSchedule, actor: LedgerActor) async throws -> WorkSchedule {
+        try InputRules.identifier("scheduleId", schedule.id)
+        try InputRules.text("name", schedule.name, maxLength: 200, allowEmpty: false)
+        for (day, shift) in schedule.shifts {
+            guard (0...1440).contains(shift.expectedMinutes) else {
+                throw Problem.field(
+                    "shifts[\(day.name)].expectedMinutes", String(shift.expectedMinutes), expected: "0 to 1440",
+                    status: 422)
+            }
+            guard shift.expectedMinutes * 60 <= (shift.endMinuteFromStartDay - shift.startMinute) * 60 else {
+                throw Problem.field(
+                    "shifts[\(day.name)].expectedMinutes", String(shift.expectedMinutes),
+                    expected: "no more than the shift's length from start to end", status: 422)
+            }
+        }
+        try await save(TimesheetSettingCodec.row(schedule, now: clock()), actor: actor)
+        return schedule
+    }
+
+    /// Refused (409) while an assignment or a site's rules use it: past timesheets need it.
+    public func deleteSchedule(id: String, actor: LedgerActor) async throws {
+        _ = try await schedule(id: id)
+        let users = try await assignments(userId: nil).filter { $0.scheduleId == id }
+        let sites = try await repository.timesheetSettings(kind: .siteRules, dates: nil)
+            .filter { TimesheetSettingCodec.rules($0)?.defaultScheduleId == id }
+        guard users.isEmpty, sites.isEmpty else {
+            let uses = users.map { "assignment \($0.id)" } + sites.map { "the rules of site \($0.id)" }
+            throw Problem(409, "Schedule in use", "schedule '\(id)' is used by \(uses.joined(separator: ", "))")
+        }
+        try await remove(.schedule, id: id, actor: actor)
+    }
+
+    // MARK: - Assignments
+
+    public func assignments(userId: UserID?) async throws -> [ScheduleAssignment] {
+        try await repository.timesheetSettings(kind: .assignment, dates: nil)
+            .compactMap(TimesheetSettingCodec.assignment)
+            .filter { userId == nil || $0.userId == userId }
+    }
+
+    public func assign(
+        userId: UserID, siteId: SiteID, scheduleId: String, from: LocalDate, through: LocalDate?, actor: LedgerActor
+    ) async throws -> ScheduleAssignment {
+        guard try await repository.employee(id: userId) != nil else {
+            throw Problem.field("userId", userId.rawValue, expected: "the id of an employee", status: 422)
+        }
+        try await existingSite(siteId)
+        guard try await repository.timesheetSetting(kind: .schedule, id: scheduleId) != nil else {
+            throw Problem.field("scheduleId", InputRules.shown(scheduleId), expected: "the id of a schedule", status: 422)
+        }
+        if let through, through < from {
+            throw Problem.field("through", through.description, expected: "a date on or after 'from'", status: 422)
+        }
+        let candidate = ScheduleAssignment(
+            id: "asg-" + Tokens.newToken().prefix(16).lowercased(), userId: userId, siteId: siteId,
+            scheduleId: scheduleId, from: from, through: through)
+        if let clash = try await assignments(userId: userId).first(where: { overlaps($0, candidate) }) {
+            throw Problem(
+                409, "Overlapping assignment",
+                "employee '\(userId)' already works '\(clash.scheduleId)' at site '\(clash.siteId)' from \(clash.from)"
+                    + (clash.through.map { " through \($0)" } ?? "") + " (assignment \(clash.id)); end it first")
+        }
+        try await save(TimesheetSettingCodec.row(candidate, now: clock()), actor: actor)
+        return candidate
+    }
+
+    public func endAssignment(id: String, actor: LedgerActor) async throws {
+        try InputRules.identifier("assignmentId", id)
+        guard try await repository.timesheetSetting(kind: .assignment, id: id) != nil else {
+            throw Problem(404, "Not found", "no schedule assignment has the id '\(id)'")
+        }
+        try await remove(.assignment, id: id, actor: actor)
+    }
+
+    /// Two assignments of one employee at one site may not cover the same day.
+    private func overlaps(_ a: ScheduleAssignment, _ b: ScheduleAssignment) -> Bool {
+        guard a.siteId == b.siteId else { return false }
+        let aEnd = a.through ?? LocalDate(dayNumber: Int.max / 2)
+        let bEnd = b.through ?? LocalDate(dayNumber: Int.max / 2)
+        return a.from <= bEnd && b.from <= aEnd
+    }
+
+    // MARK: - A site's rules
+
+    public func rules(siteId: SiteID) async throws -> (policy: TimesheetPolicy, defaultScheduleId: String?) {
+        try await existingSite(siteId)
+        guard let row = try await repository.timesheetSetting(kind: .siteRules, id: siteId.rawValue),
+            let rules = TimesheetSettingCodec.rules(row)
+        else { return (TimesheetPolicy(), nil) }
+        return rules
+    }
+
+    public func saveRules(
+        siteId: SiteID, policy: TimesheetPolicy, defaultScheduleId: String?, actor: LedgerActor
+    ) async throws {
+        try await existingSite(siteId)
+        let minutes: [(String, Int?)] = [
+            ("lateGraceMinutes", policy.lateGraceMinutes), ("earlyGraceMinutes", policy.earlyGraceMinutes),
+            ("halfDayBelowMinutes", policy.halfDayBelowMinutes), ("absentBelowMinutes", policy.absentBelowMinutes),
+            ("breakMinimumMinutes", policy.breakMinimumMinutes),
+        ]
+        for case (let field, let value?) in minutes where !(0...1440).contains(value) {
+            throw Problem.field(field, String(value), expected: "0 to 1440 minutes", status: 422)
+        }
+        for (index, rule) in policy.breakRules.enumerated() {
+            guard (1...1440).contains(rule.workedOverMinutes), (1...240).contains(rule.breakMinutes) else {
+                throw Problem.field(
+                    "breakRules[\(index)]", "\(rule.workedOverMinutes) min → \(rule.breakMinutes) min",
+                    expected: "workedOverMinutes 1 to 1440 and breakMinutes 1 to 240", status: 422)
+            }
+        }
+        if let id = defaultScheduleId, try await repository.timesheetSetting(kind: .schedule, id: id) == nil {
+            throw Problem.field("defaultScheduleId", InputRules.shown(id), expected: "the id of a schedule", status: 422)
+        }
+        try await save(
+            TimesheetSettingCodec.row(
+                siteId: siteId, policy: policy, defaultScheduleId: defaultScheduleId, now: clock()), actor: actor)
+    }
+
+    // MARK: - Holidays
+
+    public func holidays(siteId: SiteID) async throws -> [(date: LocalDate, name: String)] {
+        try await existingSite(siteId)
+        return try await repository.timesheetSettings(kind: .holiday, dates: nil)
+            .compactMap(TimesheetSettingCodec.holiday)
+            .filter { $0.siteId == siteId }
+            .map { ($0.date, $0.name) }
+            .sorted { $0.date < $1.date }
+    }
+
+    public func saveHoliday(siteId: SiteID, date: LocalDate, name: String, actor: LedgerActor) async throws {
+        try await existingSite(siteId)
+        try InputRules.text("name", name, maxLength: 200, allowEmpty: false)
+        try await save(TimesheetSettingCodec.holidayRow(siteId: siteId, date: date, name: name, now: clock()), actor: actor)
+    }
+
+    public func deleteHoliday(siteId: SiteID, date: LocalDate, actor: LedgerActor) async throws {
+        try await existingSite(siteId)
+        guard try await repository.timesheetSetting(kind: .holiday, id: "\(siteId.rawValue)/\(date)") != nil else {
+            throw Problem(404, "Not found", "site '\(siteId)' has no holiday on \(date)")
+        }
+        try await remove(.holiday, id: "\(siteId.rawValue)/\(date)", actor: actor)
+    }
+
+    // MARK: - Leave
+
+    public func leave(userId: UserID?, dates: ClosedRange<LocalDate>) async throws -> [LeaveDay] {
+        try await repository.timesheetSettings(kind: .leave, dates: dates)
+            .compactMap(TimesheetSettingCodec.leave)
+            .filter { userId == nil || $0.userId == userId }
+            .sorted { ($0.userId.rawValue, $0.date) < ($1.userId.rawValue, $1.date) }
+    }
+
+    /// Marks `date` as leave. Without a site, the employee's assigned site that day.
+    public func saveLeave(
+        userId: UserID, date: LocalDate, siteId: SiteID?, type: String, note: String?, actor: LedgerActor
+    ) async throws -> LeaveDay {
+        guard try await repository.employee(id: userId) != nil else {
+            throw Problem(404, "Not found", "no employee has the id '\(userId)'")
+        }
+        try InputRules.text("type", type, maxLength: 40, allowEmpty: false)
+        if let note { try InputRules.text("note", note, maxLength: 500) }
+        let site: SiteID
+        if let siteId {
+            try await existingSite(siteId)
+            site = siteId
+        } else if let assigned = try await assignments(userId: userId).first(where: { $0.covers(date) }) {
+            site = assigned.siteId
+        } else {
+            throw Problem.field(
+                "siteId", nil, expected: "a site: employee '\(userId)' has no schedule assignment on \(date)",
+                status: 422)
+        }
+        let day = LeaveDay(userId: userId, siteId: site, date: date, type: type, note: note)
+        try await save(TimesheetSettingCodec.row(day, now: clock()), actor: actor)
+        return day
+    }
+
+    public func deleteLeave(userId: UserID, date: LocalDate, actor: LedgerActor) async throws {
+        guard try await repository.timesheetSetting(kind: .leave, id: "\(userId.rawValue)/\(date)") != nil else {
+            throw Problem(404, "Not found", "employee '\(userId)' has no leave on \(date)")
+        }
+        try await remove(.leave, id: "\(userId.rawValue)/\(date)", actor: actor)
+    }
+
+    // MARK: - Storage with its audit row
+
+    private func save(_ row: TimesheetSettingRow, actor: LedgerActor) async throws {
+        let before = try await repository.timesheetSetting(kind: row.kind, id: row.id)
+        let change = LedgerChange(
+            before: before.map { String(decoding: $0.body, as: UTF8.self) },
+            after: String(decoding: row.body, as: UTF8.self))
+        try await repository.putTimesheetSetting(
+            row, audit: LedgerEvent.timesheetSetting(row.kind, id: row.id, userId: row.userId, change: change,
+                                                     removed: false, actor: actor, now: row.updatedAt))
+    }
+
+    private func remove(_ kind: TimesheetSettingRow.Kind, id: String, actor: LedgerActor) async throws {
+        let before = try await repository.timesheetSetting(kind: kind, id: id)
+        let change = LedgerChange(before: before.map { String(decoding: $0.body, as: UTF8.self) }, after: nil)
+        let audit = LedgerEvent.timesheetSetting(
+            kind, id: id, userId: before?.userId, change: change, removed: true, actor: actor, now: clock())
+        guard try await repository.deleteTimesheetSetting(kind: kind, id: id, audit: audit) else {
+            throw Problem(404, "Not found", "no \(kind.rawValue) has the id '\(id)'")
+        }
+    }
+
+    private func existingSite(_ siteId: SiteID) async throws {
+        try InputRules.identifier("siteId", siteId.rawValue)
+        guard try await repository.site(id: siteId) != nil else {
+            throw Problem(404, "Not found", "no site has the id '\(siteId)'")
+        }
+    }
+}
+
+extension LedgerEvent {
+    /// A timesheet setting saved or removed. Leave (its type and note can be health data) goes in
+    /// the row's erasable part.
+    static func timesheetSetting(
+        _ kind: TimesheetSettingRow.Kind, id: String, userId: UserID?, change: LedgerChange, removed: Bool,
+        actor: LedgerActor, now: Date
+    ) -> LedgerEvent {
+        let field = kind == .leave ? "leave" : kind.rawValue
+        return admin(
+            removed ? .timesheetSettingRemoved : .timesheetSettingSaved, target: "\(kind.rawValue)/\(id)",
+            userId: userId, changes: [field: change], actor: actor, now: now)
+    }
+}
