@@ -49,6 +49,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `/metrics` in the Prometheus text format, from a registry owned by each server instance.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The ZIP container (deflate through the system zlib) of the XLSX timesheet export: its
+        // sheets are written to disk row by row and zipped from there, so memory stays flat.
+        .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
     ],
     targets: [
         // MARK: - Shared
@@ -93,6 +96,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strictSwift6
         ),

@@ -13,6 +13,8 @@ struct AttendanceAPI: APIProtocol {
     let auth: AuthService
     let corrections: CorrectionService
     let requests: RequestService
+    let timesheets: TimesheetService
+    let timesheetSettings: TimesheetSettingsService
     let metrics: ServerMetrics
     let document: Data
 

@@ -70,7 +70,10 @@ public enum AttendanceHTTPServer {
         let api = AttendanceAPI(repository: repository, ingest: IngestService(repository: repository, limits: options.limits, clock: clock),
                                 admin: AdminService(repository: repository), auth: auth,
                                 corrections: CorrectionService(repository: repository, clock: clock),
-                                requests: RequestService(repository: repository, clock: clock), metrics: metrics,
+                                requests: RequestService(repository: repository, clock: clock),
+                                timesheets: TimesheetService(repository: repository, clock: clock),
+                                timesheetSettings: TimesheetSettingsService(repository: repository, clock: clock),
+                                metrics: metrics,
                                 document: try contract())
         let router = Router()
         let routes = RouteTable()

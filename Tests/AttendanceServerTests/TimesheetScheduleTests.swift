@@ -156,9 +156,10 @@ import Testing
     }
 
     @Test func weeklyOvertimeIsTheWeeksEligibleTimeOverItsExpectedTime() throws {
-        let sessions = (1...5).map { day in
-            Self.session("d\(day)", "2026-06-0\(day) 09:00", "2026-06-0\(day) 18:00")
-        } + [Self.session("sat", "2026-06-06 10:00", "2026-06-06 12:00")]
+        let sessions =
+            (1...5).map { day in
+                Self.session("d\(day)", "2026-06-0\(day) 09:00", "2026-06-0\(day) 18:00")
+            } + [Self.session("sat", "2026-06-06 10:00", "2026-06-06 12:00")]
         let sheet = Self.sheet(sessions, through: LocalDate("2026-06-07")!)
         let week = try #require(sheet.weeks.first)
         #expect((week.workedMinutes, week.expectedMinutes, week.overtimeMinutes) == (2_820, 2_400, 420))
@@ -201,8 +202,9 @@ import Testing
             sessions, now: TimesheetFixtures.instant("2026-06-05 00:30", in: Self.berlin), devices: [user],
             lastHeard: [user: TimesheetFixtures.instant("2026-06-01 17:00", in: Self.berlin)])
         #expect(Self.day(threeDaysOn)?.flags.contains(.provisional) == false, "final after 72 h")
-        #expect(Self.day(Self.sheet(sessions, now: nextMorning))?.flags.contains(.provisional) == false,
-                "no device: nothing can still be on a phone")
+        #expect(
+            Self.day(Self.sheet(sessions, now: nextMorning))?.flags.contains(.provisional) == false,
+            "no device: nothing can still be on a phone")
     }
 
     @Test func aNightScheduleIsJudgedByTheSessionsThatCoverIt() throws {

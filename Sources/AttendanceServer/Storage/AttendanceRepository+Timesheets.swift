@@ -45,6 +45,12 @@ public protocol TimesheetRepository: Sendable {
         kind: TimesheetSettingRow.Kind, dates: ClosedRange<LocalDate>?
     ) async throws
         -> [TimesheetSettingRow]
+    /// The sessions of `users` (at most 500) that were open at some point in `window` (voided ones
+    /// included), in no particular order; only at `siteId` when given.
+    func timesheetSessions(
+        users: [UserID], siteId: SiteID?, window: ClosedRange<Date>
+    ) async throws
+        -> [SessionRecord]
     /// Every pending request's session, or for a missing session its employee, site and check-in.
     func pendingRequestTargets() async throws -> [PendingRequestTarget]
 }

@@ -42,7 +42,10 @@ extension PostgresRepository: TimesheetRepository {
 
     public func timesheetSetting(kind: TimesheetSettingRow.Kind, id: String) async throws -> TimesheetSettingRow? {
         try await settings(
-            "SELECT \(unescaped: Self.settingColumns) FROM timesheet_settings WHERE kind = \(kind.rawValue) AND id = \(id)"
+            """
+            SELECT \(unescaped: Self.settingColumns) FROM timesheet_settings
+            WHERE kind = \(kind.rawValue) AND id = \(id)
+            """
         ).first
     }
 
@@ -61,7 +64,29 @@ extension PostgresRepository: TimesheetRepository {
                 """)
         }
         return try await settings(
-            "SELECT \(unescaped: Self.settingColumns) FROM timesheet_settings WHERE kind = \(kind.rawValue) ORDER BY id")
+            "SELECT \(unescaped: Self.settingColumns) FROM timesheet_settings WHERE kind = \(kind.rawValue) ORDER BY id"
+        )
+    }
+
+    public func timesheetSessions(
+        users: [UserID], siteId: SiteID?, window: ClosedRange<Date>
+    ) async throws
+        -> [SessionRecord]
+    {
+        guard !users.isEmpty else { return [] }
+        var bindings = PostgresBindings()
+        bindings.append(users.map(\.rawValue))
+        bindings.append(window.upperBound.timeIntervalSince1970)
+        bindings.append(window.lowerBound.timeIntervalSince1970)
+        var sql = """
+            SELECT \(Self.sessionColumns) FROM sessions WHERE user_id = ANY($1) AND check_in_at < $2
+                AND (check_out_at IS NULL OR check_out_at >= $3)
+            """
+        if let siteId {
+            bindings.append(siteId.rawValue)
+            sql += " AND site_id = $4"
+        }
+        return try await sessions(PostgresQuery(unsafeSQL: sql, binds: bindings))
     }
 
     public func pendingRequestTargets() async throws -> [PendingRequestTarget] {
@@ -89,7 +114,8 @@ extension PostgresRepository: TimesheetRepository {
         {
             found.append(
                 TimesheetSettingRow(
-                    kind: TimesheetSettingRow.Kind(rawValue: kind) ?? .schedule, id: id, userId: user.map { UserID($0) },
+                    kind: TimesheetSettingRow.Kind(rawValue: kind) ?? .schedule, id: id,
+                    userId: user.map { UserID($0) },
                     siteId: site.map { SiteID($0) }, date: date.flatMap(LocalDate.init), body: Data(body.utf8),
                     updatedAt: Date(timeIntervalSince1970: updated)))
         }

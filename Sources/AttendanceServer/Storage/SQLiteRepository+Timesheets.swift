@@ -81,6 +81,29 @@ extension SQLiteRepository: TimesheetRepository {
         }
     }
 
+    public func timesheetSessions(
+        users: [UserID], siteId: SiteID?, window: ClosedRange<Date>
+    ) async throws
+        -> [SessionRecord]
+    {
+        guard !users.isEmpty else { return [] }
+        let placeholders = Array(repeating: "?", count: users.count).joined(separator: ", ")
+        var sql = """
+            SELECT * FROM sessions WHERE userId IN (\(placeholders))
+                AND checkInAt < ? AND (checkOutAt IS NULL OR checkOutAt >= ?)
+            """
+        var arguments = StatementArguments(users.map(\.rawValue))
+        arguments += [window.upperBound.timeIntervalSince1970, window.lowerBound.timeIntervalSince1970]
+        if let siteId {
+            sql += " AND siteId = ?"
+            arguments += [siteId.rawValue]
+        }
+        let (text, bound) = (sql, arguments)
+        return try await writer.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: text), arguments: bound).map(Self.sessionRecord)
+        }
+    }
+
     public func pendingRequestTargets() async throws -> [PendingRequestTarget] {
         try await writer.read { db in
             try Row.fetchAll(
@@ -102,7 +125,8 @@ extension SQLiteRepository: TimesheetRepository {
     private static func setting(_ row: Row) -> TimesheetSettingRow {
         TimesheetSettingRow(
             kind: TimesheetSettingRow.Kind(rawValue: row["kind"]) ?? .schedule, id: row["id"],
-            userId: (row["userId"] as String?).map { UserID($0) }, siteId: (row["siteId"] as String?).map { SiteID($0) },
+            userId: (row["userId"] as String?).map { UserID($0) },
+            siteId: (row["siteId"] as String?).map { SiteID($0) },
             date: (row["date"] as String?).flatMap(LocalDate.init), body: Data((row["body"] as String).utf8),
             updatedAt: Date(timeIntervalSince1970: row["updatedAt"]))
     }

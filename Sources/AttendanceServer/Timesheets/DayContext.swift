@@ -10,7 +10,8 @@ struct DayContext {
     var schedule: WorkSchedule?
     var leave: LeaveDay?
     var pendingAddition: Bool
-    var input: TimesheetInput
+    var now: Date
+    var employee: EmployeeTimesheetInput
 
     private var policy: TimesheetPolicy { site.policy }
     private var holiday: String? { site.holidays[key.date] }
@@ -25,7 +26,7 @@ struct DayContext {
     }
 
     /// The row, or nil for a scheduled day with no session whose shift has not ended yet.
-    func row(pieces: [Timesheet.Piece]) -> TimesheetDay? {
+    func row(pieces: [TimesheetCalculator.Piece]) -> TimesheetDay? {
         let shift = shift
         let intervals = merged(pieces.map { ($0.start, $0.end) })
         let gross = intervals.reduce(0) { $0 + $1.1.timeIntervalSince($1.0) }
@@ -44,7 +45,7 @@ struct DayContext {
         var sessions: [SessionKey: SessionRecord] = [:]
         for piece in pieces { sessions[piece.session.sessionKey] = piece.session }
         let all = Array(sessions.values)
-        if all.isEmpty, leave == nil, holiday == nil, let shift, shift.end > input.now { return nil }
+        if all.isEmpty, leave == nil, holiday == nil, let shift, shift.end > now { return nil }
 
         var day = TimesheetDay(
             userId: key.userId, siteId: key.siteId, date: key.date, timeZone: site.timeZone.identifier,
@@ -99,7 +100,7 @@ struct DayContext {
         return day.lateMinutes > 0 ? .late : .present
     }
 
-    private func flags(_ sessions: [SessionRecord], pieces: [Timesheet.Piece]) -> Set<DayFlag> {
+    private func flags(_ sessions: [SessionRecord], pieces: [TimesheetCalculator.Piece]) -> Set<DayFlag> {
         var flags: Set<DayFlag> = []
         if sessions.contains(where: { $0.checkOutAt == nil }) { flags.insert(.open) }
         if sessions.contains(where: { $0.checkOutAt == nil && isUnconfirmed($0) }) { flags.insert(.endUnconfirmed) }
@@ -107,7 +108,7 @@ struct DayContext {
             flags.insert(.manual)
         }
         if sessions.contains(where: \.corrected) { flags.insert(.corrected) }
-        if pendingAddition || sessions.contains(where: { input.pendingRequestSessions.contains($0.sessionKey) }) {
+        if pendingAddition || sessions.contains(where: { employee.pendingRequestSessions.contains($0.sessionKey) }) {
             flags.insert(.pendingRequest)
         }
         if isProvisional(lastEnd: pieces.map(\.end).max()) { flags.insert(.provisional) }
@@ -115,16 +116,16 @@ struct DayContext {
     }
 
     private func isUnconfirmed(_ session: SessionRecord) -> Bool {
-        input.now.timeIntervalSince(session.lastSeenAt) > TimesheetConfiguration.endUnconfirmedAfterSeconds
+        now.timeIntervalSince(session.lastSeenAt) > TimesheetConfiguration.endUnconfirmedAfterSeconds
     }
 
     /// Provisional while the employee has a device that has not been heard from since the day
     /// ended, for at most 72 h after.
     private func isProvisional(lastEnd: Date?) -> Bool {
-        guard input.employeesWithDevices.contains(key.userId) else { return false }
+        guard employee.hasDevice else { return false }
         let dayEnd = max(calendar.end(of: key.date), lastEnd ?? .distantPast)
-        guard input.now < dayEnd.addingTimeInterval(TimesheetConfiguration.provisionalForSeconds) else { return false }
-        return (input.lastHeard[key.userId] ?? .distantPast) < dayEnd
+        guard now < dayEnd.addingTimeInterval(TimesheetConfiguration.provisionalForSeconds) else { return false }
+        return (employee.lastHeard ?? .distantPast) < dayEnd
     }
 
     private func end(of session: SessionRecord) -> Date {

@@ -89,7 +89,8 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
 
 /// ISO weekdays, Monday first.
 public enum Weekday: Int, CaseIterable, Hashable, Sendable, Codable {
-    case monday = 1, tuesday, wednesday, thursday, friday, saturday, sunday
+    case monday = 1
+    case tuesday, wednesday, thursday, friday, saturday, sunday
 
     public var name: String { String(describing: self) }
 

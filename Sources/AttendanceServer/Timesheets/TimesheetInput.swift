@@ -60,7 +60,8 @@ public struct TimesheetInput: Sendable {
     public static func sessionWindow(from: LocalDate, through: LocalDate) -> ClosedRange<Date> {
         let first = from.weekStart.adding(days: -2)
         let last = through.weekStart.adding(days: 9)
-        return Date(timeIntervalSince1970: Double(first.dayNumber) * 86_400 - 86_400)
-            ... Date(timeIntervalSince1970: Double(last.dayNumber) * 86_400 + 86_400)
+        return Date(
+            timeIntervalSince1970: Double(first.dayNumber) * 86_400 - 86_400)...Date(
+                timeIntervalSince1970: Double(last.dayNumber) * 86_400 + 86_400)
     }
 }

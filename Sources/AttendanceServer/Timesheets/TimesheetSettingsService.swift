@@ -76,7 +76,8 @@ public struct TimesheetSettingsService: Sendable {
         }
         try await existingSite(siteId)
         guard try await repository.timesheetSetting(kind: .schedule, id: scheduleId) != nil else {
-            throw Problem.field("scheduleId", InputRules.shown(scheduleId), expected: "the id of a schedule", status: 422)
+            throw Problem.field(
+                "scheduleId", InputRules.shown(scheduleId), expected: "the id of a schedule", status: 422)
         }
         if let through, through < from {
             throw Problem.field("through", through.description, expected: "a date on or after 'from'", status: 422)
@@ -140,7 +141,8 @@ public struct TimesheetSettingsService: Sendable {
             }
         }
         if let id = defaultScheduleId, try await repository.timesheetSetting(kind: .schedule, id: id) == nil {
-            throw Problem.field("defaultScheduleId", InputRules.shown(id), expected: "the id of a schedule", status: 422)
+            throw Problem.field(
+                "defaultScheduleId", InputRules.shown(id), expected: "the id of a schedule", status: 422)
         }
         try await save(
             TimesheetSettingCodec.row(
@@ -161,7 +163,8 @@ public struct TimesheetSettingsService: Sendable {
     public func saveHoliday(siteId: SiteID, date: LocalDate, name: String, actor: LedgerActor) async throws {
         try await existingSite(siteId)
         try InputRules.text("name", name, maxLength: 200, allowEmpty: false)
-        try await save(TimesheetSettingCodec.holidayRow(siteId: siteId, date: date, name: name, now: clock()), actor: actor)
+        try await save(
+            TimesheetSettingCodec.holidayRow(siteId: siteId, date: date, name: name, now: clock()), actor: actor)
     }
 
     public func deleteHoliday(siteId: SiteID, date: LocalDate, actor: LedgerActor) async throws {
@@ -221,8 +224,10 @@ public struct TimesheetSettingsService: Sendable {
             before: before.map { String(decoding: $0.body, as: UTF8.self) },
             after: String(decoding: row.body, as: UTF8.self))
         try await repository.putTimesheetSetting(
-            row, audit: LedgerEvent.timesheetSetting(row.kind, id: row.id, userId: row.userId, change: change,
-                                                     removed: false, actor: actor, now: row.updatedAt))
+            row,
+            audit: LedgerEvent.timesheetSetting(
+                row.kind, id: row.id, userId: row.userId, change: change,
+                removed: false, actor: actor, now: row.updatedAt))
     }
 
     private func remove(_ kind: TimesheetSettingRow.Kind, id: String, actor: LedgerActor) async throws {

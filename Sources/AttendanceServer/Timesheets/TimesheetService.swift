@@ -1,0 +1,207 @@
+import AttendanceModels
+import Foundation
+
+/// Which timesheet rows: local dates `from` through `through` (both included), optionally one
+/// site's or one employee's.
+public struct TimesheetQuery: Hashable, Sendable {
+    public var from: LocalDate
+    public var through: LocalDate
+    public var siteId: SiteID?
+    public var userId: UserID?
+
+    public init(from: LocalDate, through: LocalDate, siteId: SiteID? = nil, userId: UserID? = nil) {
+        self.from = from
+        self.through = through
+        self.siteId = siteId
+        self.userId = userId
+    }
+}
+
+/// One employee's part of a timesheet.
+public struct EmployeeTimesheet: Sendable {
+    public var employee: EmployeeRecord
+    public var days: [TimesheetDay]
+    public var weeks: [TimesheetWeek]
+}
+
+/// Reads what a timesheet needs and runs `TimesheetCalculator`, employees in id order and a
+/// chunk of them at a time: an export of any size holds one chunk's sessions, not the company's.
+public struct TimesheetService: Sendable {
+    public let repository: any ServerRepository
+    private let clock: @Sendable () -> Date
+    /// Employees read and computed together (one session query each).
+    static let chunkSize = 500
+
+    public init(repository: any ServerRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.repository = repository
+        self.clock = clock
+    }
+
+    /// Checks a query's range and filters; each refusal names the field.
+    public func validate(_ query: TimesheetQuery) async throws {
+        guard query.from <= query.through else {
+            throw Problem.field("to", query.through.description, expected: "a date on or after 'from'", status: 422)
+        }
+        let days = query.through.dayNumber - query.from.dayNumber + 1
+        guard days <= TimesheetConfiguration.maximumDays else {
+            throw Problem.field(
+                "to", query.through.description,
+                expected: "at most \(TimesheetConfiguration.maximumDays) days after 'from' (this is \(days))",
+                status: 422)
+        }
+        if let siteId = query.siteId {
+            try InputRules.identifier("siteId", siteId.rawValue)
+            guard try await repository.site(id: siteId) != nil else {
+                throw Problem(404, "Not found", "no site has the id '\(siteId)'")
+            }
+        }
+        if let userId = query.userId {
+            try InputRules.identifier("userId", userId.rawValue)
+            guard try await repository.employee(id: userId) != nil else {
+                throw Problem(404, "Not found", "no employee has the id '\(userId)'")
+            }
+        }
+    }
+
+    /// Calls `body` with each employee who has a row, in id order, after `cursor` (an employee
+    /// id) and at most `limit` of them; returns the last employee given when more may follow.
+    @discardableResult
+    public func forEachEmployee(
+        _ query: TimesheetQuery, after cursor: UserID? = nil, limit: Int = .max,
+        _ body: (EmployeeTimesheet) async throws -> Void
+    ) async throws -> UserID? {
+        var reader = try await open(query, after: cursor)
+        var given = 0
+        while given < limit, let chunk = try await reader.next() {
+            for employee in chunk.prefix(limit - given) {
+                try await body(employee)
+                given += 1
+                if given == limit { return reader.hasMore(after: employee.employee.id) ? employee.employee.id : nil }
+            }
+        }
+        return nil
+    }
+
+    /// Reads what every employee's rows need but their sessions; `TimesheetReader.next` then
+    /// reads and computes a chunk of employees at a time.
+    public func open(_ query: TimesheetQuery, after cursor: UserID? = nil) async throws -> TimesheetReader {
+        try await validate(query)
+        let calculator = try await calculator(for: query, now: clock())
+        let dates = calculator.first...calculator.last
+        var reader = TimesheetReader(
+            repository: repository, query: query, calculator: calculator,
+            window: TimesheetInput.sessionWindow(from: query.from, through: query.through))
+        reader.assignments = Dictionary(
+            grouping: try await settings(.assignment, dates: nil, TimesheetSettingCodec.assignment)
+                .filter { query.siteId == nil || $0.siteId == query.siteId },
+            by: \.userId)
+        reader.leave = Dictionary(
+            grouping: try await settings(.leave, dates: dates, TimesheetSettingCodec.leave)
+                .filter { query.siteId == nil || $0.siteId == query.siteId },
+            by: \.userId)
+        for device in try await repository.devices(userId: query.userId) where device.revokedAt == nil {
+            let known = reader.devices[device.userId]?.lastHeard
+            reader.devices[device.userId] = (true, [known, device.lastSeenAt].compactMap { $0 }.max())
+        }
+        for target in try await repository.pendingRequestTargets() {
+            if let key = target.sessionKey {
+                reader.pendingSessions.insert(key)
+            } else if let site = target.siteId, let at = target.checkInAt, query.siteId == nil || site == query.siteId {
+                reader.pendingAdditions[target.userId, default: []].append(
+                    TimesheetInput.PendingAddition(userId: target.userId, siteId: site, checkInAt: at))
+            }
+        }
+        reader.employees = try await repository.employees()
+            .filter { query.userId == nil || $0.id == query.userId }
+            .filter { employee in cursor.map { employee.id.rawValue > $0.rawValue } ?? true }
+            .sorted { $0.id.rawValue < $1.id.rawValue }
+        return reader
+    }
+
+    /// The calculator for a query: every site's zone, rules and holidays, and every schedule.
+    func calculator(for query: TimesheetQuery, now: Date) async throws -> TimesheetCalculator {
+        let rules = Dictionary(
+            try await repository.timesheetSettings(kind: .siteRules, dates: nil).compactMap { row in
+                TimesheetSettingCodec.rules(row).map { (row.id, $0) }
+            },
+            uniquingKeysWith: { first, _ in first })
+        let first = query.from.weekStart
+        let holidays = try await settings(
+            .holiday, dates: first...query.through.weekStart.adding(days: 6), TimesheetSettingCodec.holiday)
+        var sites: [SiteID: TimesheetSite] = [:]
+        for site in try await repository.sites() {
+            // Zones are checked when a site is saved; UTC only if the zone database lost one.
+            var entry = TimesheetSite(
+                id: site.id, timeZone: TimeZone(identifier: site.timeZone) ?? TimeZone(identifier: "UTC")!)
+            if let (policy, schedule) = rules[site.id.rawValue] {
+                entry.policy = policy
+                entry.defaultScheduleId = schedule
+            }
+            for holiday in holidays where holiday.siteId == site.id { entry.holidays[holiday.date] = holiday.name }
+            sites[site.id] = entry
+        }
+        let schedules = try await settings(.schedule, dates: nil, TimesheetSettingCodec.schedule)
+        return TimesheetCalculator(
+            from: query.from, through: query.through, now: now, sites: sites,
+            schedules: Dictionary(schedules.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    private func settings<Setting>(
+        _ kind: TimesheetSettingRow.Kind, dates: ClosedRange<LocalDate>?,
+        _ decode: (TimesheetSettingRow) -> Setting?
+    ) async throws -> [Setting] {
+        try await repository.timesheetSettings(kind: kind, dates: dates).compactMap(decode)
+    }
+}
+
+/// A timesheet being read, a chunk of employees at a time (`TimesheetService.open`).
+public struct TimesheetReader: Sendable {
+    let repository: any ServerRepository
+    let query: TimesheetQuery
+    let calculator: TimesheetCalculator
+    let window: ClosedRange<Date>
+    var assignments: [UserID: [ScheduleAssignment]] = [:]
+    var leave: [UserID: [LeaveDay]] = [:]
+    var devices: [UserID: (hasDevice: Bool, lastHeard: Date?)] = [:]
+    var pendingSessions: Set<SessionKey> = []
+    var pendingAdditions: [UserID: [TimesheetInput.PendingAddition]] = [:]
+    var employees: [EmployeeRecord] = []
+    private var position = 0
+
+    init(
+        repository: any ServerRepository, query: TimesheetQuery, calculator: TimesheetCalculator,
+        window: ClosedRange<Date>
+    ) {
+        self.repository = repository
+        self.query = query
+        self.calculator = calculator
+        self.window = window
+    }
+
+    /// The next employees with rows (one query for up to `TimesheetService.chunkSize` of them), in
+    /// id order; nil when every employee has been read.
+    public mutating func next() async throws -> [EmployeeTimesheet]? {
+        while position < employees.count {
+            let chunk = employees[position..<min(position + TimesheetService.chunkSize, employees.count)]
+            position += chunk.count
+            let sessions = Dictionary(
+                grouping: try await repository.timesheetSessions(
+                    users: chunk.map(\.id), siteId: query.siteId, window: window),
+                by: \.userId)
+            let found = chunk.compactMap { employee -> EmployeeTimesheet? in
+                let input = EmployeeTimesheetInput(
+                    userId: employee.id, sessions: sessions[employee.id] ?? [],
+                    assignments: assignments[employee.id] ?? [], leave: leave[employee.id] ?? [],
+                    hasDevice: devices[employee.id]?.hasDevice ?? false, lastHeard: devices[employee.id]?.lastHeard,
+                    pendingRequestSessions: pendingSessions, pendingAdditions: pendingAdditions[employee.id] ?? [])
+                let (days, weeks) = calculator.employee(input)
+                return days.isEmpty ? nil : EmployeeTimesheet(employee: employee, days: days, weeks: weeks)
+            }
+            if !found.isEmpty { return found }
+        }
+        return nil
+    }
+
+    /// Whether an employee after `id` may still have rows.
+    func hasMore(after id: UserID) -> Bool { employees.last.map { $0.id.rawValue > id.rawValue } ?? false }
+}
