@@ -104,7 +104,11 @@ struct DayContext {
         var flags: Set<DayFlag> = []
         if sessions.contains(where: { $0.checkOutAt == nil }) { flags.insert(.open) }
         if sessions.contains(where: { $0.checkOutAt == nil && isUnconfirmed($0) }) { flags.insert(.endUnconfirmed) }
-        if sessions.contains(where: { $0.source == .manual || $0.evidence.checkOutSource == .manual }) {
+        // By hand in the app (a session an admin added has no device: it is `corrected`).
+        let byHand = sessions.contains {
+            ($0.source == .manual && $0.deviceId != nil) || $0.evidence.checkOutSource == .manual
+        }
+        if byHand {
             flags.insert(.manual)
         }
         if sessions.contains(where: \.corrected) { flags.insert(.corrected) }
