@@ -15,6 +15,7 @@ struct AttendanceAPI: APIProtocol {
     let requests: RequestService
     let timesheets: TimesheetService
     let timesheetSettings: TimesheetSettingsService
+    let payPeriods: PayPeriodService
     let metrics: ServerMetrics
     let document: Data
 

@@ -73,6 +73,7 @@ public enum AttendanceHTTPServer {
                                 requests: RequestService(repository: repository, clock: clock),
                                 timesheets: TimesheetService(repository: repository, clock: clock),
                                 timesheetSettings: TimesheetSettingsService(repository: repository, clock: clock),
+                                payPeriods: PayPeriodService(repository: repository, clock: clock),
                                 metrics: metrics,
                                 document: try contract())
         let router = Router()

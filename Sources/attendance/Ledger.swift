@@ -12,24 +12,7 @@ struct Ledger: AsyncParsableCommand {
         subcommands: [Verify.self, Rebuild.self]
     )
 
-    struct Options: ParsableArguments {
-        @Option(help: "A SQLite file, or a postgres://user:password@host:5432/database URL.")
-        var database = "./attendance.sqlite"
-
-        func open() async throws -> any ServerRepository {
-            guard database.hasPrefix("postgres") || FileManager.default.fileExists(atPath: database) else {
-                throw CommandFailure(
-                    "'--database' is '\(database)'; expected an existing SQLite file or a postgres:// URL")
-            }
-            var logger = Logger(label: "attendance.ledger")
-            logger.logLevel = .warning
-            do {
-                return try await ServerDatabase.open(database, logger: logger)
-            } catch let problem as Problem {
-                throw CommandFailure(problem.detail)
-            }
-        }
-    }
+    typealias Options = DatabaseOptions
 
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

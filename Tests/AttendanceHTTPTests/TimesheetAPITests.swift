@@ -25,7 +25,8 @@ import Testing
         let shifts = ["monday", "tuesday", "wednesday", "thursday", "friday"].map {
             ["weekday": $0, "start": "09:00", "end": "17:00", "expectedMinutes": 480] as [String: Any]
         }
-        let schedule = try await live.send("PUT", "/v1/admin/schedules/office", json: ["name": "Office", "shifts": shifts])
+        let schedule = try await live.send(
+            "PUT", "/v1/admin/schedules/office", json: ["name": "Office", "shifts": shifts])
         #expect(schedule.status == 200, "\(schedule.text)")
         let assigned = try await live.send(
             "POST", "/v1/admin/schedule-assignments",
@@ -146,12 +147,18 @@ import Testing
         let ada = try await Self.officeWeek(live)
         let badTime = try await live.send(
             "PUT", "/v1/admin/schedules/night",
-            json: ["name": "Night", "shifts": [["weekday": "monday", "start": "22:00", "end": "24:00", "expectedMinutes": 60]]])
+            json: [
+                "name": "Night",
+                "shifts": [["weekday": "monday", "start": "22:00", "end": "24:00", "expectedMinutes": 60]],
+            ])
         #expect(badTime.status == 400)
         #expect(badTime.detail.contains("end"), "\(badTime.detail)")
         let tooLong = try await live.send(
             "PUT", "/v1/admin/schedules/night",
-            json: ["name": "Night", "shifts": [["weekday": "monday", "start": "22:00", "end": "02:00", "expectedMinutes": 300]]])
+            json: [
+                "name": "Night",
+                "shifts": [["weekday": "monday", "start": "22:00", "end": "02:00", "expectedMinutes": 300]],
+            ])
         #expect(tooLong.status == 422)
         #expect(tooLong.detail.contains("shifts[monday].expectedMinutes"), "\(tooLong.detail)")
         let overlap = try await live.send(
@@ -194,7 +201,8 @@ import Testing
         let live = try await LiveServer.start(try await backend.makeRepository())
         let cases: [(String, Int, String)] = [
             ("from=2026-06-08&to=2026-06-01", 422, "'to'"), ("from=2026-01-01&to=2026-12-31", 422, "'to'"),
-            ("from=2026-02-30&to=2026-03-01", 400, "'from'"), ("from=2026-06-01&to=2026-06-02&siteId=none", 404, "none"),
+            ("from=2026-02-30&to=2026-03-01", 400, "'from'"),
+            ("from=2026-06-01&to=2026-06-02&siteId=none", 404, "none"),
             ("from=2026-06-01&to=2026-06-02&format=csv&userId=nobody", 404, "nobody"),
         ]
         for (query, status, named) in cases {
@@ -227,4 +235,64 @@ import Testing
 
 struct TimesheetTestFailure: Error, CustomStringConvertible {
     var description: String
+}
+
+/// Pay periods through the API on both backends: a lock keeps June's rows, a late session and a
+/// night shift across the month's end become exceptions, a cycle can't rewrite a locked month,
+/// and reopening needs a reason.
+@Suite struct PayPeriodAPITests {
+    @Test(arguments: Backend.allCases) func aLockedMonthKeepsItsRowsAndListsWhatCameLater(
+        backend: Backend
+    ) async throws {
+        let live = try await LiveServer.start(try await backend.makeRepository())
+        let ada = try await TimesheetAPITests.officeWeek(live)
+        #expect(try await live.send("PUT", "/v1/admin/pay-cycles/2026-05-01", json: ["cycle": "monthly"]).status == 200)
+        let periods = try await live.send("GET", "/v1/admin/pay-periods?from=2026-06-01&to=2026-07-31")
+        #expect(
+            periods.array.map { "\($0["start"] ?? "")..\($0["end"] ?? "") \($0["state"] ?? "")" } == [
+                "2026-06-01..2026-06-30 open", "2026-07-01..2026-07-31 open",
+            ])
+        let early = try await live.send("POST", "/v1/admin/pay-periods/2026-06-01/lock")
+        #expect(early.status == 409)
+        #expect(early.detail.contains("approve it before locking"))
+        #expect(try await live.send("POST", "/v1/admin/pay-periods/2026-06-01/approve").status == 200)
+        let locked = try await live.send("POST", "/v1/admin/pay-periods/2026-06-01/lock")
+        #expect(locked.json["state"] as? String == "locked", "\(locked.text)")
+
+        // A session HR adds later, and a night shift across the month's end, change no locked row.
+        for (start, end) in [("2026-06-05 09:00", "2026-06-05 17:00"), ("2026-06-30 22:00", "2026-07-01 06:00")] {
+            let added = try await live.send(
+                "POST", "/v1/admin/sessions",
+                json: [
+                    "userId": ada.userId, "siteId": ada.siteId, "checkInAt": TimesheetAPITests.at(start),
+                    "checkOutAt": TimesheetAPITests.at(end), "reason": "found in the gate log",
+                ])
+            #expect(added.status == 201)
+        }
+        let june = try await live.send("GET", "/v1/admin/timesheets?from=2026-06-05&to=2026-06-05")
+        let friday = try #require((june.json["days"] as? [[String: Any]])?.first)
+        #expect(friday["status"] as? String == "absent", "as locked")
+        #expect((friday["flags"] as? [String])?.contains("locked") == true)
+        let july = try await live.send("GET", "/v1/admin/timesheets?from=2026-07-01&to=2026-07-01")
+        #expect((july.json["days"] as? [[String: Any]])?.first?["workedMinutes"] as? Int == 360, "July is live")
+        let exceptions = try await live.send("GET", "/v1/admin/pay-periods/2026-06-01/exceptions").array
+        #expect(exceptions.map { $0["date"] as? String ?? "" } == ["2026-06-05", "2026-06-30"])
+        #expect((exceptions.first?["changed"] as? [String])?.contains("workedMinutes") == true)
+
+        let rewrite = try await live.send("PUT", "/v1/admin/pay-cycles/2026-06-15", json: ["cycle": "weekly"])
+        #expect(rewrite.status == 409)
+        #expect(rewrite.detail.contains("2026-07-01"))
+        let noReason = try await live.send("POST", "/v1/admin/pay-periods/2026-06-01/reopen")
+        #expect(noReason.status == 422)
+        #expect(noReason.detail.contains("'reason'"))
+        let reopened = try await live.send(
+            "POST", "/v1/admin/pay-periods/2026-06-01/reopen", json: ["reason": "the gate log was found late"])
+        #expect(reopened.json["state"] as? String == "open")
+        let now = try await live.send("GET", "/v1/admin/timesheets?from=2026-06-05&to=2026-06-05")
+        #expect((now.json["days"] as? [[String: Any]])?.first?["workedMinutes"] as? Int == 450, "live again")
+        let audit = try await live.send("GET", "/v1/admin/audit?limit=20").json["items"] as? [[String: Any]] ?? []
+        let kinds = Set(audit.compactMap { $0["kind"] as? String })
+        #expect(kinds.isSuperset(of: ["payPeriod.approved", "payPeriod.locked", "payPeriod.reopened"]))
+        try await live.stop()
+    }
 }

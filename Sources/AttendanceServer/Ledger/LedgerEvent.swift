@@ -105,6 +105,11 @@ public struct LedgerKind: RawRepresentable, Hashable, Sendable, Codable, CustomS
     // Timesheet settings: schedules, assignments, a site's rules, holidays, leave (audit only).
     public static let timesheetSettingSaved = LedgerKind(rawValue: "timesheetSetting.saved")
     public static let timesheetSettingRemoved = LedgerKind(rawValue: "timesheetSetting.removed")
+    // Pay periods (audit only; a reopening carries its reason).
+    public static let payPeriodApproved = LedgerKind(rawValue: "payPeriod.approved")
+    public static let payPeriodUnapproved = LedgerKind(rawValue: "payPeriod.unapproved")
+    public static let payPeriodLocked = LedgerKind(rawValue: "payPeriod.locked")
+    public static let payPeriodReopened = LedgerKind(rawValue: "payPeriod.reopened")
 }
 
 /// Who made a ledger row: a device (and so its employee), the admin token, the employee through

@@ -6,7 +6,7 @@ import Foundation
 /// rules live in the pure code above it and the two backends only store rows.
 public struct TimesheetSettingRow: Hashable, Sendable {
     public enum Kind: String, CaseIterable, Hashable, Sendable {
-        case schedule, assignment, siteRules, holiday, leave
+        case schedule, assignment, siteRules, holiday, leave, payCycle
     }
 
     public var kind: Kind

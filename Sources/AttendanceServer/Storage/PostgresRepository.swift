@@ -148,6 +148,7 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         ("2026-11-25 sessions into the ledger", []),
         ("2026-11-25 correction requests", requestStatements),
         ("2026-11-25 timesheet settings", timesheetStatements),
+        ("2026-11-25 pay periods", payPeriodStatements),
     ]
 
     /// Migrations that need code, run after their statements (by name, in the list's order).

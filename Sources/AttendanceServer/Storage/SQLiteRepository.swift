@@ -133,6 +133,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         registerLedgerMigrations(&migrator)
         registerRequestMigrations(&migrator)
         registerTimesheetMigrations(&migrator)
+        registerPayPeriodMigrations(&migrator)
         return migrator
     }
 

@@ -74,6 +74,17 @@ public struct TimesheetCalculator: Sendable {
 
     /// The employee's rows within the range (by date, then site) and their weeks that touch it.
     public func employee(_ input: EmployeeTimesheetInput) -> (days: [TimesheetDay], weeks: [TimesheetWeek]) {
+        finish(userId: input.userId, wholeWeeks(input))
+    }
+
+    /// The range's rows and weeks from the rows of its whole weeks (which a locked pay period may
+    /// have replaced in part).
+    func finish(userId: UserID, _ days: [TimesheetDay]) -> (days: [TimesheetDay], weeks: [TimesheetWeek]) {
+        (days.filter { from <= $0.date && $0.date <= through }, weeks(of: userId, days))
+    }
+
+    /// The employee's rows of every whole week that touches the range, by date then site.
+    func wholeWeeks(_ input: EmployeeTimesheetInput) -> [TimesheetDay] {
         var pieces: [RowKey: [Piece]] = [:]
         for session in input.sessions where session.voidedAt == nil {
             let site = site(session.siteId)
@@ -109,7 +120,7 @@ public struct TimesheetCalculator: Sendable {
             if let day = context.row(pieces: pieces[key] ?? []) { days.append(day) }
         }
         days.sort { ($0.date, $0.siteId.rawValue) < ($1.date, $1.siteId.rawValue) }
-        return (days.filter { from <= $0.date && $0.date <= through }, weeks(of: input.userId, days))
+        return days
     }
 
     private func site(_ id: SiteID) -> TimesheetSite {

@@ -21,6 +21,9 @@ public enum DayFlag: String, CaseIterable, Hashable, Sendable, Comparable {
     /// A device of the employee has not been heard from since the day ended (up to 72 h): events
     /// may still be on the phone.
     case provisional
+    /// The day is in a locked pay period: the row is as it was when locked; later changes show
+    /// as the period's exceptions.
+    case locked
 
     public static func < (lhs: DayFlag, rhs: DayFlag) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

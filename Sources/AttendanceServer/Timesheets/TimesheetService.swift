@@ -84,7 +84,10 @@ public struct TimesheetService: Sendable {
 
     /// Reads what every employee's rows need but their sessions; `TimesheetReader.next` then
     /// reads and computes a chunk of employees at a time.
-    public func open(_ query: TimesheetQuery, after cursor: UserID? = nil) async throws -> TimesheetReader {
+    /// `ignoringLocks`: the live rows even inside locked pay periods (a period's exceptions).
+    public func open(
+        _ query: TimesheetQuery, after cursor: UserID? = nil, ignoringLocks: Bool = false
+    ) async throws -> TimesheetReader {
         try await validate(query)
         let calculator = try await calculator(for: query, now: clock())
         let dates = calculator.first...calculator.last
@@ -110,6 +113,9 @@ public struct TimesheetService: Sendable {
                 reader.pendingAdditions[target.userId, default: []].append(
                     TimesheetInput.PendingAddition(userId: target.userId, siteId: site, checkInAt: at))
             }
+        }
+        if !ignoringLocks {
+            reader.locked = try await repository.payPeriods(overlapping: dates).filter { $0.state == .locked }
         }
         reader.employees = try await repository.employees()
             .filter { query.userId == nil || $0.id == query.userId }
@@ -166,6 +172,8 @@ public struct TimesheetReader: Sendable {
     var pendingSessions: Set<SessionKey> = []
     var pendingAdditions: [UserID: [TimesheetInput.PendingAddition]] = [:]
     var employees: [EmployeeRecord] = []
+    /// Locked pay periods that overlap the range's whole weeks: their rows come from the lock.
+    var locked: [PayPeriodRecord] = []
     private var position = 0
 
     init(
@@ -188,14 +196,26 @@ public struct TimesheetReader: Sendable {
                 grouping: try await repository.timesheetSessions(
                     users: chunk.map(\.id), siteId: query.siteId, window: window),
                 by: \.userId)
+            var frozen: [UserID: [TimesheetDay]] = [:]
+            if !locked.isEmpty {
+                for day in try await repository.lockedDays(
+                    users: chunk.map(\.id), dates: calculator.first...calculator.last)
+                {
+                    guard var row = TimesheetDayCodec.decode(day.row) else { continue }
+                    row.flags.insert(.locked)
+                    frozen[day.userId, default: []].append(row)
+                }
+            }
             let found = chunk.compactMap { employee -> EmployeeTimesheet? in
                 let input = EmployeeTimesheetInput(
                     userId: employee.id, sessions: sessions[employee.id] ?? [],
                     assignments: assignments[employee.id] ?? [], leave: leave[employee.id] ?? [],
                     hasDevice: devices[employee.id]?.hasDevice ?? false, lastHeard: devices[employee.id]?.lastHeard,
                     pendingRequestSessions: pendingSessions, pendingAdditions: pendingAdditions[employee.id] ?? [])
-                let (days, weeks) = calculator.employee(input)
-                return days.isEmpty ? nil : EmployeeTimesheet(employee: employee, days: days, weeks: weeks)
+                let live = calculator.wholeWeeks(input)
+                let days = PayPeriodLock.merge(live: live, locked: frozen[employee.id] ?? [], periods: locked)
+                let (shown, weeks) = calculator.finish(userId: employee.id, days)
+                return shown.isEmpty ? nil : EmployeeTimesheet(employee: employee, days: shown, weeks: weeks)
             }
             if !found.isEmpty { return found }
         }

@@ -1,0 +1,175 @@
+import AttendanceModels
+import Foundation
+
+/// A pay period as the API shows it: its dates, its state, and who changed it last.
+public struct PayPeriodView: Hashable, Sendable {
+    public var dates: PayPeriodDates
+    public var state: PayPeriodMachine.State
+    public var changedAt: Date?
+    public var changedBy: LedgerActor?
+    public var lockedAt: Date?
+}
+
+/// Pay cycles and periods: approve, lock and reopen through `PayPeriodMachine`, each change stored
+/// with its ledger row in one transaction; a lock stores the period's rows as they are.
+public struct PayPeriodService: Sendable {
+    public let repository: any ServerRepository
+    let timesheets: TimesheetService
+    private let clock: @Sendable () -> Date
+
+    public init(repository: any ServerRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.repository = repository
+        self.timesheets = TimesheetService(repository: repository, clock: clock)
+        self.clock = clock
+    }
+
+    // MARK: - Cycles
+
+    public func cycles() async throws -> [PayCycleSetting] {
+        try await repository.timesheetSettings(kind: .payCycle, dates: nil).compactMap(Self.cycle)
+            .sorted { $0.effectiveFrom < $1.effectiveFrom }
+    }
+
+    /// A cycle from `effectiveFrom` on. Refused (409) when an approved or locked period ends on or
+    /// after that date: a cycle change never rewrites a period payroll has seen.
+    public func saveCycle(
+        _ cycle: PayCycle, effectiveFrom: LocalDate, anchor: LocalDate?, actor: LedgerActor
+    ) async throws -> PayCycleSetting {
+        let far = effectiveFrom.adding(days: 100 * 366)
+        if let settled = try await repository.payPeriods(overlapping: effectiveFrom...far)
+            .first(where: { $0.state != .open })
+        {
+            throw Problem(
+                409, "Period already approved",
+                "the period \(settled.dates.start) to \(settled.dates.end) is \(settled.state.rawValue); "
+                    + "a new cycle can start on \(settled.dates.end.adding(days: 1)) at the earliest")
+        }
+        let setting = PayCycleSetting(cycle: cycle, anchor: anchor ?? effectiveFrom, effectiveFrom: effectiveFrom)
+        let body = TimesheetSettingCodec.encode(
+            CycleBody(cycle: cycle.rawValue, anchor: setting.anchor.description))
+        let row = TimesheetSettingRow(
+            kind: .payCycle, id: effectiveFrom.description, date: effectiveFrom, body: body, updatedAt: clock())
+        let before = try await repository.timesheetSetting(kind: .payCycle, id: row.id)
+        try await repository.putTimesheetSetting(
+            row,
+            audit: LedgerEvent.timesheetSetting(
+                .payCycle, id: row.id, userId: nil,
+                change: LedgerChange(
+                    before: before.map { String(decoding: $0.body, as: UTF8.self) },
+                    after: String(decoding: body, as: UTF8.self)),
+                removed: false, actor: actor, now: row.updatedAt))
+        return setting
+    }
+
+    // MARK: - Periods
+
+    /// The periods that overlap `from...through` with their states (at most 400 of them).
+    public func periods(from: LocalDate, through: LocalDate) async throws -> [PayPeriodView] {
+        guard from <= through else {
+            throw Problem.field("to", through.description, expected: "a date on or after 'from'", status: 422)
+        }
+        let computed = PayCalendar.periods(try await cycles(), from: from, through: through)
+        let stored = try await repository.payPeriods(overlapping: from...through)
+        var views = Dictionary(
+            computed.map { ($0.start, PayPeriodView(dates: $0, state: .open)) }, uniquingKeysWith: { first, _ in first }
+        )
+        // A stored period keeps the dates it had when it was approved, whatever the cycle says now.
+        for record in stored {
+            views[record.dates.start] = PayPeriodView(
+                dates: record.dates, state: record.state, changedAt: record.changedAt, changedBy: record.changedBy,
+                lockedAt: record.lockedAt)
+        }
+        return Array(views.values.sorted { $0.dates.start < $1.dates.start }.prefix(400))
+    }
+
+    /// Applies `event` to the period that starts on `start`; returns it as it is now.
+    public func change(
+        start: LocalDate, _ event: PayPeriodMachine.Event, actor: LedgerActor
+    ) async throws
+        -> PayPeriodView
+    {
+        guard let period = try await periods(from: start, through: start).first(where: { $0.dates.start == start })
+        else {
+            throw Problem(404, "Not found", "no pay period starts on \(start) (see GET /v1/admin/pay-periods)")
+        }
+        var machine = PayPeriodMachine(state: period.state)
+        let now = clock()
+        // Days still running can't be locked (a day's rows are provisional while phones may hold events).
+        let today = LocalDate(dayNumber: Int((now.timeIntervalSince1970 / 86_400).rounded(.down)))
+        if event == .lock, period.dates.end >= today {
+            throw Problem(
+                409, "Pay period not over",
+                "the period ends on \(period.dates.end); it can be locked from \(period.dates.end.adding(days: 1))")
+        }
+        var record = PayPeriodRecord(
+            dates: period.dates, state: period.state, changedAt: now, changedBy: actor, lockedAt: period.lockedAt)
+        var snapshot: [LockedDay] = []
+        let kind: LedgerKind
+        var reason: String?
+        switch machine.handle(event) {
+        case .refuse(let why):
+            throw Problem(409, "Pay period is \(period.state.rawValue)", why)
+        case .store(let state):
+            record.state = state
+            kind = state == .approved ? .payPeriodApproved : .payPeriodUnapproved
+        case .lockWithSnapshot:
+            record.state = .locked
+            record.lockedAt = now
+            kind = .payPeriodLocked
+            snapshot = try await rows(of: period.dates, ignoringLocks: true).map { day in
+                LockedDay(
+                    periodStart: period.dates.start, userId: day.userId, siteId: day.siteId, date: day.date,
+                    row: TimesheetDayCodec.encode(day))
+            }
+        case .reopenDiscardingSnapshot(let why):
+            try InputRules.text("reason", why, maxLength: 500, allowEmpty: false)
+            record.state = .open
+            record.lockedAt = nil
+            kind = .payPeriodReopened
+            reason = why
+        }
+        var payload = LedgerPayload()
+        payload.target = "payPeriod/\(period.dates.start)"
+        payload.reason = reason
+        payload.changes = [
+            "state": LedgerChange(before: period.state.rawValue, after: record.state.rawValue),
+            "end": LedgerChange(before: nil, after: period.dates.end.description),
+        ]
+        if record.state == .locked { payload.changes?["rows"] = LedgerChange(before: nil, after: "\(snapshot.count)") }
+        let audit = LedgerEvent(kind: kind, actor: actor, receivedAt: now, payload: payload.encoded())
+        guard try await repository.changePayPeriod(record, from: period.state, snapshot: snapshot, audit: audit) else {
+            throw Problem(409, "Pay period changed", "the period \(start) was changed by someone else; reload it")
+        }
+        return PayPeriodView(
+            dates: record.dates, state: record.state, changedAt: now, changedBy: actor, lockedAt: record.lockedAt)
+    }
+
+    /// What the live rows of a locked period say that its locked rows don't.
+    public func exceptions(start: LocalDate) async throws -> [PayPeriodLock.Exception] {
+        guard let period = try await periods(from: start, through: start).first(where: { $0.dates.start == start })
+        else { throw Problem(404, "Not found", "no pay period starts on \(start)") }
+        guard period.state == .locked else { return [] }
+        let locked = try await repository.lockedDays(periodStart: start).compactMap { TimesheetDayCodec.decode($0.row) }
+        return PayPeriodLock.exceptions(locked: locked, live: try await rows(of: period.dates, ignoringLocks: true))
+    }
+
+    private func rows(of dates: PayPeriodDates, ignoringLocks: Bool) async throws -> [TimesheetDay] {
+        var reader = try await timesheets.open(
+            TimesheetQuery(from: dates.start, through: dates.end), ignoringLocks: ignoringLocks)
+        var days: [TimesheetDay] = []
+        while let chunk = try await reader.next() { days += chunk.flatMap(\.days) }
+        return days
+    }
+
+    struct CycleBody: Codable {
+        var cycle: String
+        var anchor: String
+    }
+
+    static func cycle(_ row: TimesheetSettingRow) -> PayCycleSetting? {
+        guard let from = row.date, let body = try? JSONDecoder().decode(CycleBody.self, from: row.body),
+            let cycle = PayCycle(rawValue: body.cycle), let anchor = LocalDate(body.anchor)
+        else { return nil }
+        return PayCycleSetting(cycle: cycle, anchor: anchor, effectiveFrom: from)
+    }
+}
