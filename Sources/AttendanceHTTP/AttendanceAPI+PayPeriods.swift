@@ -25,10 +25,10 @@ extension AttendanceAPI {
     }
 
     func changePayPeriod(_ input: Operations.ChangePayPeriod.Input) async throws -> Operations.ChangePayPeriod.Output {
-        var reason: String?
-        if case .json(let body) = input.body { reason = body.reason }
+        guard case .json(let body) = input.body else { throw Self.unsupportedBody }
+        let reason = body.reason
         let event: PayPeriodMachine.Event
-        switch input.path.action {
+        switch body.action {
         case .approve: event = .approve
         case .unapprove: event = .unapprove
         case .lock: event = .lock

@@ -62,7 +62,7 @@ extension AttendanceAPI {
 
     static func localDate(_ field: String, _ text: String) throws -> LocalDate {
         guard let date = LocalDate(text) else {
-            throw Problem.field(field, InputRules.shown(text), expected: "a date YYYY-MM-DD (1970 to 9999)")
+            throw Problem.field(field, InputRules.shown(text), expected: "a date YYYY-MM-DD (a real date, years 0001 to 9999)")
         }
         return date
     }

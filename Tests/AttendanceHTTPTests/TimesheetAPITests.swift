@@ -252,11 +252,11 @@ struct TimesheetTestFailure: Error, CustomStringConvertible {
             periods.array.map { "\($0["start"] ?? "")..\($0["end"] ?? "") \($0["state"] ?? "")" } == [
                 "2026-06-01..2026-06-30 open", "2026-07-01..2026-07-31 open",
             ])
-        let early = try await live.send("POST", "/v1/admin/pay-periods/2026-06-01/lock")
+        let early = try await live.send("POST", "/v1/admin/pay-periods/2026-06-01", json: ["action": "lock"])
         #expect(early.status == 409)
         #expect(early.detail.contains("approve it before locking"))
-        #expect(try await live.send("POST", "/v1/admin/pay-periods/2026-06-01/approve").status == 200)
-        let locked = try await live.send("POST", "/v1/admin/pay-periods/2026-06-01/lock")
+        #expect(try await live.send("POST", "/v1/admin/pay-periods/2026-06-01", json: ["action": "approve"]).status == 200)
+        let locked = try await live.send("POST", "/v1/admin/pay-periods/2026-06-01", json: ["action": "lock"])
         #expect(locked.json["state"] as? String == "locked", "\(locked.text)")
 
         // A session HR adds later, and a night shift across the month's end, change no locked row.
@@ -282,11 +282,12 @@ struct TimesheetTestFailure: Error, CustomStringConvertible {
         let rewrite = try await live.send("PUT", "/v1/admin/pay-cycles/2026-06-15", json: ["cycle": "weekly"])
         #expect(rewrite.status == 409)
         #expect(rewrite.detail.contains("2026-07-01"))
-        let noReason = try await live.send("POST", "/v1/admin/pay-periods/2026-06-01/reopen")
+        let noReason = try await live.send("POST", "/v1/admin/pay-periods/2026-06-01", json: ["action": "reopen"])
         #expect(noReason.status == 422)
         #expect(noReason.detail.contains("'reason'"))
         let reopened = try await live.send(
-            "POST", "/v1/admin/pay-periods/2026-06-01/reopen", json: ["reason": "the gate log was found late"])
+            "POST", "/v1/admin/pay-periods/2026-06-01",
+            json: ["action": "reopen", "reason": "the gate log was found late"])
         #expect(reopened.json["state"] as? String == "open")
         let now = try await live.send("GET", "/v1/admin/timesheets?from=2026-06-05&to=2026-06-05")
         #expect((now.json["days"] as? [[String: Any]])?.first?["workedMinutes"] as? Int == 450, "live again")

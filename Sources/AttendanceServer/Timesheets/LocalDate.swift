@@ -7,9 +7,9 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     public let month: Int
     public let day: Int
 
-    /// `nil` unless `year-month-day` is a real proleptic Gregorian date between 1970 and 9999.
+    /// `nil` unless `year-month-day` is a real proleptic Gregorian date of the years 1 to 9999.
     public init?(year: Int, month: Int, day: Int) {
-        guard (1970...9999).contains(year), (1...12).contains(month),
+        guard (1...9999).contains(year), (1...12).contains(month),
             (1...Self.daysIn(month: month, year: year)).contains(day)
         else { return nil }
         self.year = year

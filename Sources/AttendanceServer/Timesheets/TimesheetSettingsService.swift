@@ -74,7 +74,7 @@ public struct TimesheetSettingsService: Sendable {
         guard try await repository.employee(id: userId) != nil else {
             throw Problem.field("userId", userId.rawValue, expected: "the id of an employee", status: 422)
         }
-        try await existingSite(siteId)
+        try await siteInBody(siteId)
         guard try await repository.timesheetSetting(kind: .schedule, id: scheduleId) != nil else {
             throw Problem.field(
                 "scheduleId", InputRules.shown(scheduleId), expected: "the id of a schedule", status: 422)
@@ -132,6 +132,9 @@ public struct TimesheetSettingsService: Sendable {
         ]
         for case (let field, let value?) in minutes where !(0...1440).contains(value) {
             throw Problem.field(field, String(value), expected: "0 to 1440 minutes", status: 422)
+        }
+        guard policy.breakRules.count <= 10 else {
+            throw Problem.field("breakRules", "\(policy.breakRules.count) rules", expected: "at most 10")
         }
         for (index, rule) in policy.breakRules.enumerated() {
             guard (1...1440).contains(rule.workedOverMinutes), (1...240).contains(rule.breakMinutes) else {
@@ -195,7 +198,7 @@ public struct TimesheetSettingsService: Sendable {
         if let note { try InputRules.text("note", note, maxLength: 500) }
         let site: SiteID
         if let siteId {
-            try await existingSite(siteId)
+            try await siteInBody(siteId)
             site = siteId
         } else if let assigned = try await assignments(userId: userId).first(where: { $0.covers(date) }) {
             site = assigned.siteId
@@ -240,6 +243,15 @@ public struct TimesheetSettingsService: Sendable {
         }
     }
 
+    /// A site named in a body: an unknown one is a semantic refusal (422, docs/decisions/0002).
+    private func siteInBody(_ siteId: SiteID) async throws {
+        try InputRules.identifier("siteId", siteId.rawValue)
+        guard try await repository.site(id: siteId) != nil else {
+            throw Problem.field("siteId", siteId.rawValue, expected: "the id of a site", status: 422)
+        }
+    }
+
+    /// A site named in the path: unknown is 404.
     private func existingSite(_ siteId: SiteID) async throws {
         try InputRules.identifier("siteId", siteId.rawValue)
         guard try await repository.site(id: siteId) != nil else {
