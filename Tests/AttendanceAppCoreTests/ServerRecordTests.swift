@@ -136,6 +136,27 @@ import Testing
         #expect(record.first.map { abs($0.checkInAt.timeIntervalSince(arrived)) < 0.001 } == true)
         #expect(try await client.requests().first?.state == "approved")
 
+        // The week view's rows: the approved session, by the site's clock.
+        let berlin = TimeZone(identifier: "Europe/Berlin")!
+        let monday = WeekTimesheetModel.weekStart(containing: arrived, timeZone: berlin)
+        // Two weeks: the session may run past Sunday midnight.
+        let (days, weeks) = try await client.timesheet(
+            from: monday, to: WeekTimesheetModel.weekEnd(WeekTimesheetModel.weekStart(monday, movedBy: 1)))
+        let worked = days.reduce(0) { $0 + $1.workedMinutes }
+        #expect((466...467).contains(worked), "28,000 s = 466.7 min, split by the day rule: \(days)")
+        #expect(days.allSatisfy { $0.timeZone == "Europe/Berlin" && $0.flags.contains("corrected") })
+        #expect(weeks.map(\.workedMinutes).reduce(0, +) == worked)
+        do {
+            _ = try await client.timesheet(from: "2026-06-08", to: "2026-06-01")
+            Issue.record("expected a refusal")
+        } catch {
+            #expect(
+                error
+                    == .refused(
+                        status: 422,
+                        detail: "Unprocessable event: 'to' is '2026-06-01'; expected a date on or after 'from'"))
+        }
+
         var bad = form
         bad.siteID = "nowhere"
         let draft = try bad.draft(now: Date())

@@ -19,6 +19,7 @@ final class AppModel: ObservableObject {
     @Published private(set) var scanner = ScannerModel(configuration: Configuration())
     @Published var message: String?
     @Published private(set) var serverRecord: ServerRecordModel?
+    @Published private(set) var week: WeekTimesheetModel?
     let format = DisplayFormat()
     private var apple: AppleDevice?
     private var scannerListener: UUID?
@@ -75,6 +76,21 @@ final class AppModel: ObservableObject {
                 sessions: sessions, requests: requests,
                 phone: SessionHistory.sessions(events: status.events, open: status.openSessions), siteNames: names,
                 format: format, now: Date())
+        } catch {
+            message = "\(error)"
+        }
+    }
+
+    /// The week view: the server's timesheet of the week starting `weekStart` (nil: this week).
+    func loadWeek(_ weekStart: String? = nil) async {
+        guard let apple, let status else { return }
+        let monday = weekStart ?? WeekTimesheetModel.weekStart(containing: Date(), timeZone: .current)
+        do {
+            let (days, weeks) = try await apple.device.recordClient().timesheet(
+                from: monday, to: WeekTimesheetModel.weekEnd(monday))
+            let names = Dictionary(CorrectionRequestForm.siteChoices(status).map { ($0.id, $0.name) },
+                                   uniquingKeysWith: { first, _ in first })
+            week = WeekTimesheetModel(weekStart: monday, days: days, weeks: weeks, siteNames: names)
         } catch {
             message = "\(error)"
         }

@@ -49,6 +49,7 @@ struct RootView: View {
             TabView {
                 NavigationStack { TodayView() }.tabItem { Label("Today", systemImage: "clock") }
                 NavigationStack { HistoryView() }.tabItem { Label("History", systemImage: "calendar") }
+                NavigationStack { WeekView() }.tabItem { Label("Week", systemImage: "calendar.badge.clock") }
                 NavigationStack { OnboardingView() }.tabItem { Label("Permissions", systemImage: "checkmark.shield") }
                 NavigationStack { ScannerView() }.tabItem { Label("Scanner", systemImage: "dot.radiowaves.left.and.right") }
                 NavigationStack { DiagnosticsView() }.tabItem { Label("Diagnostics", systemImage: "stethoscope") }

@@ -103,8 +103,9 @@ public enum RecordError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The employee's own record on the server (`GET /v1/me/sessions`) and their correction requests
-/// (`GET` and `POST /v1/me/requests`), with the client generated from openapi.yaml. The contract's
+/// The employee's own record on the server (`GET /v1/me/sessions`, `GET /v1/me/timesheet`) and
+/// their correction requests (`GET` and `POST /v1/me/requests`), with the client generated from
+/// openapi.yaml. The contract's
 /// types are mapped to the app's here, and nowhere else.
 public struct RecordClient: Sendable {
     public let serverURL: URL
@@ -135,6 +136,19 @@ public struct RecordClient: Sendable {
             throw .server(status: 200, detail: "the answer was not a list of sessions")
         }
         return sessions.map(Self.session)
+    }
+
+    /// The employee's timesheet from `from` through `to` (local dates `YYYY-MM-DD`, both included).
+    public func timesheet(
+        from: String, to: String
+    ) async throws(RecordError) -> (days: [ServerTimesheetDay], weeks: [ServerTimesheetWeek]) {
+        let answer = await Exchange.run(timeoutSeconds: timeoutSeconds) {
+            try await client.getMyTimesheet(query: .init(from: from, to: to))
+        }
+        guard case .ok(let ok) = try Self.output(answer, expected: 200), case .json(let page) = ok.body else {
+            throw .server(status: 200, detail: "the answer was not a timesheet")
+        }
+        return (page.days.map(Self.day), page.weeks.map(Self.week))
     }
 
     public func requests() async throws(RecordError) -> [ServerRequest] {
@@ -181,6 +195,22 @@ public struct RecordClient: Sendable {
             id: SessionKey(wire.sessionKey), siteID: wire.siteId, checkInAt: wire.checkInAt,
             checkOutAt: wire.checkOutAt,
             status: wire.status.rawValue, corrected: wire.corrected ?? false, manual: wire.source == .manual)
+    }
+
+    static func day(_ wire: Components.Schemas.TimesheetDay) -> ServerTimesheetDay {
+        ServerTimesheetDay(
+            date: wire.date, siteID: wire.siteId, timeZone: wire.timeZone, firstIn: wire.firstIn, lastOut: wire.lastOut,
+            workedMinutes: wire.workedMinutes, measuredBreakMinutes: wire.measuredBreakMinutes,
+            deductedBreakMinutes: wire.deductedBreakMinutes, expectedMinutes: wire.expectedMinutes,
+            lateMinutes: wire.lateMinutes, earlyMinutes: wire.earlyMinutes, overtimeMinutes: wire.overtimeMinutes,
+            status: wire.status.rawValue, flags: wire.flags.map(\.rawValue), holiday: wire.holiday,
+            leaveType: wire.leaveType)
+    }
+
+    static func week(_ wire: Components.Schemas.TimesheetWeek) -> ServerTimesheetWeek {
+        ServerTimesheetWeek(
+            weekStart: wire.weekStart, workedMinutes: wire.workedMinutes, expectedMinutes: wire.expectedMinutes,
+            overtimeMinutes: wire.overtimeMinutes)
     }
 
     static func request(_ wire: Components.Schemas.CorrectionRequest) -> ServerRequest {
