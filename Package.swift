@@ -165,6 +165,18 @@ let package = Package(
             exclude: ["run"],
             swiftSettings: strictSwift6
         ),
+        // Fills a database with a month of sessions for timing `attendance timesheets` (bench/timesheets/run).
+        .executableTarget(
+            name: "timesheet-bench",
+            dependencies: [
+                "AttendanceModels", "AttendanceServer", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "bench/timesheets",
+            exclude: ["run"],
+            swiftSettings: strictSwift6
+        ),
         .executableTarget(
             name: "engine-bench",
             dependencies: ["AttendanceModels", "AttendanceEngine"],

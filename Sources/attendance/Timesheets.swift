@@ -55,10 +55,11 @@ struct Timesheets: AsyncParsableCommand {
                 try? FileManager.default.removeItem(at: partial)
                 try FileManager.default.moveItem(at: file, to: partial)
             }
-            if FileManager.default.fileExists(atPath: destination.path) {
-                _ = try FileManager.default.replaceItemAt(destination, withItemAt: partial)
-            } else {
-                try FileManager.default.moveItem(at: partial, to: destination)
+            // rename(2) replaces an existing file in one step (FileManager.replaceItemAt fails on Linux
+            // when the file exists, and would leave neither file).
+            guard rename(partial.path, destination.path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                throw CommandFailure("'--out' is '\(out)'; could not move the finished file into place: \(reason)")
             }
         } catch let problem as Problem {
             try? FileManager.default.removeItem(at: partial)

@@ -38,7 +38,13 @@ import Testing
         #expect(book.status == 0, "\(book.stderr)")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: xlsx))
         #expect(bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]))
-        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent(".november.xlsx.partial").path))
+        let partial = directory.appendingPathComponent(".november.xlsx.partial").path
+        #expect(!FileManager.default.fileExists(atPath: partial))
+
+        let again = try Self.run(["--database", path, "--from", "2026-11-01", "--to", "2026-11-01", "--out", csv])
+        #expect(again.status == 0, "an existing file is replaced: \(again.stderr)")
+        #expect(try String(contentsOfFile: csv, encoding: .utf8).contains(",1500,"))
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent(".november.csv.partial").path))
 
         let backwards = try Self.run(["--database", path, "--from", "2026-11-02", "--to", "2026-11-01", "--out", csv])
         #expect(backwards.status != 0)

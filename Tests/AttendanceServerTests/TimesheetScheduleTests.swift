@@ -220,6 +220,12 @@ import Testing
         #expect(day.scheduledEnd == TimesheetFixtures.instant("2026-06-02 06:00", in: Self.berlin))
     }
 
+    @Test func workDoneEntirelyOutsideTheShiftIsPresentNotLateByHours() throws {
+        let day = try #require(Self.day(Self.sheet([Self.session("a", "2026-06-01 21:30", "2026-06-01 23:30")])))
+        #expect((day.status, day.lateMinutes, day.earlyMinutes, day.workedMinutes) == (.present, 0, 0, 120))
+        #expect(day.overtimeMinutes == 0, "120 worked against 480 expected")
+    }
+
     @Test func aSiteDefaultScheduleAppliesToDaysWorkedThereWithoutAnAssignment() throws {
         let sheet = Self.sheet(
             [Self.session("a", "2026-06-01 09:00", "2026-06-01 17:30")], assigned: false,

@@ -3,7 +3,8 @@
 ///
 /// Our own, not a package: the one in the machine's package list (yaslab/CSV.swift 2.5.2) writes
 /// each byte through `OutputStream.write` and separates records by writing the newline before the
-/// next one, which a streamed export written in chunks cannot use (docs/decisions/0005).
+/// next one, which a streamed export written in chunks cannot use
+/// (docs/decisions/0005-the-day-belongs-to-the-sites-clock.md).
 public enum CSVText {
     public static func record(_ fields: [String]) -> String {
         var line = ""

@@ -82,9 +82,10 @@ struct DayContext {
             return shift == nil ? .off : .absent
         }
         guard let shift else { return .present }
-        // The sessions that cover the shift decide it, whichever days their hours count on.
-        let covering = sessions.filter { $0.checkInAt < shift.end && end(of: $0) > shift.start }
-        let deciding = covering.isEmpty ? sessions : covering
+        // The sessions that cover the shift decide it, whichever days their hours count on. Work
+        // done entirely outside the shift (a night instead of a day) is present: not late by hours.
+        let deciding = sessions.filter { $0.checkInAt < shift.end && end(of: $0) > shift.start }
+        guard !deciding.isEmpty else { return .present }
         if let arrival = deciding.map(\.checkInAt).min() {
             let late = arrival.timeIntervalSince(shift.start)
             day.lateMinutes = late > Double(policy.lateGraceMinutes * 60) ? minutes(late) : 0

@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+@testable import AttendanceServer
+
+/// The export formats' small rules: RFC 4180 quoting, spreadsheet-formula neutralising, XLSX
+/// column names and XML escaping, and local times with their offset.
+@Suite struct ExportFormatTests {
+    @Test func csvQuotesOnlyWhatNeedsIt() {
+        #expect(
+            CSVText.record(["plain", "a,b", "say \"hi\"", "two\nlines", ""])
+                == "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\r\n")
+    }
+
+    @Test func textThatASpreadsheetWouldRunIsMadeInert() {
+        #expect(TimesheetColumns.inert("=HYPERLINK(\"http://evil\")") == "'=HYPERLINK(\"http://evil\")")
+        #expect(TimesheetColumns.inert("+1") == "'+1")
+        #expect(TimesheetColumns.inert("@SUM(A1)") == "'@SUM(A1)")
+        #expect(TimesheetColumns.inert("Ada Lovelace") == "Ada Lovelace")
+    }
+
+    @Test func xlsxColumnsAndTextAreWellFormed() {
+        #expect(
+            [0, 25, 26, 27, 51, 52, 701, 702].map(XLSXWriter.columnName) == [
+                "A", "Z", "AA", "AB", "AZ", "BA", "ZZ", "AAA",
+            ])
+        #expect(XLSXWriter.escaped("<a & \"b\"> 'c'\u{1}") == "&lt;a &amp; &quot;b&quot;&gt; &apos;c&apos;")
+    }
+
+    @Test func localTimesCarryTheSitesOffset() {
+        let instant = Date(timeIntervalSince1970: 1_774_746_000)  // 2026-03-29T01:00:00Z
+        #expect(LocalTimestamp.format(instant, offsetSeconds: 7_200) == "2026-03-29T03:00:00+02:00")
+        #expect(LocalTimestamp.format(instant, offsetSeconds: -18_000) == "2026-03-28T20:00:00-05:00")
+        #expect(LocalTimestamp.format(instant, offsetSeconds: 19_800) == "2026-03-29T06:30:00+05:30")
+    }
+}
