@@ -154,12 +154,22 @@ let package = Package(
             path: "bench/outbox",
             swiftSettings: strictSwift6
         ),
+        // The benchmark writers' shared argument parsing, error and PostgreSQL client.
+        .target(
+            name: "BenchSupport",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "bench/support",
+            swiftSettings: strictSwift6
+        ),
         // Fills a database with N ledger rows for timing `attendance ledger rebuild` and `verify` (bench/ledger/run).
         .executableTarget(
             name: "ledger-bench",
             dependencies: [
-                "AttendanceModels", "AttendanceServer", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+                "AttendanceModels", "AttendanceServer", "BenchSupport",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "bench/ledger",
             exclude: ["run"],
@@ -169,7 +179,7 @@ let package = Package(
         .executableTarget(
             name: "timesheet-bench",
             dependencies: [
-                "AttendanceModels", "AttendanceServer", .product(name: "GRDB", package: "GRDB.swift"),
+                "AttendanceModels", "AttendanceServer", "BenchSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -15,6 +15,7 @@
 // `PostgresRepository.append` does. The database must be new (no ledger rows).
 import AttendanceModels
 import AttendanceServer
+import BenchSupport
 import Foundation
 import GRDB
 import Logging
@@ -33,27 +34,16 @@ struct Options {
         "usage: ledger-bench --database PATH_OR_URL --events N [--employees 1000] [--batch ROWS] [--seed 42]"
 
     init(_ arguments: [String]) throws {
-        var rest = arguments[...]
-        func value(_ name: String) throws -> String {
-            guard let next = rest.popFirst() else { throw BenchError("\(name) needs a value\n\(Self.usage)") }
-            return next
-        }
-        func number(_ name: String) throws -> Int {
-            let text = try value(name)
-            guard let parsed = Int(text.replacingOccurrences(of: "_", with: "")), parsed > 0 else {
-                throw BenchError("\(name) is '\(text)'; expected a positive integer")
-            }
-            return parsed
-        }
-        while let argument = rest.popFirst() {
+        var rest = BenchArguments(arguments, usage: Self.usage)
+        while let argument = rest.next() {
             switch argument {
-            case "--database": database = try value(argument)
-            case "--events": events = try number(argument)
-            case "--employees": employees = try number(argument)
-            case "--batch": batch = try number(argument)
-            case "--seed": seed = UInt64(try number(argument))
+            case "--database": database = try rest.value(argument)
+            case "--events": events = try rest.number(argument)
+            case "--employees": employees = try rest.number(argument)
+            case "--batch": batch = try rest.number(argument)
+            case "--seed": seed = UInt64(try rest.number(argument))
             case "-h", "--help": print(Self.usage); exit(0)
-            default: throw BenchError("unknown argument '\(argument)'\n\(Self.usage)")
+            default: throw rest.unknown(argument)
             }
         }
         guard !database.isEmpty, events > 0 else { throw BenchError(Self.usage) }
@@ -62,12 +52,7 @@ struct Options {
         }
     }
 
-    var isPostgres: Bool { database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") }
-}
-
-struct BenchError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+    var isPostgres: Bool { isPostgresURL(database) }
 }
 
 // MARK: - Deterministic randomness
@@ -248,33 +233,13 @@ final class SQLiteWriter: LedgerWriter {
 
 /// PostgreSQL: one multi-row INSERT per batch, its ids queued for the sealer in the same statement.
 final class PostgresWriter: LedgerWriter {
-    let client: PostgresClient
-    let logger: Logger
-    let runner: Task<Void, Never>
+    let postgres: BenchPostgres
+    var client: PostgresClient { postgres.client }
+    var logger: Logger { postgres.logger }
 
-    init(url: String, logger: Logger) throws {
-        guard let components = URLComponents(string: url), let host = components.host else {
-            throw BenchError("'\(url)' is not a postgres:// URL")
-        }
-        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "disable"
-        guard mode == "disable" else { throw BenchError("the bench connects without TLS: add ?sslmode=disable") }
-        let configuration = PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
-            password: components.password,
-            database: components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/")), tls: .disable)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        self.client = client
-        self.logger = logger
-        runner = Task { await client.run() }
-    }
+    init(url: String, logger: Logger) throws { postgres = try BenchPostgres(url: url, logger: logger) }
 
-    deinit { runner.cancel() }
-
-    func existingRows() async throws -> Int {
-        for try await count in try await client.query("SELECT count(*) FROM ledger_events", logger: logger)
-            .decode(Int64.self) { return Int(count) }
-        return 0
-    }
+    func existingRows() async throws -> Int { try await postgres.count("ledger_events") }
 
     func write(_ rows: [LedgerEvent]) async throws {
         var bindings = PostgresBindings(capacity: rows.count * 10)
@@ -319,11 +284,6 @@ final class PostgresWriter: LedgerWriter {
 }
 
 // MARK: - Main
-
-func seconds(since start: ContinuousClock.Instant) -> Double {
-    let elapsed = (ContinuousClock.now - start).components
-    return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-}
 
 /// The site and the employees, through the server's own admin operations (audit rows included).
 func createDirectory(_ options: Options, logger: Logger) async throws -> (SiteRecord, [UserID]) {

@@ -26,6 +26,7 @@
 // must be new (no sites).
 import AttendanceModels
 import AttendanceServer
+import BenchSupport
 import Foundation
 import GRDB
 import Logging
@@ -46,47 +47,31 @@ struct Options {
         """
 
     init(_ arguments: [String]) throws {
-        var rest = arguments[...]
-        func value(_ name: String) throws -> String {
-            guard let next = rest.popFirst() else { throw BenchError("\(name) needs a value\n\(Self.usage)") }
-            return next
-        }
-        func number(_ name: String) throws -> Int {
-            let text = try value(name)
-            guard let parsed = Int(text.replacingOccurrences(of: "_", with: "")), parsed > 0 else {
-                throw BenchError("\(name) is '\(text)'; expected a positive integer")
-            }
-            return parsed
-        }
-        while let argument = rest.popFirst() {
+        var rest = BenchArguments(arguments, usage: Self.usage)
+        while let argument = rest.next() {
             switch argument {
-            case "--database": database = try value(argument)
-            case "--employees": employees = try number(argument)
+            case "--database": database = try rest.value(argument)
+            case "--employees": employees = try rest.number(argument)
             case "--month":
-                let text = try value(argument)
+                let text = try rest.value(argument)
                 guard let first = LocalDate(text + "-01") else {
                     throw BenchError("--month is '\(text)'; expected YYYY-MM")
                 }
                 month = first
-            case "--seed": seed = UInt64(try number(argument))
-            case "--batch": batch = try number(argument)
+            case "--seed": seed = UInt64(try rest.number(argument))
+            case "--batch": batch = try rest.number(argument)
             case "-h", "--help": print(Self.usage); exit(0)
-            default: throw BenchError("unknown argument '\(argument)'\n\(Self.usage)")
+            default: throw rest.unknown(argument)
             }
         }
         guard !database.isEmpty else { throw BenchError(Self.usage) }
         guard employees >= 2 else { throw BenchError("--employees \(employees): two sites need at least 2") }
     }
 
-    var isPostgres: Bool { database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") }
+    var isPostgres: Bool { isPostgresURL(database) }
     var days: [LocalDate] {
         month.through(month.adding(days: LocalDate.daysIn(month: month.month, year: month.year) - 1))
     }
-}
-
-struct BenchError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 // MARK: - Deterministic randomness
@@ -319,44 +304,19 @@ final class SQLiteWriter: RowWriter {
 /// PostgreSQL: one multi-row INSERT per batch.
 final class PostgresWriter: RowWriter {
     static let sessionColumns = 15
-    let client: PostgresClient
-    let logger: Logger
-    let runner: Task<Void, Never>
+    let postgres: BenchPostgres
+    var client: PostgresClient { postgres.client }
+    var logger: Logger { postgres.logger }
 
-    init(url: String, logger: Logger) throws {
-        guard let components = URLComponents(string: url), let host = components.host else {
-            throw BenchError("'\(url)' is not a postgres:// URL")
-        }
-        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "disable"
-        guard mode == "disable" else { throw BenchError("the bench connects without TLS: add ?sslmode=disable") }
-        let configuration = PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
-            password: components.password,
-            database: components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/")), tls: .disable)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        self.client = client
-        self.logger = logger
-        runner = Task { await client.run() }
-    }
+    init(url: String, logger: Logger) throws { postgres = try BenchPostgres(url: url, logger: logger) }
 
-    deinit { runner.cancel() }
-
-    func existingSessions() async throws -> Int {
-        for try await count in try await client.query("SELECT count(*) FROM sessions", logger: logger)
-            .decode(Int64.self) { return Int(count) }
-        return 0
-    }
-
-    /// `$first, $first+1, …` for one row of `count` values.
-    private static func placeholders(_ first: Int, _ count: Int) -> String {
-        "(" + (first..<first + count).map { "$\($0)" }.joined(separator: ", ") + ")"
-    }
+    func existingSessions() async throws -> Int { try await postgres.count("sessions") }
 
     func write(assignments: [TimesheetSettingRow]) async throws {
         var bindings = PostgresBindings(capacity: assignments.count * 7)
         var values: [String] = []
         for row in assignments {
-            values.append(Self.placeholders(bindings.count + 1, 7))
+            values.append(BenchPostgres.placeholders(bindings.count + 1, 7))
             bindings.append(row.kind.rawValue)
             bindings.append(row.id)
             bindings.append(row.userId?.rawValue)
@@ -377,7 +337,7 @@ final class PostgresWriter: RowWriter {
         var values: [String] = []
         values.reserveCapacity(rows.count)
         for row in rows {
-            values.append(Self.placeholders(bindings.count + 1, Self.sessionColumns))
+            values.append(BenchPostgres.placeholders(bindings.count + 1, Self.sessionColumns))
             bindings.append(row.key)
             bindings.append(row.userId)
             bindings.append(row.siteId)
@@ -411,11 +371,6 @@ final class PostgresWriter: RowWriter {
 }
 
 // MARK: - Main
-
-func seconds(since start: ContinuousClock.Instant) -> Double {
-    let elapsed = (ContinuousClock.now - start).components
-    return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-}
 
 /// The sites, the employees, the schedule, each site's rules and one assignment at each site,
 /// through the server's own services (audit rows included). Returns the employees by site.
