@@ -255,6 +255,15 @@ struct AttendanceAPI: APIProtocol {
 
     func listSessions(_ input: Operations.ListSessions.Input) async throws -> Operations.ListSessions.Output {
         let query = input.query
+        if query.format == .csv {
+            // Every session the filter matches (limit and cursor are for JSON pages).
+            let filter = try admin.sessionFilter(
+                userId: query.userId, siteId: query.siteId, from: query.from.map(RFC3339.format),
+                to: query.to.map(RFC3339.format), source: query.source.flatMap { EventSource(rawValue: $0.rawValue) },
+                correctedOnly: query.source == .corrected, minSkewSeconds: query.minSkewSeconds)
+            let rows = SessionsCSV(repository: repository, filter: filter)
+            return .ok(.init(body: .csv(HTTPBody(rows, length: .unknown, iterationBehavior: .single))))
+        }
         let page = try await admin.sessions(userId: query.userId, siteId: query.siteId, from: query.from.map(RFC3339.format),
                                             to: query.to.map(RFC3339.format), limit: query.limit, cursor: query.cursor,
                                             source: query.source.flatMap { EventSource(rawValue: $0.rawValue) },

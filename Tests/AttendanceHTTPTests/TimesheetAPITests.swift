@@ -139,6 +139,18 @@ import Testing
             print(len(rows) * width, len(weeks))
             """, arguments: [book.path, text.path])
         #expect(compared == "200 2", "8 rows x 25 columns equal; a header and one week")
+
+        // The sessions behind them, every one, as CSV (limit and cursor are for JSON pages).
+        let sessions = try await live.send("GET", "/v1/admin/sessions?format=csv&limit=1")
+        #expect(sessions.status == 200)
+        let lines = sessions.text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(lines.first == SessionColumns.names.joined(separator: ","))
+        #expect(lines.count == 5, "a header and the four sessions")
+        #expect(lines.dropFirst().allSatisfy { $0.contains("Europe/Berlin") && $0.contains(",closed,manual,") })
+        #expect(lines[1].contains(",2026-06-01T09:00:00+02:00,2026-06-01T07:00:00Z,2026-06-01T12:30:00+02:00,"))
+        let refused = try await live.send("GET", "/v1/admin/sessions?format=csv&from=2026-13-01T00:00:00Z")
+        #expect(refused.status == 400)
+        #expect(refused.detail.contains("'from'"))
         try await live.stop()
     }
 
@@ -255,7 +267,8 @@ struct TimesheetTestFailure: Error, CustomStringConvertible {
         let early = try await live.send("POST", "/v1/admin/pay-periods/2026-06-01", json: ["action": "lock"])
         #expect(early.status == 409)
         #expect(early.detail.contains("approve it before locking"))
-        #expect(try await live.send("POST", "/v1/admin/pay-periods/2026-06-01", json: ["action": "approve"]).status == 200)
+        let approved = try await live.send("POST", "/v1/admin/pay-periods/2026-06-01", json: ["action": "approve"])
+        #expect(approved.status == 200)
         let locked = try await live.send("POST", "/v1/admin/pay-periods/2026-06-01", json: ["action": "lock"])
         #expect(locked.json["state"] as? String == "locked", "\(locked.text)")
 

@@ -299,20 +299,9 @@ public struct AdminService: Sendable {
                          source: EventSource? = nil, correctedOnly: Bool = false, minSkewSeconds: Double? = nil)
         async throws -> (items: [SessionRecord], nextCursor: String?)
     {
-        if let skew = minSkewSeconds, !(0...31_536_000).contains(skew) {
-            throw Problem.field("minSkewSeconds", "\(skew)", expected: "0 to 31536000 seconds")
-        }
-        func time(_ name: String, _ text: String?) throws -> Date? {
-            guard let text else { return nil }
-            do { return try RFC3339.parse(text) } catch {
-                throw Problem.field(name, text, expected: "an RFC 3339 time such as 2026-11-22T00:00:00Z (\(error.reason))")
-            }
-        }
         let pageSize = limit ?? 100
         guard (1...500).contains(pageSize) else { throw Problem.field("limit", String(pageSize), expected: "1 to 500") }
         var after: SessionCursor?
-        if let userId { try InputRules.identifier("userId", userId, maxLength: InputRules.maxIdLength) }
-        if let siteId { try InputRules.identifier("siteId", siteId, maxLength: InputRules.maxIdLength) }
         if let cursor {
             guard cursor.range(of: "^[A-Za-z0-9_-]{1,400}$", options: .regularExpression) != nil else {
                 throw Problem.field(
@@ -324,18 +313,36 @@ public struct AdminService: Sendable {
             }
             after = decoded
         }
-        let fromDate = try time("from", from)
-        let toDate = try time("to", to)
-        let filter = SessionFilter(userId: userId.map { UserID($0) }, siteId: siteId.map { SiteID($0) }, from: fromDate,
-                                   to: toDate, source: source, correctedOnly: correctedOnly,
-                                   minSkewSeconds: minSkewSeconds)
-        if let from = filter.from, let to = filter.to, from > to {
-            throw Problem.field("from", RFC3339.format(from), expected: "a time before 'to'", status: 422)
-        }
+        let filter = try sessionFilter(userId: userId, siteId: siteId, from: from, to: to, source: source,
+                                       correctedOnly: correctedOnly, minSkewSeconds: minSkewSeconds)
         let items = try await repository.sessions(filter, after: after, limit: pageSize + 1)
         let page = Array(items.prefix(pageSize))
         let next = items.count > pageSize ? page.last.map { SessionCursor(checkInAt: $0.checkInAt, sessionKey: $0.sessionKey).token } : nil
         return (page, next)
+    }
+
+    /// The session list's filter from the query, each refusal naming its parameter (the list and
+    /// its CSV export share it).
+    public func sessionFilter(userId: String?, siteId: String?, from: String?, to: String?, source: EventSource? = nil,
+                              correctedOnly: Bool = false, minSkewSeconds: Double? = nil) throws -> SessionFilter {
+        if let skew = minSkewSeconds, !(0...31_536_000).contains(skew) {
+            throw Problem.field("minSkewSeconds", "\(skew)", expected: "0 to 31536000 seconds")
+        }
+        func time(_ name: String, _ text: String?) throws -> Date? {
+            guard let text else { return nil }
+            do { return try RFC3339.parse(text) } catch {
+                throw Problem.field(name, text, expected: "an RFC 3339 time such as 2026-11-22T00:00:00Z (\(error.reason))")
+            }
+        }
+        if let userId { try InputRules.identifier("userId", userId, maxLength: InputRules.maxIdLength) }
+        if let siteId { try InputRules.identifier("siteId", siteId, maxLength: InputRules.maxIdLength) }
+        let filter = SessionFilter(userId: userId.map { UserID($0) }, siteId: siteId.map { SiteID($0) },
+                                   from: try time("from", from), to: try time("to", to), source: source,
+                                   correctedOnly: correctedOnly, minSkewSeconds: minSkewSeconds)
+        if let from = filter.from, let to = filter.to, from > to {
+            throw Problem.field("from", RFC3339.format(from), expected: "a time before 'to'", status: 422)
+        }
+        return filter
     }
 
     public struct PresenceEntry: Hashable, Sendable {
