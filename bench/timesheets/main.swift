@@ -40,10 +40,12 @@ struct Options {
     var month = LocalDate(year: 2026, month: 10, day: 1)!
     var seed: UInt64 = 42
     var batch: Int?
+    /// Write nothing: time the month's timesheet of a database an earlier run filled.
+    var computeOnly = false
 
     static let usage = """
         usage: timesheet-bench --database PATH_OR_URL [--employees 10000] [--month 2026-10] [--seed 42] \
-        [--batch ROWS]
+        [--batch ROWS] [--compute]
         """
 
     init(_ arguments: [String]) throws {
@@ -60,7 +62,10 @@ struct Options {
                 month = first
             case "--seed": seed = UInt64(try rest.number(argument))
             case "--batch": batch = try rest.number(argument)
-            case "-h", "--help": print(Self.usage); exit(0)
+            case "--compute": computeOnly = true
+            case "-h", "--help":
+                print(Self.usage)
+                exit(0)
             default: throw rest.unknown(argument)
             }
         }
@@ -189,8 +194,10 @@ struct Company {
         case ..<0.045:
             kinds["night sessions", default: 0] += 1
             nightBefore.insert(worker.id)
-            rows.append(session(worker, date, from: 21 * 60 + 30 + rng.uniform(-30, 30),
-                                to: 30 * 60 + rng.uniform(-30, 30)))
+            rows.append(
+                session(
+                    worker, date, from: 21 * 60 + 30 + rng.uniform(-30, 30),
+                    to: 30 * 60 + rng.uniform(-30, 30)))
         case ..<0.06:
             kinds["open sessions", default: 0] += 1
             rows.append(session(worker, date, from: arrival(), to: nil))
@@ -202,8 +209,10 @@ struct Company {
         default:
             kinds["two-session days", default: 0] += 1
             rows.append(session(worker, date, from: arrival(), to: 12 * 60 + 30 + rng.uniform(-10, 15)))
-            rows.append(session(worker, date, from: 13 * 60 + 15 + rng.uniform(-10, 10),
-                                to: 17 * 60 + 30 + rng.uniform(-45, 30)))
+            rows.append(
+                session(
+                    worker, date, from: 13 * 60 + 15 + rng.uniform(-10, 10),
+                    to: 17 * 60 + 30 + rng.uniform(-45, 30)))
         }
     }
 
@@ -264,10 +273,11 @@ final class SQLiteWriter: RowWriter {
 
     func write(assignments: [TimesheetSettingRow]) async throws {
         try await queue.write { db in
-            let statement = try db.cachedStatement(sql: """
-                INSERT INTO timesheetSettings (kind, id, userId, siteId, date, body, updatedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """)
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO timesheetSettings (kind, id, userId, siteId, date, body, updatedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """)
             for row in assignments {
                 try statement.execute(arguments: [
                     row.kind.rawValue, row.id, row.userId?.rawValue, row.siteId?.rawValue, row.date?.description,
@@ -279,12 +289,13 @@ final class SQLiteWriter: RowWriter {
 
     func write(_ rows: [SessionRow]) async throws {
         try await queue.write { db in
-            let statement = try db.cachedStatement(sql: """
-                INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason,
-                                      lastSeenAt, source, createdAt, checkInReason, checkOutSource, appVersion,
-                                      evidenceRule, corrected)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason,
+                                          lastSeenAt, source, createdAt, checkInReason, checkOutSource, appVersion,
+                                          evidenceRule, corrected)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
             for row in rows {
                 try statement.execute(arguments: [
                     row.key, row.userId, row.siteId, row.deviceId, row.checkInAt, row.checkOutAt, row.checkOutReason,
@@ -386,9 +397,11 @@ func createDirectory(_ options: Options, logger: Logger) async throws -> (sites:
     let admin = AdminService(repository: repository)
     var sites: [SiteRecord] = []
     for (major, zone) in [(1, "Europe/Berlin"), (2, "America/New_York")] {
-        sites.append(try await admin.createSite(AdminService.SiteInput(
-            name: zone.split(separator: "/").last.map(String.init) ?? zone, timeZone: zone,
-            beaconUUID: SiteBeacon.defaultUUID.uuidString, major: major), actor: .adminToken))
+        sites.append(
+            try await admin.createSite(
+                AdminService.SiteInput(
+                    name: zone.split(separator: "/").last.map(String.init) ?? zone, timeZone: zone,
+                    beaconUUID: SiteBeacon.defaultUUID.uuidString, major: major), actor: .adminToken))
     }
 
     let settings = TimesheetSettingsService(repository: repository)
@@ -435,9 +448,11 @@ func run(_ options: Options) async throws {
     let backend = options.isPostgres ? "postgresql" : "sqlite"
     let directoryStart = ContinuousClock.now
     let (sites, workers) = try await createDirectory(options, logger: logger)
-    print("\(backend): \(sites.count) sites, \(workers.count) employees, a schedule, each site's rules and "
-        + String(format: "%d assignments created through the services in %.2f s", sites.count,
-                 seconds(since: directoryStart)))
+    print(
+        "\(backend): \(sites.count) sites, \(workers.count) employees, a schedule, each site's rules and "
+            + String(
+                format: "%d assignments created through the services in %.2f s", sites.count,
+                seconds(since: directoryStart)))
 
     let writer: any RowWriter =
         options.isPostgres
@@ -463,8 +478,9 @@ func run(_ options: Options) async throws {
     for start in stride(from: 0, to: assignments.count, by: 4_000) {
         try await writer.write(assignments: Array(assignments[start..<min(start + 4_000, assignments.count)]))
     }
-    print("\(backend): \(assignments.count) more assignments written "
-        + String(format: "in %.2f s", seconds(since: assignmentsStart)))
+    print(
+        "\(backend): \(assignments.count) more assignments written "
+            + String(format: "in %.2f s", seconds(since: assignmentsStart)))
 
     var company = Company(workers: workers, clocks: try sites.map(SiteClock.init), seed: options.seed)
     var written = 0
@@ -506,19 +522,52 @@ func run(_ options: Options) async throws {
     try await writer.finish()
     let finishSeconds = seconds(since: finishStart)
     let total = try await writer.existingSessions()
-    print("\(backend): \(written) sessions written in batches of \(batchSize) "
-        + String(format: "(rows built %.1f s, inserts %.1f s, %@ %.1f s)", generateSeconds, writeSeconds,
-                 options.isPostgres ? "VACUUM ANALYZE" : "WAL checkpoint", finishSeconds))
+    print(
+        "\(backend): \(written) sessions written in batches of \(batchSize) "
+            + String(
+                format: "(rows built %.1f s, inserts %.1f s, %@ %.1f s)", generateSeconds, writeSeconds,
+                options.isPostgres ? "VACUUM ANALYZE" : "WAL checkpoint", finishSeconds))
     print("  " + company.kinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
-    print("employees: \(workers.count); sessions: \(total) over \(days.count) days "
-        + "(\(days.first!) to \(days.last!)); "
-        + String(format: "%.2f per employee per day", Double(total) / Double(workers.count * days.count)))
+    print(
+        "employees: \(workers.count); sessions: \(total) over \(days.count) days "
+            + "(\(days.first!) to \(days.last!)); "
+            + String(format: "%.2f per employee per day", Double(total) / Double(workers.count * days.count)))
     guard total == written else { throw BenchError("expected \(written) sessions, found \(total)") }
+}
+
+/// The month's rows computed by `TimesheetService` (read and compute, no file): the issue's
+/// "timesheets for 10,000 employees x 31 days in 5 s", apart from formatting them.
+func compute(_ options: Options) async throws {
+    var logger = Logger(label: "timesheet-bench")
+    logger.logLevel = .warning
+    let repository: any ServerRepository =
+        options.isPostgres
+        ? try await PostgresRepository.connect(url: options.database, logger: logger)
+        : try SQLiteRepository.open(path: options.database)
+    defer { repository.shutdown() }
+    let query = TimesheetQuery(from: options.month, through: options.days.last ?? options.month)
+    let started = ContinuousClock.now
+    var reader = try await TimesheetService(repository: repository).open(query)
+    var employees = 0
+    var rows = 0
+    var weeks = 0
+    while let chunk = try await reader.next() {
+        employees += chunk.count
+        rows += chunk.reduce(0) { $0 + $1.days.count }
+        weeks += chunk.reduce(0) { $0 + $1.weeks.count }
+    }
+    print(
+        "computed \(rows) rows and \(weeks) weeks of \(employees) employees "
+            + String(format: "in %.2f s", seconds(since: started)))
 }
 
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     let started = ContinuousClock.now
+    if options.computeOnly {
+        try await compute(options)
+        exit(0)
+    }
     try await run(options)
     print(String(format: "timesheet-bench done in %.1f s", seconds(since: started)))
 } catch {

@@ -35,8 +35,9 @@ public enum TimesheetColumns {
 
     /// A day's cells, in `days` order. Times are shown twice: by the site's clock with its offset,
     /// and in UTC. The leave note is not exported (it can be health data).
-    public static func cells(_ day: TimesheetDay, employeeName: String) -> [ExportCell] {
-        let zone = TimeZone(identifier: day.timeZone)
+    public static func cells(_ day: TimesheetDay, employeeName: String, zones: ZoneCache = ZoneCache()) -> [ExportCell]
+    {
+        let zone = zones.zone(day.timeZone)
         func local(_ instant: Date?) -> ExportCell {
             guard let instant, let zone else { return .empty }
             return .text(LocalTimestamp.format(instant, offsetSeconds: zone.secondsFromGMT(for: instant)))
@@ -85,7 +86,22 @@ public enum LocalTimestamp {
         let inDay = seconds - days * 86_400
         let date = LocalDate(dayNumber: days)
         return date.description
-            + String(format: "T%02d:%02d:%02d", inDay / 3600, inDay % 3600 / 60, inDay % 60)
+            + "T" + zeroPadded(inDay / 3600, 2) + ":" + zeroPadded(inDay % 3600 / 60, 2) + ":"
+            + zeroPadded(inDay % 60, 2)
             + utcOffsetText(offsetSeconds)
+    }
+}
+
+/// Time zones by identifier, made once each (an export asks for one per row).
+public final class ZoneCache {
+    private var zones: [String: TimeZone] = [:]
+
+    public init() {}
+
+    public func zone(_ identifier: String) -> TimeZone? {
+        if let known = zones[identifier] { return known }
+        let zone = TimeZone(identifier: identifier)
+        zones[identifier] = zone
+        return zone
     }
 }

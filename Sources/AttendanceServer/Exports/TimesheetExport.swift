@@ -21,6 +21,7 @@ public struct TimesheetCSV: AsyncSequence, Sendable {
         let query: TimesheetQuery
         var reader: TimesheetReader?
         var finished = false
+        let zones = ZoneCache()
 
         public mutating func next() async throws -> ArraySlice<UInt8>? {
             guard !finished else { return nil }
@@ -52,12 +53,14 @@ public enum TimesheetWorkbook {
     public static func write(service: TimesheetService, query: TimesheetQuery) async throws -> URL {
         var reader = try await service.open(query)
         let writer = try XLSXWriter(sheetNames: ["Days", "Weeks"])
+        let zones = ZoneCache()
         try writer.append(TimesheetColumns.days.map(ExportCell.text), toSheet: 0)
         try writer.append(TimesheetColumns.weeks.map(ExportCell.text), toSheet: 1)
         while let chunk = try await reader.next() {
             for employee in chunk {
                 for day in employee.days {
-                    try writer.append(TimesheetColumns.cells(day, employeeName: employee.employee.name), toSheet: 0)
+                    try writer.append(
+                        TimesheetColumns.cells(day, employeeName: employee.employee.name, zones: zones), toSheet: 0)
                 }
                 for week in employee.weeks {
                     try writer.append(TimesheetColumns.cells(week, employeeName: employee.employee.name), toSheet: 1)

@@ -85,5 +85,5 @@ public struct SiteCalendar: Sendable {
 public func utcOffsetText(_ seconds: Int) -> String {
     let sign = seconds < 0 ? "-" : "+"
     let minutes = abs(seconds) / 60
-    return String(format: "%@%02d:%02d", sign, minutes / 60, minutes % 60)
+    return sign + zeroPadded(minutes / 60, 2) + ":" + zeroPadded(minutes % 60, 2)
 }

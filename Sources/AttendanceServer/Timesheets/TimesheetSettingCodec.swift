@@ -172,5 +172,7 @@ public enum TimesheetSettingCodec {
         return hour * 60 + minute
     }
 
-    public static func clockText(_ minute: Int) -> String { String(format: "%02d:%02d", minute / 60, minute % 60) }
+    public static func clockText(_ minute: Int) -> String {
+        zeroPadded(minute / 60, 2) + ":" + zeroPadded(minute % 60, 2)
+    }
 }
