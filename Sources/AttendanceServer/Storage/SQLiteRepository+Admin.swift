@@ -155,7 +155,7 @@ extension SQLiteRepository: AdminRepository {
             arguments += [cursor.checkInAt.timeIntervalSince1970, cursor.checkInAt.timeIntervalSince1970, cursor.sessionKey.rawValue]
         }
         arguments.append(limit)
-        let sql = "SELECT * FROM sessions" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+        let sql = "SELECT \(Self.sessionColumns) FROM sessions" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             + " ORDER BY checkInAt, sessionKey LIMIT ?"
         let bound = StatementArguments(arguments)
         return try await writer.read { db in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: bound).map(Self.sessionRecord) }

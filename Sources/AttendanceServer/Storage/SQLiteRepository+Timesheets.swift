@@ -89,7 +89,7 @@ extension SQLiteRepository: TimesheetRepository {
         guard !users.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: users.count).joined(separator: ", ")
         var sql = """
-            SELECT * FROM sessions WHERE userId IN (\(placeholders))
+            SELECT \(Self.sessionColumns) FROM sessions WHERE userId IN (\(placeholders))
                 AND checkInAt < ? AND (checkOutAt IS NULL OR checkOutAt >= ?)
             """
         var arguments = StatementArguments(users.map(\.rawValue))

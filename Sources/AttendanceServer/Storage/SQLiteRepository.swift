@@ -410,19 +410,13 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     public func openSessions(siteId: SiteID?) async throws -> [SessionRecord] {
         try await writer.read { db in
+            let open = "SELECT \(Self.sessionColumns) FROM sessions WHERE checkOutAt IS NULL AND voidedAt IS NULL"
             if let siteId {
                 return try Row.fetchAll(
-                    db.cachedStatement(
-                        sql:
-                            "SELECT * FROM sessions WHERE checkOutAt IS NULL AND voidedAt IS NULL AND siteId = ? "
-                                + "ORDER BY checkInAt"
-                    ), arguments: [siteId.rawValue]
+                    db.cachedStatement(sql: open + " AND siteId = ? ORDER BY checkInAt"), arguments: [siteId.rawValue]
                 ).map(Self.session)
             }
-            return try Row.fetchAll(
-                db.cachedStatement(
-                    sql: "SELECT * FROM sessions WHERE checkOutAt IS NULL AND voidedAt IS NULL ORDER BY checkInAt")
-            ).map(Self.session)
+            return try Row.fetchAll(db.cachedStatement(sql: open + " ORDER BY checkInAt")).map(Self.session)
         }
     }
 
@@ -431,30 +425,35 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     // MARK: - Rows
 
     static func session(key: String, db: Database) throws -> SessionRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sessions WHERE sessionKey = ?"), arguments: [key]).map(session)
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT \(sessionColumns) FROM sessions WHERE sessionKey = ?"), arguments: [key]
+        ).map(session)
     }
+
+    /// The session columns every session query selects, in this order: `session(_:)` reads them by
+    /// position (by name, GRDB lowercases each name: a fifth of a month's timesheet on SQLite).
+    static let sessionColumns = """
+        sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason, lastSeenAt, source, \
+        checkInReason, checkOutSource, appVersion, evidenceRule, evidenceSamples, evidenceMedianRSSI, evidenceStdevDB, \
+        evidenceWalking, clockSkewSeconds, corrected, voidedAt, voidReason
+        """
 
     private static func session(_ row: Row) -> SessionRecord {
-        let checkOut: Double? = row["checkOutAt"]
-        let device: String? = row["deviceId"]
+        let checkOut: Double? = row[5]
+        let device: String? = row[3]
+        let checkOutSource: String? = row[10]
+        let voidedAt: Double? = row[19]
+        let evidence = SessionEvidence(
+            checkInReason: row[9], checkOutSource: checkOutSource.flatMap(EventSource.init(rawValue:)),
+            appVersion: row[11], rule: row[12], sampleCount: row[13], medianRSSI: row[14], stdevDB: row[15],
+            walking: row[16], clockSkewSeconds: row[17])
         return SessionRecord(
-            sessionKey: SessionKey(row["sessionKey"]), userId: UserID(row["userId"]), siteId: SiteID(row["siteId"]),
-            deviceId: device.map { DeviceID($0) }, checkInAt: Date(timeIntervalSince1970: row["checkInAt"]),
-            checkOutAt: checkOut.map(Date.init(timeIntervalSince1970:)), checkOutReason: row["checkOutReason"],
-            lastSeenAt: Date(timeIntervalSince1970: row["lastSeenAt"]),
-            source: EventSource(rawValue: row["source"]) ?? .automatic,
-            evidence: evidence(row), corrected: row["corrected"],
-            voidedAt: (row["voidedAt"] as Double?).map(Date.init(timeIntervalSince1970:)), voidReason: row["voidReason"]
-        )
-    }
-
-    private static func evidence(_ row: Row) -> SessionEvidence {
-        let checkOutSource: String? = row["checkOutSource"]
-        return SessionEvidence(
-            checkInReason: row["checkInReason"], checkOutSource: checkOutSource.flatMap(EventSource.init(rawValue:)),
-            appVersion: row["appVersion"], rule: row["evidenceRule"], sampleCount: row["evidenceSamples"],
-            medianRSSI: row["evidenceMedianRSSI"], stdevDB: row["evidenceStdevDB"], walking: row["evidenceWalking"],
-            clockSkewSeconds: row["clockSkewSeconds"])
+            sessionKey: SessionKey(row[0]), userId: UserID(row[1]), siteId: SiteID(row[2]),
+            deviceId: device.map { DeviceID($0) }, checkInAt: Date(timeIntervalSince1970: row[4]),
+            checkOutAt: checkOut.map(Date.init(timeIntervalSince1970:)), checkOutReason: row[6],
+            lastSeenAt: Date(timeIntervalSince1970: row[7]), source: EventSource(rawValue: row[8]) ?? .automatic,
+            evidence: evidence, corrected: row[18], voidedAt: voidedAt.map(Date.init(timeIntervalSince1970:)),
+            voidReason: row[20])
     }
 
     static func employeeRecord(_ row: Row) -> EmployeeRecord {
