@@ -70,6 +70,10 @@ struct Timesheets: AsyncParsableCommand {
                 detail = detail.replacingOccurrences(of: field, with: flag)
             }
             throw CommandFailure(detail)
+        } catch {
+            // Nothing half-written is left beside --out, whatever went wrong.
+            try? FileManager.default.removeItem(at: partial)
+            throw error
         }
         print("wrote \(destination.path)")
     }

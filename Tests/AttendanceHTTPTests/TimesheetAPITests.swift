@@ -206,6 +206,11 @@ import Testing
             try await live.send("DELETE", "/v1/admin/sites/\(ada.siteId)/holidays/2026-06-04").status == 204)
         #expect(
             try await live.send("DELETE", "/v1/admin/sites/\(ada.siteId)/holidays/2026-06-04").status == 404)
+
+        // Erasing a person erases their leave (its type and note can be health data).
+        #expect(try await live.send("POST", "/v1/admin/employees/\(ada.userId)/deactivate").status == 200)
+        #expect(try await live.send("POST", "/v1/admin/employees/\(ada.userId)/erase").status == 200)
+        #expect(try await live.send("GET", "/v1/admin/leave?from=2026-06-01&to=2026-06-30").array.isEmpty)
         try await live.stop()
     }
 

@@ -145,6 +145,50 @@ import Testing
             "never deducted below the threshold that made it owed")
     }
 
+    @Test func workingLongerNeverEarnsMoreThanItTook() throws {
+        var policy = TimesheetPolicy()
+        policy.breakRules = [
+            BreakRule(workedOverMinutes: 360, breakMinutes: 30), BreakRule(workedOverMinutes: 540, breakMinutes: 45),
+        ]
+        let worked = try ["17:00", "17:10", "18:00", "18:30"].map { end in
+            try #require(
+                Self.day(Self.sheet([Self.session("a", "2026-06-01 08:00", "2026-06-01 \(end)")], policy: policy))
+            ).workedMinutes
+        }
+        #expect(worked == [510, 520, 555, 585], "9:00, 9:10, 10:00 and 10:30 worked, 30 or 45 min deducted")
+    }
+
+    @Test func leaveWithoutAScheduleExpectsNothingAndMakesNoOvertime() throws {
+        let leave = LeaveDay(
+            userId: TimesheetFixtures.user, siteId: TimesheetFixtures.site, date: Self.monday, type: "vacation")
+        let sessions = (2...5).map { Self.session("d\($0)", "2026-06-0\($0) 08:00", "2026-06-0\($0) 18:00") }
+        let site = TimesheetSite(id: TimesheetFixtures.site, timeZone: Self.berlin)
+        let sheet = Timesheet.compute(
+            TimesheetInput(
+                from: Self.monday, through: LocalDate("2026-06-07")!, now: TimesheetFixtures.later,
+                sites: [site.id: site], leave: [leave], sessions: sessions))
+        #expect(Self.day(sheet)?.status == .leave)
+        #expect(Self.day(sheet)?.expectedMinutes == nil)
+        #expect(sheet.weeks.first?.overtimeMinutes == nil, "no schedule: no weekly overtime, leave or not")
+    }
+
+    @Test func aNightScheduleUnderTheCalendarRuleBalancesOverTheWeek() throws {
+        let night = WorkSchedule(
+            id: "night", name: "Night",
+            shifts: Dictionary(
+                uniqueKeysWithValues: [Weekday.monday, .tuesday, .wednesday, .thursday, .friday].map {
+                    ($0, ScheduledShift(startMinute: 1320, endMinute: 360, expectedMinutes: 480))
+                }))
+        let sessions = (1...5).map { day in
+            Self.session("n\(day)", "2026-06-0\(day) 22:00", "2026-06-0\(day + 1) 06:00")
+        }
+        let sheet = Self.sheet(sessions, through: LocalDate("2026-06-07")!, schedule: night)
+        let week = try #require(sheet.weeks.first)
+        #expect((week.workedMinutes, week.expectedMinutes, week.overtimeMinutes) == (2_400, 2_400, 0))
+        #expect(Self.day(sheet, "2026-06-02")?.measuredBreakMinutes == 0, "06:00 to 22:00 is time off, not a break")
+        #expect(Self.day(sheet, "2026-06-02")?.status == .present)
+    }
+
     @Test func overtimeByDayDoesNotCountAnEarlyArrivalUnlessTheSiteSaysSo() throws {
         let sessions = [Self.session("a", "2026-06-01 08:00", "2026-06-01 18:00")]
         let day = try #require(Self.day(Self.sheet(sessions)))

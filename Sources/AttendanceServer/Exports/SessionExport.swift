@@ -19,14 +19,16 @@ public enum SessionColumns {
         }
         let worked = session.checkOutAt.map { String(minutes($0.timeIntervalSince(session.checkInAt))) } ?? ""
         return [
-            session.sessionKey.rawValue, session.userId.rawValue, TimesheetColumns.inert(employeeName),
-            session.siteId.rawValue, timeZone?.identifier ?? "", local(session.checkInAt),
+            TimesheetColumns.inert(session.sessionKey.rawValue), TimesheetColumns.inert(session.userId.rawValue),
+            TimesheetColumns.inert(employeeName), TimesheetColumns.inert(session.siteId.rawValue),
+            timeZone?.identifier ?? "", local(session.checkInAt),
             RFC3339.format(session.checkInAt), local(session.checkOutAt), session.checkOutAt.map(RFC3339.format) ?? "",
             RFC3339.format(session.lastSeenAt), session.voidedAt == nil ? worked : "", session.status,
             session.source.rawValue, session.evidence.checkOutSource?.rawValue ?? "",
             TimesheetColumns.inert(session.checkOutReason ?? ""), session.corrected ? "true" : "false",
-            TimesheetColumns.inert(session.voidReason ?? ""), session.deviceId?.rawValue ?? "",
-            TimesheetColumns.inert(session.evidence.appVersion ?? ""), session.evidence.rule ?? "",
+            TimesheetColumns.inert(session.voidReason ?? ""), TimesheetColumns.inert(session.deviceId?.rawValue ?? ""),
+            TimesheetColumns.inert(session.evidence.appVersion ?? ""),
+            TimesheetColumns.inert(session.evidence.rule ?? ""),
             session.evidence.clockSkewSeconds.map { String(format: "%.3f", $0) } ?? "",
         ]
     }

@@ -46,7 +46,7 @@ public enum TimesheetColumns {
         func number(_ value: Int?) -> ExportCell { value.map(ExportCell.number) ?? .empty }
         func text(_ value: String?) -> ExportCell { value.map { .text(inert($0)) } ?? .empty }
         return [
-            .text(day.userId.rawValue), .text(inert(employeeName)), .text(day.siteId.rawValue),
+            .text(inert(day.userId.rawValue)), .text(inert(employeeName)), .text(inert(day.siteId.rawValue)),
             .text(day.date.description),
             .text(day.timeZone), .text(day.utcOffsetSeconds.map(utcOffsetText).joined(separator: " ")),
             local(day.firstIn), utc(day.firstIn), local(day.lastOut), utc(day.lastOut), local(day.scheduledStart),
@@ -60,7 +60,7 @@ public enum TimesheetColumns {
 
     public static func cells(_ week: TimesheetWeek, employeeName: String) -> [ExportCell] {
         [
-            .text(week.userId.rawValue), .text(inert(employeeName)), .text(week.weekStart.description),
+            .text(inert(week.userId.rawValue)), .text(inert(employeeName)), .text(week.weekStart.description),
             .number(week.workedMinutes), week.expectedMinutes.map(ExportCell.number) ?? .empty,
             week.overtimeMinutes.map(ExportCell.number) ?? .empty,
         ]
@@ -68,7 +68,7 @@ public enum TimesheetColumns {
 }
 
 extension TimesheetColumns {
-    /// Text people typed (names, holidays, leave types) that a spreadsheet would run as a formula
+    /// Text people or devices chose (names, ids, holidays, leave types) that a spreadsheet would run as a formula
     /// (`=`, `+`, `-`, `@`, tab or CR first: OWASP's CSV injection) gets a leading apostrophe, in
     /// both formats, so they still agree.
     public static func inert(_ text: String) -> String {

@@ -68,6 +68,9 @@ public struct PayPeriodService: Sendable {
         guard from <= through else {
             throw Problem.field("to", through.description, expected: "a date on or after 'from'", status: 422)
         }
+        guard through.dayNumber - from.dayNumber < 3_700 else {
+            throw Problem.field("to", through.description, expected: "at most ten years after 'from'", status: 422)
+        }
         let computed = PayCalendar.periods(try await cycles(), from: from, through: through)
         let stored = try await repository.payPeriods(overlapping: from...through)
         var views = Dictionary(

@@ -45,7 +45,8 @@ public protocol PayPeriodRepository: Sendable {
     func payPeriods(overlapping dates: ClosedRange<LocalDate>) async throws -> [PayPeriodRecord]
     /// Moves a period from `expected` to `record.state` in one transaction with its ledger row:
     /// false (nothing written) when its stored state is not `expected` (another admin was first).
-    /// Locking stores `snapshot` as the period's locked rows; any other state drops them.
+    /// Locking stores `snapshot` as the period's locked rows; any other state drops them, and
+    /// `open` drops the stored period too (its dates are the cycle's again).
     func changePayPeriod(
         _ record: PayPeriodRecord, from expected: PayPeriodMachine.State, snapshot: [LockedDay], audit: LedgerEvent
     ) async throws -> Bool

@@ -63,6 +63,10 @@ extension PostgresRepository: PayPeriodRepository {
                     changed_by = EXCLUDED.changed_by, locked_at = EXCLUDED.locked_at
                 """, logger: self.logger)
             try await connection.query("DELETE FROM locked_days WHERE period_start = \(start)", logger: self.logger)
+            if record.state == .open {
+                // Back to open: the cycle's dates apply again (its history is in the ledger).
+                try await connection.query("DELETE FROM pay_periods WHERE start = \(start)", logger: self.logger)
+            }
             if record.state == .locked {
                 // In slices of 1,000 rows: one statement each, not one round trip per row.
                 for slice in stride(from: 0, to: snapshot.count, by: 1_000) {

@@ -147,6 +147,9 @@ extension PostgresRepository: RequestRepository {
             try await connection.query(
                 "UPDATE ledger_events SET personal = NULL WHERE user_id = \(id.rawValue) AND personal IS NOT NULL",
                 logger: self.logger)
+            // Leave days (their type and note can be health data) go with the person.
+            try await connection.query(
+                "DELETE FROM timesheet_settings WHERE kind = 'leave' AND user_id = \(id.rawValue)", logger: self.logger)
             try await self.append(LedgerEvent.erased(id, actor: actor, now: now), on: connection)
             let reread = PostgresQuery(
                 unsafeSQL: "SELECT \(Self.employeeColumns) FROM employees WHERE id = $1", binds: try binds(id.rawValue))

@@ -58,6 +58,10 @@ extension SQLiteRepository: PayPeriodRepository {
                 record.changedBy?.rawValue, record.lockedAt?.timeIntervalSince1970,
             ])
             try db.cachedStatement(sql: "DELETE FROM lockedDays WHERE periodStart = ?").execute(arguments: [start])
+            if record.state == .open {
+                // Back to open: the cycle's dates apply again (its history is in the ledger).
+                try db.cachedStatement(sql: "DELETE FROM payPeriods WHERE start = ?").execute(arguments: [start])
+            }
             for day in snapshot where record.state == .locked {
                 try db.cachedStatement(
                     sql: "INSERT INTO lockedDays (periodStart, userId, siteId, date, row) VALUES (?, ?, ?, ?, ?)"

@@ -127,6 +127,9 @@ extension SQLiteRepository: RequestRepository {
             try db.cachedStatement(
                 sql: "UPDATE ledgerEvents SET personal = NULL WHERE userId = ? AND personal IS NOT NULL"
             ).execute(arguments: [id.rawValue])
+            // Leave days (their type and note can be health data) go with the person.
+            try db.cachedStatement(sql: "DELETE FROM timesheetSettings WHERE kind = 'leave' AND userId = ?")
+                .execute(arguments: [id.rawValue])
             try Self.append(LedgerEvent.erased(id, actor: actor, now: now), db: db)
             return try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id.rawValue]).map(Self.employeeRecord)
         }

@@ -32,14 +32,12 @@ struct DayContext {
         let gross = intervals.reduce(0) { $0 + $1.1.timeIntervalSince($1.0) }
         var breaks: [Double] = []
         for (previous, next) in zip(intervals, intervals.dropFirst()) {
-            breaks.append(next.0.timeIntervalSince(previous.1))
+            let gap = next.0.timeIntervalSince(previous.1)
+            if gap <= TimesheetConfiguration.longestBreakSeconds { breaks.append(gap) }
         }
         let measured = breaks.reduce(0, +)
         let counted = breaks.filter { $0 >= Double(policy.breakMinimumMinutes * 60) }.reduce(0, +)
-        let rule = policy.requiredBreakSeconds(forGross: gross)
-        // Deducted only as far as the measured breaks fall short, and never below the threshold
-        // that made the break owed.
-        let deducted = max(0, min(rule.owed - counted, gross - rule.threshold))
+        let deducted = policy.deductedBreakSeconds(gross: gross, counted: counted)
         let worked = gross - deducted
 
         var sessions: [SessionKey: SessionRecord] = [:]
@@ -60,7 +58,12 @@ struct DayContext {
         day.proposedEnd = unconfirmed.map(\.lastSeenAt).max()
 
         if let shift, !policy.overtimeCountsEarlyArrival {
-            let early = intervals.reduce(0) { $0 + max(0, min($1.1, shift.start).timeIntervalSince($1.0)) }
+            // Time before the shift's start worked in sessions that began this day (not the tail of
+            // the previous night's shift, which counts on this day by the calendar rule).
+            let dayStart = calendar.start(of: key.date)
+            let leading = pieces.filter { $0.session.checkInAt >= dayStart }
+            let early = merged(leading.map { ($0.start, $0.end) })
+                .reduce(0) { $0 + max(0, min($1.1, shift.start).timeIntervalSince($1.0)) }
             day.eligibleMinutes = minutes(max(0, worked - early))
         }
         day.overtimeMinutes = day.expectedMinutes.map { max(0, day.eligibleMinutes - $0) }
@@ -70,7 +73,8 @@ struct DayContext {
 
     private func expected(_ shift: (start: Date, end: Date, expected: Int)?) -> Int? {
         if let shift { return shift.expected }
-        return schedule == nil && leave == nil && holiday == nil ? nil : 0
+        // A day off, a holiday or leave expects nothing under a schedule; without one, no value.
+        return schedule == nil ? nil : 0
     }
 
     /// The status, and the late and early minutes against the shift.

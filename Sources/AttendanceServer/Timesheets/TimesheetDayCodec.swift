@@ -43,7 +43,8 @@ public enum TimesheetDayCodec {
             scheduledEnd: day.scheduledEnd?.timeIntervalSince1970, lateMinutes: day.lateMinutes,
             earlyMinutes: day.earlyMinutes, overtimeMinutes: day.overtimeMinutes, sessionCount: day.sessionCount,
             status: day.status.rawValue, flags: day.sortedFlags.map(\.rawValue), holiday: day.holiday,
-            leaveType: day.leaveType, leaveNote: day.leaveNote)
+            // The leave note is not kept in a locked copy: it can be health data, and a lock is forever.
+            leaveType: day.leaveType, leaveNote: nil)
         return (try? TimesheetSettingCodec.encoder.encode(stored)) ?? Data("{}".utf8)
     }
 

@@ -43,11 +43,20 @@ public struct TimesheetPolicy: Hashable, Sendable {
 
     public init() {}
 
-    /// The break owed for `grossSeconds` worked: the largest rule whose threshold is passed.
-    func requiredBreakSeconds(forGross grossSeconds: Double) -> (owed: Double, threshold: Double) {
-        let passed = breakRules.filter { grossSeconds > Double($0.workedOverMinutes * 60) }
-        guard let rule = passed.max(by: { $0.workedOverMinutes < $1.workedOverMinutes }) else { return (0, 0) }
-        return (Double(rule.breakMinutes * 60), Double(rule.workedOverMinutes * 60))
+    /// The break to deduct for `grossSeconds` worked with `countedSeconds` of measured breaks:
+    /// for each rule passed, what the measured breaks fall short of it, never so much that the day
+    /// drops below that rule's threshold; the most any rule asks (so working longer never
+    /// credits more time than it took).
+    func deductedBreakSeconds(gross grossSeconds: Double, counted countedSeconds: Double) -> Double {
+        breakRules.filter { grossSeconds > Double($0.workedOverMinutes * 60) }
+            .map { rule in
+                max(
+                    0,
+                    min(
+                        Double(rule.breakMinutes * 60) - countedSeconds,
+                        grossSeconds - Double(rule.workedOverMinutes * 60)))
+            }
+            .max() ?? 0
     }
 }
 
@@ -59,6 +68,9 @@ public enum TimesheetConfiguration {
     /// A day stays provisional until a device of the employee is heard from after it ends, for at
     /// most this long: the app keeps events for 72 h offline (docs/ENGINE.md).
     public static let provisionalForSeconds: Double = 72 * 3_600
+    /// A gap between sessions longer than this is time off between two stints (a night shift's
+    /// tail and the evening's start), not a break.
+    public static let longestBreakSeconds: Double = 4 * 3_600
     /// The longest range one timesheet request may cover (a quarter and a bit).
     public static let maximumDays = 100
 }

@@ -94,14 +94,12 @@ public struct TimesheetService: Sendable {
         var reader = TimesheetReader(
             repository: repository, query: query, calculator: calculator,
             window: TimesheetInput.sessionWindow(from: query.from, through: query.through))
+        // Every site's assignments and leave, even for one site's rows: an assignment elsewhere
+        // decides that a day here has no schedule. The rows are filtered afterwards.
         reader.assignments = Dictionary(
-            grouping: try await settings(.assignment, dates: nil, TimesheetSettingCodec.assignment)
-                .filter { query.siteId == nil || $0.siteId == query.siteId },
-            by: \.userId)
+            grouping: try await settings(.assignment, dates: nil, TimesheetSettingCodec.assignment), by: \.userId)
         reader.leave = Dictionary(
-            grouping: try await settings(.leave, dates: dates, TimesheetSettingCodec.leave)
-                .filter { query.siteId == nil || $0.siteId == query.siteId },
-            by: \.userId)
+            grouping: try await settings(.leave, dates: dates, TimesheetSettingCodec.leave), by: \.userId)
         for device in try await repository.devices(userId: query.userId) where device.revokedAt == nil {
             let known = reader.devices[device.userId]?.lastHeard
             reader.devices[device.userId] = (true, [known, device.lastSeenAt].compactMap { $0 }.max())
@@ -114,9 +112,7 @@ public struct TimesheetService: Sendable {
                     TimesheetInput.PendingAddition(userId: target.userId, siteId: site, checkInAt: at))
             }
         }
-        if !ignoringLocks {
-            reader.locked = try await repository.payPeriods(overlapping: dates).filter { $0.state == .locked }
-        }
+        reader.ignoringLocks = ignoringLocks
         reader.employees = try await repository.employees()
             .filter { query.userId == nil || $0.id == query.userId }
             .filter { employee in cursor.map { employee.id.rawValue > $0.rawValue } ?? true }
@@ -172,8 +168,8 @@ public struct TimesheetReader: Sendable {
     var pendingSessions: Set<SessionKey> = []
     var pendingAdditions: [UserID: [TimesheetInput.PendingAddition]] = [:]
     var employees: [EmployeeRecord] = []
-    /// Locked pay periods that overlap the range's whole weeks: their rows come from the lock.
-    var locked: [PayPeriodRecord] = []
+    /// Live rows even inside locked pay periods (a period's exceptions).
+    var ignoringLocks = false
     private var position = 0
 
     init(
@@ -196,11 +192,14 @@ public struct TimesheetReader: Sendable {
                 grouping: try await repository.timesheetSessions(
                     users: chunk.map(\.id), siteId: query.siteId, window: window),
                 by: \.userId)
+            // Locked periods are read with each chunk's kept rows, so a period reopened during a
+            // long export gives live rows from then on, never neither.
+            let dates = calculator.first...calculator.last
+            let locked =
+                ignoringLocks ? [] : try await repository.payPeriods(overlapping: dates).filter { $0.state == .locked }
             var frozen: [UserID: [TimesheetDay]] = [:]
             if !locked.isEmpty {
-                for day in try await repository.lockedDays(
-                    users: chunk.map(\.id), dates: calculator.first...calculator.last)
-                {
+                for day in try await repository.lockedDays(users: chunk.map(\.id), dates: dates) {
                     guard var row = TimesheetDayCodec.decode(day.row) else { continue }
                     row.flags.insert(.locked)
                     frozen[day.userId, default: []].append(row)
@@ -209,17 +208,33 @@ public struct TimesheetReader: Sendable {
             let found = chunk.compactMap { employee -> EmployeeTimesheet? in
                 let input = EmployeeTimesheetInput(
                     userId: employee.id, sessions: sessions[employee.id] ?? [],
-                    assignments: assignments[employee.id] ?? [], leave: leave[employee.id] ?? [],
+                    assignments: Self.endingAtDeactivation(assignments[employee.id] ?? [], employee),
+                    leave: leave[employee.id] ?? [],
                     hasDevice: devices[employee.id]?.hasDevice ?? false, lastHeard: devices[employee.id]?.lastHeard,
                     pendingRequestSessions: pendingSessions, pendingAdditions: pendingAdditions[employee.id] ?? [])
                 let live = calculator.wholeWeeks(input)
                 let days = PayPeriodLock.merge(live: live, locked: frozen[employee.id] ?? [], periods: locked)
+                    .filter { query.siteId == nil || $0.siteId == query.siteId }
                 let (shown, weeks) = calculator.finish(userId: employee.id, days)
                 return shown.isEmpty ? nil : EmployeeTimesheet(employee: employee, days: shown, weeks: weeks)
             }
             if !found.isEmpty { return found }
         }
         return nil
+    }
+
+    /// A deactivated employee is expected nowhere after the (UTC) day they were deactivated.
+    static func endingAtDeactivation(
+        _ assignments: [ScheduleAssignment], _ employee: EmployeeRecord
+    ) -> [ScheduleAssignment] {
+        guard let deactivated = employee.deactivatedAt else { return assignments }
+        let last = LocalDate(dayNumber: Int((deactivated.timeIntervalSince1970 / 86_400).rounded(.down)))
+        return assignments.compactMap { assignment in
+            guard assignment.from <= last else { return nil }
+            var ended = assignment
+            ended.through = min(assignment.through ?? last, last)
+            return ended
+        }
     }
 
     /// Whether an employee after `id` may still have rows.

@@ -89,7 +89,7 @@ public struct TimesheetSettingsService: Sendable {
             throw Problem(
                 409, "Overlapping assignment",
                 "employee '\(userId)' already works '\(clash.scheduleId)' at site '\(clash.siteId)' from \(clash.from)"
-                    + (clash.through.map { " through \($0)" } ?? "") + " (assignment \(clash.id)); end it first")
+                    + (clash.through.map { " through \($0)" } ?? "") + " (assignment \(clash.id))")
         }
         try await save(TimesheetSettingCodec.row(candidate, now: clock()), actor: actor)
         return candidate
