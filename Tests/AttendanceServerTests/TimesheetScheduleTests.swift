@@ -264,6 +264,19 @@ import Testing
         #expect(day.scheduledEnd == TimesheetFixtures.instant("2026-06-02 06:00", in: Self.berlin))
     }
 
+    @Test func beforeTheShiftEndsALunchIsNotAnEarlyDepartureNorAHalfDay() throws {
+        var policy = TimesheetPolicy()
+        policy.halfDayBelowMinutes = 360
+        let lunch = TimesheetFixtures.instant("2026-06-01 12:30", in: Self.berlin)
+        let today = try #require(
+            Self.day(
+                Self.sheet([Self.session("a", "2026-06-01 09:00", "2026-06-01 12:00")], policy: policy, now: lunch)))
+        #expect((today.status, today.earlyMinutes) == (.present, 0))
+        let evening = try #require(
+            Self.day(Self.sheet([Self.session("a", "2026-06-01 09:00", "2026-06-01 12:00")], policy: policy)))
+        #expect((evening.status, evening.earlyMinutes) == (.halfDay, 300))
+    }
+
     @Test func workDoneEntirelyOutsideTheShiftIsPresentNotLateByHours() throws {
         let day = try #require(Self.day(Self.sheet([Self.session("a", "2026-06-01 21:30", "2026-06-01 23:30")])))
         #expect((day.status, day.lateMinutes, day.earlyMinutes, day.workedMinutes) == (.present, 0, 0, 120))

@@ -94,14 +94,18 @@ struct DayContext {
             let late = arrival.timeIntervalSince(shift.start)
             day.lateMinutes = late > Double(policy.lateGraceMinutes * 60) ? minutes(late) : 0
         }
-        if deciding.allSatisfy({ $0.checkOutAt != nil }), let departure = deciding.compactMap(\.checkOutAt).max() {
+        // Until the shift has ended, a lunch check-out is not an early departure and a short day is
+        // not a half day: today's row claims neither.
+        let over = shift.end <= now
+        if over, deciding.allSatisfy({ $0.checkOutAt != nil }), let departure = deciding.compactMap(\.checkOutAt).max()
+        {
             let early = shift.end.timeIntervalSince(departure)
             day.earlyMinutes = early > Double(policy.earlyGraceMinutes * 60) ? minutes(early) : 0
         }
         let attended = merged(deciding.map { ($0.checkInAt, end(of: $0)) })
             .reduce(0) { $0 + $1.1.timeIntervalSince($1.0) }
-        if let absent = policy.absentBelowMinutes, attended < Double(absent * 60) { return .absent }
-        if let half = policy.halfDayBelowMinutes, attended < Double(half * 60) { return .halfDay }
+        if over, let absent = policy.absentBelowMinutes, attended < Double(absent * 60) { return .absent }
+        if over, let half = policy.halfDayBelowMinutes, attended < Double(half * 60) { return .halfDay }
         return day.lateMinutes > 0 ? .late : .present
     }
 
