@@ -136,14 +136,10 @@ extension AttendanceAPI {
     // MARK: Leave
 
     func listLeave(_ input: Operations.ListLeave.Input) async throws -> Operations.ListLeave.Output {
-        let from = try Self.localDate("from", input.query.from)
-        let to = try Self.localDate("to", input.query.to)
-        guard from <= to else {
-            throw Problem.field("to", to.description, expected: "a date on or after 'from'", status: 422)
-        }
+        let dates = try DateRange.checked(
+            from: try Self.localDate("from", input.query.from), to: try Self.localDate("to", input.query.to))
         let user = try input.query.userId.map { UserID(try Self.id("userId", $0)) }
-        return .ok(
-            .init(body: .json(try await timesheetSettings.leave(userId: user, dates: from...to).map(Self.leave))))
+        return .ok(.init(body: .json(try await timesheetSettings.leave(userId: user, dates: dates).map(Self.leave))))
     }
 
     func saveLeave(_ input: Operations.SaveLeave.Input) async throws -> Operations.SaveLeave.Output {

@@ -11,10 +11,11 @@ extension AttendanceAPI {
             from: try Self.localDate("from", query.from), through: try Self.localDate("to", query.to),
             siteId: try query.siteId.map { try Self.id("siteId", $0) },
             userId: try query.userId.map { try Self.id("userId", $0) })
-        // Every refusal before the first byte: a streamed answer can't turn into a 4xx later.
-        try await timesheets.validate(sheet)
         switch query.format ?? .json {
         case .csv:
+            // Every refusal before the first byte: a streamed answer can't turn into a 4xx later.
+            // (JSON and XLSX are refused by `open`, before their answer starts.)
+            try await timesheets.validate(sheet)
             return .ok(
                 .init(
                     body: .csv(
@@ -62,7 +63,8 @@ extension AttendanceAPI {
 
     static func localDate(_ field: String, _ text: String) throws -> LocalDate {
         guard let date = LocalDate(text) else {
-            throw Problem.field(field, InputRules.shown(text), expected: "a date YYYY-MM-DD (a real date, years 0001 to 9999)")
+            throw Problem.field(
+                field, InputRules.shown(text), expected: "a date YYYY-MM-DD (a real date, years 0001 to 9999)")
         }
         return date
     }

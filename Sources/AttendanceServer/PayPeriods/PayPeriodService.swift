@@ -15,18 +15,20 @@ public struct PayPeriodView: Hashable, Sendable {
 public struct PayPeriodService: Sendable {
     public let repository: any ServerRepository
     let timesheets: TimesheetService
+    let settings: TimesheetSettingsService
     private let clock: @Sendable () -> Date
 
     public init(repository: any ServerRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.repository = repository
         self.timesheets = TimesheetService(repository: repository, clock: clock)
+        self.settings = TimesheetSettingsService(repository: repository, clock: clock)
         self.clock = clock
     }
 
     // MARK: - Cycles
 
     public func cycles() async throws -> [PayCycleSetting] {
-        try await repository.timesheetSettings(kind: .payCycle, dates: nil).compactMap(Self.cycle)
+        try await repository.timesheetSettings(kind: .payCycle, dates: nil).compactMap(TimesheetSettingCodec.cycle)
             .sorted { $0.effectiveFrom < $1.effectiveFrom }
     }
 
@@ -45,19 +47,7 @@ public struct PayPeriodService: Sendable {
                     + "a new cycle can start on \(settled.dates.end.adding(days: 1)) at the earliest")
         }
         let setting = PayCycleSetting(cycle: cycle, anchor: anchor ?? effectiveFrom, effectiveFrom: effectiveFrom)
-        let body = TimesheetSettingCodec.encode(
-            CycleBody(cycle: cycle.rawValue, anchor: setting.anchor.description))
-        let row = TimesheetSettingRow(
-            kind: .payCycle, id: effectiveFrom.description, date: effectiveFrom, body: body, updatedAt: clock())
-        let before = try await repository.timesheetSetting(kind: .payCycle, id: row.id)
-        try await repository.putTimesheetSetting(
-            row,
-            audit: LedgerEvent.timesheetSetting(
-                .payCycle, id: row.id, userId: nil,
-                change: LedgerChange(
-                    before: before.map { String(decoding: $0.body, as: UTF8.self) },
-                    after: String(decoding: body, as: UTF8.self)),
-                removed: false, actor: actor, now: row.updatedAt))
+        try await settings.save(TimesheetSettingCodec.row(setting, now: clock()), actor: actor)
         return setting
     }
 
@@ -65,12 +55,7 @@ public struct PayPeriodService: Sendable {
 
     /// The periods that overlap `from...through` with their states (at most 400 of them).
     public func periods(from: LocalDate, through: LocalDate) async throws -> [PayPeriodView] {
-        guard from <= through else {
-            throw Problem.field("to", through.description, expected: "a date on or after 'from'", status: 422)
-        }
-        guard through.dayNumber - from.dayNumber < 3_700 else {
-            throw Problem.field("to", through.description, expected: "at most ten years after 'from'", status: 422)
-        }
+        _ = try DateRange.checked(from: from, to: through, maximumDays: 3_700, limit: "at most ten years after 'from'")
         let computed = PayCalendar.periods(try await cycles(), from: from, through: through)
         let stored = try await repository.payPeriods(overlapping: from...through)
         var views = Dictionary(
@@ -91,10 +76,7 @@ public struct PayPeriodService: Sendable {
     ) async throws
         -> PayPeriodView
     {
-        guard let period = try await periods(from: start, through: start).first(where: { $0.dates.start == start })
-        else {
-            throw Problem(404, "Not found", "no pay period starts on \(start) (see GET /v1/admin/pay-periods)")
-        }
+        let period = try await period(startingOn: start)
         var machine = PayPeriodMachine(state: period.state)
         let now = clock()
         // Days still running can't be locked (a day's rows are provisional while phones may hold events).
@@ -119,7 +101,7 @@ public struct PayPeriodService: Sendable {
             record.state = .locked
             record.lockedAt = now
             kind = .payPeriodLocked
-            snapshot = try await rows(of: period.dates, ignoringLocks: true).map { day in
+            snapshot = try await liveRows(of: period.dates).map { day in
                 LockedDay(
                     periodStart: period.dates.start, userId: day.userId, siteId: day.siteId, date: day.date,
                     row: TimesheetDayCodec.encode(day))
@@ -149,30 +131,27 @@ public struct PayPeriodService: Sendable {
 
     /// What the live rows of a locked period say that its locked rows don't.
     public func exceptions(start: LocalDate) async throws -> [PayPeriodLock.Exception] {
-        guard let period = try await periods(from: start, through: start).first(where: { $0.dates.start == start })
-        else { throw Problem(404, "Not found", "no pay period starts on \(start)") }
+        let period = try await period(startingOn: start)
         guard period.state == .locked else { return [] }
         let locked = try await repository.lockedDays(periodStart: start).compactMap { TimesheetDayCodec.decode($0.row) }
-        return PayPeriodLock.exceptions(locked: locked, live: try await rows(of: period.dates, ignoringLocks: true))
+        return PayPeriodLock.exceptions(locked: locked, live: try await liveRows(of: period.dates))
     }
 
-    private func rows(of dates: PayPeriodDates, ignoringLocks: Bool) async throws -> [TimesheetDay] {
+    private func period(startingOn start: LocalDate) async throws -> PayPeriodView {
+        guard let period = try await periods(from: start, through: start).first(where: { $0.dates.start == start })
+        else {
+            throw Problem(404, "Not found", "no pay period starts on \(start) (see GET /v1/admin/pay-periods)")
+        }
+        return period
+    }
+
+    /// The period's live rows, as if it were not locked.
+    private func liveRows(of dates: PayPeriodDates) async throws -> [TimesheetDay] {
         var reader = try await timesheets.open(
-            TimesheetQuery(from: dates.start, through: dates.end), ignoringLocks: ignoringLocks)
+            TimesheetQuery(from: dates.start, through: dates.end), ignoringLocks: true)
         var days: [TimesheetDay] = []
         while let chunk = try await reader.next() { days += chunk.flatMap(\.days) }
         return days
     }
 
-    struct CycleBody: Codable {
-        var cycle: String
-        var anchor: String
-    }
-
-    static func cycle(_ row: TimesheetSettingRow) -> PayCycleSetting? {
-        guard let from = row.date, let body = try? JSONDecoder().decode(CycleBody.self, from: row.body),
-            let cycle = PayCycle(rawValue: body.cycle), let anchor = LocalDate(body.anchor)
-        else { return nil }
-        return PayCycleSetting(cycle: cycle, anchor: anchor, effectiveFrom: from)
-    }
 }

@@ -39,16 +39,8 @@ public struct TimesheetService: Sendable {
 
     /// Checks a query's range and filters; each refusal names the field.
     public func validate(_ query: TimesheetQuery) async throws {
-        guard query.from <= query.through else {
-            throw Problem.field("to", query.through.description, expected: "a date on or after 'from'", status: 422)
-        }
-        let days = query.through.dayNumber - query.from.dayNumber + 1
-        guard days <= TimesheetConfiguration.maximumDays else {
-            throw Problem.field(
-                "to", query.through.description,
-                expected: "at most \(TimesheetConfiguration.maximumDays) days after 'from' (this is \(days))",
-                status: 422)
-        }
+        _ = try DateRange.checked(
+            from: query.from, to: query.through, maximumDays: TimesheetConfiguration.maximumDays)
         if let siteId = query.siteId {
             try InputRules.identifier("siteId", siteId.rawValue)
             guard try await repository.site(id: siteId) != nil else {

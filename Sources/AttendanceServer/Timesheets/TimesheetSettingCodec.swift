@@ -161,6 +161,26 @@ public enum TimesheetSettingCodec {
         return LeaveDay(userId: userId, siteId: siteId, date: date, type: body.type, note: body.note)
     }
 
+    // MARK: - Pay cycles
+
+    struct CycleBody: Codable, Hashable {
+        var cycle: String
+        var anchor: String
+    }
+
+    public static func row(_ setting: PayCycleSetting, now: Date) -> TimesheetSettingRow {
+        TimesheetSettingRow(
+            kind: .payCycle, id: setting.effectiveFrom.description, date: setting.effectiveFrom,
+            body: encode(CycleBody(cycle: setting.cycle.rawValue, anchor: setting.anchor.description)), updatedAt: now)
+    }
+
+    public static func cycle(_ row: TimesheetSettingRow) -> PayCycleSetting? {
+        guard let from = row.date, let body = decode(CycleBody.self, row), let cycle = PayCycle(rawValue: body.cycle),
+            let anchor = LocalDate(body.anchor)
+        else { return nil }
+        return PayCycleSetting(cycle: cycle, anchor: anchor, effectiveFrom: from)
+    }
+
     // MARK: - Wall-clock times
 
     /// `HH:MM`, 00:00 to 23:59.

@@ -221,7 +221,8 @@ public struct TimesheetSettingsService: Sendable {
 
     // MARK: - Storage with its audit row
 
-    private func save(_ row: TimesheetSettingRow, actor: LedgerActor) async throws {
+    /// Stores a setting with its ledger row (before and after); pay cycles are saved here too.
+    func save(_ row: TimesheetSettingRow, actor: LedgerActor) async throws {
         let before = try await repository.timesheetSetting(kind: row.kind, id: row.id)
         let change = LedgerChange(
             before: before.map { String(decoding: $0.body, as: UTF8.self) },
