@@ -7,6 +7,8 @@ import GRDB
 public final class SQLiteRepository: AttendanceRepository, Sendable {
     public let backendName = "sqlite"
     let writer: any DatabaseWriter
+    /// Device writes (check-ins, check-outs, heartbeats, batches) commit in groups.
+    let group: SQLiteGroupCommit
 
     public static func open(path: String) throws -> SQLiteRepository {
         var configuration = GRDB.Configuration()
@@ -43,6 +45,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     private init(writer: any DatabaseWriter) throws {
         self.writer = writer
+        self.group = SQLiteGroupCommit(writer: writer)
         try Self.migrator.migrate(writer)
     }
 
@@ -189,7 +192,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         _ command: CheckInCommand, now: Date, answering slot: AnswerSlot<CheckInOutcome>
     ) async throws -> SlotOutcome {
         let row = LedgerEvent.checkIn(command, now: now)
-        return try await writer.write { db in
+        return try await group.write { db in
             try Self.answer(slot, now: now, db: db) { db in try Self.checkIn(command, row: row, now: now, db: db) }
         }
     }
@@ -200,20 +203,20 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         -> SlotOutcome
     {
         let row = LedgerEvent.sessionEvent(command, now: now)
-        return try await writer.write { db in
+        return try await group.write { db in
             try Self.answer(slot, now: now, db: db) { db in try Self.apply(command, row: row, now: now, db: db) }
         }
     }
 
     public func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome {
-        try await writer.write { db in try Self.answer(slot, now: now, db: db) { _ in () } }
+        try await group.write { db in try Self.answer(slot, now: now, db: db) { _ in () } }
     }
 
     public func ingestBatch(
         _ items: [BatchWrite], now: Date, answering slot: AnswerSlot<[SlotOutcome]>
     ) async throws -> SlotOutcome {
         let rows = items.map { $0.ledgerRow(now: now) }
-        return try await writer.write { db in
+        return try await group.write { db in
             try Self.answer(slot, now: now, db: db) { db in
                 try zip(items, rows).map { try Self.write($0, row: $1, now: now, db: db) }
             }

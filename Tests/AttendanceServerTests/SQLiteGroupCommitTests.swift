@@ -1,0 +1,126 @@
+@testable import AttendanceServer
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+
+/// Device writes that wait while a commit is under way share the next transaction; each is
+/// answered after that transaction ends, with its own result.
+@Suite struct SQLiteGroupCommitTests {
+    /// A database with a table of numbers, a table whose rows must name a parent by the end of
+    /// the transaction, and a count of the transactions committed.
+    private func database() throws -> (DatabaseQueue, CommitCounter) {
+        let queue = try DatabaseQueue()
+        let counter = CommitCounter()
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE numbers (value INTEGER NOT NULL);
+                    CREATE TABLE parents (id INTEGER PRIMARY KEY);
+                    CREATE TABLE children (parent INTEGER REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED);
+                    """)
+            db.add(transactionObserver: counter, extent: .databaseLifetime)
+        }
+        counter.reset()
+        return (queue, counter)
+    }
+
+    /// Starts a write that holds the writer until `release` is signalled, then `count` writes
+    /// made by `work`, and waits until all of those are queued behind the first.
+    private func queueBehindABusyWriter<T: Sendable>(
+        _ group: SQLiteGroupCommit, release: DispatchSemaphore, count: Int,
+        _ work: @escaping @Sendable (Int) -> @Sendable (Database) throws -> T
+    ) async throws -> (first: Task<Void, any Error>, writes: [Task<T, any Error>]) {
+        let started = DispatchSemaphore(value: 0)
+        let first = Task {
+            try await group.write { db in
+                started.signal()
+                release.wait()
+                try db.execute(sql: "INSERT INTO numbers (value) VALUES (0)")
+            }
+        }
+        while started.wait(timeout: .now()) == .timedOut { try await Task.sleep(for: .milliseconds(5)) }
+        let writes = (1...count).map { index in Task { try await group.write(work(index)) } }
+        while group.waitingCount < count { try await Task.sleep(for: .milliseconds(5)) }
+        return (first, writes)
+    }
+
+    @Test func writesThatArriveDuringACommitShareTheNextTransaction() async throws {
+        let (queue, counter) = try database()
+        let group = SQLiteGroupCommit(writer: queue)
+        let release = DispatchSemaphore(value: 0)
+        let (first, writes) = try await queueBehindABusyWriter(group, release: release, count: 10) { index in
+            { db in
+                try db.execute(sql: "INSERT INTO numbers (value) VALUES (?)", arguments: [index])
+                return index
+            }
+        }
+        release.signal()
+        try await first.value
+        var answers: [Int] = []
+        for write in writes { answers.append(try await write.value) }
+
+        #expect(answers == Array(1...10))
+        #expect(counter.count == 2)
+        let stored = try await queue.read { db in try Int.fetchAll(db, sql: "SELECT value FROM numbers ORDER BY value") }
+        #expect(stored == Array(0...10))
+    }
+
+    @Test func aWriteThatThrowsIsRolledBackAloneAndTheOthersCommit() async throws {
+        let (queue, counter) = try database()
+        let group = SQLiteGroupCommit(writer: queue)
+        let release = DispatchSemaphore(value: 0)
+        let (first, writes) = try await queueBehindABusyWriter(group, release: release, count: 3) { index in
+            { db in
+                try db.execute(sql: "INSERT INTO numbers (value) VALUES (?)", arguments: [index])
+                if index == 2 { throw RepositoryError(kind: .conflict, detail: "write 2 refused") }
+                return index
+            }
+        }
+        release.signal()
+        try await first.value
+        #expect(try await writes[0].value == 1)
+        await #expect(throws: RepositoryError.self) { try await writes[1].value }
+        #expect(try await writes[2].value == 3)
+
+        #expect(counter.count == 2)
+        let stored = try await queue.read { db in try Int.fetchAll(db, sql: "SELECT value FROM numbers ORDER BY value") }
+        #expect(stored == [0, 1, 3])
+    }
+
+    @Test func aGroupWhoseCommitFailsAnswersEveryWriteWithTheErrorAndKeepsNone() async throws {
+        let (queue, counter) = try database()
+        let group = SQLiteGroupCommit(writer: queue)
+        let release = DispatchSemaphore(value: 0)
+        // Write 2 leaves a child without its parent: a deferred constraint, checked at COMMIT.
+        let (first, writes) = try await queueBehindABusyWriter(group, release: release, count: 3) { index in
+            { db in
+                try db.execute(sql: "INSERT INTO numbers (value) VALUES (?)", arguments: [index])
+                if index == 2 { try db.execute(sql: "INSERT INTO children (parent) VALUES (42)") }
+                return index
+            }
+        }
+        release.signal()
+        try await first.value
+        for write in writes {
+            await #expect(throws: DatabaseError.self) { try await write.value }
+        }
+
+        #expect(counter.count == 1)
+        let stored = try await queue.read { db in try Int.fetchAll(db, sql: "SELECT value FROM numbers ORDER BY value") }
+        #expect(stored == [0])
+    }
+}
+
+/// Counts committed transactions.
+private final class CommitCounter: TransactionObserver, Sendable {
+    private let commits = Mutex(0)
+
+    var count: Int { commits.withLock { $0 } }
+    func reset() { commits.withLock { $0 = 0 } }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+    func databaseDidChange(with event: DatabaseEvent) {}
+    func databaseDidCommit(_ db: Database) { commits.withLock { $0 += 1 } }
+    func databaseDidRollback(_ db: Database) {}
+}
