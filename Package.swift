@@ -52,11 +52,17 @@ let package = Package(
         // The ZIP container (deflate through the system zlib) of the XLSX timesheet export: its
         // sheets are written to disk row by row and zipped from there, so memory stays flat.
         .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
+        // SHA-256 and HMAC (session and idempotency keys, the ledger's hashes, the beacon
+        // challenge): BoringSSL's on Linux, CryptoKit on Apple platforms. PostgresNIO builds it
+        // already, for SCRAM authentication.
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // MARK: - Shared
-        // Value types shared by device, server and tools. Foundation only.
-        .target(name: "AttendanceModels", swiftSettings: strictSwift6),
+        // Value types shared by device, server and tools: Foundation, and swift-crypto for SHA-256.
+        .target(
+            name: "AttendanceModels", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSwift6),
 
         // MARK: - Device
         // The pure, deterministic engine: signal processing, ranging decisions, presence, replay.

@@ -1,15 +1,11 @@
-import Foundation
+import Crypto
 
-/// HMAC-SHA256 (RFC 2104) over the package's SHA-256, so the beacon challenge–response is
-/// checked the same way on Linux (tests, tools) as CryptoKit checks it on iOS.
+/// HMAC-SHA256 (RFC 2104) from swift-crypto, so the beacon challenge–response is checked the same
+/// way on Linux (tests, tools) as on iOS (where swift-crypto is CryptoKit). Checked against the
+/// RFC 4231 vectors in `ScannerBudgetChallengeTests`.
 public enum HMACSHA256 {
-    static let blockSize = 64
-
     public static func authenticationCode(key: [UInt8], message: [UInt8]) -> [UInt8] {
-        var block = key.count > blockSize ? SHA256.digest(key) : key
-        block += [UInt8](repeating: 0, count: blockSize - block.count)
-        let inner = SHA256.digest(block.map { $0 ^ 0x36 } + message)
-        return SHA256.digest(block.map { $0 ^ 0x5c } + inner)
+        Array(HMAC<Crypto.SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)))
     }
 
     /// Compares in time independent of where the first difference is.
