@@ -71,23 +71,40 @@ extension PostgresRepository: LedgerRepository {
     /// Writes a ledger row (and its place in the sealer's queue) in the caller's transaction.
     @discardableResult
     func append(_ event: LedgerEvent, on connection: PostgresConnection) async throws -> Int64 {
-        let payload = String(decoding: event.payload, as: UTF8.self)
-        let personal = event.personal.map { String(decoding: $0, as: UTF8.self) }
-        let rows = try await connection.query(
-            """
-            WITH row AS (
-                INSERT INTO ledger_events (kind, session_key, user_id, actor, received_at, device_at, payload, personal,
-                                           personal_digest, hash)
-                VALUES (\(event.kind.rawValue), \(event.sessionKey?.rawValue), \(event.userId?.rawValue),
-                        \(event.actor.rawValue), \(event.receivedAt.timeIntervalSince1970),
-                        \(event.deviceAt?.timeIntervalSince1970), \(payload), \(personal), \(event.personalDigest),
-                        \(event.hash))
-                RETURNING id),
-            queued AS (INSERT INTO ledger_unsealed (event_id) SELECT id FROM row)
-            SELECT id FROM row
-            """, logger: logger)
-        for try await id in rows.decode(Int64.self) { return id }
+        var binds = PostgresBindings(capacity: Self.ledgerInsertColumns.count)
+        Self.bindLedgerInsert(event, into: &binds)
+        let query = PostgresQuery(unsafeSQL: Self.ledgerRowCTE + " SELECT id FROM row", binds: binds)
+        for try await id in try await connection.query(query, logger: logger).decode(Int64.self) { return id }
         throw RepositoryError(kind: .conflict, detail: "the ledger row was not written")
+    }
+
+    static let ledgerInsertColumns = [
+        "kind", "session_key", "user_id", "actor", "received_at", "device_at", "payload", "personal",
+        "personal_digest", "hash",
+    ]
+
+    /// The row (binds $1…$10, in `ledgerInsertColumns` order) and its place in the sealer's queue,
+    /// as a statement's first common table expressions: `row` holds the new id.
+    static let ledgerRowCTE = """
+        WITH row AS (
+            INSERT INTO ledger_events (\(ledgerInsertColumns.joined(separator: ", ")))
+            VALUES (\(ledgerInsertColumns.indices.map { "$\($0 + 1)" }.joined(separator: ", ")))
+            RETURNING id),
+        queued AS (INSERT INTO ledger_unsealed (event_id) SELECT id FROM row)
+        """
+
+    /// Binds the row's values, in `ledgerInsertColumns` order.
+    static func bindLedgerInsert(_ event: LedgerEvent, into binds: inout PostgresBindings) {
+        binds.append(event.kind.rawValue)
+        binds.append(event.sessionKey?.rawValue)
+        binds.append(event.userId?.rawValue)
+        binds.append(event.actor.rawValue)
+        binds.append(event.receivedAt.timeIntervalSince1970)
+        binds.append(event.deviceAt?.timeIntervalSince1970)
+        binds.append(String(decoding: event.payload, as: UTF8.self))
+        binds.append(event.personal.map { String(decoding: $0, as: UTF8.self) })
+        binds.append(event.personalDigest)
+        binds.append(event.hash)
     }
 
     func moveSessionsIntoLedger(on connection: PostgresConnection) async throws {
@@ -355,8 +372,7 @@ extension PostgresRepository: LedgerRepository {
             return outcome
         case .write(let session, let changes):
             let row = event(session, changes)
-            try await append(row, on: connection)
-            try await write(session, createdAt: row.receivedAt, on: connection)
+            try await write(session, createdAt: row.receivedAt, recording: row, on: connection)
             return .applied(session)
         }
     }

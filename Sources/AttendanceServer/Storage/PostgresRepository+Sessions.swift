@@ -254,8 +254,7 @@ extension PostgresRepository {
         case .answer(let outcome):
             return outcome
         case .record(let session, let applied):
-            try await append(LedgerEvent.checkIn(command, now: now), on: connection)
-            try await write(session, createdAt: now, on: connection)
+            try await write(session, createdAt: now, recording: LedgerEvent.checkIn(command, now: now), on: connection)
             if !applied.isEmpty {
                 try await connection.query(
                     "DELETE FROM pending_session_events WHERE id = ANY(\(applied))", logger: logger)
@@ -281,8 +280,8 @@ extension PostgresRepository {
         case .answer(let outcome):
             return outcome
         case .update(let session):
-            try await append(LedgerEvent.sessionEvent(command, now: now), on: connection)
-            try await write(session, createdAt: now, on: connection)
+            try await write(
+                session, createdAt: now, recording: LedgerEvent.sessionEvent(command, now: now), on: connection)
             return .applied(session)
         }
     }
@@ -300,33 +299,70 @@ extension PostgresRepository {
 
     /// The session's row as it is now, inserted or replaced (its `created_at` kept when it exists).
     func write(_ session: SessionRecord, createdAt: Date, on connection: PostgresConnection) async throws {
-        let evidence = session.evidence
-        try await connection.query("""
-            INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, check_out_at,
-                                  check_out_reason, last_seen_at, source, created_at, check_in_reason,
-                                  check_out_source, app_version, evidence_rule, evidence_samples,
-                                  evidence_median_rssi, evidence_stdev_db, evidence_walking, clock_skew_seconds,
-                                  corrected, voided_at, void_reason)
-            VALUES (\(session.sessionKey.rawValue), \(session.userId.rawValue), \(session.siteId.rawValue),
-                    \(session.deviceId?.rawValue), \(session.checkInAt.timeIntervalSince1970),
-                    \(session.checkOutAt?.timeIntervalSince1970), \(session.checkOutReason),
-                    \(session.lastSeenAt.timeIntervalSince1970), \(session.source.rawValue),
-                    \(createdAt.timeIntervalSince1970), \(evidence.checkInReason), \(evidence.checkOutSource?.rawValue),
-                    \(evidence.appVersion), \(evidence.rule), \(evidence.sampleCount), \(evidence.medianRSSI),
-                    \(evidence.stdevDB), \(evidence.walking), \(evidence.clockSkewSeconds), \(session.corrected),
-                    \(session.voidedAt?.timeIntervalSince1970), \(session.voidReason))
-            ON CONFLICT (session_key) DO UPDATE SET
-                user_id = EXCLUDED.user_id, site_id = EXCLUDED.site_id, device_id = EXCLUDED.device_id,
-                check_in_at = EXCLUDED.check_in_at, check_out_at = EXCLUDED.check_out_at,
-                check_out_reason = EXCLUDED.check_out_reason, last_seen_at = EXCLUDED.last_seen_at,
-                source = EXCLUDED.source, check_in_reason = EXCLUDED.check_in_reason,
-                check_out_source = EXCLUDED.check_out_source, app_version = EXCLUDED.app_version,
-                evidence_rule = EXCLUDED.evidence_rule, evidence_samples = EXCLUDED.evidence_samples,
-                evidence_median_rssi = EXCLUDED.evidence_median_rssi, evidence_stdev_db = EXCLUDED.evidence_stdev_db,
-                evidence_walking = EXCLUDED.evidence_walking, clock_skew_seconds = EXCLUDED.clock_skew_seconds,
-                corrected = EXCLUDED.corrected, voided_at = EXCLUDED.voided_at, void_reason = EXCLUDED.void_reason
-            """, logger: logger)
+        var binds = PostgresBindings(capacity: Self.sessionUpsertColumns.count)
+        Self.bindSessionUpsert(session, createdAt: createdAt, into: &binds)
+        try await connection.query(PostgresQuery(unsafeSQL: Self.sessionUpsertSQL, binds: binds), logger: logger)
     }
+
+    /// A change's ledger row and the session it gives, in one statement (one round trip).
+    func write(
+        _ session: SessionRecord, createdAt: Date, recording row: LedgerEvent, on connection: PostgresConnection
+    ) async throws {
+        var binds = PostgresBindings(capacity: Self.ledgerInsertColumns.count + Self.sessionUpsertColumns.count)
+        Self.bindLedgerInsert(row, into: &binds)
+        Self.bindSessionUpsert(session, createdAt: createdAt, into: &binds)
+        try await connection.query(PostgresQuery(unsafeSQL: Self.recordAndUpsertSQL, binds: binds), logger: logger)
+    }
+
+    static let sessionUpsertColumns = [
+        "session_key", "user_id", "site_id", "device_id", "check_in_at", "check_out_at", "check_out_reason",
+        "last_seen_at", "source", "created_at", "check_in_reason", "check_out_source", "app_version", "evidence_rule",
+        "evidence_samples", "evidence_median_rssi", "evidence_stdev_db", "evidence_walking", "clock_skew_seconds",
+        "corrected", "voided_at", "void_reason",
+    ]
+
+    /// The session upsert with its binds numbered from `first`; every column but the key and
+    /// `created_at` is replaced on conflict.
+    static func sessionUpsertSQL(firstBind first: Int) -> String {
+        let placeholders = sessionUpsertColumns.indices.map { "$\(first + $0)" }.joined(separator: ", ")
+        let updates = sessionUpsertColumns.filter { $0 != "session_key" && $0 != "created_at" }
+            .map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+        return """
+            INSERT INTO sessions (\(sessionUpsertColumns.joined(separator: ", "))) VALUES (\(placeholders))
+            ON CONFLICT (session_key) DO UPDATE SET \(updates)
+            """
+    }
+
+    /// Binds the upsert's values, in `sessionUpsertColumns` order.
+    static func bindSessionUpsert(_ session: SessionRecord, createdAt: Date, into binds: inout PostgresBindings) {
+        let evidence = session.evidence
+        binds.append(session.sessionKey.rawValue)
+        binds.append(session.userId.rawValue)
+        binds.append(session.siteId.rawValue)
+        binds.append(session.deviceId?.rawValue)
+        binds.append(session.checkInAt.timeIntervalSince1970)
+        binds.append(session.checkOutAt?.timeIntervalSince1970)
+        binds.append(session.checkOutReason)
+        binds.append(session.lastSeenAt.timeIntervalSince1970)
+        binds.append(session.source.rawValue)
+        binds.append(createdAt.timeIntervalSince1970)
+        binds.append(evidence.checkInReason)
+        binds.append(evidence.checkOutSource?.rawValue)
+        binds.append(evidence.appVersion)
+        binds.append(evidence.rule)
+        binds.append(evidence.sampleCount)
+        binds.append(evidence.medianRSSI)
+        binds.append(evidence.stdevDB)
+        binds.append(evidence.walking)
+        binds.append(evidence.clockSkewSeconds)
+        binds.append(session.corrected)
+        binds.append(session.voidedAt?.timeIntervalSince1970)
+        binds.append(session.voidReason)
+    }
+
+    static let sessionUpsertSQL = sessionUpsertSQL(firstBind: 1)
+    static let recordAndUpsertSQL =
+        ledgerRowCTE + " " + sessionUpsertSQL(firstBind: ledgerInsertColumns.count + 1)
 
     func session(key: String, on connection: PostgresConnection) async throws -> SessionRecord? {
         try await sessions(
