@@ -25,13 +25,16 @@ import Testing
         return (queue, counter)
     }
 
-    /// Starts a write that holds the writer until `release` is signalled, then `count` writes
-    /// made by `work`, and waits until all of those are queued behind the first.
-    private func queueBehindABusyWriter<T: Sendable>(
-        _ group: SQLiteGroupCommit, release: DispatchSemaphore, count: Int,
-        _ work: @escaping @Sendable (Int) -> @Sendable (Database) throws -> T
-    ) async throws -> (first: Task<Void, any Error>, writes: [Task<T, any Error>]) {
+    /// Starts a write that holds the writer, queues `count` writes made by `work` behind it, and
+    /// lets the first commit once all of them wait: they are then the next group. Returns the
+    /// queued writes, the database and its commit count.
+    private func groupBehindABusyWriter(
+        count: Int, _ work: @escaping @Sendable (Int) -> @Sendable (Database) throws -> Int
+    ) async throws -> (writes: [Task<Int, any Error>], queue: DatabaseQueue, counter: CommitCounter) {
+        let (queue, counter) = try database()
+        let group = SQLiteGroupCommit(writer: queue)
         let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
         let first = Task {
             try await group.write { db in
                 started.signal()
@@ -42,73 +45,61 @@ import Testing
         while started.wait(timeout: .now()) == .timedOut { try await Task.sleep(for: .milliseconds(5)) }
         let writes = (1...count).map { index in Task { try await group.write(work(index)) } }
         while group.waitingCount < count { try await Task.sleep(for: .milliseconds(5)) }
-        return (first, writes)
+        release.signal()
+        try await first.value
+        return (writes, queue, counter)
+    }
+
+    /// Inserts its index into `numbers` and returns it.
+    private static func insert(_ index: Int, _ db: Database) throws -> Int {
+        try db.execute(sql: "INSERT INTO numbers (value) VALUES (?)", arguments: [index])
+        return index
+    }
+
+    private func stored(_ queue: DatabaseQueue) async throws -> [Int] {
+        try await queue.read { db in try Int.fetchAll(db, sql: "SELECT value FROM numbers ORDER BY value") }
     }
 
     @Test func writesThatArriveDuringACommitShareTheNextTransaction() async throws {
-        let (queue, counter) = try database()
-        let group = SQLiteGroupCommit(writer: queue)
-        let release = DispatchSemaphore(value: 0)
-        let (first, writes) = try await queueBehindABusyWriter(group, release: release, count: 10) { index in
-            { db in
-                try db.execute(sql: "INSERT INTO numbers (value) VALUES (?)", arguments: [index])
-                return index
-            }
+        let (writes, queue, counter) = try await groupBehindABusyWriter(count: 10) { index in
+            { db in try Self.insert(index, db) }
         }
-        release.signal()
-        try await first.value
         var answers: [Int] = []
         for write in writes { answers.append(try await write.value) }
 
         #expect(answers == Array(1...10))
         #expect(counter.count == 2)
-        let stored = try await queue.read { db in try Int.fetchAll(db, sql: "SELECT value FROM numbers ORDER BY value") }
-        #expect(stored == Array(0...10))
+        #expect(try await stored(queue) == Array(0...10))
     }
 
     @Test func aWriteThatThrowsIsRolledBackAloneAndTheOthersCommit() async throws {
-        let (queue, counter) = try database()
-        let group = SQLiteGroupCommit(writer: queue)
-        let release = DispatchSemaphore(value: 0)
-        let (first, writes) = try await queueBehindABusyWriter(group, release: release, count: 3) { index in
+        let (writes, queue, counter) = try await groupBehindABusyWriter(count: 3) { index in
             { db in
-                try db.execute(sql: "INSERT INTO numbers (value) VALUES (?)", arguments: [index])
+                _ = try Self.insert(index, db)
                 if index == 2 { throw RepositoryError(kind: .conflict, detail: "write 2 refused") }
                 return index
             }
         }
-        release.signal()
-        try await first.value
         #expect(try await writes[0].value == 1)
         await #expect(throws: RepositoryError.self) { try await writes[1].value }
         #expect(try await writes[2].value == 3)
-
         #expect(counter.count == 2)
-        let stored = try await queue.read { db in try Int.fetchAll(db, sql: "SELECT value FROM numbers ORDER BY value") }
-        #expect(stored == [0, 1, 3])
+        #expect(try await stored(queue) == [0, 1, 3])
     }
 
     @Test func aGroupWhoseCommitFailsAnswersEveryWriteWithTheErrorAndKeepsNone() async throws {
-        let (queue, counter) = try database()
-        let group = SQLiteGroupCommit(writer: queue)
-        let release = DispatchSemaphore(value: 0)
         // Write 2 leaves a child without its parent: a deferred constraint, checked at COMMIT.
-        let (first, writes) = try await queueBehindABusyWriter(group, release: release, count: 3) { index in
+        let (writes, queue, counter) = try await groupBehindABusyWriter(count: 3) { index in
             { db in
-                try db.execute(sql: "INSERT INTO numbers (value) VALUES (?)", arguments: [index])
                 if index == 2 { try db.execute(sql: "INSERT INTO children (parent) VALUES (42)") }
-                return index
+                return try Self.insert(index, db)
             }
         }
-        release.signal()
-        try await first.value
         for write in writes {
             await #expect(throws: DatabaseError.self) { try await write.value }
         }
-
         #expect(counter.count == 1)
-        let stored = try await queue.read { db in try Int.fetchAll(db, sql: "SELECT value FROM numbers ORDER BY value") }
-        #expect(stored == [0])
+        #expect(try await stored(queue) == [0])
     }
 }
 
