@@ -33,6 +33,10 @@ struct AuthMiddleware: ServerMiddleware {
                 "the admin token can't call '\(operationID)': attendance events come from the employee's own device; "
                     + "change a session with a correction (POST /v1/admin/sessions/{sessionKey}/corrections)")
         }
+        // The admin token acts as the owner (the accounts of issue #24 will carry other roles).
+        if case .admin = principal, let refusal = OperationPermissions.refusal(of: operationID, to: .owner) {
+            throw Problem(403, "Forbidden", refusal)
+        }
         return try await Caller.$principal.withValue(principal) { try await next(request, body, metadata) }
     }
 }
