@@ -24,18 +24,23 @@ struct AuthMiddleware: ServerMiddleware {
         if Self.publicOperations.contains(operationID) { return try await next(request, body, metadata) }
         let principal = try await auth.authenticate(authorization: request.headerFields[.authorization])
         RequestRecord.current?.record(principal: principal)
-        if case .device(let device, _) = principal, !Self.deviceOperations.contains(operationID) {
-            throw Problem(403, "Forbidden", "device '\(device)' can't call '\(operationID)'; it needs the admin token")
-        }
-        if case .admin = principal, Self.deviceOperations.contains(operationID) {
-            throw Problem(
-                403, "Forbidden",
-                "the admin token can't call '\(operationID)': attendance events come from the employee's own device; "
-                    + "change a session with a correction (POST /v1/admin/sessions/{sessionKey}/corrections)")
-        }
-        // The admin token acts as the owner (the accounts of issue #24 will carry other roles).
-        if case .admin = principal, let refusal = OperationPermissions.refusal(of: operationID, to: .owner) {
-            throw Problem(403, "Forbidden", refusal)
+        switch principal {
+        case .device(let device, _):
+            if !Self.deviceOperations.contains(operationID) {
+                throw Problem(
+                    403, "Forbidden", "device '\(device)' can't call '\(operationID)'; it needs the admin token")
+            }
+        case .admin:
+            if Self.deviceOperations.contains(operationID) {
+                throw Problem(
+                    403, "Forbidden",
+                    "the admin token can't call '\(operationID)': attendance events come from the employee's own "
+                        + "device; change a session with a correction (POST /v1/admin/sessions/{sessionKey}/corrections)")
+            }
+            // The admin token acts as the owner (issue #24's accounts will carry the other roles).
+            if let refusal = OperationPermissions.refusal(of: operationID, to: .owner) {
+                throw Problem(403, "Forbidden", refusal)
+            }
         }
         return try await Caller.$principal.withValue(principal) { try await next(request, body, metadata) }
     }

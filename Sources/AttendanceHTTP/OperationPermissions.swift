@@ -27,8 +27,8 @@ enum OperationPermissions {
         "createScheduleAssignment": .manageTimesheetSettings, "deleteScheduleAssignment": .manageTimesheetSettings,
         "saveTimesheetRules": .manageTimesheetSettings, "saveHoliday": .manageTimesheetSettings,
         "deleteHoliday": .manageTimesheetSettings, "saveLeave": .manageTimesheetSettings,
-        "deleteLeave": .manageTimesheetSettings, "savePayCycle": .manageTimesheetSettings,
-        "changePayPeriod": .managePayPeriods,
+        "deleteLeave": .manageTimesheetSettings,
+        "savePayCycle": .managePayPeriods, "changePayPeriod": .managePayPeriods,
     ]
 
     /// Nil when `role` may call `operationID`; otherwise why not.

@@ -31,9 +31,14 @@ import Testing
         #expect(auditor.allSatisfy { $0.rawValue.hasPrefix("read") })
     }
 
-    @Test func rolesAreOrderedFromAuditorToOwner() {
-        #expect(Role.allCases.sorted() == [.auditor, .manager, .hr, .owner])
-        #expect(Role.hr < .owner)
-        #expect(!(Role.owner < .auditor))
+    @Test func aRoleCoversOnlyRolesWhosePermissionsItHoldsAndNoWiderScope() {
+        #expect(Role.allCases.allSatisfy { AccessPolicy.covers(.owner, $0) })
+        #expect(AccessPolicy.covers(.hr, .manager))
+        #expect(AccessPolicy.covers(.hr, .auditor))
+        #expect(!AccessPolicy.covers(.hr, .owner))
+        // Neither holds the other's permissions: a manager can't mint an auditor's token.
+        #expect(!AccessPolicy.covers(.manager, .auditor))
+        #expect(!AccessPolicy.covers(.auditor, .manager))
+        #expect(Role.allCases.allSatisfy { AccessPolicy.covers($0, $0) })
     }
 }

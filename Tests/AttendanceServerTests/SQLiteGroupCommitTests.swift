@@ -1,3 +1,4 @@
+import AttendanceModels
 @testable import AttendanceServer
 import Foundation
 import GRDB
@@ -100,6 +101,45 @@ import Testing
         }
         #expect(counter.count == 1)
         #expect(try await stored(queue) == [0])
+        // The next write is its own group and commits.
+        let group = SQLiteGroupCommit(writer: queue)
+        #expect(try await group.write { db in try Self.insert(7, db) } == 7)
+        #expect(try await stored(queue) == [0, 7])
+    }
+
+    /// Two identical check-ins (one key) in one group: the second sees the first's claim and
+    /// session in the same transaction, so it is a replay and there is one session.
+    @Test func twoIdenticalCheckInsInOneGroupMakeOneSessionAndAReplay() async throws {
+        let repository = try SQLiteRepository.inMemory()
+        let site = SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1))
+        try await repository.createSite(site, audit: nil)
+        try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"), audit: nil)
+        let command = CheckInCommand(
+            sessionKey: "s-1", userId: "alice", siteId: "hq", deviceId: nil, at: Date(timeIntervalSince1970: 100),
+            source: .automatic)
+        let reply = StoredReply(status: 201, contentType: "application/json", body: Data("{}".utf8))
+        let slot = AnswerSlot<CheckInOutcome>(scope: "device:d-1", key: "key-1", requestHash: "h") { _ in reply }
+
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let blocker = Task {
+            try await repository.group.write { _ in
+                started.signal()
+                release.wait()
+            }
+        }
+        while started.wait(timeout: .now()) == .timedOut { try await Task.sleep(for: .milliseconds(5)) }
+        let checkIns = (0..<2).map { _ in
+            Task { try await repository.checkIn(command, now: Date(timeIntervalSince1970: 101), answering: slot) }
+        }
+        while repository.group.waitingCount < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        release.signal()
+        try await blocker.value
+
+        let outcomes = [try await checkIns[0].value, try await checkIns[1].value]
+        #expect(outcomes.filter { $0 == .answered(reply) }.count == 1)
+        #expect(outcomes.filter { $0 == .earlier(.replay(reply)) }.count == 1)
+        #expect(try await repository.allSessions().map(\.sessionKey) == ["s-1"])
     }
 }
 

@@ -17,4 +17,11 @@ public enum AccessPolicy {
     public static func allows(_ role: Role, _ permission: Permission) -> Bool {
         permissions(of: role).contains(permission)
     }
+
+    /// Whether `role` may hand out `other` (an API token carries its account's role or one it
+    /// covers): every permission of `other` is `role`'s, and a site-scoped role covers only
+    /// site-scoped ones, so no token sees more sites than its account.
+    public static func covers(_ role: Role, _ other: Role) -> Bool {
+        permissions(of: other).isSubset(of: permissions(of: role)) && (!role.isSiteScoped || other.isSiteScoped)
+    }
 }

@@ -25,9 +25,9 @@ public enum Permission: String, CaseIterable, Hashable, Sendable {
     case readAudit
     /// Timesheets, exports, schedules, rules, holidays, leave and pay periods.
     case readTimesheets
-    /// Change schedules, rules, holidays, leave and the pay cycle.
+    /// Change schedules, rules, holidays and leave.
     case manageTimesheetSettings
-    /// Approve, lock and reopen pay periods.
+    /// The pay cycle; approve, lock and reopen pay periods.
     case managePayPeriods
     /// Accounts and their API tokens.
     case manageAccounts

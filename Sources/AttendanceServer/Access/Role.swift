@@ -1,6 +1,7 @@
-/// What a person who runs attendance may do, from most to least (docs/CONSOLE.md will describe
-/// each once the console exists). The admin token acts as the owner.
-public enum Role: String, CaseIterable, Comparable, Hashable, Sendable {
+/// What a person who runs attendance may do (docs/SERVER.md, "Roles and permissions"). The admin
+/// token acts as the owner. Roles are not a ladder: an auditor reads the audit log and a manager
+/// does not, a manager decides requests and an auditor does not (`AccessPolicy.covers`).
+public enum Role: String, CaseIterable, Hashable, Sendable {
     /// Everything, accounts and sites included.
     case owner
     /// Every site: people, sessions and their corrections, requests, timesheets, pay periods,
@@ -10,18 +11,6 @@ public enum Role: String, CaseIterable, Comparable, Hashable, Sendable {
     case manager
     /// Reads everything an audit needs, changes nothing.
     case auditor
-
-    /// Sorted from most to least: an API token may carry its account's role or a lesser one.
-    private var rank: Int {
-        switch self {
-        case .owner: 0
-        case .hr: 1
-        case .manager: 2
-        case .auditor: 3
-        }
-    }
-
-    public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rank > rhs.rank }
 
     /// Whether the role's permissions are limited to the sites assigned to the account.
     public var isSiteScoped: Bool { self == .manager }

@@ -39,7 +39,8 @@ final class SQLiteGroupCommit: Sendable {
             state.draining = true
             return true
         }
-        if startsDrain { Task { await self.drain() } }
+        // Detached: the drain outlives the request that started it and must not keep its task-locals.
+        if startsDrain { Task.detached { await self.drain() } }
     }
 
     /// Commits groups until nobody waits: everything that arrived while a group was being
