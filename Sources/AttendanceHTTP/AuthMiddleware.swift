@@ -35,7 +35,8 @@ struct AuthMiddleware: ServerMiddleware {
                 throw Problem(
                     403, "Forbidden",
                     "the admin token can't call '\(operationID)': attendance events come from the employee's own "
-                        + "device; change a session with a correction (POST /v1/admin/sessions/{sessionKey}/corrections)")
+                        + "device; change a session with a correction "
+                        + "(POST /v1/admin/sessions/{sessionKey}/corrections)")
             }
             // The admin token acts as the owner (issue #24's accounts will carry the other roles).
             if let refusal = OperationPermissions.refusal(of: operationID, to: .owner) {
