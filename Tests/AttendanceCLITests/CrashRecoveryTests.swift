@@ -164,7 +164,8 @@ import Testing
             _ = server.finish()
             (server, port) = try await ServeCommandTests.start(database: database, environment: environment)
             let stored = try await Self.sessionKeys(port)
-            #expect(answered.isSubset(of: stored), "lost after kill \(round + 1): \(answered.subtracting(stored).sorted())")
+            let lost = answered.subtracting(stored).sorted()
+            #expect(lost.isEmpty, "answered 201 and lost after kill \(round + 1): \(lost)")
         }
         #expect(answered.count >= 40, "only \(answered.count) check-ins were answered before the kills")
 
