@@ -40,6 +40,21 @@ import Testing
         return (try JSONSerialization.jsonObject(with: device.body) as? [String: Any])?["deviceToken"] as? String ?? ""
     }
 
+    /// A new database for `backend` (a SQLite file, or a database on the throwaway PostgreSQL), and
+    /// the directory to remove afterwards.
+    static func freshDatabase(_ backend: Backend) async throws -> (database: String, directory: URL) {
+        let file = try ServeCommandTests.temporaryDatabase()
+        let database = backend == .sqlite ? file.path : try await ThrowawayPostgres.shared.freshDatabaseURL()
+        return (database, file.directory)
+    }
+
+    /// `attendance serve` on `database` with this suite's admin token.
+    static func serve(_ database: String) async throws -> (ChildProcess, port: Int) {
+        try await ServeCommandTests.start(database: database, environment: ["ATTENDANCE_ADMIN_TOKEN": admin])
+    }
+
+    static func tenMinutesAgo() -> String { ISO8601DateFormatter().string(from: Date().addingTimeInterval(-600)) }
+
     /// Every stored session's key, page by page.
     static func sessionKeys(_ port: Int) async throws -> Set<String> {
         var keys: Set<String> = []
@@ -66,23 +81,13 @@ import Testing
         return (userId, try await deviceToken(port, userId: userId))
     }
 
-    /// A check-in of `userId` for session `key`, ten minutes ago.
-    static func checkIn(userId: String, key: String, at ts: String) -> Data {
-        Data(
-            (#"{"userId":"\#(userId)","beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":1},"#
-                + #""ts":"\#(ts)","sessionKey":"\#(key)","source":"automatic","#
-                + #""deviceMeta":{"deviceId":"d","platform":"ios"}}"#).utf8)
-    }
-
     @Test(arguments: Backend.allCases, [0, 40, 120])
     func aBatchKilledMidwayIsProcessedOnceWhenResent(backend: Backend, delayMilliseconds: Int) async throws {
-        let file = try ServeCommandTests.temporaryDatabase()
-        defer { try? FileManager.default.removeItem(at: file.directory) }
-        let database = backend == .sqlite ? file.path : try await ThrowawayPostgres.shared.freshDatabaseURL()
-        let environment = ["ATTENDANCE_ADMIN_TOKEN": Self.admin]
-        let (first, port) = try await ServeCommandTests.start(database: database, environment: environment)
+        let (database, directory) = try await Self.freshDatabase(backend)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (first, port) = try await Self.serve(database)
         let (userId, device) = try await Self.enrollOne(port)
-        let ts = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-600))
+        let ts = Self.tenMinutesAgo()
         let events = (0..<500).map { index in
             #"{"idempotencyKey":"in-\#(index)","type":"checkIn","checkIn":{"userId":"\#(userId)","#
                 + #""beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":1},"#
@@ -98,7 +103,7 @@ import Testing
         let answeredBeforeTheKill = await inFlight.value
         _ = first.finish()
 
-        let (second, port2) = try await ServeCommandTests.start(database: database, environment: environment)
+        let (second, port2) = try await Self.serve(database)
         let resend = try await Self.send(
             port2, "POST", "/v1/attendance/events", key: "crash-batch", json: batch, token: device)
         #expect(resend.status == 200)
@@ -119,76 +124,5 @@ import Testing
         #expect(sessions == 500)
         second.signal(SIGTERM)
         #expect(second.finish().status == 0)
-    }
-
-    /// Check-ins from eight clients at once, the server SIGKILLed at a different point in each of
-    /// five rounds on the same database (on SQLite the check-ins commit in groups): every check-in
-    /// answered 2xx before a kill is there after the restart, and the resend of every check-in
-    /// attempted is answered 201 (a replay or recorded now), each session once.
-    @Test(arguments: Backend.allCases)
-    func checkInsAnsweredBeforeAKillUnderLoadSurviveIt(backend: Backend) async throws {
-        let file = try ServeCommandTests.temporaryDatabase()
-        defer { try? FileManager.default.removeItem(at: file.directory) }
-        let database = backend == .sqlite ? file.path : try await ThrowawayPostgres.shared.freshDatabaseURL()
-        let environment = ["ATTENDANCE_ADMIN_TOKEN": Self.admin]
-        var (server, port) = try await ServeCommandTests.start(database: database, environment: environment)
-        let (userId, device) = try await Self.enrollOne(port)
-        let ts = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-600))
-        var attempted: Set<String> = []
-        var answered: Set<String> = []
-        for (round, delay) in [150, 320, 90, 470, 240].enumerated() {
-            let clients = (0..<8).map { client in
-                Task { [port] () -> (attempted: [String], answered: [String]) in
-                    var tried: [String] = []
-                    var kept: [String] = []
-                    for index in 0..<100_000 {
-                        let key = "r\(round)-c\(client)-\(index)"
-                        tried.append(key)
-                        let body = Self.checkIn(userId: userId, key: key, at: ts)
-                        guard
-                            let reply = try? await Self.send(
-                                port, "POST", "/v1/attendance/check-in", key: key, json: body, token: device)
-                        else { break }
-                        if reply.status == 201 { kept.append(key) } else { break }
-                    }
-                    return (tried, kept)
-                }
-            }
-            try await Task.sleep(for: .milliseconds(delay))
-            server.signal(SIGKILL)
-            for client in clients {
-                let (tried, kept) = await client.value
-                attempted.formUnion(tried)
-                answered.formUnion(kept)
-            }
-            _ = server.finish()
-            (server, port) = try await ServeCommandTests.start(database: database, environment: environment)
-            let stored = try await Self.sessionKeys(port)
-            let lost = answered.subtracting(stored).sorted()
-            #expect(lost.isEmpty, "answered 201 and lost after kill \(round + 1): \(lost)")
-        }
-        #expect(answered.count >= 40, "only \(answered.count) check-ins were answered before the kills")
-
-        let keys = attempted.sorted()
-        let resent = try await withThrowingTaskGroup(of: [Int].self) { group in
-            for client in 0..<8 {
-                group.addTask { [port] in
-                    var statuses: [Int] = []
-                    for key in stride(from: client, to: keys.count, by: 8).map({ keys[$0] }) {
-                        let body = Self.checkIn(userId: userId, key: key, at: ts)
-                        statuses.append(
-                            try await Self.send(
-                                port, "POST", "/v1/attendance/check-in", key: key, json: body, token: device
-                            ).status)
-                    }
-                    return statuses
-                }
-            }
-            return try await group.reduce(into: []) { $0 += $1 }
-        }
-        #expect(Set(resent) == [201])
-        #expect(try await Self.sessionKeys(port) == attempted)
-        server.signal(SIGTERM)
-        #expect(server.finish().status == 0)
     }
 }
