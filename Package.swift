@@ -56,6 +56,12 @@ let package = Package(
         // challenge): BoringSSL's on Linux, CryptoKit on Apple platforms. PostgresNIO builds it
         // already, for SCRAM authentication.
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // Console accounts: bcrypt password hashes (HummingbirdBcrypt, OpenBSD's C code) and TOTP
+        // second factors (HummingbirdOTP). Builds on Hummingbird and swift-crypto, already here.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        // The console's server-rendered pages: logic-less templates, escaped by default, loaded
+        // from the module's resources (no build step, nothing fetched by the browser from outside).
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // MARK: - Shared
@@ -103,7 +109,28 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
             ],
+            swiftSettings: strictSwift6
+        ),
+
+        // The web console at /console: sign-in, session cookies and CSRF, the pages (Mustache
+        // templates and static files as resources), and the live presence feed (server-sent events).
+        .target(
+            name: "AttendanceConsole",
+            dependencies: [
+                "AttendanceModels",
+                "AttendanceServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // The peer's address (the sign-in throttle's per-address key).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.copy("Resources/templates"), .copy("Resources/static")],
             swiftSettings: strictSwift6
         ),
 
@@ -114,6 +141,7 @@ let package = Package(
             dependencies: [
                 "AttendanceModels",
                 "AttendanceServer",
+                "AttendanceConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),

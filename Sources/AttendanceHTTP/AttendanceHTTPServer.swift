@@ -1,3 +1,4 @@
+import AttendanceConsole
 import AttendanceServer
 import Foundation
 import Hummingbird
@@ -20,16 +21,19 @@ public struct ServerOptions: Sendable {
     public var purgeIntervalSeconds: Int64
     /// How often committed ledger rows are sealed into the chain.
     public var sealIntervalMilliseconds: Int64
+    /// bcrypt's cost for console passwords (12; tests use less).
+    public var bcryptCost: UInt8
 
     public init(host: String = "127.0.0.1", port: Int = 8080, limits: IngestLimits = IngestLimits(),
                 idleTimeoutSeconds: Int64 = 75, purgeIntervalSeconds: Int64 = 3_600,
-                sealIntervalMilliseconds: Int64 = 1_000) {
+                sealIntervalMilliseconds: Int64 = 1_000, bcryptCost: UInt8 = 12) {
         self.host = host
         self.port = port
         self.limits = limits
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.purgeIntervalSeconds = purgeIntervalSeconds
         self.sealIntervalMilliseconds = sealIntervalMilliseconds
+        self.bcryptCost = bcryptCost
     }
 }
 
@@ -67,16 +71,24 @@ public enum AttendanceHTTPServer {
                                    onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         let metrics = ServerMetrics()
         let auth = AuthService(repository: repository, clock: clock)
-        let api = AttendanceAPI(repository: repository, ingest: IngestService(repository: repository, limits: options.limits, clock: clock),
-                                admin: AdminService(repository: repository), auth: auth,
-                                corrections: CorrectionService(repository: repository, clock: clock),
-                                requests: RequestService(repository: repository, clock: clock),
-                                timesheets: TimesheetService(repository: repository, clock: clock),
+        let hub = PresenceHub(repository: repository, clock: clock)
+        let accounts = AccountService(repository: repository, bcryptCost: options.bcryptCost, clock: clock)
+        let services = ConsoleServices(
+            repository: repository, admin: AdminService(repository: repository), auth: auth,
+            corrections: CorrectionService(repository: repository, observer: hub, clock: clock),
+            requests: RequestService(repository: repository, clock: clock),
+            timesheets: TimesheetService(repository: repository, clock: clock),
+            payPeriods: PayPeriodService(repository: repository, clock: clock), accounts: accounts,
+            signIn: SignInService(accounts: accounts, clock: clock), tokens: APITokenService(repository: repository, clock: clock))
+        let api = AttendanceAPI(repository: repository,
+                                ingest: IngestService(repository: repository, limits: options.limits, observer: hub, clock: clock),
+                                admin: services.admin, auth: auth, corrections: services.corrections,
+                                requests: services.requests, timesheets: services.timesheets,
                                 timesheetSettings: TimesheetSettingsService(repository: repository, clock: clock),
-                                payPeriods: PayPeriodService(repository: repository, clock: clock),
+                                payPeriods: services.payPeriods,
                                 metrics: metrics,
                                 document: try contract())
-        let router = Router()
+        let router = Router(context: AttendanceRequestContext.self)
         let routes = RouteTable()
         router.add(
             middleware: RequestMiddleware(
@@ -85,6 +97,10 @@ public enum AttendanceHTTPServer {
         try api.registerHandlers(
             on: RecordingTransport(inner: router, table: routes), configuration: Wire.configuration,
             middlewares: [ProblemMiddleware(logger: logger), AuthMiddleware(auth: auth), EmptyBodyMiddleware()])
+        try Console(services: services, hub: hub, logger: logger, record: { operation, principal in
+            RequestRecord.current?.record(operation: operation)
+            if let principal { RequestRecord.current?.record(principal: principal) }
+        }, clock: clock).register(on: router)
         let purger = IdempotencyPurger(
             repository: repository, retentionSeconds: options.limits.idempotencyRetentionSeconds,
             interval: .seconds(options.purgeIntervalSeconds), metrics: metrics, logger: logger,
@@ -95,7 +111,7 @@ public enum AttendanceHTTPServer {
         return Application(router: router,
                            server: .http1ClosingWhenAsked(idleTimeout: .seconds(options.idleTimeoutSeconds)),
                            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
-                           services: [purger, sealer],
+                           services: [purger, sealer, hub],
                            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? options.port) },
                            logger: logger)
     }

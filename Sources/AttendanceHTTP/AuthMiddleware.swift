@@ -30,16 +30,16 @@ struct AuthMiddleware: ServerMiddleware {
                 throw Problem(
                     403, "Forbidden", "device '\(device)' can't call '\(operationID)'; it needs the admin token")
             }
-        case .admin:
+        case .admin, .staff:
             if Self.deviceOperations.contains(operationID) {
                 throw Problem(
                     403, "Forbidden",
-                    "the admin token can't call '\(operationID)': attendance events come from the employee's own "
+                    "an admin or API token can't call '\(operationID)': attendance events come from the employee's own "
                         + "device; change a session with a correction "
                         + "(POST /v1/admin/sessions/{sessionKey}/corrections)")
             }
-            // The admin token acts as the owner (issue #24's accounts will carry the other roles).
-            if let refusal = OperationPermissions.refusal(of: operationID, to: .owner) {
+            // The admin token acts as the owner; an API token with its own role (`AccessPolicy`).
+            if let role = principal.role, let refusal = OperationPermissions.refusal(of: operationID, to: role) {
                 throw Problem(403, "Forbidden", refusal)
             }
         }

@@ -50,6 +50,7 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
         ]
         switch record.principal {
         case .admin?: metadata["caller"] = "admin"
+        case .staff(let staff)?: metadata["caller"] = "account:\(staff.accountId)"
         case .device(let device, _)?: metadata["caller"] = "\(device.rawValue)"
         case nil: break
         }

@@ -10,8 +10,10 @@ struct Serve: AsyncParsableCommand {
         abstract: "Run the attendance server (HTTP API in openapi.yaml) on a SQLite file or a PostgreSQL database.",
         discussion: """
             On a database's first start an admin token is created and printed once, unless ATTENDANCE_ADMIN_TOKEN \
-            is set (at least 16 characters), in which case that value is the admin token. SIGINT and SIGTERM finish \
-            the requests in flight and exit 0. One log line per request goes to standard error. See docs/SERVER.md.
+            is set (at least 16 characters), in which case that value is the admin token; and the console's owner \
+            account is created, its password printed once. The console is at /console. SIGINT and SIGTERM finish \
+            the requests in flight and exit 0. One log line per request goes to standard error. See docs/SERVER.md \
+            and docs/CONSOLE.md.
             """
     )
 
@@ -23,6 +25,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "A SQLite file (created if missing), or a postgres://user:password@host:5432/database URL.")
     var database = "./attendance.sqlite"
+
+    @Option(help: "The e-mail of the console's owner account, created on a database's first start.")
+    var ownerEmail = "owner@attendance.local"
 
     @Option(help: "Log format on standard error: text or json.")
     var logFormat = "text"
@@ -79,6 +84,10 @@ struct Serve: AsyncParsableCommand {
             } else if configured != nil {
                 Self.say("Admin token: the value of ATTENDANCE_ADMIN_TOKEN")
             }
+            if let owner = try await AccountService(repository: repository).bootstrapOwner(email: ownerEmail),
+               let password = owner.generatedPassword {
+                Self.say("Console sign-in (shown once): \(owner.account.email) with password \(password)")
+            }
             var limits = IngestLimits()
             limits.maxFutureSeconds = maxFutureSeconds
             limits.maxPastSeconds = maxPastSeconds
@@ -87,6 +96,7 @@ struct Serve: AsyncParsableCommand {
             let where_ = "\(repository.backendName) at \(Self.redacted(database))"
             let app = try AttendanceHTTPServer.application(repository: repository, options: options, logger: logger, onListening: { [host] bound in
                 Self.say("Listening on http://\(host):\(bound) (\(where_)); Ctrl-C stops.")
+                Self.say("Console: http://\(host):\(bound)/console")
             })
             let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()

@@ -1,5 +1,5 @@
 /// One thing a role may do. Every admin operation of the API needs exactly one (the table is in
-/// `AttendanceHTTP/OperationPermissions.swift`); `AccessPolicy` says which roles hold it.
+/// `Access/OperationPermissions.swift`); `AccessPolicy` says which roles hold it.
 public enum Permission: String, CaseIterable, Hashable, Sendable {
     /// Who is on site now.
     case readPresence

@@ -10,9 +10,19 @@ public struct CorrectionService: Sendable {
     /// A correction may not record a time later than now + this (it hasn't happened yet).
     static let futureAllowanceSeconds: Double = 300
 
-    public init(repository: any ServerRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
+    /// Told about each session a correction, an addition or a void changed.
+    private let observer: (any SessionObserver)?
+
+    public init(repository: any ServerRepository, observer: (any SessionObserver)? = nil,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
         self.repository = repository
+        self.observer = observer
         self.clock = clock
+    }
+
+    private func changed(_ session: SessionRecord) -> SessionRecord {
+        observer?.sessionsChanged([session])
+        return session
     }
 
     public func correct(
@@ -28,8 +38,8 @@ public struct CorrectionService: Sendable {
                 "body", "no change", expected: "at least one of checkInAt, checkOutAt or siteId", status: 422)
         }
         let correction = SessionCorrection(checkInAt: checkInAt, checkOutAt: checkOutAt, siteId: siteId, reason: reason)
-        return try Self.session(
-            try await repository.correctSession(key, correction, actor: actor, requestId: nil, now: clock()))
+        return changed(try Self.session(
+            try await repository.correctSession(key, correction, actor: actor, requestId: nil, now: clock())))
     }
 
     public func add(
@@ -46,13 +56,13 @@ public struct CorrectionService: Sendable {
         let added = AddedSession(
             sessionKey: key, userId: userId, siteId: siteId, checkInAt: checkInAt, checkOutAt: checkOutAt,
             reason: reason)
-        return try Self.session(try await repository.addSession(added, actor: actor, requestId: nil, now: clock()))
+        return changed(try Self.session(try await repository.addSession(added, actor: actor, requestId: nil, now: clock())))
     }
 
     public func void(_ key: SessionKey, reason: String, actor: LedgerActor) async throws -> SessionRecord {
         try InputRules.identifier("sessionKey", key.rawValue)
         let reason = try validatedReason(reason)
-        return try Self.session(try await repository.voidSession(key, reason: reason, actor: actor, now: clock()))
+        return changed(try Self.session(try await repository.voidSession(key, reason: reason, actor: actor, now: clock())))
     }
 
     public func session(_ key: SessionKey) async throws -> SessionRecord {

@@ -3,11 +3,11 @@ import Foundation
 
 /// Bearer tokens to principals, first-start admin token, and device enrollment.
 public struct AuthService: Sendable {
-    public let repository: any AttendanceRepository & AuthRepository & LedgerRepository
+    public let repository: any ServerRepository
     private let clock: @Sendable () -> Date
 
     public init(
-        repository: any AttendanceRepository & AuthRepository & LedgerRepository,
+        repository: any ServerRepository,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.repository = repository
@@ -46,11 +46,14 @@ public struct AuthService: Sendable {
             throw Problem(401, "Unauthorized", "an 'Authorization: Bearer <token>' header is required")
         }
         let token = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+        if let staff = try await APITokenService(repository: repository, clock: clock).identity(token: token) {
+            return .staff(staff)
+        }
         let hash = Tokens.hash(token)
         // Devices first: they make nearly all the requests.
         guard let device = try await repository.device(tokenHash: hash, now: clock()) else {
             if try await repository.isAdminToken(hash: hash) { return .admin }
-            throw Problem(401, "Unauthorized", "the bearer token is not a valid admin or device token")
+            throw Problem(401, "Unauthorized", "the bearer token is not a valid admin, API or device token")
         }
         if let revoked = device.revokedAt {
             throw Problem(401, "Device revoked", "device '\(device.id)' was revoked at \(RFC3339.format(revoked)); enroll it again with a new code")

@@ -3,13 +3,17 @@ import Foundation
 
 /// Who is calling, from the bearer token.
 public enum Principal: Hashable, Sendable {
+    /// The bootstrap admin token (`ATTENDANCE_ADMIN_TOKEN`), which acts as the owner.
     case admin
+    /// A console sign-in or an API token, acting through an account.
+    case staff(StaffIdentity)
     case device(DeviceID, user: UserID)
 
     /// Idempotency keys are scoped per caller.
     var scope: String {
         switch self {
         case .admin: return "admin"
+        case .staff(let staff): return "account:\(staff.accountId)"
         case .device(let device, _): return "device:\(device.rawValue)"
         }
     }
@@ -45,10 +49,14 @@ public struct IngestService: Sendable {
     public let limits: IngestLimits
     private let clock: @Sendable () -> Date
     private let directory = DirectoryCache()
+    /// Told about each session a committed request changed (the console's live presence).
+    private let observer: (any SessionObserver)?
 
-    public init(repository: any AttendanceRepository, limits: IngestLimits = IngestLimits(), clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(repository: any AttendanceRepository, limits: IngestLimits = IngestLimits(),
+                observer: (any SessionObserver)? = nil, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.repository = repository
         self.limits = limits
+        self.observer = observer
         self.clock = clock
     }
 
@@ -92,6 +100,7 @@ public struct IngestService: Sendable {
         }
         var items: [BatchWrite] = []
         items.reserveCapacity(parsed.count)
+        let changed = ChangedSessions()
         for entry in parsed {
             switch entry.item {
             case .failure(let problem): items.append(.unkeyed(problem.reply))
@@ -99,7 +108,7 @@ public struct IngestService: Sendable {
                 items.append(
                     try await prepare(
                         item.endpoint, body: item.payload, key: item.idempotencyKey, principal: principal,
-                        deviceDate: deviceDate)
+                        deviceDate: deviceDate, changed: changed)
                 )
             }
         }
@@ -116,6 +125,7 @@ public struct IngestService: Sendable {
             return try Replies.json(200, EventBatchResponse(results: results))
         }
         let outcome = try await repository.ingestBatch(items, now: clock(), answering: slot)
+        if case .answered = outcome { changed.publish(to: observer) }
         return Self.reply(to: outcome, key: key)
     }
 
@@ -144,7 +154,10 @@ public struct IngestService: Sendable {
         _ endpoint: Endpoint, body: Data, key: String, principal: Principal, deviceDate: Date?
     ) async throws -> StoredReply {
         let outcome: SlotOutcome
-        switch try await prepare(endpoint, body: body, key: key, principal: principal, deviceDate: deviceDate) {
+        let changed = ChangedSessions()
+        switch try await prepare(
+            endpoint, body: body, key: key, principal: principal, deviceDate: deviceDate, changed: changed)
+        {
         case .checkIn(let command, let slot):
             outcome = try await repository.checkIn(command, now: clock(), answering: slot)
         case .apply(let command, let slot): outcome = try await repository.apply(command, now: clock(), answering: slot)
@@ -152,6 +165,7 @@ public struct IngestService: Sendable {
             outcome = try await repository.storeAnswer(try slot.render(()), now: clock(), answering: slot)
         case .unkeyed(let reply): return reply
         }
+        if case .answered = outcome { changed.publish(to: observer) }
         return Self.reply(to: outcome, key: key)
     }
 
@@ -159,7 +173,8 @@ public struct IngestService: Sendable {
     /// for, with the slot its answer goes to, or the refusal to store under its key. Throws only
     /// the server's own failures (a lookup that failed), which are never stored.
     private func prepare(
-        _ endpoint: Endpoint, body: Data, key: String, principal: Principal, deviceDate: Date?
+        _ endpoint: Endpoint, body: Data, key: String, principal: Principal, deviceDate: Date?,
+        changed: ChangedSessions
     ) async throws -> BatchWrite
     {
         let scope = principal.scope
@@ -173,12 +188,14 @@ public struct IngestService: Sendable {
                 requestHash = try Replies.contentHash(request)
                 let command = try await checkInCommand(request, principal: principal, deviceDate: deviceDate)
                 return .checkIn(command, AnswerSlot(scope: scope, key: key, requestHash: requestHash) { found in
-                    try Self.reply(to: found, command: command)
+                    if case .recorded(let session, _) = found, session.userId == command.userId { changed.add(session) }
+                    return try Self.reply(to: found, command: command)
                 })
             case .checkOut, .heartbeat:
                 let (command, ts) = try sessionEventCommand(endpoint, body: body, principal: principal, hash: &requestHash)
                 return .apply(command, AnswerSlot(scope: scope, key: key, requestHash: requestHash) { found in
-                    try Self.reply(to: found, sessionKey: command.sessionKey, ts: ts)
+                    if case .applied(let session) = found { changed.add(session) }
+                    return try Self.reply(to: found, sessionKey: command.sessionKey, ts: ts)
                 })
             }
         } catch let problem as Problem {

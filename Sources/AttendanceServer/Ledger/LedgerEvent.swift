@@ -102,6 +102,14 @@ public struct LedgerKind: RawRepresentable, Hashable, Sendable, Codable, CustomS
     public static let deviceRevoked = LedgerKind(rawValue: "device.revoked")
     public static let adminTokenInstalled = LedgerKind(rawValue: "adminToken.installed")
     public static let adminTokenReplaced = LedgerKind(rawValue: "adminToken.replaced")
+    // Accounts, their sign-ins and API tokens (audit only).
+    public static let accountCreated = LedgerKind(rawValue: "account.created")
+    public static let accountUpdated = LedgerKind(rawValue: "account.updated")
+    public static let accountSignedIn = LedgerKind(rawValue: "account.signedIn")
+    public static let accountSignedOut = LedgerKind(rawValue: "account.signedOut")
+    public static let accountSignInFailed = LedgerKind(rawValue: "account.signInFailed")
+    public static let apiTokenIssued = LedgerKind(rawValue: "apiToken.issued")
+    public static let apiTokenRevoked = LedgerKind(rawValue: "apiToken.revoked")
     // Timesheet settings: schedules, assignments, a site's rules, holidays, leave (audit only).
     public static let timesheetSettingSaved = LedgerKind(rawValue: "timesheetSetting.saved")
     public static let timesheetSettingRemoved = LedgerKind(rawValue: "timesheetSetting.removed")
@@ -121,6 +129,8 @@ public struct LedgerActor: RawRepresentable, Hashable, Sendable, Codable, Custom
 
     public static func device(_ id: DeviceID) -> LedgerActor { LedgerActor(rawValue: "device:\(id.rawValue)") }
     public static let adminToken = LedgerActor(rawValue: "admin-token")
+    /// A person or machine acting through an account (the console, an API token).
+    public static func account(_ id: String) -> LedgerActor { LedgerActor(rawValue: "account:\(id)") }
     public static let server = LedgerActor(rawValue: "server")
     public static let migration = LedgerActor(rawValue: "migration")
 
@@ -128,6 +138,7 @@ public struct LedgerActor: RawRepresentable, Hashable, Sendable, Codable, Custom
     public init(_ principal: Principal) {
         switch principal {
         case .admin: self = .adminToken
+        case .staff(let staff): self = .account(staff.accountId)
         case .device(let device, _): self = .device(device)
         }
     }

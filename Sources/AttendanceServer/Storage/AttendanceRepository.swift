@@ -57,6 +57,7 @@ public protocol AttendanceRepository: Sendable {
 
 /// Everything a server backend implements.
 public typealias ServerRepository = AttendanceRepository & AuthRepository & AdminRepository & LedgerRepository
+    & AccountRepository
     & RequestRepository & TimesheetRepository & PayPeriodRepository
 
 /// A storage failure the caller can act on: which constraint, what value.

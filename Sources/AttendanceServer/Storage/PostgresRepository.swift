@@ -149,6 +149,7 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         ("2026-11-25 correction requests", requestStatements),
         ("2026-11-25 timesheet settings", timesheetStatements),
         ("2026-11-25 pay periods", payPeriodStatements),
+        ("2026-11-25 accounts", accountStatements),
     ]
 
     /// Migrations that need code, run after their statements (by name, in the list's order).

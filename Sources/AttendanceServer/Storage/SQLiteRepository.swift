@@ -137,6 +137,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         registerRequestMigrations(&migrator)
         registerTimesheetMigrations(&migrator)
         registerPayPeriodMigrations(&migrator)
+        registerAccountMigrations(&migrator)
         return migrator
     }
 

@@ -1,10 +1,8 @@
-import AttendanceServer
-
 /// The permission each admin operation of the contract needs (`AccessPolicy` says which roles
 /// hold it). An admin operation without an entry is refused: a new operation is closed until it
 /// is listed here, and `OperationPermissionsTests` fails until it is.
-enum OperationPermissions {
-    static let table: [String: Permission] = [
+public enum OperationPermissions {
+    public static let table: [String: Permission] = [
         "getPresence": .readPresence,
         "listSites": .readDirectory, "getSite": .readDirectory, "listBeacons": .readDirectory,
         "listEmployees": .readDirectory, "getEmployee": .readDirectory, "listDevices": .readDirectory,
@@ -32,7 +30,7 @@ enum OperationPermissions {
     ]
 
     /// Nil when `role` may call `operationID`; otherwise why not.
-    static func refusal(of operationID: String, to role: Role) -> String? {
+    public static func refusal(of operationID: String, to role: Role) -> String? {
         guard let permission = table[operationID] else {
             return "'\(operationID)' has no permission defined, so no role may call it"
         }

@@ -1,0 +1,159 @@
+import AttendanceModels
+import AttendanceServer
+import Foundation
+import Hummingbird
+import Logging
+
+/// The services the console's pages call: the same ones the JSON API calls, so a rule is never
+/// written twice.
+public struct ConsoleServices: Sendable {
+    public var repository: any ServerRepository
+    public var admin: AdminService
+    public var auth: AuthService
+    public var corrections: CorrectionService
+    public var requests: RequestService
+    public var timesheets: TimesheetService
+    public var payPeriods: PayPeriodService
+    public var accounts: AccountService
+    public var signIn: SignInService
+    public var tokens: APITokenService
+
+    public init(repository: any ServerRepository, admin: AdminService, auth: AuthService, corrections: CorrectionService,
+                requests: RequestService, timesheets: TimesheetService, payPeriods: PayPeriodService,
+                accounts: AccountService, signIn: SignInService, tokens: APITokenService) {
+        self.repository = repository
+        self.admin = admin
+        self.auth = auth
+        self.corrections = corrections
+        self.requests = requests
+        self.timesheets = timesheets
+        self.payPeriods = payPeriods
+        self.accounts = accounts
+        self.signIn = signIn
+        self.tokens = tokens
+    }
+}
+
+/// The web console at `/console` (docs/CONSOLE.md): server-rendered pages for the people who run
+/// attendance. Every page checks the viewer's permission through `AccessPolicy`, as the API does,
+/// and every POST its CSRF token first.
+public struct Console: Sendable {
+    let services: ConsoleServices
+    let hub: PresenceHub
+    let renderer: Renderer
+    let logger: Logger
+    /// Tells the HTTP layer the route's name and the caller, for the request's log line and metrics.
+    let record: @Sendable (String, Principal?) -> Void
+    let clock: @Sendable () -> Date
+
+    public init(services: ConsoleServices, hub: PresenceHub, logger: Logger,
+                record: @escaping @Sendable (String, Principal?) -> Void = { _, _ in },
+                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        self.services = services
+        self.hub = hub
+        self.renderer = try Renderer()
+        self.logger = logger
+        self.record = record
+        self.clock = clock
+    }
+
+    typealias Handler = @Sendable (Request, AttendanceRequestContext, Viewer) async throws -> Response
+
+    public func register(on router: Router<AttendanceRequestContext>) {
+        let console = router.group("console")
+        console.get { request, _ in record("console.home", nil); return Self.redirect("/console/presence") }
+        console.get("static/:file") { _, context in try staticFile(context.parameters.require("file")) }
+        registerSignIn(on: console)
+        registerPresence(on: console)
+        registerExceptions(on: console)
+        registerSessions(on: console)
+        registerRequests(on: console)
+        registerTimesheets(on: console)
+        registerPeople(on: console)
+        registerSites(on: console)
+        registerAccounts(on: console)
+        registerAudit(on: console)
+    }
+
+    /// A page or action behind sign-in: GETs without a session go to the sign-in page, POSTs are
+    /// refused unless their CSRF token is the session's.
+    func signedIn(_ name: String, _ handler: @escaping Handler)
+        -> @Sendable (Request, AttendanceRequestContext) async throws -> Response
+    {
+        { request, context in
+            record("console.\(name)", nil)
+            do {
+                guard let token = ConsoleSecurity.cookieToken(request),
+                      let (session, account) = try await services.signIn.session(cookieToken: token)
+                else {
+                    if request.method == .get { return Self.redirect("/console/sign-in") }
+                    throw ConsoleProblem(401, "Signed out", "your sign-in has ended; sign in again and repeat the change")
+                }
+                let viewer = Viewer(account: account, session: session, cookieToken: token)
+                record("console.\(name)", viewer.principal)
+                if request.method == .post {
+                    let form = try await FormData.body(of: request)
+                    guard ConsoleSecurity.csrfMatches(form["csrf"], session.csrfToken) else {
+                        throw ConsoleProblem(
+                            403, "Form refused",
+                            "the form's CSRF token is missing or not this sign-in's; reload the page and submit it again")
+                    }
+                }
+                return try await handler(request, context, viewer)
+            } catch {
+                return errorPage(error, request: request)
+            }
+        }
+    }
+
+    func errorPage(_ error: any Error, request: Request, viewer: Viewer? = nil) -> Response {
+        let problem: ConsoleProblem
+        switch error {
+        case let found as ConsoleProblem: problem = found
+        case let found as Problem: problem = ConsoleProblem(found)
+        default:
+            logger.error("console page failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            problem = ConsoleProblem(500, "Something failed", "the server could not show this page; its log names the error")
+        }
+        let html = renderer.render(
+            "error", ["title": problem.title, "detail": problem.detail, "status": problem.status, "signedIn": viewer != nil])
+        return Self.html(html, status: problem.status)
+    }
+
+    /// A page in the layout, for `viewer`.
+    func page(_ template: String, title: String, viewer: Viewer, _ data: [String: Any] = [:], notice: String? = nil)
+        -> Response
+    {
+        var all = data
+        all["title"] = title
+        all["nav"] = Navigation.items(for: viewer, current: template)
+        all["whoami"] = "\(viewer.account.email) (\(viewer.account.role.rawValue))"
+        all["csrf"] = viewer.session.csrfToken
+        if let notice { all["notice"] = notice }
+        return Self.html(renderer.render(template, all))
+    }
+
+    static func html(_ text: String, status: Int = 200) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        ConsoleSecurity.secure(&headers)
+        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func redirect(_ location: String, cookie: String? = nil) -> Response {
+        var headers = HTTPFields()
+        headers[.location] = location
+        if let cookie { headers[.setCookie] = cookie }
+        ConsoleSecurity.secure(&headers)
+        return Response(status: .seeOther, headers: headers)
+    }
+
+    private func staticFile(_ name: String) throws -> Response {
+        guard let file = renderer.staticFiles[name] else { throw HTTPError(.notFound) }
+        var headers = HTTPFields()
+        headers[.contentType] = file.contentType
+        ConsoleSecurity.secure(&headers)
+        headers[.cacheControl] = "public, max-age=300"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Hummingbird
+
+/// An `application/x-www-form-urlencoded` body or a query string, as the browser sent it.
+struct FormData: Sendable {
+    private(set) var items: [(name: String, value: String)] = []
+
+    init(_ text: String) {
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ part: Substring) -> String {
+                String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part)
+            }
+            items.append((decoded(parts[0]), parts.count > 1 ? decoded(parts[1]) : ""))
+        }
+    }
+
+    static func body(of request: Request) async throws -> FormData {
+        var request = request
+        let buffer = try await request.collectBody(upTo: 1 << 20)
+        return FormData(String(buffer: buffer))
+    }
+
+    static func query(of request: Request) -> FormData { FormData(request.uri.query ?? "") }
+
+    /// The value, trimmed; nil when absent or empty.
+    subscript(_ name: String) -> String? {
+        guard let value = items.first(where: { $0.name == name })?.value.trimmingCharacters(in: .whitespacesAndNewlines),
+              !value.isEmpty else { return nil }
+        return value
+    }
+
+    func all(_ name: String) -> [String] { items.filter { $0.name == name }.map(\.value).filter { !$0.isEmpty } }
+
+    /// A required field, or a problem naming it.
+    func required(_ name: String, label: String) throws -> String {
+        guard let value = self[name] else { throw ConsoleProblem(400, "Missing \(label)", "'\(name)' is required") }
+        return value
+    }
+}

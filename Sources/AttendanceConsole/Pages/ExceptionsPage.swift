@@ -1,0 +1,72 @@
+import AttendanceModels
+import AttendanceServer
+import Foundation
+import Hummingbird
+
+/// What needs a person: days whose end is unconfirmed or that are open past their schedule (the
+/// timesheet rules decide both), pending requests, changes after a locked period, devices silent
+/// for a day.
+extension Console {
+    /// An open session with no schedule is listed once it has been open this long.
+    static let openTooLongWithoutSchedule: TimeInterval = 12 * 3_600
+
+    func registerExceptions(on console: RouterGroup<AttendanceRequestContext>) {
+        console.get("exceptions", use: signedIn("exceptions") { _, _, viewer in
+            try viewer.require(.readSessions)
+            return page("exceptions", title: "Exceptions", viewer: viewer, try await exceptionData(viewer))
+        })
+    }
+
+    private func exceptionData(_ viewer: Viewer) async throws -> [String: Any] {
+        let now = clock()
+        let today = LocalDate(dayNumber: Int((now.timeIntervalSince1970 / 86_400).rounded(.down)))
+        var unconfirmed: [[String: Any]] = []
+        var openTooLong: [[String: Any]] = []
+        if viewer.may(.readTimesheets) || viewer.may(.readSessions) {
+            _ = try await services.timesheets.forEachEmployee(TimesheetQuery(from: today.adding(days: -7), through: today)) { sheet in
+                for day in sheet.days where viewer.scope.permits(day.siteId) {
+                    let row: [String: Any] = [
+                        "name": sheet.employee.name, "user": day.userId.rawValue, "date": day.date.description,
+                        "site": day.siteId.rawValue, "firstIn": LocalTime.text(day.firstIn, zone: day.timeZone),
+                        "proposedEnd": LocalTime.text(day.proposedEnd, zone: day.timeZone),
+                        "scheduledEnd": LocalTime.text(day.scheduledEnd, zone: day.timeZone),
+                        "sessions": "/console/sessions?user=\(day.userId.rawValue)&from=\(day.date)&to=\(day.date)",
+                    ]
+                    if day.flags.contains(.endUnconfirmed) { unconfirmed.append(row) }
+                    if day.flags.contains(.open),
+                       let end = day.scheduledEnd.map({ $0 < now })
+                        ?? day.firstIn.map({ now.timeIntervalSince($0) > Self.openTooLongWithoutSchedule }), end {
+                        openTooLong.append(row)
+                    }
+                }
+            }
+        }
+        let pending = try await services.requests.list(userId: nil, state: .pending)
+            .filter { $0.siteId.map(viewer.scope.permits) ?? (viewer.scope == .all) }
+            .map { ["id": $0.id, "user": $0.userId.rawValue, "reason": $0.reason] as [String: Any] }
+        var afterLock: [[String: Any]] = []
+        if viewer.may(.readTimesheets) {
+            for period in try await services.payPeriods.periods(from: today.adding(days: -120), through: today)
+            where period.state == .locked {
+                for exception in try await services.payPeriods.exceptions(start: period.dates.start)
+                where viewer.scope.permits(exception.siteId) {
+                    afterLock.append([
+                        "period": period.dates.start.description, "user": exception.userId.rawValue,
+                        "date": exception.date.description, "changed": exception.changed.joined(separator: ", "),
+                    ])
+                }
+            }
+        }
+        let silent: [[String: Any]] = viewer.may(.readDirectory) ? try await services.repository.devices(userId: nil)
+            .filter { $0.revokedAt == nil && now.timeIntervalSince($0.lastSeenAt ?? $0.enrolledAt) > 86_400 }
+            .map { ["id": $0.id.rawValue, "user": $0.userId.rawValue,
+                    "lastSeen": $0.lastSeenAt.map { LocalTime.text($0, zone: "UTC") } ?? "never"] } : []
+        return [
+            "unconfirmed": unconfirmed, "noUnconfirmed": unconfirmed.isEmpty,
+            "openTooLong": openTooLong, "noOpenTooLong": openTooLong.isEmpty,
+            "pending": pending, "noPending": pending.isEmpty,
+            "afterLock": afterLock, "noAfterLock": afterLock.isEmpty,
+            "silent": silent, "noSilent": silent.isEmpty,
+        ]
+    }
+}

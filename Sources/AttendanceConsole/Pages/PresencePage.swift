@@ -1,0 +1,69 @@
+import AttendanceModels
+import AttendanceServer
+import Foundation
+import Hummingbird
+import ServiceLifecycle
+
+/// On site now: who is in at each site the viewer may see, since when and how sure, kept live by
+/// `/console/events`.
+extension Console {
+    func registerPresence(on console: RouterGroup<AttendanceRequestContext>) {
+        console.get("presence", use: signedIn("presence") { _, _, viewer in
+            try viewer.require(.readPresence)
+            return page("presence", title: "On site now", viewer: viewer, try await presenceData(viewer))
+        })
+        console.get("events", use: signedIn("events") { _, _, viewer in
+            try viewer.require(.readPresence)
+            return events(scope: viewer.scope)
+        })
+    }
+
+    func presenceData(_ viewer: Viewer) async throws -> [String: Any] {
+        let now = clock()
+        let sites = try await services.repository.sites().filter { $0.isActive && viewer.scope.permits($0.id) }
+        let open = try await services.admin.presence(siteId: nil)
+        let devices = Dictionary(
+            try await services.repository.devices(userId: nil).map { ($0.id, $0.lastSeenAt) },
+            uniquingKeysWith: { first, _ in first })
+        let bySite = Dictionary(grouping: open, by: \.session.siteId)
+        let sections: [[String: Any]] = sites.map { site in
+            let rows: [[String: Any]] = (bySite[site.id] ?? [])
+                .sorted { ($0.name ?? "", $0.session.checkInAt) < ($1.name ?? "", $1.session.checkInAt) }
+                .map { entry in
+                    let confidence = PresenceConfidence.of(
+                        sessionLastSeen: entry.session.lastSeenAt,
+                        deviceLastSeen: entry.session.deviceId.flatMap { devices[$0] ?? nil }, now: now)
+                    return [
+                        "session": entry.session.sessionKey.rawValue, "user": entry.session.userId.rawValue,
+                        "name": entry.name ?? entry.session.userId.rawValue,
+                        "since": LocalTime.text(entry.session.checkInAt, zone: site.timeZone),
+                        "lastHeard": LocalTime.text(entry.session.lastSeenAt, zone: site.timeZone),
+                        "confidence": confidence.rawValue,
+                    ]
+                }
+            return ["id": site.id.rawValue, "name": site.name, "zone": site.timeZone, "count": rows.count.formatted(),
+                    "rows": rows, "empty": rows.isEmpty]
+        }
+        return ["sites": sections, "noSites": sections.isEmpty, "mayManageSites": viewer.may(.manageSites)]
+    }
+
+    /// `text/event-stream` of `presence` events for the viewer's sites, until the page closes or
+    /// the server stops.
+    private func events(scope: SiteScope) -> Response {
+        let (id, stream) = hub.subscribe(scope: scope)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        ConsoleSecurity.secure(&headers)
+        let hub = self.hub
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            try await withGracefulShutdownHandler {
+                defer { hub.unsubscribe(id) }
+                try await writer.write(ByteBuffer(string: "retry: 2000\n: connected\n\n"))
+                for await message in stream { try await writer.write(ByteBuffer(string: message)) }
+            } onGracefulShutdown: {
+                hub.unsubscribe(id)
+            }
+            try await writer.finish(nil)
+        })
+    }
+}

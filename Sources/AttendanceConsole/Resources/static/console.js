@@ -1,0 +1,51 @@
+// Live updates for On site now: server-sent events from /console/events add and remove rows.
+// Everything else in the console works without JavaScript. Text goes in with textContent only.
+"use strict";
+(function () {
+  var tables = document.querySelectorAll("tbody.presence");
+  if (tables.length === 0 || !window.EventSource) { return; }
+  var status = document.getElementById("live-status");
+  var source = new EventSource("/console/events");
+  source.onopen = function () { if (status) { status.textContent = "Live."; } };
+  source.onerror = function () { if (status) { status.textContent = "Reconnecting…"; } };
+  source.addEventListener("presence", function (message) {
+    var change = JSON.parse(message.data);
+    var body = document.querySelector('tbody.presence[data-site="' + CSS.escape(change.site) + '"]');
+    if (!body) { return; }
+    var existing = body.querySelector('tr[data-session="' + CSS.escape(change.session) + '"]');
+    if (change.state === "out") {
+      if (existing) { existing.remove(); }
+    } else {
+      var row = existing || document.createElement("tr");
+      row.dataset.session = change.session;
+      row.dataset.user = change.user;
+      row.replaceChildren(nameCell(change), cell("since", change.since), cell("confidence " + change.confidence, change.confidence));
+      if (!existing) { body.appendChild(row); }
+    }
+    refresh(body);
+  });
+
+  function cell(className, text) {
+    var td = document.createElement("td");
+    td.className = className;
+    td.textContent = text;
+    return td;
+  }
+
+  function nameCell(change) {
+    var td = document.createElement("td");
+    td.className = "name";
+    var link = document.createElement("a");
+    link.href = "/console/sessions/" + encodeURIComponent(change.session);
+    link.textContent = change.name;
+    td.appendChild(link);
+    return td;
+  }
+
+  function refresh(body) {
+    var section = body.closest("section.site");
+    var count = body.querySelectorAll("tr").length;
+    section.querySelector(".count").textContent = count.toLocaleString();
+    section.querySelector("p.empty").hidden = count > 0;
+  }
+})();

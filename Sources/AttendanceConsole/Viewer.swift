@@ -1,0 +1,33 @@
+import AttendanceModels
+import AttendanceServer
+
+/// The signed-in person a console request acts for.
+struct Viewer: Sendable {
+    var account: AccountRecord
+    var session: ConsoleSessionRecord
+    var cookieToken: String
+
+    var principal: Principal {
+        .staff(StaffIdentity(
+            accountId: account.id, email: account.email, role: account.role, scope: account.scope,
+            credential: .consoleSession))
+    }
+
+    var actor: LedgerActor { .account(account.id) }
+    var scope: SiteScope { account.scope }
+
+    func may(_ permission: Permission) -> Bool { AccessPolicy.allows(account.role, permission) }
+
+    func require(_ permission: Permission) throws {
+        guard may(permission) else {
+            throw ConsoleProblem.forbidden(
+                "the \(account.role.rawValue) role can't do this: it needs the '\(permission.rawValue)' permission")
+        }
+    }
+
+    func requireSite(_ site: SiteID) throws {
+        guard scope.permits(site) else {
+            throw ConsoleProblem.forbidden("site '\(site)' is not one of the sites assigned to this account")
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import AttendanceModels
+import Foundation
+import HummingbirdBcrypt
+import HummingbirdOTP
+
+/// Accounts: the owner made at first start, adding, changing and deactivating accounts, passwords
+/// and TOTP second factors. Every change is an audit row.
+public struct AccountService: Sendable {
+    public let repository: any ServerRepository
+    /// bcrypt's log2 rounds: 12 in production (about a quarter second on one core), less in tests.
+    public let bcryptCost: UInt8
+    private let clock: @Sendable () -> Date
+
+    public init(repository: any ServerRepository, bcryptCost: UInt8 = 12, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.repository = repository
+        self.bcryptCost = bcryptCost
+        self.clock = clock
+    }
+
+    /// What a new account's creator is told once.
+    public struct Created: Sendable {
+        public var account: AccountRecord
+        /// Set when the server chose the password.
+        public var generatedPassword: String?
+    }
+
+    /// The owner of a database with no account, with a new password (printed once); nil when an
+    /// account exists.
+    public func bootstrapOwner(email: String) async throws -> Created? {
+        guard try await repository.accountCount() == 0 else { return nil }
+        return try await add(email: email, role: .owner, sites: [], password: nil, actor: .server)
+    }
+
+    public func add(email: String, role: Role, sites: [SiteID], password: String?, actor: LedgerActor) async throws
+        -> Created
+    {
+        let email = try AccountRules.email(email)
+        if let password { try AccountRules.password(password) }
+        try AccountRules.sites(sites, for: role)
+        try await requireExisting(sites)
+        let chosen = password ?? AccountRules.newPassword()
+        let account = AccountRecord(
+            id: "acc-" + Tokens.newToken().prefix(12), email: email, role: role, sites: sites,
+            passwordHash: await Self.hash(chosen, cost: bcryptCost), createdAt: clock())
+        let audit = LedgerEvent.admin(
+            .accountCreated, target: account.id,
+            changes: ["email": LedgerChange(before: nil, after: email), "role": LedgerChange(before: nil, after: role.rawValue),
+                      "sites": LedgerChange(before: nil, after: Self.text(sites))],
+            actor: actor, now: clock())
+        do {
+            try await repository.createAccount(account, audit: audit)
+        } catch let error as RepositoryError where error.kind == .conflict {
+            throw Problem.field("email", email, expected: "an e-mail address no other account uses", status: 409)
+        }
+        return Created(account: account, generatedPassword: password == nil ? chosen : nil)
+    }
+
+    public func account(id: String) async throws -> AccountRecord {
+        guard let account = try await repository.account(id: id) else {
+            throw Problem(404, "Not found", "no account with id '\(id)'")
+        }
+        return account
+    }
+
+    /// Changes the role and sites, or deactivates (which also signs the account out and leaves its
+    /// API tokens refused). An account can't change its own role or deactivate itself, so the last
+    /// owner can't lock everyone out by accident.
+    public func update(id: String, role: Role, sites: [SiteID], active: Bool, actor: LedgerActor) async throws
+        -> AccountRecord
+    {
+        var account = try await self.account(id: id)
+        if actor == .account(id), role != account.role || !active {
+            throw Problem(422, "Unprocessable", "an account can't change its own role or deactivate itself; ask another owner")
+        }
+        try AccountRules.sites(sites, for: role)
+        try await requireExisting(sites)
+        let before = account
+        account.role = role
+        account.sites = sites
+        if !active, account.deactivatedAt == nil { account.deactivatedAt = clock() }
+        if active { account.deactivatedAt = nil }
+        guard account != before else { return account }
+        var changes: [String: LedgerChange] = [:]
+        if before.role != role { changes["role"] = LedgerChange(before: before.role.rawValue, after: role.rawValue) }
+        if before.sites != sites { changes["sites"] = LedgerChange(before: Self.text(before.sites), after: Self.text(sites)) }
+        if before.isActive != active {
+            changes["active"] = LedgerChange(before: String(before.isActive), after: String(active))
+        }
+        let audit = LedgerEvent.admin(.accountUpdated, target: id, changes: changes, actor: actor, now: clock())
+        _ = try await repository.updateAccount(account, audit: audit)
+        if !active || before.role != role { try await repository.deleteConsoleSessions(accountId: id) }
+        return account
+    }
+
+    /// A new password (the account's own, or set by an owner); signs the account out elsewhere.
+    public func setPassword(id: String, password: String, actor: LedgerActor) async throws {
+        try AccountRules.password(password)
+        var account = try await self.account(id: id)
+        account.passwordHash = await Self.hash(password, cost: bcryptCost)
+        let audit = LedgerEvent.admin(
+            .accountUpdated, target: id, changes: ["password": LedgerChange(before: nil, after: "changed")], actor: actor,
+            now: clock())
+        _ = try await repository.updateAccount(account, audit: audit)
+        try await repository.deleteConsoleSessions(accountId: id)
+    }
+
+    /// A new TOTP secret for the account to add to an authenticator app; nothing is stored until
+    /// `enableTOTP` sees a code made from it.
+    public static func newTOTPSecret() -> String { String(Tokens.newToken().prefix(20)) }
+
+    public static func authenticatorURL(secret: String, email: String) -> String {
+        TOTP(secret: secret).createAuthenticatorURL(label: email, issuer: "Beacon Attendance")
+    }
+
+    /// Turns the second factor on once `code` shows the app holds `secret`.
+    public func enableTOTP(id: String, secret: String, code: String, actor: LedgerActor) async throws {
+        let number = try AccountRules.totpCode(code)
+        guard Self.totpMatches(secret: secret, code: number, at: clock()) else {
+            throw Problem.field("code", code, expected: "the code the authenticator app shows now", status: 422)
+        }
+        var account = try await self.account(id: id)
+        account.totpSecret = secret
+        let audit = LedgerEvent.admin(
+            .accountUpdated, target: id, changes: ["totp": LedgerChange(before: nil, after: "enabled")], actor: actor,
+            now: clock())
+        _ = try await repository.updateAccount(account, audit: audit)
+    }
+
+    /// A code of the step before, this step or the next: a phone's clock may be 30 s off.
+    static func totpMatches(secret: String, code: Int, at now: Date) -> Bool {
+        let totp = TOTP(secret: secret)
+        return [-30.0, 0, 30].contains { totp.compute(date: now.addingTimeInterval($0)) == code }
+    }
+
+    /// bcrypt off the cooperative pool: a hash takes a quarter second of one core at cost 12.
+    static func hash(_ password: String, cost: UInt8) async -> String {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: Bcrypt.hash(password, cost: cost)) }
+        }
+    }
+
+    public static func verify(_ password: String, hash: String) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: Bcrypt.verify(password, hash: hash)) }
+        }
+    }
+
+    static func text(_ sites: [SiteID]) -> String { sites.map(\.rawValue).joined(separator: ",") }
+
+    private func requireExisting(_ sites: [SiteID]) async throws {
+        for site in sites where try await repository.site(id: site) == nil {
+            throw Problem.field("sites", site.rawValue, expected: "the id of an existing site", status: 422)
+        }
+    }
+}

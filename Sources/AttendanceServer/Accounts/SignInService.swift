@@ -1,0 +1,93 @@
+import AttendanceModels
+import Foundation
+import Synchronization
+
+/// Console sign-in and sign-out: passwords checked with bcrypt, an optional TOTP code, failures
+/// throttled per account and per address (`SignInThrottle`), and each outcome audited.
+public final class SignInService: Sendable {
+    public let accounts: AccountService
+    /// How long a console sign-in lasts (absolute, not sliding).
+    public let sessionLifetime: TimeInterval
+    private let throttle: Mutex<SignInThrottle>
+    private let clock: @Sendable () -> Date
+    /// Compared against when the e-mail is unknown, so an unknown address takes as long as a wrong password.
+    private let decoyHash: String
+
+    public init(accounts: AccountService, policy: SignInThrottle.Policy = .init(), sessionLifetime: TimeInterval = 12 * 3_600,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.accounts = accounts
+        self.sessionLifetime = sessionLifetime
+        self.throttle = Mutex(SignInThrottle(policy: policy))
+        self.clock = clock
+        self.decoyHash = "$2b$\(String(format: "%02d", accounts.bcryptCost))$" + String(repeating: "a", count: 53)
+    }
+
+    private var repository: any ServerRepository { accounts.repository }
+
+    /// A signed-in browser: the cookie's value (shown once) and the session it stands for.
+    public struct SignedIn: Sendable {
+        public var cookieToken: String
+        public var session: ConsoleSessionRecord
+        public var account: AccountRecord
+    }
+
+    /// Signs in, or throws a problem a person can act on: 401 for a wrong e-mail, password or code
+    /// (the same words for each, so the form does not tell which accounts exist), 429 with the
+    /// time to wait when throttled.
+    public func signIn(email: String, password: String, code: String?, address: String) async throws -> SignedIn {
+        let now = clock()
+        let key = email.trimmingCharacters(in: .whitespaces).lowercased()
+        if case .wait(let until, let why) = throttle.withLock({ $0.check(email: key, address: address, now: now) }) {
+            let seconds = Int(until.timeIntervalSince(now).rounded(.up))
+            let which = if case .account = why { "this account" } else { "this address" }
+            throw Problem(429, "Too many attempts", "too many failed sign-ins for \(which); try again in \(seconds) s")
+        }
+        let account = try await repository.account(email: key)
+        let passwordMatches = await AccountService.verify(password, hash: account?.passwordHash ?? decoyHash)
+        guard let account, account.isActive, passwordMatches else {
+            try await fail(key, account: account, address: address, now: now, why: "password")
+        }
+        if let secret = account.totpSecret {
+            guard let code, !code.isEmpty else {
+                throw Problem(401, "Code required", "this account needs the 6-digit code from its authenticator app")
+            }
+            guard let number = try? AccountRules.totpCode(code),
+                  AccountService.totpMatches(secret: secret, code: number, at: now)
+            else { try await fail(key, account: account, address: address, now: now, why: "code") }
+        }
+        throttle.withLock { $0.recordSuccess(email: key) }
+        let token = Tokens.newToken()
+        let session = ConsoleSessionRecord(
+            accountId: account.id, csrfToken: Tokens.newToken(), createdAt: now,
+            expiresAt: now.addingTimeInterval(sessionLifetime))
+        let audit = LedgerEvent.admin(
+            .accountSignedIn, target: account.id, changes: ["address": LedgerChange(before: nil, after: address)],
+            actor: .account(account.id), now: now)
+        try await repository.createConsoleSession(session, hash: Tokens.hash(token), audit: audit)
+        return SignedIn(cookieToken: token, session: session, account: account)
+    }
+
+    /// The signed-in account behind a cookie's value, or nil when it is unknown or expired.
+    public func session(cookieToken: String) async throws -> (session: ConsoleSessionRecord, account: AccountRecord)? {
+        guard let found = try await repository.consoleSession(hash: Tokens.hash(cookieToken), now: clock()),
+              found.account.isActive else { return nil }
+        return found
+    }
+
+    public func signOut(cookieToken: String, accountId: String) async throws {
+        let audit = LedgerEvent.admin(.accountSignedOut, target: accountId, changes: [:], actor: .account(accountId), now: clock())
+        try await repository.deleteConsoleSession(hash: Tokens.hash(cookieToken), audit: audit)
+    }
+
+    private func fail(_ email: String, account: AccountRecord?, address: String, now: Date, why: String) async throws -> Never {
+        throttle.withLock { $0.recordFailure(email: email, address: address, now: now) }
+        // The row names the account when there is one; a typed e-mail of no account is not kept
+        // (it may be a password typed in the wrong field).
+        let audit = LedgerEvent.admin(
+            .accountSignInFailed, target: account?.id ?? "unknown account",
+            changes: ["address": LedgerChange(before: nil, after: address), "reason": LedgerChange(before: nil, after: why)],
+            actor: account.map { .account($0.id) } ?? .server, now: now)
+        try await repository.appendLedger(audit)
+        throw Problem(401, "Sign-in failed", "the e-mail, password or code is not right")
+    }
+}

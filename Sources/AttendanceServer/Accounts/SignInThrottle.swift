@@ -1,0 +1,82 @@
+import Foundation
+
+/// Failed sign-ins, per account and per network address, with exponential backoff: the first
+/// `freeFailures` failures cost nothing, then each further one doubles the wait (1 s, 2 s, 4 s …,
+/// at most `maxWait`). A success clears the account's count (not the address's: one correct
+/// password must not reset a guesser working through many accounts). Pure; the caller keeps it.
+public struct SignInThrottle: Sendable {
+    public struct Policy: Hashable, Sendable {
+        public var freeFailuresPerAccount = 5
+        public var freeFailuresPerAddress = 20
+        public var maxWait: TimeInterval = 900
+        /// A key with no failure for this long is forgotten.
+        public var forgetAfter: TimeInterval = 3_600
+
+        public init() {}
+    }
+
+    public enum Decision: Hashable, Sendable {
+        case allowed
+        /// Refused until then, because of the account's or the address's failures.
+        case wait(until: Date, becauseOf: Key)
+    }
+
+    public enum Key: Hashable, Sendable {
+        case account(String)
+        case address(String)
+    }
+
+    struct Entry: Hashable, Sendable {
+        var failures: Int
+        var lastFailure: Date
+    }
+
+    public let policy: Policy
+    private(set) var entries: [Key: Entry] = [:]
+
+    public init(policy: Policy = Policy()) { self.policy = policy }
+
+    /// Whether a sign-in for `email` from `address` may be tried at `now`.
+    public func check(email: String, address: String, now: Date) -> Decision {
+        for key in [Key.account(email.lowercased()), .address(address)] {
+            if let until = blockedUntil(key), until > now { return .wait(until: until, becauseOf: key) }
+        }
+        return .allowed
+    }
+
+    public mutating func recordFailure(email: String, address: String, now: Date) {
+        forgetOld(now: now)
+        for key in [Key.account(email.lowercased()), .address(address)] {
+            var entry = entries[key] ?? Entry(failures: 0, lastFailure: now)
+            if now.timeIntervalSince(entry.lastFailure) >= policy.forgetAfter { entry.failures = 0 }
+            entry.failures += 1
+            entry.lastFailure = now
+            entries[key] = entry
+        }
+    }
+
+    public mutating func recordSuccess(email: String) {
+        entries[.account(email.lowercased())] = nil
+    }
+
+    /// How many keys are remembered (bounded by `forgetAfter`).
+    public var count: Int { entries.count }
+
+    private func blockedUntil(_ key: Key) -> Date? {
+        guard let entry = entries[key] else { return nil }
+        let free: Int
+        switch key {
+        case .account: free = policy.freeFailuresPerAccount
+        case .address: free = policy.freeFailuresPerAddress
+        }
+        let over = entry.failures - free
+        guard over >= 0 else { return nil }
+        let wait = min(policy.maxWait, pow(2, Double(min(over, 30))))
+        return entry.lastFailure.addingTimeInterval(wait)
+    }
+
+    private mutating func forgetOld(now: Date) {
+        guard entries.count > 1_000 else { return }
+        entries = entries.filter { now.timeIntervalSince($0.value.lastFailure) < policy.forgetAfter }
+    }
+}
