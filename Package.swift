@@ -242,6 +242,7 @@ let package = Package(
                 swiftSettings: strictSwift6),
         // GRDB and PostgresNIO: the ledger's tamper and upgrade tests write to the database behind the server's back.
         .testTarget(name: "AttendanceServerTests", dependencies: ["AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport",
+                                                               .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
                                                                .product(name: "GRDB", package: "GRDB.swift"),
                                                                .product(name: "PostgresNIO", package: "postgres-nio")],
                     swiftSettings: strictSwift6),

@@ -25,9 +25,5 @@ struct Viewer: Sendable {
         }
     }
 
-    func requireSite(_ site: SiteID) throws {
-        guard scope.permits(site) else {
-            throw ConsoleProblem.forbidden("site '\(site)' is not one of the sites assigned to this account")
-        }
-    }
+    func requireSite(_ site: SiteID) throws { try SiteScope.require(site, in: scope) }
 }

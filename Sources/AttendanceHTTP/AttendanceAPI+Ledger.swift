@@ -6,7 +6,8 @@ import OpenAPIRuntime
 /// Corrections, added and voided sessions, a session's history, the audit log, and erasure.
 extension AttendanceAPI {
     func getSession(_ input: Operations.GetSession.Input) async throws -> Operations.GetSession.Output {
-        .ok(.init(body: .json(try Self.session(try await corrections.session(SessionKey(input.path.sessionKey))))))
+        let session = try await corrections.session(SessionKey(input.path.sessionKey), scope: try Caller.current().siteScope)
+        return .ok(.init(body: .json(try Self.session(session))))
     }
 
     func getSessionHistory(
@@ -14,7 +15,8 @@ extension AttendanceAPI {
     ) async throws
         -> Operations.GetSessionHistory.Output
     {
-        let (session, entries) = try await corrections.history(SessionKey(input.path.sessionKey))
+        let (session, entries) = try await corrections.history(
+            SessionKey(input.path.sessionKey), scope: try Caller.current().siteScope)
         return .ok(.init(body: .json(.init(session: try Self.session(session), entries: try entries.map(Self.entry)))))
     }
 

@@ -33,7 +33,8 @@ extension AttendanceAPI {
     func listRequests(_ input: Operations.ListRequests.Input) async throws -> Operations.ListRequests.Output {
         let state = input.query.state.flatMap { CorrectionRequestRecord.State(rawValue: $0.rawValue) }
         let found = try await requests.list(
-            userId: try input.query.userId.map { try Self.id("userId", $0) }, state: state)
+            userId: try input.query.userId.map { try Self.id("userId", $0) }, state: state,
+            scope: try Caller.current().siteScope)
         return .ok(.init(body: .json(found.map(Self.request))))
     }
 
@@ -42,7 +43,7 @@ extension AttendanceAPI {
         if case .json(let body)? = input.body { comment = body.comment }
         let request = try await requests.decide(
             id: try Self.id("requestId", input.path.requestId), approve: true, comment: comment,
-            actor: try Caller.actor())
+            actor: try Caller.actor(), scope: try Caller.current().siteScope)
         return .ok(.init(body: .json(Self.request(request))))
     }
 
@@ -50,7 +51,7 @@ extension AttendanceAPI {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
         let request = try await requests.decide(
             id: try Self.id("requestId", input.path.requestId), approve: false, comment: body.comment,
-            actor: try Caller.actor())
+            actor: try Caller.actor(), scope: try Caller.current().siteScope)
         return .ok(.init(body: .json(Self.request(request))))
     }
 }

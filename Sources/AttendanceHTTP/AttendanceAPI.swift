@@ -125,7 +125,8 @@ struct AttendanceAPI: APIProtocol {
     // MARK: Sites and beacons
 
     func listSites(_ input: Operations.ListSites.Input) async throws -> Operations.ListSites.Output {
-        .ok(.init(body: .json(try await repository.sites().filter(\.isActive).map(Self.site))))
+        let scope = try Caller.current().siteScope
+        return .ok(.init(body: .json(try await repository.sites().filter { $0.isActive && scope.permits($0.id) }.map(Self.site))))
     }
 
     func createSite(_ input: Operations.CreateSite.Input) async throws -> Operations.CreateSite.Output {
@@ -135,7 +136,9 @@ struct AttendanceAPI: APIProtocol {
     }
 
     func getSite(_ input: Operations.GetSite.Input) async throws -> Operations.GetSite.Output {
-        .ok(.init(body: .json(Self.site(try await admin.site(id: try Self.id("siteId", input.path.siteId))))))
+        let id: SiteID = try Self.id("siteId", input.path.siteId)
+        try Caller.current().requireSite(id)
+        return .ok(.init(body: .json(Self.site(try await admin.site(id: id)))))
     }
 
     func updateSite(_ input: Operations.UpdateSite.Input) async throws -> Operations.UpdateSite.Output {
@@ -156,10 +159,9 @@ struct AttendanceAPI: APIProtocol {
     }
 
     func listBeacons(_ input: Operations.ListBeacons.Input) async throws -> Operations.ListBeacons.Output {
-        .ok(
-            .init(
-                body: .json(try await admin.beacons(siteId: try Self.id("siteId", input.path.siteId)).map(Self.beacon)))
-        )
+        let id: SiteID = try Self.id("siteId", input.path.siteId)
+        try Caller.current().requireSite(id)
+        return .ok(.init(body: .json(try await admin.beacons(siteId: id).map(Self.beacon))))
     }
 
     func createBeacon(_ input: Operations.CreateBeacon.Input) async throws -> Operations.CreateBeacon.Output {
@@ -255,6 +257,13 @@ struct AttendanceAPI: APIProtocol {
 
     func listSessions(_ input: Operations.ListSessions.Input) async throws -> Operations.ListSessions.Output {
         let query = input.query
+        let caller = try Caller.current()
+        if caller.siteScope != .all {
+            guard let site = query.siteId else {
+                throw Problem(403, "Forbidden", "this account sees only the sites assigned to it: name one with 'siteId'")
+            }
+            try caller.requireSite(SiteID(site))
+        }
         if query.format == .csv {
             // Every session the filter matches (limit and cursor are for JSON pages).
             let filter = try admin.sessionFilter(
@@ -273,7 +282,7 @@ struct AttendanceAPI: APIProtocol {
     }
 
     func getPresence(_ input: Operations.GetPresence.Input) async throws -> Operations.GetPresence.Output {
-        let entries = try await admin.presence(siteId: input.query.siteId)
+        let entries = try await admin.presence(siteId: input.query.siteId, scope: try Caller.current().siteScope)
         return .ok(.init(body: .json(entries.map {
             .init(userId: $0.session.userId.rawValue, name: $0.name, siteId: $0.session.siteId.rawValue,
                   sessionKey: $0.session.sessionKey.rawValue, since: $0.session.checkInAt, lastSeenAt: $0.session.lastSeenAt)

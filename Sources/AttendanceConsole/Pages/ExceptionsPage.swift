@@ -41,8 +41,7 @@ extension Console {
                 }
             }
         }
-        let pending = try await services.requests.list(userId: nil, state: .pending)
-            .filter { $0.siteId.map(viewer.scope.permits) ?? (viewer.scope == .all) }
+        let pending = try await services.requests.list(userId: nil, state: .pending, scope: viewer.scope)
             .map { ["id": $0.id, "user": $0.userId.rawValue, "reason": $0.reason] as [String: Any] }
         var afterLock: [[String: Any]] = []
         if viewer.may(.readTimesheets) {

@@ -21,7 +21,7 @@ extension Console {
     func presenceData(_ viewer: Viewer) async throws -> [String: Any] {
         let now = clock()
         let sites = try await services.repository.sites().filter { $0.isActive && viewer.scope.permits($0.id) }
-        let open = try await services.admin.presence(siteId: nil)
+        let open = try await services.admin.presence(siteId: nil, scope: viewer.scope)
         let devices = Dictionary(
             try await services.repository.devices(userId: nil).map { ($0.id, $0.lastSeenAt) },
             uniquingKeysWith: { first, _ in first })

@@ -18,15 +18,9 @@ extension Console {
             guard ["approve", "reject"].contains(decision) else {
                 throw ConsoleProblem(404, "No such decision", "'\(decision)' is not approve or reject")
             }
-            guard let found = try await services.requests.list(userId: nil, state: nil).first(where: { $0.id == id }) else {
-                throw ConsoleProblem(404, "No such request", "no request with id '\(id)'")
-            }
-            if let site = found.siteId { try viewer.requireSite(site) } else if viewer.scope != .all {
-                throw ConsoleProblem.forbidden("request '\(id)' names no site, so only an account for every site may decide it")
-            }
             let form = try await FormData.body(of: request)
             _ = try await services.requests.decide(
-                id: id, approve: decision == "approve", comment: form["comment"], actor: viewer.actor)
+                id: id, approve: decision == "approve", comment: form["comment"], actor: viewer.actor, scope: viewer.scope)
             return Self.redirect("/console/requests?done=\(decision == "approve" ? "approved" : "rejected")")
         })
     }
@@ -36,9 +30,7 @@ extension Console {
             try await services.repository.sites().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let names = Dictionary(
             try await services.repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        let visible = try await services.requests.list(userId: nil, state: nil).filter { request in
-            request.siteId.map(viewer.scope.permits) ?? (viewer.scope == .all)
-        }
+        let visible = try await services.requests.list(userId: nil, state: nil, scope: viewer.scope)
         let rows: [[String: Any]] = visible.sorted { ($0.state == .pending ? 0 : 1, $1.createdAt) < ($1.state == .pending ? 0 : 1, $0.createdAt) }
             .map { request in
                 let zone = request.siteId.flatMap { sites[$0]?.timeZone } ?? "UTC"

@@ -31,7 +31,7 @@ extension Console {
         console.post("sessions/:key/correct", use: signedIn("correctSession") { request, context, viewer in
             try viewer.require(.correctSessions)
             let key = SessionKey(try context.parameters.require("key"))
-            let session = try await visibleSession(key, viewer)
+            let session = try await services.corrections.session(key, scope: viewer.scope)
             let site = try await site(session.siteId, viewer: viewer)
             let form = try await FormData.body(of: request)
             let checkIn = try time(form, "checkInAt", zone: site.timeZone)
@@ -45,7 +45,7 @@ extension Console {
         console.post("sessions/:key/void", use: signedIn("voidSession") { request, context, viewer in
             try viewer.require(.correctSessions)
             let key = SessionKey(try context.parameters.require("key"))
-            _ = try await visibleSession(key, viewer)
+            _ = try await services.corrections.session(key, scope: viewer.scope)
             let form = try await FormData.body(of: request)
             _ = try await services.corrections.void(key, reason: form["reason"] ?? "", actor: viewer.actor)
             return Self.redirect("/console/sessions/\(key.rawValue)?done=voided")
@@ -94,8 +94,7 @@ extension Console {
     }
 
     private func sessionData(_ key: SessionKey, _ viewer: Viewer) async throws -> [String: Any] {
-        let (session, entries) = try await services.corrections.history(key)
-        try viewer.requireSite(session.siteId)
+        let (session, entries) = try await services.corrections.history(key, scope: viewer.scope)
         let site = try await site(session.siteId, viewer: viewer)
         let employee = try? await services.repository.employee(id: session.userId)
         let history: [[String: Any]] = entries.map { entry in
@@ -116,13 +115,6 @@ extension Console {
             "checkOutReason": session.checkOutReason ?? "", "history": history,
             "mayCorrect": viewer.may(.correctSessions) && session.voidedAt == nil,
         ]
-    }
-
-    /// The session, refused (403) when its site is not the viewer's.
-    func visibleSession(_ key: SessionKey, _ viewer: Viewer) async throws -> SessionRecord {
-        let session = try await services.corrections.session(key)
-        try viewer.requireSite(session.siteId)
-        return session
     }
 
     func site(_ id: SiteID, viewer: Viewer) async throws -> SiteRecord {

@@ -83,6 +83,13 @@ public enum SiteScope: Hashable, Sendable {
         case .only(let sites): sites.contains(site)
         }
     }
+
+    /// Refuses (403) a site outside `scope`, with the same words wherever it is checked.
+    public static func require(_ site: SiteID, in scope: SiteScope) throws {
+        guard scope.permits(site) else {
+            throw Problem(403, "Forbidden", "site '\(site)' is not one of the sites assigned to this account")
+        }
+    }
 }
 
 /// A person or machine acting through an account: who the audit trail names, what role applies

@@ -19,11 +19,6 @@ extension Principal {
         }
     }
 
-    /// Refuses (403) what names a site outside the caller's scope, with the same words wherever
-    /// it is checked.
-    public func requireSite(_ site: SiteID) throws {
-        guard siteScope.permits(site) else {
-            throw Problem(403, "Forbidden", "site '\(site)' is not one of the sites assigned to this account")
-        }
-    }
+    /// Refuses (403) a site outside the caller's scope.
+    public func requireSite(_ site: SiteID) throws { try SiteScope.require(site, in: siteScope) }
 }

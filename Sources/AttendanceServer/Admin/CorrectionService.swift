@@ -65,15 +65,19 @@ public struct CorrectionService: Sendable {
         return changed(try Self.session(try await repository.voidSession(key, reason: reason, actor: actor, now: clock())))
     }
 
-    public func session(_ key: SessionKey) async throws -> SessionRecord {
+    /// The session, refused (403) when its site is outside `scope` (a manager's other sites).
+    public func session(_ key: SessionKey, scope: SiteScope = .all) async throws -> SessionRecord {
         try InputRules.identifier("sessionKey", key.rawValue)
         guard let session = try await repository.session(key: key) else { throw Self.notFound(key) }
+        try SiteScope.require(session.siteId, in: scope)
         return session
     }
 
     /// The session now and every ledger row about it, oldest first.
-    public func history(_ key: SessionKey) async throws -> (session: SessionRecord, entries: [LedgerEvent]) {
-        let session = try await session(key)
+    public func history(_ key: SessionKey, scope: SiteScope = .all) async throws
+        -> (session: SessionRecord, entries: [LedgerEvent])
+    {
+        let session = try await session(key, scope: scope)
         var entries: [LedgerEvent] = []
         var before: Int64?
         repeat {

@@ -85,17 +85,33 @@ public struct RequestService: Sendable {
         return request
     }
 
-    public func list(userId: UserID?, state: CorrectionRequestRecord.State?) async throws -> [CorrectionRequestRecord] {
+    /// The requests `scope` may see: a request names its site, and one without a site (a missing
+    /// session not yet placed) only an account for every site sees.
+    public func list(userId: UserID?, state: CorrectionRequestRecord.State?, scope: SiteScope = .all) async throws
+        -> [CorrectionRequestRecord]
+    {
         if let userId { try InputRules.identifier("userId", userId.rawValue, maxLength: InputRules.maxIdLength) }
-        return try await repository.requests(userId: userId, state: state)
+        return try await repository.requests(userId: userId, state: state).filter { Self.visible($0, to: scope) }
+    }
+
+    static func visible(_ request: CorrectionRequestRecord, to scope: SiteScope) -> Bool {
+        request.siteId.map(scope.permits) ?? (scope == .all)
     }
 
     public func decide(
-        id: String, approve: Bool, comment: String?, actor: LedgerActor
+        id: String, approve: Bool, comment: String?, actor: LedgerActor, scope: SiteScope = .all
     ) async throws
         -> CorrectionRequestRecord
     {
         try InputRules.identifier("requestId", id, maxLength: InputRules.maxIdLength)
+        if scope != .all {
+            guard let request = try await repository.requests(userId: nil, state: nil).first(where: { $0.id == id }) else {
+                throw Problem(404, "Not found", "no request with id '\(id)'")
+            }
+            guard Self.visible(request, to: scope) else {
+                throw Problem(403, "Forbidden", "request '\(id)' is not at one of the sites assigned to this account")
+            }
+        }
         if let comment {
             try InputRules.text("comment", comment, maxLength: InputRules.maxReasonLength, allowEmpty: approve)
         } else if !approve {
