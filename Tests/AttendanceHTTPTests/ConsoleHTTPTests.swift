@@ -1,0 +1,112 @@
+import AttendanceModels
+import AttendanceServer
+import AttendanceServerTestSupport
+import Foundation
+import Testing
+
+/// The console over a real socket: sign-in and its cookie, the headers, CSRF, permissions and a
+/// manager's sites, escaping. (The pages in a browser: Tests/browser/console_test.py.)
+@Suite struct ConsoleHTTPTests {
+    struct Answer {
+        var status: Int
+        var head: String
+        var body: String
+        func header(_ name: String) -> String? {
+            head.split(separator: "\r\n").first { $0.lowercased().hasPrefix(name.lowercased() + ":") }
+                .map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces) }
+        }
+    }
+
+    static func request(_ live: LiveServer, _ method: String, _ path: String, cookie: String? = nil, form: [String: String]? = nil,
+                        headers: [String] = []) async throws -> Answer {
+        let body = form.map { fields in
+            fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+                .joined(separator: "&")
+        } ?? ""
+        var lines = ["\(method) \(path) HTTP/1.1", "Host: 127.0.0.1", "Connection: close"] + headers
+        if let cookie { lines.append("Cookie: attendance_session=\(cookie)") }
+        if form != nil { lines += ["Content-Type: application/x-www-form-urlencoded", "Content-Length: \(body.utf8.count)"] }
+        let text = try await RawHTTP.exchange(port: live.server.port, bytes: Array((lines.joined(separator: "\r\n") + "\r\n\r\n" + body).utf8))
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        let status = Int(parts[0].split(separator: " ").dropFirst().first ?? "") ?? -1
+        return Answer(status: status, head: parts[0], body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    /// An account of `role` signed in: its cookie and CSRF token.
+    static func signIn(_ live: LiveServer, _ role: Role, sites: [SiteID] = []) async throws -> (cookie: String, csrf: String) {
+        _ = try await AccountService(repository: live.repository, bcryptCost: 4).add(
+            email: "\(role.rawValue)@x.io", role: role, sites: sites, password: "correct horse battery", actor: .server)
+        let answer = try await request(live, "POST", "/console/sign-in",
+                                       form: ["email": "\(role.rawValue)@x.io", "password": "correct horse battery"])
+        let cookie = try #require(answer.header("Set-Cookie")?.split(separator: ";").first?.split(separator: "=").last.map(String.init))
+        let page = try await request(live, "GET", "/console/accounts", cookie: cookie)
+        let csrf = try #require(page.body.firstMatch(of: /name="csrf" value="([^"]+)"/)?.output.1)
+        return (cookie, String(csrf))
+    }
+
+    @Test func signingInSetsAStrictHttpOnlyCookieAndEveryPageIsLockedDown() async throws {
+        let live = try await LiveServer.start(try await Backend.sqlite.makeRepository())
+        #expect(try await Self.request(live, "GET", "/console/presence").header("Location") == "/console/sign-in")
+        _ = try await AccountService(repository: live.repository, bcryptCost: 4).add(
+            email: "o@x.io", role: .owner, sites: [], password: "correct horse battery", actor: .server)
+        let wrong = try await Self.request(live, "POST", "/console/sign-in", form: ["email": "o@x.io", "password": "nope"])
+        #expect(wrong.status == 401 && wrong.body.contains("id=\"problem\""))
+        let plain = try await Self.request(live, "POST", "/console/sign-in", form: ["email": "o@x.io", "password": "correct horse battery"])
+        let cookie = try #require(plain.header("Set-Cookie"))
+        #expect(plain.status == 303 && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && !cookie.contains("Secure"))
+        let proxied = try await Self.request(live, "POST", "/console/sign-in", form: ["email": "o@x.io", "password": "correct horse battery"],
+                                             headers: ["X-Forwarded-Proto: https"])
+        #expect(proxied.header("Set-Cookie")?.hasSuffix("; Secure") == true)
+        let value = try #require(cookie.split(separator: ";").first?.split(separator: "=").last.map(String.init))
+        let page = try await Self.request(live, "GET", "/console/presence", cookie: value)
+        let policy = try #require(page.header("Content-Security-Policy"))
+        #expect(page.status == 200 && policy.contains("frame-ancestors 'none'") && policy.contains("script-src 'self'"))
+        #expect(!policy.contains("unsafe-inline") && page.header("X-Content-Type-Options") == "nosniff")
+        #expect(!page.body.contains("<script>") && page.body.contains("<script src=\"/console/static/console.js\" defer></script>"))
+        try await live.stop()
+    }
+
+    @Test(arguments: Backend.allCases) func aFormWithoutItsTokenOrBeyondTheRoleIsRefused(backend: Backend) async throws {
+        let live = try await LiveServer.start(try await backend.makeRepository())
+        let ada = try await live.enrollEmployee(name: "<script>alert(1)</script> עברית", major: 1)
+        #expect(try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "k",
+                                    json: LiveServer.checkIn(ada, session: "s-ada")).status == 201)
+        let owner = try await Self.signIn(live, .owner)
+        let noToken = try await Self.request(live, "POST", "/console/sessions/s-ada/void", cookie: owner.cookie, form: ["reason": "x"])
+        #expect(noToken.status == 403 && noToken.body.contains("CSRF"))
+        let auditor = try await Self.signIn(live, .auditor)
+        let page = try await Self.request(live, "GET", "/console/sessions/s-ada", cookie: auditor.cookie)
+        #expect(page.status == 200 && !page.body.contains("id=\"correct\"") && !page.body.contains("id=\"void\""))
+        #expect(page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt; עברית") && !page.body.contains("<script>alert"))
+        let forged = try await Self.request(live, "POST", "/console/sessions/s-ada/void", cookie: auditor.cookie,
+                                            form: ["reason": "x", "csrf": auditor.csrf])
+        #expect(forged.status == 403 && forged.body.contains("correctSessions"))
+        let voided = try await Self.request(live, "POST", "/console/sessions/s-ada/void", cookie: owner.cookie,
+                                            form: ["reason": "test", "csrf": owner.csrf])
+        #expect(voided.status == 303)
+        let history = try await live.send("GET", "/v1/admin/sessions/s-ada/history").json["entries"] as? [[String: Any]] ?? []
+        #expect(history.last?["kind"] as? String == "session.voided")
+        #expect((history.last?["actor"] as? String)?.hasPrefix("account:acc-") == true)
+        try await live.stop()
+    }
+
+    @Test(arguments: Backend.allCases) func aManagerSeesOnlyTheirSitesInTheConsole(backend: Backend) async throws {
+        let live = try await LiveServer.start(try await backend.makeRepository())
+        let ada = try await live.enrollEmployee(name: "Ada", major: 1)
+        let bob = try await live.enrollEmployee(name: "Bob", major: 2)
+        #expect(try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "a",
+                                    json: LiveServer.checkIn(ada, session: "s-ada", major: 1)).status == 201)
+        #expect(try await live.send("POST", "/v1/attendance/check-in", token: bob.token, key: "b",
+                                    json: LiveServer.checkIn(bob, session: "s-bob", major: 2)).status == 201)
+        let manager = try await Self.signIn(live, .manager, sites: [SiteID(ada.siteId)])
+        let presence = try await Self.request(live, "GET", "/console/presence", cookie: manager.cookie)
+        #expect(presence.body.contains("data-session=\"s-ada\"") && !presence.body.contains("s-bob"))
+        #expect(!presence.body.contains("nav-audit") && !presence.body.contains("nav-timesheets"))
+        #expect(try await Self.request(live, "GET", "/console/sessions/s-bob", cookie: manager.cookie).status == 403)
+        #expect(try await Self.request(live, "GET", "/console/sessions?site=\(bob.siteId)", cookie: manager.cookie).status == 403)
+        let sessions = try await Self.request(live, "GET", "/console/sessions", cookie: manager.cookie)
+        #expect(sessions.body.contains("s-ada") && !sessions.body.contains("s-bob"))
+        #expect(try await Self.request(live, "GET", "/console/audit", cookie: manager.cookie).status == 403)
+        try await live.stop()
+    }
+}
