@@ -91,11 +91,15 @@ public final class PresenceHub: SessionObserver, Service {
         broadcast("event: presence\ndata: \(String(decoding: json, as: UTF8.self))\n\n", site: session.siteId)
     }
 
+    /// A page that can't keep up (1,000 events waiting) is disconnected rather than left stale: its
+    /// browser reconnects and reloads the page (console.js).
     private func broadcast(_ message: String, site: SiteID?) {
         let targets = subscribers.withLock { current in
-            current.values.filter { site == nil || $0.scope.permits(site!) }.map(\.continuation)
+            current.filter { site == nil || $0.value.scope.permits(site!) }.map { ($0.key, $0.value.continuation) }
         }
-        for continuation in targets { continuation.yield(message) }
+        for (id, continuation) in targets {
+            if case .dropped = continuation.yield(message) { unsubscribe(id) }
+        }
     }
 
     private func name(of user: UserID) async -> String {

@@ -28,13 +28,14 @@ struct AuthMiddleware: ServerMiddleware {
         case .device(let device, _):
             if !Self.deviceOperations.contains(operationID) {
                 throw Problem(
-                    403, "Forbidden", "device '\(device)' can't call '\(operationID)'; it needs the admin token")
+                    403, "Forbidden", "device '\(device)' can't call '\(operationID)'; it needs an admin or API token")
             }
         case .admin, .staff:
             if Self.deviceOperations.contains(operationID) {
                 throw Problem(
                     403, "Forbidden",
-                    "an admin or API token can't call '\(operationID)': attendance events come from the employee's own "
+                    "\(principal == .admin ? "the admin token" : "an API token") can't call '\(operationID)': "
+                        + "attendance events come from the employee's own "
                         + "device; change a session with a correction "
                         + "(POST /v1/admin/sessions/{sessionKey}/corrections)")
             }

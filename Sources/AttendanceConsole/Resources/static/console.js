@@ -6,8 +6,13 @@
   if (tables.length === 0 || !window.EventSource) { return; }
   var status = document.getElementById("live-status");
   var source = new EventSource("/console/events");
-  source.onopen = function () { if (status) { status.textContent = "Live."; } };
-  source.onerror = function () { if (status) { status.textContent = "Reconnecting…"; } };
+  var lost = false;
+  // After a lost connection the page may have missed changes: it reloads once it is back.
+  source.onopen = function () {
+    if (lost) { window.location.reload(); return; }
+    if (status) { status.textContent = "Live."; }
+  };
+  source.onerror = function () { lost = true; if (status) { status.textContent = "Reconnecting…"; } };
   source.addEventListener("presence", function (message) {
     var change = JSON.parse(message.data);
     var body = document.querySelector('tbody.presence[data-site="' + CSS.escape(change.site) + '"]');
