@@ -61,7 +61,14 @@ public struct Console: Sendable {
 
     public func register(on router: Router<AttendanceRequestContext>) {
         let console = router.group("console")
-        console.get { request, _ in record("console.home", nil); return Self.redirect("/console/presence") }
+        console.get { request, _ in
+            record("console.home", nil)
+            var signedIn = false
+            if let token = ConsoleSecurity.cookieToken(request) {
+                signedIn = try await services.signIn.session(cookieToken: token) != nil
+            }
+            return Self.redirect(signedIn ? "/console/presence" : "/console/sign-in")
+        }
         console.get("static/:file") { _, context in try staticFile(context.parameters.require("file")) }
         registerSignIn(on: console)
         registerPresence(on: console)

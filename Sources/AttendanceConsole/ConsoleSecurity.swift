@@ -6,6 +6,8 @@ import Hummingbird
 /// check (docs/CONSOLE.md, "Web security").
 enum ConsoleSecurity {
     static let cookieName = "attendance_session"
+    /// The sign-in form's own token (before there is a session to hold one).
+    static let signInCookieName = "attendance_sign_in"
 
     /// No inline script or style, nothing from another origin, never framed.
     static let contentSecurityPolicy =
@@ -30,6 +32,12 @@ enum ConsoleSecurity {
     }
 
     static func clearedCookie(secure: Bool) -> String { sessionCookie("", maxAge: 0, secure: secure) }
+
+    /// Lasts 30 minutes: a sign-in form left open longer is refused and shown again.
+    static func signInCookie(_ token: String, secure: Bool) -> String {
+        "\(signInCookieName)=\(token); Path=/console/sign-in; Max-Age=1800; HttpOnly; SameSite=Strict"
+            + (secure ? "; Secure" : "")
+    }
 
     static func cookieToken(_ request: Request) -> String? {
         guard let value = request.cookies[cookieName]?.value, !value.isEmpty, value.count <= 64 else { return nil }

@@ -10,6 +10,9 @@ enum LocalTime {
         return cache.string(date, zone: zone, format: "yyyy-MM-dd HH:mm") + " " + zone
     }
 
+    /// `2026-11-25 09:03`, where the zone is shown once nearby (a site's section).
+    static func plain(_ date: Date, zone: String) -> String { cache.string(date, zone: zone, format: "yyyy-MM-dd HH:mm") }
+
     /// The value of a `datetime-local` input: `2026-11-25T09:03`.
     static func inputValue(_ date: Date?, zone: String) -> String {
         guard let date else { return "" }

@@ -83,7 +83,7 @@ public final class PresenceHub: SessionObserver, Service {
         if open {
             let zone = await zone(of: session.siteId)
             row["name"] = await name(of: session.userId)
-            row["since"] = LocalTime.text(session.checkInAt, zone: zone)
+            row["since"] = LocalTime.plain(session.checkInAt, zone: zone)
             row["confidence"] = PresenceConfidence.of(
                 sessionLastSeen: session.lastSeenAt, deviceLastSeen: nil, now: clock()).rawValue
         }

@@ -19,12 +19,17 @@ import Testing
 
     static func request(_ live: LiveServer, _ method: String, _ path: String, cookie: String? = nil, form: [String: String]? = nil,
                         headers: [String] = []) async throws -> Answer {
+        try await request(live, method, path, cookies: cookie.map { "attendance_session=\($0)" }, form: form, headers: headers)
+    }
+
+    static func request(_ live: LiveServer, _ method: String, _ path: String, cookies: String?, form: [String: String]? = nil,
+                        headers: [String] = []) async throws -> Answer {
         let body = form.map { fields in
             fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
                 .joined(separator: "&")
         } ?? ""
         var lines = ["\(method) \(path) HTTP/1.1", "Host: 127.0.0.1", "Connection: close"] + headers
-        if let cookie { lines.append("Cookie: attendance_session=\(cookie)") }
+        if let cookies { lines.append("Cookie: \(cookies)") }
         if form != nil { lines += ["Content-Type: application/x-www-form-urlencoded", "Content-Length: \(body.utf8.count)"] }
         let text = try await RawHTTP.exchange(port: live.server.port, bytes: Array((lines.joined(separator: "\r\n") + "\r\n\r\n" + body).utf8))
         let parts = text.components(separatedBy: "\r\n\r\n")
@@ -32,12 +37,20 @@ import Testing
         return Answer(status: status, head: parts[0], body: parts.dropFirst().joined(separator: "\r\n\r\n"))
     }
 
+    /// Posts the sign-in form as a browser does: with the token and cookie its page set.
+    static func postSignIn(_ live: LiveServer, email: String, password: String, headers: [String] = []) async throws -> Answer {
+        let page = try await request(live, "GET", "/console/sign-in", cookies: nil)
+        let token = try #require(page.body.firstMatch(of: /name="csrf" value="([^"]+)"/)?.output.1)
+        #expect(page.header("Set-Cookie") == "attendance_sign_in=\(token); Path=/console/sign-in; Max-Age=1800; HttpOnly; SameSite=Strict")
+        return try await request(live, "POST", "/console/sign-in", cookies: "attendance_sign_in=\(token)",
+                                 form: ["email": email, "password": password, "csrf": String(token)], headers: headers)
+    }
+
     /// An account of `role` signed in: its cookie and CSRF token.
     static func signIn(_ live: LiveServer, _ role: Role, sites: [SiteID] = []) async throws -> (cookie: String, csrf: String) {
         _ = try await AccountService(repository: live.repository, bcryptCost: 4).add(
             email: "\(role.rawValue)@x.io", role: role, sites: sites, password: "correct horse battery", actor: .server)
-        let answer = try await request(live, "POST", "/console/sign-in",
-                                       form: ["email": "\(role.rawValue)@x.io", "password": "correct horse battery"])
+        let answer = try await postSignIn(live, email: "\(role.rawValue)@x.io", password: "correct horse battery")
         let cookie = try #require(answer.header("Set-Cookie")?.split(separator: ";").first?.split(separator: "=").last.map(String.init))
         let page = try await request(live, "GET", "/console/accounts", cookie: cookie)
         let csrf = try #require(page.body.firstMatch(of: /name="csrf" value="([^"]+)"/)?.output.1)
@@ -49,15 +62,21 @@ import Testing
         #expect(try await Self.request(live, "GET", "/console/presence").header("Location") == "/console/sign-in")
         _ = try await AccountService(repository: live.repository, bcryptCost: 4).add(
             email: "o@x.io", role: .owner, sites: [], password: "correct horse battery", actor: .server)
-        let wrong = try await Self.request(live, "POST", "/console/sign-in", form: ["email": "o@x.io", "password": "nope"])
+        #expect(try await Self.request(live, "GET", "/console").header("Location") == "/console/sign-in")
+        let wrong = try await Self.postSignIn(live, email: "o@x.io", password: "nope")
         #expect(wrong.status == 401 && wrong.body.contains("id=\"problem\""))
-        let plain = try await Self.request(live, "POST", "/console/sign-in", form: ["email": "o@x.io", "password": "correct horse battery"])
+        // A sign-in posted from elsewhere (no form token and cookie) is refused before the password is read.
+        let forged = try await Self.request(live, "POST", "/console/sign-in",
+                                            form: ["email": "o@x.io", "password": "correct horse battery"])
+        #expect(forged.status == 403 && forged.header("Location") == nil)
+        let plain = try await Self.postSignIn(live, email: "o@x.io", password: "correct horse battery")
         let cookie = try #require(plain.header("Set-Cookie"))
         #expect(plain.status == 303 && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && !cookie.contains("Secure"))
-        let proxied = try await Self.request(live, "POST", "/console/sign-in", form: ["email": "o@x.io", "password": "correct horse battery"],
-                                             headers: ["X-Forwarded-Proto: https"])
+        let proxied = try await Self.postSignIn(live, email: "o@x.io", password: "correct horse battery",
+                                                headers: ["X-Forwarded-Proto: https"])
         #expect(proxied.header("Set-Cookie")?.hasSuffix("; Secure") == true)
         let value = try #require(cookie.split(separator: ";").first?.split(separator: "=").last.map(String.init))
+        #expect(try await Self.request(live, "GET", "/console", cookie: value).header("Location") == "/console/presence")
         let page = try await Self.request(live, "GET", "/console/presence", cookie: value)
         let policy = try #require(page.header("Content-Security-Policy"))
         #expect(page.status == 200 && policy.contains("frame-ancestors 'none'") && policy.contains("script-src 'self'"))

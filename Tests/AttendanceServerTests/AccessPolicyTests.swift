@@ -18,7 +18,7 @@ import Testing
     @Test func aManagerSeesPresenceAndSessionsAndDecidesRequestsOnTheirSites() {
         #expect(
             AccessPolicy.permissions(of: .manager)
-                == [.readPresence, .readDirectory, .readSessions, .readRequests, .decideRequests])
+                == [.readPresence, .readSessions, .readRequests, .decideRequests])
         #expect(!AccessPolicy.allows(.manager, .correctSessions))
         #expect(!AccessPolicy.allows(.manager, .readTimesheets))
         #expect(Role.manager.isSiteScoped)

@@ -18,10 +18,11 @@ extension Console {
                 to: query["to"].flatMap { LocalTime.parse($0 + "T23:59", zone: "UTC") },
                 actor: query["actor"].map { LedgerActor(rawValue: $0) }, sessionKey: nil, userId: nil)
             let rows = try await services.repository.ledgerEvents(filter, before: before, limit: 201)
+            let actors = try await ActorNames(services: services)
             let page = rows.prefix(200).map { entry -> [String: Any] in
                 let payload = try? entry.decodedPayload()
                 return [
-                    "id": String(entry.id), "kind": entry.kind.rawValue, "actor": entry.actor.rawValue,
+                    "id": String(entry.id), "kind": entry.kind.rawValue, "actor": actors(entry.actor),
                     "at": LocalTime.text(entry.receivedAt, zone: "UTC"),
                     "target": payload?.target ?? entry.sessionKey?.rawValue ?? entry.userId?.rawValue ?? "",
                     "reason": payload?.reason ?? "",

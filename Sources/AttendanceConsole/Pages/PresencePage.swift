@@ -36,7 +36,7 @@ extension Console {
                     return [
                         "session": entry.session.sessionKey.rawValue, "user": entry.session.userId.rawValue,
                         "name": entry.name ?? entry.session.userId.rawValue,
-                        "since": LocalTime.text(entry.session.checkInAt, zone: site.timeZone),
+                        "since": LocalTime.plain(entry.session.checkInAt, zone: site.timeZone),
                         "lastHeard": LocalTime.text(entry.session.lastSeenAt, zone: site.timeZone),
                         "confidence": confidence.rawValue,
                     ]

@@ -97,10 +97,11 @@ extension Console {
         let (session, entries) = try await services.corrections.history(key, scope: viewer.scope)
         let site = try await site(session.siteId, viewer: viewer)
         let employee = try? await services.repository.employee(id: session.userId)
+        let actors = try await ActorNames(services: services)
         let history: [[String: Any]] = entries.map { entry in
             let payload = try? entry.decodedPayload()
             return [
-                "kind": entry.kind.rawValue, "actor": entry.actor.rawValue,
+                "kind": entry.kind.rawValue, "actor": actors(entry.actor),
                 "at": LocalTime.text(entry.receivedAt, zone: site.timeZone),
                 "reason": payload?.reason ?? payload?.checkInReason ?? "",
             ]

@@ -2,37 +2,52 @@ import AttendanceServer
 import Foundation
 import Hummingbird
 
-/// `/console/sign-in` and `/console/sign-out`.
+/// `/console/sign-in` and `/console/sign-out`. The sign-in form carries a token of its own, also
+/// set as a short-lived cookie (double submit): another site can't sign a browser in to an account
+/// of its choosing (login CSRF).
 extension Console {
     func registerSignIn(on console: RouterGroup<AttendanceRequestContext>) {
         console.get("sign-in") { request, _ in
             record("console.signIn", nil)
-            return signInForm(email: "", problem: nil, status: 200)
+            return signInForm(email: "", problem: nil, status: 200, secure: ConsoleSecurity.isHTTPS(request))
         }
         console.post("sign-in") { request, context in
             record("console.signIn", nil)
             let form = try await FormData.body(of: request)
             let email = form["email"] ?? ""
+            let secure = ConsoleSecurity.isHTTPS(request)
+            guard let expected = request.cookies[ConsoleSecurity.signInCookieName]?.value,
+                  ConsoleSecurity.csrfMatches(form["csrf"], expected)
+            else {
+                return signInForm(
+                    email: email, problem: "the sign-in form's token is missing or expired; sign in again on this page",
+                    status: 403, secure: secure)
+            }
             do {
                 let signedIn = try await services.signIn.signIn(
-                    email: email, password: form.items.first { $0.name == "password" }?.value ?? "", code: form["code"],
-                    address: context.peerAddress)
+                    email: email, password: form.items.first { $0.name == "password" }?.value ?? "",
+                    code: form["code"], address: context.peerAddress)
                 let cookie = ConsoleSecurity.sessionCookie(
-                    signedIn.cookieToken, maxAge: Int(services.signIn.sessionLifetime), secure: ConsoleSecurity.isHTTPS(request))
+                    signedIn.cookieToken, maxAge: Int(services.signIn.sessionLifetime), secure: secure)
                 return Self.redirect("/console/presence", cookie: cookie)
             } catch let problem as Problem {
-                return signInForm(email: email, problem: problem.detail, status: problem.status)
+                return signInForm(email: email, problem: problem.detail, status: problem.status, secure: secure)
             }
         }
         console.post("sign-out", use: signedIn("signOut") { request, _, viewer in
             try await services.signIn.signOut(cookieToken: viewer.cookieToken, accountId: viewer.account.id)
-            return Self.redirect("/console/sign-in", cookie: ConsoleSecurity.clearedCookie(secure: ConsoleSecurity.isHTTPS(request)))
+            let cleared = ConsoleSecurity.clearedCookie(secure: ConsoleSecurity.isHTTPS(request))
+            return Self.redirect("/console/sign-in", cookie: cleared)
         })
     }
 
-    private func signInForm(email: String, problem: String?, status: Int) -> Response {
-        var data: [String: Any] = ["title": "Sign in", "email": email]
+    /// The form with a new token, set as its cookie too.
+    private func signInForm(email: String, problem: String?, status: Int, secure: Bool) -> Response {
+        let token = Tokens.newToken()
+        var data: [String: Any] = ["title": "Sign in", "email": email, "csrf": token]
         if let problem { data["problem"] = problem }
-        return Self.html(renderer.render("sign-in", data), status: status)
+        var response = Self.html(renderer.render("sign-in", data), status: status)
+        response.headers[.setCookie] = ConsoleSecurity.signInCookie(token, secure: secure)
+        return response
     }
 }

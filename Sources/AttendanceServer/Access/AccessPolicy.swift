@@ -8,7 +8,7 @@ public enum AccessPolicy {
         case .hr:
             Set(Permission.allCases).subtracting([.manageSites, .erasePersonalData, .manageAccounts])
         case .manager:
-            [.readPresence, .readDirectory, .readSessions, .readRequests, .decideRequests]
+            [.readPresence, .readSessions, .readRequests, .decideRequests]
         case .auditor:
             [.readPresence, .readDirectory, .readSessions, .readRequests, .readAudit, .readTimesheets]
         }

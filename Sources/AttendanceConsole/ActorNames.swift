@@ -1,0 +1,25 @@
+import AttendanceServer
+
+/// Who a ledger row's actor is, as a person reads it: an account's e-mail, an employee's phone.
+struct ActorNames: Sendable {
+    private let names: [String: String]
+
+    init(services: ConsoleServices) async throws {
+        var names: [String: String] = [:]
+        for account in try await services.repository.accounts() {
+            names[LedgerActor.account(account.id).rawValue] = account.email
+        }
+        let employees = Dictionary(
+            try await services.repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        for device in try await services.repository.devices(userId: nil) {
+            names[LedgerActor.device(device.id).rawValue] = "\(employees[device.userId] ?? device.userId.rawValue)'s phone"
+        }
+        names[LedgerActor.adminToken.rawValue] = "the admin token"
+        self.names = names
+    }
+
+    /// The readable name, the raw actor after it when they differ (`ada@x.io (account:acc-…)`).
+    func callAsFunction(_ actor: LedgerActor) -> String {
+        names[actor.rawValue].map { "\($0) (\(actor.rawValue))" } ?? actor.rawValue
+    }
+}
