@@ -246,6 +246,10 @@ let package = Package(
                                                                .product(name: "GRDB", package: "GRDB.swift"),
                                                                .product(name: "PostgresNIO", package: "postgres-nio")],
                     swiftSettings: strictSwift6),
+        // The console's pure parts (times, forms, CSRF) and its live feed.
+        .testTarget(name: "AttendanceConsoleTests",
+                    dependencies: ["AttendanceConsole", "AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport"],
+                    swiftSettings: strictSwift6),
         // The HTTP layer over a real loopback socket, on both backends.
         .testTarget(name: "AttendanceHTTPTests",
                     dependencies: ["AttendanceHTTP", "AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport",

@@ -12,7 +12,8 @@ struct ActorNames: Sendable {
         let employees = Dictionary(
             try await services.repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         for device in try await services.repository.devices(userId: nil) {
-            names[LedgerActor.device(device.id).rawValue] = "\(employees[device.userId] ?? device.userId.rawValue)'s phone"
+            names[LedgerActor.device(device.id).rawValue] =
+                "\(employees[device.userId] ?? device.userId.rawValue)'s phone"
         }
         names[LedgerActor.adminToken.rawValue] = "the admin token"
         self.names = names

@@ -18,9 +18,11 @@ public struct ConsoleServices: Sendable {
     public var signIn: SignInService
     public var tokens: APITokenService
 
-    public init(repository: any ServerRepository, admin: AdminService, auth: AuthService, corrections: CorrectionService,
-                requests: RequestService, timesheets: TimesheetService, payPeriods: PayPeriodService,
-                accounts: AccountService, signIn: SignInService, tokens: APITokenService) {
+    public init(
+        repository: any ServerRepository, admin: AdminService, auth: AuthService, corrections: CorrectionService,
+        requests: RequestService, timesheets: TimesheetService, payPeriods: PayPeriodService,
+        accounts: AccountService, signIn: SignInService, tokens: APITokenService
+    ) {
         self.repository = repository
         self.admin = admin
         self.auth = auth
@@ -46,9 +48,11 @@ public struct Console: Sendable {
     let record: @Sendable (String, Principal?) -> Void
     let clock: @Sendable () -> Date
 
-    public init(services: ConsoleServices, hub: PresenceHub, logger: Logger,
-                record: @escaping @Sendable (String, Principal?) -> Void = { _, _ in },
-                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+    public init(
+        services: ConsoleServices, hub: PresenceHub, logger: Logger,
+        record: @escaping @Sendable (String, Principal?) -> Void = { _, _ in },
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
         self.services = services
         self.hub = hub
         self.renderer = try Renderer()
@@ -84,17 +88,20 @@ public struct Console: Sendable {
 
     /// A page or action behind sign-in: GETs without a session go to the sign-in page, POSTs are
     /// refused unless their CSRF token is the session's.
-    func signedIn(_ name: String, _ handler: @escaping Handler)
+    func signedIn(
+        _ name: String, _ handler: @escaping Handler
+    )
         -> @Sendable (Request, AttendanceRequestContext) async throws -> Response
     {
         { request, context in
             record("console.\(name)", nil)
             do {
                 guard let token = ConsoleSecurity.cookieToken(request),
-                      let (session, account) = try await services.signIn.session(cookieToken: token)
+                    let (session, account) = try await services.signIn.session(cookieToken: token)
                 else {
                     if request.method == .get { return Self.redirect("/console/sign-in") }
-                    throw ConsoleProblem(401, "Signed out", "your sign-in has ended; sign in again and repeat the change")
+                    throw ConsoleProblem(
+                        401, "Signed out", "your sign-in has ended; sign in again and repeat the change")
                 }
                 let viewer = Viewer(account: account, session: session, cookieToken: token)
                 record("console.\(name)", viewer.principal)
@@ -103,7 +110,8 @@ public struct Console: Sendable {
                     guard ConsoleSecurity.csrfMatches(form["csrf"], session.csrfToken) else {
                         throw ConsoleProblem(
                             403, "Form refused",
-                            "the form's CSRF token is missing or not this sign-in's; reload the page and submit it again")
+                            "the form's CSRF token is missing or not this sign-in's; "
+                                + "reload the page and submit it again")
                     }
                 }
                 return try await handler(request, context, viewer)
@@ -120,15 +128,19 @@ public struct Console: Sendable {
         case let found as Problem: problem = ConsoleProblem(found)
         default:
             logger.error("console page failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
-            problem = ConsoleProblem(500, "Something failed", "the server could not show this page; its log names the error")
+            problem = ConsoleProblem(
+                500, "Something failed", "the server could not show this page; its log names the error")
         }
         let html = renderer.render(
-            "error", ["title": problem.title, "detail": problem.detail, "status": problem.status, "signedIn": viewer != nil])
+            "error",
+            ["title": problem.title, "detail": problem.detail, "status": problem.status, "signedIn": viewer != nil])
         return Self.html(html, status: problem.status)
     }
 
     /// A page in the layout, for `viewer`.
-    func page(_ template: String, title: String, viewer: Viewer, _ data: [String: Any] = [:], notice: String? = nil)
+    func page(
+        _ template: String, title: String, viewer: Viewer, _ data: [String: Any] = [:], notice: String? = nil
+    )
         -> Response
     {
         var all = data
@@ -144,7 +156,8 @@ public struct Console: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         ConsoleSecurity.secure(&headers)
-        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+        return Response(
+            status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     static func redirect(_ location: String, cookie: String? = nil) -> Response {

@@ -28,7 +28,8 @@ enum ConsoleSecurity {
     }
 
     static func sessionCookie(_ token: String, maxAge: Int, secure: Bool) -> String {
-        "\(cookieName)=\(token); Path=/console; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+        "\(cookieName)=\(token); Path=/console; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+            + (secure ? "; Secure" : "")
     }
 
     static func clearedCookie(secure: Bool) -> String { sessionCookie("", maxAge: 0, secure: secure) }

@@ -25,8 +25,10 @@ struct FormData: Sendable {
 
     /// The value, trimmed; nil when absent or empty.
     subscript(_ name: String) -> String? {
-        guard let value = items.first(where: { $0.name == name })?.value.trimmingCharacters(in: .whitespacesAndNewlines),
-              !value.isEmpty else { return nil }
+        guard
+            let value = items.first(where: { $0.name == name })?.value.trimmingCharacters(in: .whitespacesAndNewlines),
+            !value.isEmpty
+        else { return nil }
         return value
     }
 

@@ -5,9 +5,11 @@ import ServiceLifecycle
 import Synchronization
 
 /// The live half of On site now: told about every committed session change (`SessionObserver`),
-/// it sends each open page whose viewer may see that site one server-sent event, `presence`, with
-/// the row to show or remove. One lookup of the employee's name per change (cached for a
-/// minute, as is the site's zone), and none while no page is open.
+/// it sends each open page whose viewer may see that site a server-sent event, `presence`, with
+/// the row to show or remove. Changes are sent at once when the hub is idle; under load, those
+/// that arrive within `flushInterval` of the last send go together in one write per page, so 200
+/// open pages cost 200 writes per interval, not per check-in. One lookup of the employee's name
+/// per change (cached for a minute, as is the site's zone), and none while no page is open.
 public final class PresenceHub: SessionObserver, Service {
     private struct Subscriber {
         var scope: SiteScope
@@ -17,26 +19,32 @@ public final class PresenceHub: SessionObserver, Service {
     private let repository: any ServerRepository
     private let subscribers = Mutex<[UInt64: Subscriber]>([:])
     private let nextID = Atomic<UInt64>(0)
-    private let changes: AsyncStream<[SessionRecord]>
-    private let input: AsyncStream<[SessionRecord]>.Continuation
+    private let pending = Mutex<[SessionRecord]>([])
+    private let ticks: AsyncStream<Void>
+    private let tick: AsyncStream<Void>.Continuation
+    private let flushInterval: Duration
     private let names = Mutex<[UserID: (name: String, at: Date)]>([:])
     private let zones = Mutex<[SiteID: (zone: String, at: Date)]>([:])
     private let keepAlive: Duration
     private let clock: @Sendable () -> Date
 
-    public init(repository: any ServerRepository, keepAlive: Duration = .seconds(15),
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        repository: any ServerRepository, keepAlive: Duration = .seconds(15), flushInterval: Duration = .milliseconds(100),
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.repository = repository
         self.keepAlive = keepAlive
+        self.flushInterval = flushInterval
         self.clock = clock
-        (changes, input) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(100_000))
+        (ticks, tick) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     public var subscriberCount: Int { subscribers.withLock { $0.count } }
 
     public func sessionsChanged(_ sessions: [SessionRecord]) {
         guard subscriberCount > 0 else { return }
-        input.yield(sessions)
+        pending.withLock { $0 += sessions }
+        tick.yield()
     }
 
     /// A page's stream of events, each a complete `text/event-stream` message.
@@ -54,14 +62,21 @@ public final class PresenceHub: SessionObserver, Service {
     public func run() async throws {
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { [self] in
-                for await batch in changes.cancelOnGracefulShutdown() {
-                    for session in batch { await publish(session) }
+                for await _ in ticks.cancelOnGracefulShutdown() {
+                    let batch = pending.withLock { current in
+                        defer { current.removeAll(keepingCapacity: true) }
+                        return current
+                    }
+                    var events: [(site: SiteID, message: String)] = []
+                    for session in batch { events.append((session.siteId, await event(session))) }
+                    send(events)
+                    try? await Task.sleep(for: flushInterval)
                 }
             }
             group.addTask { [self] in
                 while !Task.isCancelled, !Task.isShuttingDownGracefully {
                     try? await Task.sleep(for: keepAlive)
-                    broadcast(": keep-alive\n\n", site: nil)
+                    send([(nil, ": keep-alive\n\n")])
                 }
             }
             try? await gracefulShutdown()
@@ -74,7 +89,8 @@ public final class PresenceHub: SessionObserver, Service {
         for subscriber in all { subscriber.continuation.finish() }
     }
 
-    private func publish(_ session: SessionRecord) async {
+    /// The `presence` event of one change.
+    private func event(_ session: SessionRecord) async -> String {
         let open = session.checkOutAt == nil && session.voidedAt == nil
         var row: [String: String] = [
             "site": session.siteId.rawValue, "session": session.sessionKey.rawValue, "user": session.userId.rawValue,
@@ -84,21 +100,25 @@ public final class PresenceHub: SessionObserver, Service {
             let zone = await zone(of: session.siteId)
             row["name"] = await name(of: session.userId)
             row["since"] = LocalTime.plain(session.checkInAt, zone: zone)
-            row["confidence"] = PresenceConfidence.of(
-                sessionLastSeen: session.lastSeenAt, deviceLastSeen: nil, now: clock()).rawValue
+            row["confidence"] =
+                PresenceConfidence.of(
+                    sessionLastSeen: session.lastSeenAt, deviceLastSeen: nil, now: clock()
+                ).rawValue
         }
-        guard let json = try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys]) else { return }
-        broadcast("event: presence\ndata: \(String(decoding: json, as: UTF8.self))\n\n", site: session.siteId)
+        let json = (try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return "event: presence\ndata: \(String(decoding: json, as: UTF8.self))\n\n"
     }
 
-    /// A page that can't keep up (1,000 events waiting) is disconnected rather than left stale: its
-    /// browser reconnects and reloads the page (console.js).
-    private func broadcast(_ message: String, site: SiteID?) {
-        let targets = subscribers.withLock { current in
-            current.filter { site == nil || $0.value.scope.permits(site!) }.map { ($0.key, $0.value.continuation) }
-        }
-        for (id, continuation) in targets {
-            if case .dropped = continuation.yield(message) { unsubscribe(id) }
+    /// Each page gets the events of its sites in one message. A page that can't keep up (1,000
+    /// sends waiting) is disconnected rather than left stale: its browser reconnects and reloads
+    /// the page (console.js).
+    private func send(_ events: [(site: SiteID?, message: String)]) {
+        guard !events.isEmpty else { return }
+        let targets = subscribers.withLock { current in current.map { ($0.key, $0.value) } }
+        for (id, subscriber) in targets {
+            let text = events.filter { $0.site.map(subscriber.scope.permits) ?? true }.map(\.message).joined()
+            guard !text.isEmpty else { continue }
+            if case .dropped = subscriber.continuation.yield(text) { unsubscribe(id) }
         }
     }
 

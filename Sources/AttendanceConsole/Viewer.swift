@@ -8,9 +8,10 @@ struct Viewer: Sendable {
     var cookieToken: String
 
     var principal: Principal {
-        .staff(StaffIdentity(
-            accountId: account.id, email: account.email, role: account.role, scope: account.scope,
-            credential: .consoleSession))
+        .staff(
+            StaffIdentity(
+                accountId: account.id, email: account.email, role: account.role, scope: account.scope,
+                credential: .consoleSession))
     }
 
     var actor: LedgerActor { .account(account.id) }

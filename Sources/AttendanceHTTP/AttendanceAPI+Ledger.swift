@@ -6,7 +6,8 @@ import OpenAPIRuntime
 /// Corrections, added and voided sessions, a session's history, the audit log, and erasure.
 extension AttendanceAPI {
     func getSession(_ input: Operations.GetSession.Input) async throws -> Operations.GetSession.Output {
-        let session = try await corrections.session(SessionKey(input.path.sessionKey), scope: try Caller.current().siteScope)
+        let session = try await corrections.session(
+            SessionKey(input.path.sessionKey), scope: try Caller.current().siteScope)
         return .ok(.init(body: .json(try Self.session(session))))
     }
 

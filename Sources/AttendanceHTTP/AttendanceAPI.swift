@@ -126,7 +126,8 @@ struct AttendanceAPI: APIProtocol {
 
     func listSites(_ input: Operations.ListSites.Input) async throws -> Operations.ListSites.Output {
         let scope = try Caller.current().siteScope
-        return .ok(.init(body: .json(try await repository.sites().filter { $0.isActive && scope.permits($0.id) }.map(Self.site))))
+        let sites = try await repository.sites().filter { $0.isActive && scope.permits($0.id) }
+        return .ok(.init(body: .json(sites.map(Self.site))))
     }
 
     func createSite(_ input: Operations.CreateSite.Input) async throws -> Operations.CreateSite.Output {
@@ -260,7 +261,8 @@ struct AttendanceAPI: APIProtocol {
         let caller = try Caller.current()
         if caller.siteScope != .all {
             guard let site = query.siteId else {
-                throw Problem(403, "Forbidden", "this account sees only the sites assigned to it: name one with 'siteId'")
+                throw Problem(
+                    403, "Forbidden", "this account sees only the sites assigned to it: name one with 'siteId'")
             }
             try caller.requireSite(SiteID(site))
         }

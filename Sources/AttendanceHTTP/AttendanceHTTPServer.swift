@@ -79,9 +79,11 @@ public enum AttendanceHTTPServer {
             requests: RequestService(repository: repository, clock: clock),
             timesheets: TimesheetService(repository: repository, clock: clock),
             payPeriods: PayPeriodService(repository: repository, clock: clock), accounts: accounts,
-            signIn: SignInService(accounts: accounts, clock: clock), tokens: APITokenService(repository: repository, clock: clock))
+            signIn: SignInService(accounts: accounts, clock: clock),
+            tokens: APITokenService(repository: repository, clock: clock))
         let api = AttendanceAPI(repository: repository,
-                                ingest: IngestService(repository: repository, limits: options.limits, observer: hub, clock: clock),
+                                ingest: IngestService(
+                                    repository: repository, limits: options.limits, observer: hub, clock: clock),
                                 admin: services.admin, auth: auth, corrections: services.corrections,
                                 requests: services.requests, timesheets: services.timesheets,
                                 timesheetSettings: TimesheetSettingsService(repository: repository, clock: clock),

@@ -54,7 +54,8 @@ struct Accounts: AsyncParsableCommand {
             defer { repository.shutdown() }
             for account in try await repository.accounts() {
                 let sites = account.sites.isEmpty ? "all sites" : account.sites.map(\.rawValue).joined(separator: ",")
-                print("\(account.id)\t\(account.email)\t\(account.role.rawValue)\t\(sites)\t\(account.isActive ? "active" : "deactivated")")
+                let state = account.isActive ? "active" : "deactivated"
+                print("\(account.id)\t\(account.email)\t\(account.role.rawValue)\t\(sites)\t\(state)")
             }
         }
     }

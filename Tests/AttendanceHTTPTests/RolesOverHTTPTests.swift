@@ -10,7 +10,8 @@ import Testing
     /// An account of `role` and an API token of it.
     static func token(_ live: LiveServer, _ role: Role, sites: [SiteID] = []) async throws -> String {
         let accounts = AccountService(repository: live.repository, bcryptCost: 4)
-        let made = try await accounts.add(email: "\(role.rawValue)@x.io", role: role, sites: sites, password: nil, actor: .server)
+        let made = try await accounts.add(
+            email: "\(role.rawValue)@x.io", role: role, sites: sites, password: nil, actor: .server)
         return try await APITokenService(repository: live.repository)
             .issue(accountId: made.account.id, name: "test", role: nil, actor: .server).token
     }
@@ -19,20 +20,31 @@ import Testing
         let live = try await LiveServer.start(try await backend.makeRepository())
         let ada = try await live.enrollEmployee(name: "Ada", major: 1)
         let session = "roles-1"
-        #expect(try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "k1",
-                                    json: LiveServer.checkIn(ada, session: session)).status == 201)
+        #expect(
+            try await live.send(
+                "POST", "/v1/attendance/check-in", token: ada.token, key: "k1",
+                json: LiveServer.checkIn(ada, session: session)
+            ).status == 201)
         let auditor = try await Self.token(live, .auditor)
         let hr = try await Self.token(live, .hr)
         #expect(try await live.send("GET", "/v1/admin/audit", token: auditor).status == 200)
-        let refused = try await live.send("POST", "/v1/admin/sessions/\(session)/void", token: auditor, json: ["reason": "x"])
+        let refused = try await live.send(
+            "POST", "/v1/admin/sessions/\(session)/void", token: auditor, json: ["reason": "x"])
         #expect(refused.status == 403 && refused.detail.contains("the auditor role can't call 'voidSession'"))
-        #expect(try await live.send("GET", "/v1/admin/timesheets?from=2026-11-01&to=2026-11-02", token: hr).status == 200)
-        let site = try await live.send("POST", "/v1/admin/sites", token: hr, json: [
-            "name": "X", "timeZone": "UTC", "beaconUUID": "FDA50693-0000-0000-0000-290995101092", "major": 9])
+        #expect(
+            try await live.send("GET", "/v1/admin/timesheets?from=2026-11-01&to=2026-11-02", token: hr).status == 200)
+        let site = try await live.send(
+            "POST", "/v1/admin/sites", token: hr,
+            json: [
+                "name": "X", "timeZone": "UTC", "beaconUUID": "FDA50693-0000-0000-0000-290995101092", "major": 9,
+            ])
         #expect(site.status == 403 && site.detail.contains("'manageSites'"))
         // Device operations stay the device's.
-        #expect(try await live.send("POST", "/v1/attendance/check-in", token: hr, key: "k2",
-                                    json: LiveServer.checkIn(ada, session: "x")).status == 403)
+        #expect(
+            try await live.send(
+                "POST", "/v1/attendance/check-in", token: hr, key: "k2",
+                json: LiveServer.checkIn(ada, session: "x")
+            ).status == 403)
         // The log line names the account, never the token.
         #expect(live.logs.requests.contains { $0.metadata["caller"]?.hasPrefix("account:acc-") == true })
         #expect(!live.logs.all.contains { $0.rendered.contains(hr) })
@@ -41,33 +53,35 @@ import Testing
 
     @Test(arguments: Backend.allCases) func aManagersTokenSeesOnlyItsSites(backend: Backend) async throws {
         let live = try await LiveServer.start(try await backend.makeRepository())
-        let ada = try await live.enrollEmployee(name: "Ada", major: 1)
-        let bob = try await live.enrollEmployee(name: "Bob", major: 2)
-        #expect(try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "a",
-                                    json: LiveServer.checkIn(ada, session: "ada-1", major: 1)).status == 201)
-        #expect(try await live.send("POST", "/v1/attendance/check-in", token: bob.token, key: "b",
-                                    json: LiveServer.checkIn(bob, session: "bob-1", major: 2)).status == 201)
+        let (ada, bob) = try await live.adaAndBobOnTwoSites()
         let manager = try await Self.token(live, .manager, sites: [SiteID(ada.siteId)])
         let presence = try await live.send("GET", "/v1/admin/presence", token: manager)
-        #expect(presence.status == 200 && presence.array.map { $0["sessionKey"] as? String } == ["ada-1"])
+        #expect(presence.status == 200 && presence.array.map { $0["sessionKey"] as? String } == ["s-ada"])
         #expect(try await live.send("GET", "/v1/admin/presence?siteId=\(bob.siteId)", token: manager).status == 403)
         // The directory (sites, people, devices) is not a manager's.
         #expect(try await live.send("GET", "/v1/admin/sites", token: manager).detail.contains("'readDirectory'"))
         #expect(try await live.send("GET", "/v1/admin/employees", token: manager).status == 403)
-        #expect(try await live.send("GET", "/v1/admin/sessions/bob-1", token: manager).status == 403)
-        #expect(try await live.send("GET", "/v1/admin/sessions/bob-1/history", token: manager).status == 403)
-        #expect(try await live.send("GET", "/v1/admin/sessions/ada-1", token: manager).status == 200)
+        #expect(try await live.send("GET", "/v1/admin/sessions/s-bob", token: manager).status == 403)
+        #expect(try await live.send("GET", "/v1/admin/sessions/s-bob/history", token: manager).status == 403)
+        #expect(try await live.send("GET", "/v1/admin/sessions/s-ada", token: manager).status == 200)
         let unscoped = try await live.send("GET", "/v1/admin/sessions", token: manager)
         #expect(unscoped.status == 403 && unscoped.detail.contains("'siteId'"))
         #expect(try await live.send("GET", "/v1/admin/sessions?siteId=\(ada.siteId)", token: manager).status == 200)
-        #expect(try await live.send("GET", "/v1/admin/sessions?siteId=\(bob.siteId)&format=csv", token: manager).status == 403)
+        #expect(
+            try await live.send("GET", "/v1/admin/sessions?siteId=\(bob.siteId)&format=csv", token: manager).status
+                == 403)
         // A request about Bob's session is neither listed nor decided by Ada's manager.
-        let filed = try await live.send("POST", "/v1/me/requests", token: bob.token, json: [
-            "sessionKey": "bob-1", "checkOutAt": RFC3339Text.format(Date().addingTimeInterval(-60)),
-            "reason": "forgot"])
+        let filed = try await live.send(
+            "POST", "/v1/me/requests", token: bob.token,
+            json: [
+                "sessionKey": "s-bob", "checkOutAt": RFC3339Text.format(Date().addingTimeInterval(-60)),
+                "reason": "forgot",
+            ])
         let requestId = try #require(filed.json["requestId"] as? String, "\(filed.status) \(filed.text)")
         #expect(try await live.send("GET", "/v1/admin/requests", token: manager).array.isEmpty)
-        #expect(try await live.send("POST", "/v1/admin/requests/\(requestId)/approve", token: manager, json: [:]).status == 403)
+        #expect(
+            try await live.send("POST", "/v1/admin/requests/\(requestId)/approve", token: manager, json: [:]).status
+                == 403)
         #expect(try await live.send("POST", "/v1/admin/requests/\(requestId)/approve", json: [:]).status == 200)
         try await live.stop()
     }
@@ -77,7 +91,8 @@ import Testing
         let token = try await Self.token(live, .auditor)
         #expect(try await live.send("GET", "/v1/admin/audit", token: token).status == 200)
         let record = try #require(try await live.repository.apiTokens(accountId: nil).first)
-        _ = try await APITokenService(repository: live.repository).revoke(id: record.id, by: nil, mayRevokeAny: true, actor: .server)
+        _ = try await APITokenService(repository: live.repository).revoke(
+            id: record.id, by: nil, mayRevokeAny: true, actor: .server)
         let refused = try await live.send("GET", "/v1/admin/audit", token: token)
         #expect(refused.status == 401 && refused.detail.contains("was revoked"))
         try await live.stop()

@@ -1,12 +1,16 @@
 import AttendanceModels
-@testable import AttendanceServer
 import Foundation
 import Testing
+
+@testable import AttendanceServer
 
 /// What an account's fields must be, and how sure a presence row is: pure rules.
 @Suite struct AccountRulesTests {
     func detail(_ body: () throws -> Void) -> String? {
-        do { try body(); return nil } catch let problem as Problem { return problem.detail } catch { return "\(error)" }
+        do {
+            try body()
+            return nil
+        } catch let problem as Problem { return problem.detail } catch { return "\(error)" }
     }
 
     @Test func anEmailIsTrimmedAndLowercasedAndABadOneIsNamed() throws {
@@ -33,7 +37,7 @@ import Testing
     @Test func aTOTPCodeIsSixDigits() throws {
         #expect(try AccountRules.totpCode("123 456") == 123_456)
         #expect(detail { _ = try AccountRules.totpCode("12345") } != nil)
-        #expect(detail { _ = try AccountRules.totpCode("١٢٣٤٥٦") } != nil)   // Arabic-Indic digits are not ASCII
+        #expect(detail { _ = try AccountRules.totpCode("١٢٣٤٥٦") } != nil)  // Arabic-Indic digits are not ASCII
     }
 
     @Test func aSiteScopePermitsOnlyItsSites() {

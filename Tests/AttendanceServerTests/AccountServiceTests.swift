@@ -1,9 +1,10 @@
 import AttendanceModels
-@testable import AttendanceServer
 import AttendanceServerTestSupport
 import Foundation
 import HummingbirdOTP
 import Testing
+
+@testable import AttendanceServer
 
 /// Accounts, console sign-in and API tokens on both backends: what is stored, what is refused,
 /// and what the audit log records.
@@ -24,7 +25,8 @@ import Testing
     func setup(_ backend: Backend) async throws -> Setup {
         let repository = try await backend.makeRepository()
         try await repository.createSite(
-            SiteRecord(id: "s1", name: "One", timeZone: "UTC", beacon: SiteBeacon(uuid: SiteBeacon.defaultUUID, major: 1)),
+            SiteRecord(
+                id: "s1", name: "One", timeZone: "UTC", beacon: SiteBeacon(uuid: SiteBeacon.defaultUUID, major: 1)),
             audit: nil)
         let clock = Clock()
         let accounts = AccountService(repository: repository, bcryptCost: 4, clock: { clock.now })
@@ -34,14 +36,19 @@ import Testing
     }
 
     func problem(_ body: () async throws -> Void) async -> Problem? {
-        do { try await body(); return nil } catch let problem as Problem { return problem } catch { return Problem(-1, "?", "\(error)") }
+        do {
+            try await body()
+            return nil
+        } catch let problem as Problem { return problem } catch { return Problem(-1, "?", "\(error)") }
     }
 
     func kinds(_ repository: any ServerRepository) async throws -> [String] {
         try await repository.ledgerEvents(LedgerFilter(), before: nil, limit: 100).map(\.kind.rawValue).reversed()
     }
 
-    @Test(arguments: Backend.allCases) func theFirstStartMakesOneOwnerWithAPasswordShownOnce(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func theFirstStartMakesOneOwnerWithAPasswordShownOnce(
+        backend: Backend
+    ) async throws {
         let s = try await setup(backend)
         defer { s.repository.shutdown() }
         let owner = try #require(try await s.accounts.bootstrapOwner(email: "Owner@Example.com"))
@@ -56,24 +63,37 @@ import Testing
     @Test(arguments: Backend.allCases) func anAccountIsRefusedWithTheFieldNamed(backend: Backend) async throws {
         let s = try await setup(backend)
         defer { s.repository.shutdown() }
-        _ = try await s.accounts.add(email: "hr@x.io", role: .hr, sites: [], password: "a-long-password", actor: .server)
-        #expect(await problem { _ = try await s.accounts.add(email: "HR@x.io", role: .hr, sites: [], password: nil, actor: .server) }?
+        _ = try await s.accounts.add(
+            email: "hr@x.io", role: .hr, sites: [], password: "a-long-password", actor: .server)
+        #expect(
+            await problem {
+                _ = try await s.accounts.add(email: "HR@x.io", role: .hr, sites: [], password: nil, actor: .server)
+            }?
             .status == 409)
-        #expect(await problem { _ = try await s.accounts.add(email: "m@x.io", role: .manager, sites: ["nowhere"], password: nil, actor: .server) }?
+        #expect(
+            await problem {
+                _ = try await s.accounts.add(
+                    email: "m@x.io", role: .manager, sites: ["nowhere"], password: nil, actor: .server)
+            }?
             .detail.contains("'nowhere'") == true)
-        #expect(await problem { _ = try await s.accounts.add(email: "m@x.io", role: .manager, sites: [], password: nil, actor: .server) }?
+        #expect(
+            await problem {
+                _ = try await s.accounts.add(email: "m@x.io", role: .manager, sites: [], password: nil, actor: .server)
+            }?
             .detail.contains("'sites'") == true)
     }
 
     @Test(arguments: Backend.allCases) func signingInGivesASessionThatSigningOutEnds(backend: Backend) async throws {
         let s = try await setup(backend)
         defer { s.repository.shutdown() }
-        let made = try await s.accounts.add(email: "m@x.io", role: .manager, sites: ["s1"], password: "correct horse battery", actor: .server)
-        let signedIn = try await s.signIn.signIn(email: " M@x.io", password: "correct horse battery", code: nil, address: "10.0.0.1")
+        let made = try await s.accounts.add(
+            email: "m@x.io", role: .manager, sites: ["s1"], password: "correct horse battery", actor: .server)
+        let signedIn = try await s.signIn.signIn(
+            email: " M@x.io", password: "correct horse battery", code: nil, address: "10.0.0.1")
         #expect(signedIn.account.id == made.account.id && signedIn.session.csrfToken.count == 43)
         let found = try #require(try await s.signIn.session(cookieToken: signedIn.cookieToken))
         #expect(found.account.scope == .only(["s1"]))
-        s.clock.now += 12 * 3_600 + 1   // a sign-in lasts 12 h
+        s.clock.now += 12 * 3_600 + 1  // a sign-in lasts 12 h
         #expect(try await s.signIn.session(cookieToken: signedIn.cookieToken) == nil)
         s.clock.now -= 12 * 3_600
         try await s.signIn.signOut(cookieToken: signedIn.cookieToken, accountId: made.account.id)
@@ -84,20 +104,28 @@ import Testing
     @Test(arguments: Backend.allCases) func aWrongPasswordIsAuditedThenThrottled(backend: Backend) async throws {
         let s = try await setup(backend)
         defer { s.repository.shutdown() }
-        _ = try await s.accounts.add(email: "a@x.io", role: .auditor, sites: [], password: "correct horse battery", actor: .server)
+        _ = try await s.accounts.add(
+            email: "a@x.io", role: .auditor, sites: [], password: "correct horse battery", actor: .server)
         for _ in 0..<5 {
-            let refused = await problem { _ = try await s.signIn.signIn(email: "a@x.io", password: "wrong", code: nil, address: "10.0.0.1") }
+            let refused = await problem {
+                _ = try await s.signIn.signIn(email: "a@x.io", password: "wrong", code: nil, address: "10.0.0.1")
+            }
             #expect(refused?.status == 401 && refused?.detail == "the e-mail, password or code is not right")
         }
         // An unknown e-mail gets the same words, and is not written down.
-        #expect(await problem { _ = try await s.signIn.signIn(email: "nobody@x.io", password: "x", code: nil, address: "10.0.0.3") }?
+        #expect(
+            await problem {
+                _ = try await s.signIn.signIn(email: "nobody@x.io", password: "x", code: nil, address: "10.0.0.3")
+            }?
             .detail == "the e-mail, password or code is not right")
         let throttled = await problem {
-            _ = try await s.signIn.signIn(email: "a@x.io", password: "correct horse battery", code: nil, address: "10.0.0.2")
+            _ = try await s.signIn.signIn(
+                email: "a@x.io", password: "correct horse battery", code: nil, address: "10.0.0.2")
         }
         #expect(throttled?.status == 429 && throttled?.detail.contains("this account; try again in 1 s") == true)
         s.clock.now += 1
-        _ = try await s.signIn.signIn(email: "a@x.io", password: "correct horse battery", code: nil, address: "10.0.0.2")
+        _ = try await s.signIn.signIn(
+            email: "a@x.io", password: "correct horse battery", code: nil, address: "10.0.0.2")
         let failures = try await s.repository.ledgerEvents(LedgerFilter(), before: nil, limit: 100)
             .filter { $0.kind == .accountSignInFailed }
         #expect(failures.count == 6)
@@ -107,47 +135,79 @@ import Testing
     @Test(arguments: Backend.allCases) func aSecondFactorIsAskedForOnceOn(backend: Backend) async throws {
         let s = try await setup(backend)
         defer { s.repository.shutdown() }
-        let made = try await s.accounts.add(email: "o@x.io", role: .owner, sites: [], password: "correct horse battery", actor: .server)
+        let made = try await s.accounts.add(
+            email: "o@x.io", role: .owner, sites: [], password: "correct horse battery", actor: .server)
         let secret = AccountService.newTOTPSecret()
         let code = String(format: "%06d", TOTP(secret: secret).compute(date: s.clock.now))
-        #expect(await problem { try await s.accounts.enableTOTP(id: made.account.id, secret: secret, code: "000000", actor: .server) }?
+        #expect(
+            await problem {
+                try await s.accounts.enableTOTP(id: made.account.id, secret: secret, code: "000000", actor: .server)
+            }?
             .status == 422 || code == "000000")
         try await s.accounts.enableTOTP(id: made.account.id, secret: secret, code: code, actor: .server)
-        #expect(await problem { _ = try await s.signIn.signIn(email: "o@x.io", password: "correct horse battery", code: nil, address: "a") }?
+        #expect(
+            await problem {
+                _ = try await s.signIn.signIn(
+                    email: "o@x.io", password: "correct horse battery", code: nil, address: "a")
+            }?
             .title == "Code required")
-        #expect(await problem { _ = try await s.signIn.signIn(email: "o@x.io", password: "correct horse battery", code: "12", address: "a") }?
+        #expect(
+            await problem {
+                _ = try await s.signIn.signIn(
+                    email: "o@x.io", password: "correct horse battery", code: "12", address: "a")
+            }?
             .status == 401)
-        s.clock.now += 30   // the next step's code is still taken (a phone's clock may be 30 s off)
+        s.clock.now += 30  // the next step's code is still taken (a phone's clock may be 30 s off)
         _ = try await s.signIn.signIn(email: "o@x.io", password: "correct horse battery", code: code, address: "a")
     }
 
-    @Test(arguments: Backend.allCases) func deactivatingSignsOutAndRefusesTheAccountsTokens(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func deactivatingSignsOutAndRefusesTheAccountsTokens(
+        backend: Backend
+    ) async throws {
         let s = try await setup(backend)
         defer { s.repository.shutdown() }
         let owner = try await s.accounts.add(email: "o@x.io", role: .owner, sites: [], password: nil, actor: .server)
-        let hr = try await s.accounts.add(email: "h@x.io", role: .hr, sites: [], password: "correct horse battery", actor: .server)
-        let signedIn = try await s.signIn.signIn(email: "h@x.io", password: "correct horse battery", code: nil, address: "a")
-        let issued = try await s.tokens.issue(accountId: hr.account.id, name: "payroll", role: nil, actor: .account(hr.account.id))
+        let hr = try await s.accounts.add(
+            email: "h@x.io", role: .hr, sites: [], password: "correct horse battery", actor: .server)
+        let signedIn = try await s.signIn.signIn(
+            email: "h@x.io", password: "correct horse battery", code: nil, address: "a")
+        let issued = try await s.tokens.issue(
+            accountId: hr.account.id, name: "payroll", role: nil, actor: .account(hr.account.id))
         #expect(try await s.tokens.identity(token: issued.token)?.role == .hr)
-        #expect(await problem {
-            _ = try await s.accounts.update(id: owner.account.id, role: .hr, sites: [], active: true, actor: .account(owner.account.id))
-        }?.detail.contains("own role") == true)
-        _ = try await s.accounts.update(id: hr.account.id, role: .hr, sites: [], active: false, actor: .account(owner.account.id))
+        #expect(
+            await problem {
+                _ = try await s.accounts.update(
+                    id: owner.account.id, role: .hr, sites: [], active: true, actor: .account(owner.account.id))
+            }?.detail.contains("own role") == true)
+        _ = try await s.accounts.update(
+            id: hr.account.id, role: .hr, sites: [], active: false, actor: .account(owner.account.id))
         #expect(try await s.signIn.session(cookieToken: signedIn.cookieToken) == nil)
         #expect(await problem { _ = try await s.tokens.identity(token: issued.token) }?.title == "Account deactivated")
-        #expect(await problem { _ = try await s.signIn.signIn(email: "h@x.io", password: "correct horse battery", code: nil, address: "b") }?
+        #expect(
+            await problem {
+                _ = try await s.signIn.signIn(
+                    email: "h@x.io", password: "correct horse battery", code: nil, address: "b")
+            }?
             .status == 401)
     }
 
-    @Test(arguments: Backend.allCases) func aTokenCarriesItsAccountsRoleOrLessAndIsRevokedAlone(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func aTokenCarriesItsAccountsRoleOrLessAndIsRevokedAlone(
+        backend: Backend
+    ) async throws {
         let s = try await setup(backend)
         defer { s.repository.shutdown() }
-        let manager = try await s.accounts.add(email: "m@x.io", role: .manager, sites: ["s1"], password: nil, actor: .server)
+        let manager = try await s.accounts.add(
+            email: "m@x.io", role: .manager, sites: ["s1"], password: nil, actor: .server)
         let actor = LedgerActor.account(manager.account.id)
-        #expect(await problem { _ = try await s.tokens.issue(accountId: manager.account.id, name: "x", role: .auditor, actor: actor) }?
+        #expect(
+            await problem {
+                _ = try await s.tokens.issue(accountId: manager.account.id, name: "x", role: .auditor, actor: actor)
+            }?
             .detail.contains("'role' is 'auditor'") == true)
-        let first = try await s.tokens.issue(accountId: manager.account.id, name: "door screen", role: nil, actor: actor)
-        let second = try await s.tokens.issue(accountId: manager.account.id, name: "script", role: .manager, actor: actor)
+        let first = try await s.tokens.issue(
+            accountId: manager.account.id, name: "door screen", role: nil, actor: actor)
+        let second = try await s.tokens.issue(
+            accountId: manager.account.id, name: "script", role: .manager, actor: actor)
         let identity = try #require(try await s.tokens.identity(token: first.token))
         #expect(identity.scope == .only(["s1"]) && identity.credential == .apiToken(first.record.id))
         let listed = try await s.repository.apiTokens(accountId: manager.account.id)
@@ -157,7 +217,11 @@ import Testing
         _ = try await s.tokens.revoke(id: first.record.id, by: manager.account.id, mayRevokeAny: false, actor: actor)
         #expect(await problem { _ = try await s.tokens.identity(token: first.token) }?.title == "Token revoked")
         #expect(try await s.tokens.identity(token: second.token) != nil)
-        #expect(await problem { _ = try await s.tokens.revoke(id: second.record.id, by: "someone-else", mayRevokeAny: false, actor: .server) }?
+        #expect(
+            await problem {
+                _ = try await s.tokens.revoke(
+                    id: second.record.id, by: "someone-else", mayRevokeAny: false, actor: .server)
+            }?
             .status == 404)
     }
 }

@@ -1,6 +1,7 @@
-@testable import AttendanceServer
 import Foundation
 import Testing
+
+@testable import AttendanceServer
 
 /// `SignInThrottle`, one test per transition: free failures, the backoff's doubling, a success,
 /// the per-address limit across accounts, and forgetting.
@@ -20,16 +21,22 @@ import Testing
     @Test func theSixthFailureWaitsOneSecondThenEachDoubles() {
         var throttle = SignInThrottle()
         failing(&throttle, "a@x.io", "10.0.0.1", times: 5, at: start)
-        #expect(throttle.check(email: "A@x.io", address: "10.0.0.2", now: start) == .wait(until: start + 1, becauseOf: .account("a@x.io")))
+        #expect(
+            throttle.check(email: "A@x.io", address: "10.0.0.2", now: start)
+                == .wait(until: start + 1, becauseOf: .account("a@x.io")))
         #expect(throttle.check(email: "a@x.io", address: "10.0.0.2", now: start + 1) == .allowed)
         failing(&throttle, "a@x.io", "10.0.0.1", times: 1, at: start + 1)
-        #expect(throttle.check(email: "a@x.io", address: "10.0.0.2", now: start + 2) == .wait(until: start + 3, becauseOf: .account("a@x.io")))
+        #expect(
+            throttle.check(email: "a@x.io", address: "10.0.0.2", now: start + 2)
+                == .wait(until: start + 3, becauseOf: .account("a@x.io")))
     }
 
     @Test func theWaitIsCapped() {
         var throttle = SignInThrottle()
         failing(&throttle, "a@x.io", "10.0.0.1", times: 40, at: start)
-        #expect(throttle.check(email: "a@x.io", address: "10.0.0.9", now: start) == .wait(until: start + 900, becauseOf: .account("a@x.io")))
+        #expect(
+            throttle.check(email: "a@x.io", address: "10.0.0.9", now: start)
+                == .wait(until: start + 900, becauseOf: .account("a@x.io")))
     }
 
     @Test func aSuccessClearsTheAccountButNotTheAddress() {
@@ -43,7 +50,9 @@ import Testing
     @Test func oneAddressTryingManyAccountsIsThrottled() {
         var throttle = SignInThrottle()
         for index in 0..<20 { throttle.recordFailure(email: "user\(index)@x.io", address: "10.0.0.1", now: start) }
-        #expect(throttle.check(email: "new@x.io", address: "10.0.0.1", now: start) == .wait(until: start + 1, becauseOf: .address("10.0.0.1")))
+        #expect(
+            throttle.check(email: "new@x.io", address: "10.0.0.1", now: start)
+                == .wait(until: start + 1, becauseOf: .address("10.0.0.1")))
         #expect(throttle.check(email: "new@x.io", address: "10.0.0.2", now: start) == .allowed)
     }
 

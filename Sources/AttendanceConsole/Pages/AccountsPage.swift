@@ -7,66 +7,85 @@ import Hummingbird
 /// password, second factor and API tokens.
 extension Console {
     func registerAccounts(on console: RouterGroup<AttendanceRequestContext>) {
-        console.get("accounts", use: signedIn("accounts") { request, _, viewer in
-            let done = FormData.query(of: request)["done"].flatMap { Self.accountNotices[$0] }
-            return page("accounts", title: "Accounts", viewer: viewer, try await accountData(viewer), notice: done)
-        })
-        console.post("accounts", use: signedIn("createAccount") { request, _, viewer in
-            try viewer.require(.manageAccounts)
-            let form = try await FormData.body(of: request)
-            let created = try await services.accounts.add(
-                email: form["email"] ?? "", role: try AccountRules.role(form["role"] ?? ""),
-                sites: form.all("sites").map { SiteID($0) }, password: form["password"], actor: viewer.actor)
-            var data = try await accountData(viewer)
-            if let password = created.generatedPassword {
-                data["secret"] = ["label": "Password for \(created.account.email)", "value": password]
-            }
-            return page("accounts", title: "Accounts", viewer: viewer, data, notice: "Account added.")
-        })
-        console.post("accounts/:id", use: signedIn("updateAccount") { request, context, viewer in
-            try viewer.require(.manageAccounts)
-            let form = try await FormData.body(of: request)
-            _ = try await services.accounts.update(
-                id: try context.parameters.require("id"), role: try AccountRules.role(form["role"] ?? ""),
-                sites: form.all("sites").map { SiteID($0) }, active: form["active"] == "yes", actor: viewer.actor)
-            return Self.redirect("/console/accounts?done=saved")
-        })
-        console.post("password", use: signedIn("changePassword") { request, _, viewer in
-            let form = try await FormData.body(of: request)
-            let current = form.items.first { $0.name == "current" }?.value ?? ""
-            guard await AccountService.verify(current, hash: viewer.account.passwordHash) else {
-                throw Problem.field("current", "not the current password", expected: "this account's current password", status: 422)
-            }
-            try await services.accounts.setPassword(
-                id: viewer.account.id, password: form.items.first { $0.name == "password" }?.value ?? "", actor: viewer.actor)
-            return Self.redirect("/console/sign-in")
-        })
-        console.post("totp", use: signedIn("enableTOTP") { request, _, viewer in
-            let form = try await FormData.body(of: request)
-            let secret = try form.required("secret", label: "secret")
-            try await services.accounts.enableTOTP(
-                id: viewer.account.id, secret: secret, code: form["code"] ?? "", actor: viewer.actor)
-            return Self.redirect("/console/accounts?done=totp")
-        })
-        console.post("tokens", use: signedIn("issueToken") { request, _, viewer in
-            let form = try await FormData.body(of: request)
-            let issued = try await services.tokens.issue(
-                accountId: viewer.account.id, name: form["name"] ?? "",
-                role: try form["role"].map(AccountRules.role), actor: viewer.actor)
-            var data = try await accountData(viewer)
-            data["newToken"] = ["name": issued.record.name, "value": issued.token]
-            return page("accounts", title: "Accounts", viewer: viewer, data, notice: "API token issued (shown once).")
-        })
-        console.post("tokens/:id/revoke", use: signedIn("revokeToken") { _, context, viewer in
-            _ = try await services.tokens.revoke(
-                id: try context.parameters.require("id"), by: viewer.account.id, mayRevokeAny: viewer.may(.manageAccounts),
-                actor: viewer.actor)
-            return Self.redirect("/console/accounts?done=revoked")
-        })
+        console.get(
+            "accounts",
+            use: signedIn("accounts") { request, _, viewer in
+                let done = FormData.query(of: request)["done"].flatMap { Self.accountNotices[$0] }
+                return page("accounts", title: "Accounts", viewer: viewer, try await accountData(viewer), notice: done)
+            })
+        console.post(
+            "accounts",
+            use: signedIn("createAccount") { request, _, viewer in
+                try viewer.require(.manageAccounts)
+                let form = try await FormData.body(of: request)
+                let created = try await services.accounts.add(
+                    email: form["email"] ?? "", role: try AccountRules.role(form["role"] ?? ""),
+                    sites: form.all("sites").map { SiteID($0) }, password: form["password"], actor: viewer.actor)
+                var data = try await accountData(viewer)
+                if let password = created.generatedPassword {
+                    data["secret"] = ["label": "Password for \(created.account.email)", "value": password]
+                }
+                return page("accounts", title: "Accounts", viewer: viewer, data, notice: "Account added.")
+            })
+        console.post(
+            "accounts/:id",
+            use: signedIn("updateAccount") { request, context, viewer in
+                try viewer.require(.manageAccounts)
+                let form = try await FormData.body(of: request)
+                _ = try await services.accounts.update(
+                    id: try context.parameters.require("id"), role: try AccountRules.role(form["role"] ?? ""),
+                    sites: form.all("sites").map { SiteID($0) }, active: form["active"] == "yes", actor: viewer.actor)
+                return Self.redirect("/console/accounts?done=saved")
+            })
+        console.post(
+            "password",
+            use: signedIn("changePassword") { request, _, viewer in
+                let form = try await FormData.body(of: request)
+                let current = form.items.first { $0.name == "current" }?.value ?? ""
+                guard await AccountService.verify(current, hash: viewer.account.passwordHash) else {
+                    throw Problem.field(
+                        "current", "not the current password", expected: "this account's current password", status: 422)
+                }
+                try await services.accounts.setPassword(
+                    id: viewer.account.id, password: form.items.first { $0.name == "password" }?.value ?? "",
+                    actor: viewer.actor)
+                return Self.redirect("/console/sign-in")
+            })
+        console.post(
+            "totp",
+            use: signedIn("enableTOTP") { request, _, viewer in
+                let form = try await FormData.body(of: request)
+                let secret = try form.required("secret", label: "secret")
+                try await services.accounts.enableTOTP(
+                    id: viewer.account.id, secret: secret, code: form["code"] ?? "", actor: viewer.actor)
+                return Self.redirect("/console/accounts?done=totp")
+            })
+        console.post(
+            "tokens",
+            use: signedIn("issueToken") { request, _, viewer in
+                let form = try await FormData.body(of: request)
+                let issued = try await services.tokens.issue(
+                    accountId: viewer.account.id, name: form["name"] ?? "",
+                    role: try form["role"].map(AccountRules.role), actor: viewer.actor)
+                var data = try await accountData(viewer)
+                data["newToken"] = ["name": issued.record.name, "value": issued.token]
+                return page(
+                    "accounts", title: "Accounts", viewer: viewer, data, notice: "API token issued (shown once).")
+            })
+        console.post(
+            "tokens/:id/revoke",
+            use: signedIn("revokeToken") { _, context, viewer in
+                _ = try await services.tokens.revoke(
+                    id: try context.parameters.require("id"), by: viewer.account.id,
+                    mayRevokeAny: viewer.may(.manageAccounts),
+                    actor: viewer.actor)
+                return Self.redirect("/console/accounts?done=revoked")
+            })
     }
 
     static let accountNotices = [
-        "saved": "Account saved.", "revoked": "Token revoked.", "totp": "Second factor on: sign-ins now ask for its code.",
+        "saved": "Account saved.", "revoked": "Token revoked.",
+        "totp": "Second factor on: sign-ins now ask for its code.",
     ]
 
     private func accountData(_ viewer: Viewer) async throws -> [String: Any] {
@@ -80,7 +99,9 @@ extension Console {
                 "sites": account.sites.map(\.rawValue).joined(separator: ", "), "active": account.isActive,
                 "totp": account.totpSecret != nil, "mayEdit": manage && account.id != viewer.account.id,
                 "roles": Role.allCases.map { ["role": $0.rawValue, "selected": $0 == account.role] },
-                "siteChoices": sites.map { ["id": $0.id.rawValue, "name": $0.name, "selected": account.sites.contains($0.id)] },
+                "siteChoices": sites.map {
+                    ["id": $0.id.rawValue, "name": $0.name, "selected": account.sites.contains($0.id)]
+                },
             ]
         }
         let tokens = try await services.repository.apiTokens(accountId: manage ? nil : viewer.account.id)

@@ -6,34 +6,43 @@ import Hummingbird
 /// The audit log: the ledger's rows, newest first, filtered by actor and time, 200 a page.
 extension Console {
     func registerAudit(on console: RouterGroup<AttendanceRequestContext>) {
-        console.get("audit", use: signedIn("audit") { request, _, viewer in
-            try viewer.require(.readAudit)
-            let query = FormData.query(of: request)
-            let before = try query["before"].map { text -> Int64 in
-                guard let id = Int64(text), id > 0 else { throw Problem.field("before", text, expected: "a row id") }
-                return id
-            }
-            let filter = LedgerFilter(
-                from: query["from"].flatMap { LocalTime.parse($0 + "T00:00", zone: "UTC") },
-                to: query["to"].flatMap { LocalTime.parse($0 + "T23:59", zone: "UTC") },
-                actor: query["actor"].map { LedgerActor(rawValue: $0) }, sessionKey: nil, userId: nil)
-            let rows = try await services.repository.ledgerEvents(filter, before: before, limit: 201)
-            let actors = try await ActorNames(services: services)
-            let page = rows.prefix(200).map { entry -> [String: Any] in
-                let payload = try? entry.decodedPayload()
-                return [
-                    "id": String(entry.id), "kind": entry.kind.rawValue, "actor": actors(entry.actor),
-                    "at": LocalTime.text(entry.receivedAt, zone: "UTC"),
-                    "target": payload?.target ?? entry.sessionKey?.rawValue ?? entry.userId?.rawValue ?? "",
-                    "reason": payload?.reason ?? "",
-                    "changes": (payload?.changes ?? [:]).keys.sorted().joined(separator: ", "),
-                ]
-            }
-            return self.page("audit", title: "Audit log", viewer: viewer, [
-                "rows": Array(page), "empty": page.isEmpty,
-                "next": rows.count > 200 ? page.last.map { "/console/audit?before=\($0["id"] as? String ?? "")" } ?? "" : "",
-                "filter": ["actor": query["actor"] ?? "", "from": query["from"] ?? "", "to": query["to"] ?? ""],
-            ])
-        })
+        console.get(
+            "audit",
+            use: signedIn("audit") { request, _, viewer in
+                try viewer.require(.readAudit)
+                let query = FormData.query(of: request)
+                let before = try query["before"].map { text -> Int64 in
+                    guard let id = Int64(text), id > 0 else {
+                        throw Problem.field("before", text, expected: "a row id")
+                    }
+                    return id
+                }
+                let filter = LedgerFilter(
+                    from: query["from"].flatMap { LocalTime.parse($0 + "T00:00", zone: "UTC") },
+                    to: query["to"].flatMap { LocalTime.parse($0 + "T23:59", zone: "UTC") },
+                    actor: query["actor"].map { LedgerActor(rawValue: $0) }, sessionKey: nil, userId: nil)
+                let rows = try await services.repository.ledgerEvents(filter, before: before, limit: 201)
+                let actors = try await ActorNames(services: services)
+                let page = rows.prefix(200).map { entry -> [String: Any] in
+                    let payload = try? entry.decodedPayload()
+                    return [
+                        "id": String(entry.id), "kind": entry.kind.rawValue, "actor": actors(entry.actor),
+                        "at": LocalTime.text(entry.receivedAt, zone: "UTC"),
+                        "target": payload?.target ?? entry.sessionKey?.rawValue ?? entry.userId?.rawValue ?? "",
+                        "reason": payload?.reason ?? "",
+                        "changes": (payload?.changes ?? [:]).keys.sorted().joined(separator: ", "),
+                    ]
+                }
+                return self.page(
+                    "audit", title: "Audit log", viewer: viewer,
+                    [
+                        "rows": Array(page), "empty": page.isEmpty,
+                        "next": rows.count > 200
+                            ? page.last.map { "/console/audit?before=\($0["id"] as? String ?? "")" } ?? "" : "",
+                        "filter": [
+                            "actor": query["actor"] ?? "", "from": query["from"] ?? "", "to": query["to"] ?? "",
+                        ],
+                    ])
+            })
     }
 }

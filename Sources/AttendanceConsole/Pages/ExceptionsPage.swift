@@ -11,10 +11,12 @@ extension Console {
     static let openTooLongWithoutSchedule: TimeInterval = 12 * 3_600
 
     func registerExceptions(on console: RouterGroup<AttendanceRequestContext>) {
-        console.get("exceptions", use: signedIn("exceptions") { _, _, viewer in
-            try viewer.require(.readSessions)
-            return page("exceptions", title: "Exceptions", viewer: viewer, try await exceptionData(viewer))
-        })
+        console.get(
+            "exceptions",
+            use: signedIn("exceptions") { _, _, viewer in
+                try viewer.require(.readSessions)
+                return page("exceptions", title: "Exceptions", viewer: viewer, try await exceptionData(viewer))
+            })
     }
 
     private func exceptionData(_ viewer: Viewer) async throws -> [String: Any] {
@@ -23,7 +25,9 @@ extension Console {
         var unconfirmed: [[String: Any]] = []
         var openTooLong: [[String: Any]] = []
         if viewer.may(.readTimesheets) || viewer.may(.readSessions) {
-            _ = try await services.timesheets.forEachEmployee(TimesheetQuery(from: today.adding(days: -7), through: today)) { sheet in
+            _ = try await services.timesheets.forEachEmployee(
+                TimesheetQuery(from: today.adding(days: -7), through: today)
+            ) { sheet in
                 for day in sheet.days where viewer.scope.permits(day.siteId) {
                     let row: [String: Any] = [
                         "name": sheet.employee.name, "user": day.userId.rawValue, "date": day.date.description,
@@ -34,8 +38,9 @@ extension Console {
                     ]
                     if day.flags.contains(.endUnconfirmed) { unconfirmed.append(row) }
                     if day.flags.contains(.open),
-                       let end = day.scheduledEnd.map({ $0 < now })
-                        ?? day.firstIn.map({ now.timeIntervalSince($0) > Self.openTooLongWithoutSchedule }), end {
+                        let end = day.scheduledEnd.map({ $0 < now })
+                            ?? day.firstIn.map({ now.timeIntervalSince($0) > Self.openTooLongWithoutSchedule }), end
+                    {
                         openTooLong.append(row)
                     }
                 }
@@ -56,10 +61,16 @@ extension Console {
                 }
             }
         }
-        let silent: [[String: Any]] = viewer.may(.readDirectory) ? try await services.repository.devices(userId: nil)
-            .filter { $0.revokedAt == nil && now.timeIntervalSince($0.lastSeenAt ?? $0.enrolledAt) > 86_400 }
-            .map { ["id": $0.id.rawValue, "user": $0.userId.rawValue,
-                    "lastSeen": $0.lastSeenAt.map { LocalTime.text($0, zone: "UTC") } ?? "never"] } : []
+        let silent: [[String: Any]] =
+            viewer.may(.readDirectory)
+            ? try await services.repository.devices(userId: nil)
+                .filter { $0.revokedAt == nil && now.timeIntervalSince($0.lastSeenAt ?? $0.enrolledAt) > 86_400 }
+                .map {
+                    [
+                        "id": $0.id.rawValue, "user": $0.userId.rawValue,
+                        "lastSeen": $0.lastSeenAt.map { LocalTime.text($0, zone: "UTC") } ?? "never",
+                    ]
+                } : []
         return [
             "unconfirmed": unconfirmed, "noUnconfirmed": unconfirmed.isEmpty,
             "openTooLong": openTooLong, "noOpenTooLong": openTooLong.isEmpty,

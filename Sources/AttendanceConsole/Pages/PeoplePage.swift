@@ -6,53 +6,75 @@ import Hummingbird
 /// People (add, edit, deactivate, enrollment codes) and their devices (last seen, revoke).
 extension Console {
     func registerPeople(on console: RouterGroup<AttendanceRequestContext>) {
-        console.get("people", use: signedIn("people") { request, _, viewer in
-            try viewer.require(.readDirectory)
-            let done = FormData.query(of: request)["done"].flatMap {
-                ["added": "Person added.", "saved": "Changes saved.", "deactivated": "Person deactivated; their devices are revoked."][$0]
-            }
-            return page("people", title: "People", viewer: viewer, try await peopleData(viewer), notice: done)
-        })
-        console.post("people", use: signedIn("createEmployee") { request, _, viewer in
-            try viewer.require(.managePeople)
-            let form = try await FormData.body(of: request)
-            _ = try await services.admin.createEmployee(
-                name: form["name"] ?? "", externalId: form["externalId"], email: form["email"], actor: viewer.actor)
-            return Self.redirect("/console/people?done=added")
-        })
-        console.post("people/:id/edit", use: signedIn("updateEmployee") { request, context, viewer in
-            try viewer.require(.managePeople)
-            let form = try await FormData.body(of: request)
-            _ = try await services.admin.updateEmployee(
-                id: UserID(try context.parameters.require("id")), name: form["name"] ?? "", externalId: form["externalId"],
-                email: form["email"], actor: viewer.actor)
-            return Self.redirect("/console/people?done=saved")
-        })
-        console.post("people/:id/deactivate", use: signedIn("deactivateEmployee") { _, context, viewer in
-            try viewer.require(.managePeople)
-            _ = try await services.admin.deactivateEmployee(
-                id: UserID(try context.parameters.require("id")), now: clock(), actor: viewer.actor)
-            return Self.redirect("/console/people?done=deactivated")
-        })
-        console.post("people/:id/enrollment-code", use: signedIn("createEnrollmentCode") { _, context, viewer in
-            try viewer.require(.managePeople)
-            let user = UserID(try context.parameters.require("id"))
-            let issued = try await services.auth.issueEnrollmentCode(for: user, actor: viewer.actor)
-            var data = try await peopleData(viewer)
-            data["code"] = ["user": user.rawValue, "code": issued.code, "expires": LocalTime.text(issued.expiresAt, zone: "UTC")]
-            return page("people", title: "People", viewer: viewer, data, notice: "Enrollment code issued (shown once).")
-        })
-        console.get("devices", use: signedIn("devices") { request, _, viewer in
-            try viewer.require(.readDirectory)
-            let done = FormData.query(of: request)["done"] == "revoked" ? "Device revoked." : nil
-            return page("devices", title: "Devices", viewer: viewer, try await deviceData(viewer), notice: done)
-        })
-        console.post("devices/:id/revoke", use: signedIn("revokeDevice") { _, context, viewer in
-            try viewer.require(.managePeople)
-            _ = try await services.admin.revokeDevice(
-                id: DeviceID(try context.parameters.require("id")), now: clock(), actor: viewer.actor)
-            return Self.redirect("/console/devices?done=revoked")
-        })
+        console.get(
+            "people",
+            use: signedIn("people") { request, _, viewer in
+                try viewer.require(.readDirectory)
+                let done = FormData.query(of: request)["done"].flatMap {
+                    [
+                        "added": "Person added.", "saved": "Changes saved.",
+                        "deactivated": "Person deactivated; their devices are revoked.",
+                    ][$0]
+                }
+                return page("people", title: "People", viewer: viewer, try await peopleData(viewer), notice: done)
+            })
+        console.post(
+            "people",
+            use: signedIn("createEmployee") { request, _, viewer in
+                try viewer.require(.managePeople)
+                let form = try await FormData.body(of: request)
+                _ = try await services.admin.createEmployee(
+                    name: form["name"] ?? "", externalId: form["externalId"], email: form["email"], actor: viewer.actor)
+                return Self.redirect("/console/people?done=added")
+            })
+        console.post(
+            "people/:id/edit",
+            use: signedIn("updateEmployee") { request, context, viewer in
+                try viewer.require(.managePeople)
+                let form = try await FormData.body(of: request)
+                _ = try await services.admin.updateEmployee(
+                    id: UserID(try context.parameters.require("id")), name: form["name"] ?? "",
+                    externalId: form["externalId"],
+                    email: form["email"], actor: viewer.actor)
+                return Self.redirect("/console/people?done=saved")
+            })
+        console.post(
+            "people/:id/deactivate",
+            use: signedIn("deactivateEmployee") { _, context, viewer in
+                try viewer.require(.managePeople)
+                _ = try await services.admin.deactivateEmployee(
+                    id: UserID(try context.parameters.require("id")), now: clock(), actor: viewer.actor)
+                return Self.redirect("/console/people?done=deactivated")
+            })
+        console.post(
+            "people/:id/enrollment-code",
+            use: signedIn("createEnrollmentCode") { _, context, viewer in
+                try viewer.require(.managePeople)
+                let user = UserID(try context.parameters.require("id"))
+                let issued = try await services.auth.issueEnrollmentCode(for: user, actor: viewer.actor)
+                var data = try await peopleData(viewer)
+                data["code"] = [
+                    "user": user.rawValue, "code": issued.code,
+                    "expires": LocalTime.text(issued.expiresAt, zone: "UTC"),
+                ]
+                return page(
+                    "people", title: "People", viewer: viewer, data, notice: "Enrollment code issued (shown once).")
+            })
+        console.get(
+            "devices",
+            use: signedIn("devices") { request, _, viewer in
+                try viewer.require(.readDirectory)
+                let done = FormData.query(of: request)["done"] == "revoked" ? "Device revoked." : nil
+                return page("devices", title: "Devices", viewer: viewer, try await deviceData(viewer), notice: done)
+            })
+        console.post(
+            "devices/:id/revoke",
+            use: signedIn("revokeDevice") { _, context, viewer in
+                try viewer.require(.managePeople)
+                _ = try await services.admin.revokeDevice(
+                    id: DeviceID(try context.parameters.require("id")), now: clock(), actor: viewer.actor)
+                return Self.redirect("/console/devices?done=revoked")
+            })
     }
 
     private func peopleData(_ viewer: Viewer) async throws -> [String: Any] {
@@ -74,7 +96,8 @@ extension Console {
             try await services.repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let mayManage = viewer.may(.managePeople)
         let rows: [[String: Any]] = try await services.repository.devices(userId: nil).map { device in
-            let silentForADay = device.revokedAt == nil && now.timeIntervalSince(device.lastSeenAt ?? device.enrolledAt) > 86_400
+            let silentForADay =
+                device.revokedAt == nil && now.timeIntervalSince(device.lastSeenAt ?? device.enrolledAt) > 86_400
             return [
                 "id": device.id.rawValue, "name": names[device.userId] ?? device.userId.rawValue,
                 "deviceName": device.deviceName ?? "", "platform": device.platform,

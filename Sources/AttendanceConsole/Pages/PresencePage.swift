@@ -8,14 +8,18 @@ import ServiceLifecycle
 /// `/console/events`.
 extension Console {
     func registerPresence(on console: RouterGroup<AttendanceRequestContext>) {
-        console.get("presence", use: signedIn("presence") { _, _, viewer in
-            try viewer.require(.readPresence)
-            return page("presence", title: "On site now", viewer: viewer, try await presenceData(viewer))
-        })
-        console.get("events", use: signedIn("events") { _, _, viewer in
-            try viewer.require(.readPresence)
-            return events(scope: viewer.scope)
-        })
+        console.get(
+            "presence",
+            use: signedIn("presence") { _, _, viewer in
+                try viewer.require(.readPresence)
+                return page("presence", title: "On site now", viewer: viewer, try await presenceData(viewer))
+            })
+        console.get(
+            "events",
+            use: signedIn("events") { _, _, viewer in
+                try viewer.require(.readPresence)
+                return events(scope: viewer.scope)
+            })
     }
 
     func presenceData(_ viewer: Viewer) async throws -> [String: Any] {
@@ -41,8 +45,10 @@ extension Console {
                         "confidence": confidence.rawValue,
                     ]
                 }
-            return ["id": site.id.rawValue, "name": site.name, "zone": site.timeZone, "count": rows.count.formatted(),
-                    "rows": rows, "empty": rows.isEmpty]
+            return [
+                "id": site.id.rawValue, "name": site.name, "zone": site.timeZone, "count": rows.count.formatted(),
+                "rows": rows, "empty": rows.isEmpty,
+            ]
         }
         return ["sites": sections, "noSites": sections.isEmpty, "mayManageSites": viewer.may(.manageSites)]
     }
@@ -55,15 +61,17 @@ extension Console {
         headers[.contentType] = "text/event-stream"
         ConsoleSecurity.secure(&headers)
         let hub = self.hub
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            try await withGracefulShutdownHandler {
-                defer { hub.unsubscribe(id) }
-                try await writer.write(ByteBuffer(string: "retry: 2000\n: connected\n\n"))
-                for await message in stream { try await writer.write(ByteBuffer(string: message)) }
-            } onGracefulShutdown: {
-                hub.unsubscribe(id)
-            }
-            try await writer.finish(nil)
-        })
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                try await withGracefulShutdownHandler {
+                    defer { hub.unsubscribe(id) }
+                    try await writer.write(ByteBuffer(string: "retry: 2000\n: connected\n\n"))
+                    for await message in stream { try await writer.write(ByteBuffer(string: message)) }
+                } onGracefulShutdown: {
+                    hub.unsubscribe(id)
+                }
+                try await writer.finish(nil)
+            })
     }
 }

@@ -6,23 +6,30 @@ import Hummingbird
 /// Employees' correction requests: approve or reject with a comment (`RequestService`).
 extension Console {
     func registerRequests(on console: RouterGroup<AttendanceRequestContext>) {
-        console.get("requests", use: signedIn("requests") { request, _, viewer in
-            try viewer.require(.readRequests)
-            let done = FormData.query(of: request)["done"].flatMap { ["approved": "Request approved.", "rejected": "Request rejected."][$0] }
-            return page("requests", title: "Requests", viewer: viewer, try await requestData(viewer), notice: done)
-        })
-        console.post("requests/:id/:decision", use: signedIn("decideRequest") { request, context, viewer in
-            try viewer.require(.decideRequests)
-            let id = try context.parameters.require("id")
-            let decision = try context.parameters.require("decision")
-            guard ["approve", "reject"].contains(decision) else {
-                throw ConsoleProblem(404, "No such decision", "'\(decision)' is not approve or reject")
-            }
-            let form = try await FormData.body(of: request)
-            _ = try await services.requests.decide(
-                id: id, approve: decision == "approve", comment: form["comment"], actor: viewer.actor, scope: viewer.scope)
-            return Self.redirect("/console/requests?done=\(decision == "approve" ? "approved" : "rejected")")
-        })
+        console.get(
+            "requests",
+            use: signedIn("requests") { request, _, viewer in
+                try viewer.require(.readRequests)
+                let done = FormData.query(of: request)["done"].flatMap {
+                    ["approved": "Request approved.", "rejected": "Request rejected."][$0]
+                }
+                return page("requests", title: "Requests", viewer: viewer, try await requestData(viewer), notice: done)
+            })
+        console.post(
+            "requests/:id/:decision",
+            use: signedIn("decideRequest") { request, context, viewer in
+                try viewer.require(.decideRequests)
+                let id = try context.parameters.require("id")
+                let decision = try context.parameters.require("decision")
+                guard ["approve", "reject"].contains(decision) else {
+                    throw ConsoleProblem(404, "No such decision", "'\(decision)' is not approve or reject")
+                }
+                let form = try await FormData.body(of: request)
+                _ = try await services.requests.decide(
+                    id: id, approve: decision == "approve", comment: form["comment"], actor: viewer.actor,
+                    scope: viewer.scope)
+                return Self.redirect("/console/requests?done=\(decision == "approve" ? "approved" : "rejected")")
+            })
     }
 
     private func requestData(_ viewer: Viewer) async throws -> [String: Any] {
@@ -31,21 +38,23 @@ extension Console {
         let names = Dictionary(
             try await services.repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let visible = try await services.requests.list(userId: nil, state: nil, scope: viewer.scope)
-        let rows: [[String: Any]] = visible.sorted { ($0.state == .pending ? 0 : 1, $1.createdAt) < ($1.state == .pending ? 0 : 1, $0.createdAt) }
-            .map { request in
-                let zone = request.siteId.flatMap { sites[$0]?.timeZone } ?? "UTC"
-                return [
-                    "id": request.id, "name": names[request.userId] ?? request.userId.rawValue,
-                    "kind": request.kind == .correction ? "correction" : "missing session",
-                    "site": request.siteId.flatMap { sites[$0]?.name } ?? "",
-                    "session": request.sessionKey?.rawValue ?? "",
-                    "checkIn": LocalTime.text(request.checkInAt, zone: zone),
-                    "checkOut": LocalTime.text(request.checkOutAt, zone: zone), "reason": request.reason,
-                    "state": request.state.rawValue, "pending": request.state == .pending,
-                    "comment": request.comment ?? "", "filed": LocalTime.text(request.createdAt, zone: zone),
-                    "mayDecide": request.state == .pending && viewer.may(.decideRequests),
-                ]
-            }
+        let rows: [[String: Any]] = visible.sorted {
+            ($0.state == .pending ? 0 : 1, $1.createdAt) < ($1.state == .pending ? 0 : 1, $0.createdAt)
+        }
+        .map { request in
+            let zone = request.siteId.flatMap { sites[$0]?.timeZone } ?? "UTC"
+            return [
+                "id": request.id, "name": names[request.userId] ?? request.userId.rawValue,
+                "kind": request.kind == .correction ? "correction" : "missing session",
+                "site": request.siteId.flatMap { sites[$0]?.name } ?? "",
+                "session": request.sessionKey?.rawValue ?? "",
+                "checkIn": LocalTime.text(request.checkInAt, zone: zone),
+                "checkOut": LocalTime.text(request.checkOutAt, zone: zone), "reason": request.reason,
+                "state": request.state.rawValue, "pending": request.state == .pending,
+                "comment": request.comment ?? "", "filed": LocalTime.text(request.createdAt, zone: zone),
+                "mayDecide": request.state == .pending && viewer.may(.decideRequests),
+            ]
+        }
         return ["rows": rows, "empty": rows.isEmpty]
     }
 }

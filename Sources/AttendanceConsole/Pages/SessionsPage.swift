@@ -7,49 +7,63 @@ import Hummingbird
 /// with a reason (the same `CorrectionService` as the API).
 extension Console {
     func registerSessions(on console: RouterGroup<AttendanceRequestContext>) {
-        console.get("sessions", use: signedIn("sessions") { request, _, viewer in
-            try viewer.require(.readSessions)
-            return page("sessions", title: "Sessions", viewer: viewer, try await sessionList(FormData.query(of: request), viewer))
-        })
-        console.post("sessions", use: signedIn("addSession") { request, _, viewer in
-            try viewer.require(.correctSessions)
-            let form = try await FormData.body(of: request)
-            let site = try await site(SiteID(try form.required("siteId", label: "site")), viewer: viewer)
-            let added = try await services.corrections.add(
-                userId: UserID(try form.required("userId", label: "employee")), siteId: site.id,
-                checkInAt: try time(form, "checkInAt", zone: site.timeZone),
-                checkOutAt: try form["checkOutAt"].map { _ in try time(form, "checkOutAt", zone: site.timeZone) },
-                reason: form["reason"] ?? "", actor: viewer.actor)
-            return Self.redirect("/console/sessions/\(added.sessionKey.rawValue)?done=added")
-        })
-        console.get("sessions/:key", use: signedIn("session") { request, context, viewer in
-            try viewer.require(.readSessions)
-            let key = SessionKey(try context.parameters.require("key"))
-            let done = FormData.query(of: request)["done"].flatMap { Self.sessionNotices[$0] }
-            return page("session", title: "Session", viewer: viewer, try await sessionData(key, viewer), notice: done)
-        })
-        console.post("sessions/:key/correct", use: signedIn("correctSession") { request, context, viewer in
-            try viewer.require(.correctSessions)
-            let key = SessionKey(try context.parameters.require("key"))
-            let session = try await services.corrections.session(key, scope: viewer.scope)
-            let site = try await site(session.siteId, viewer: viewer)
-            let form = try await FormData.body(of: request)
-            let checkIn = try time(form, "checkInAt", zone: site.timeZone)
-            let checkOut = try form["checkOutAt"].map { _ in try time(form, "checkOutAt", zone: site.timeZone) }
-            _ = try await services.corrections.correct(
-                key, checkInAt: checkIn == session.checkInAt ? nil : checkIn,
-                checkOutAt: checkOut == session.checkOutAt ? nil : checkOut, siteId: nil, reason: form["reason"] ?? "",
-                actor: viewer.actor)
-            return Self.redirect("/console/sessions/\(key.rawValue)?done=corrected")
-        })
-        console.post("sessions/:key/void", use: signedIn("voidSession") { request, context, viewer in
-            try viewer.require(.correctSessions)
-            let key = SessionKey(try context.parameters.require("key"))
-            _ = try await services.corrections.session(key, scope: viewer.scope)
-            let form = try await FormData.body(of: request)
-            _ = try await services.corrections.void(key, reason: form["reason"] ?? "", actor: viewer.actor)
-            return Self.redirect("/console/sessions/\(key.rawValue)?done=voided")
-        })
+        console.get(
+            "sessions",
+            use: signedIn("sessions") { request, _, viewer in
+                try viewer.require(.readSessions)
+                return page(
+                    "sessions", title: "Sessions", viewer: viewer,
+                    try await sessionList(FormData.query(of: request), viewer))
+            })
+        console.post(
+            "sessions",
+            use: signedIn("addSession") { request, _, viewer in
+                try viewer.require(.correctSessions)
+                let form = try await FormData.body(of: request)
+                let site = try await site(SiteID(try form.required("siteId", label: "site")), viewer: viewer)
+                let added = try await services.corrections.add(
+                    userId: UserID(try form.required("userId", label: "employee")), siteId: site.id,
+                    checkInAt: try time(form, "checkInAt", zone: site.timeZone),
+                    checkOutAt: try form["checkOutAt"].map { _ in try time(form, "checkOutAt", zone: site.timeZone) },
+                    reason: form["reason"] ?? "", actor: viewer.actor)
+                return Self.redirect("/console/sessions/\(added.sessionKey.rawValue)?done=added")
+            })
+        console.get(
+            "sessions/:key",
+            use: signedIn("session") { request, context, viewer in
+                try viewer.require(.readSessions)
+                let key = SessionKey(try context.parameters.require("key"))
+                let done = FormData.query(of: request)["done"].flatMap { Self.sessionNotices[$0] }
+                return page(
+                    "session", title: "Session", viewer: viewer, try await sessionData(key, viewer), notice: done)
+            })
+        console.post(
+            "sessions/:key/correct",
+            use: signedIn("correctSession") { request, context, viewer in
+                try viewer.require(.correctSessions)
+                let key = SessionKey(try context.parameters.require("key"))
+                let session = try await services.corrections.session(key, scope: viewer.scope)
+                let site = try await site(session.siteId, viewer: viewer)
+                let form = try await FormData.body(of: request)
+                let checkIn = try time(form, "checkInAt", zone: site.timeZone)
+                let checkOut = try form["checkOutAt"].map { _ in try time(form, "checkOutAt", zone: site.timeZone) }
+                _ = try await services.corrections.correct(
+                    key, checkInAt: checkIn == session.checkInAt ? nil : checkIn,
+                    checkOutAt: checkOut == session.checkOutAt ? nil : checkOut, siteId: nil,
+                    reason: form["reason"] ?? "",
+                    actor: viewer.actor)
+                return Self.redirect("/console/sessions/\(key.rawValue)?done=corrected")
+            })
+        console.post(
+            "sessions/:key/void",
+            use: signedIn("voidSession") { request, context, viewer in
+                try viewer.require(.correctSessions)
+                let key = SessionKey(try context.parameters.require("key"))
+                _ = try await services.corrections.session(key, scope: viewer.scope)
+                let form = try await FormData.body(of: request)
+                _ = try await services.corrections.void(key, reason: form["reason"] ?? "", actor: viewer.actor)
+                return Self.redirect("/console/sessions/\(key.rawValue)?done=voided")
+            })
     }
 
     static let sessionNotices = [
@@ -63,7 +77,8 @@ extension Console {
         let names = Dictionary(
             try await services.repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         // A manager without a site filter sees their sites' sessions: one query per site.
-        let siteFilters: [String?] = query["site"].map { [$0] } ?? (viewer.scope == .all ? [nil] : sites.map { $0.id.rawValue })
+        let siteFilters: [String?] =
+            query["site"].map { [$0] } ?? (viewer.scope == .all ? [nil] : sites.map { $0.id.rawValue })
         var sessions: [SessionRecord] = []
         var more = false
         for site in siteFilters {
@@ -85,9 +100,13 @@ extension Console {
         }
         return [
             "rows": rows, "empty": rows.isEmpty, "more": more,
-            "filter": ["user": query["user"] ?? "", "site": query["site"] ?? "", "from": query["from"] ?? "",
-                       "to": query["to"] ?? ""],
-            "sites": sites.map { ["id": $0.id.rawValue, "name": $0.name, "selected": $0.id.rawValue == query["site"]] },
+            "filter": [
+                "user": query["user"] ?? "", "site": query["site"] ?? "", "from": query["from"] ?? "",
+                "to": query["to"] ?? "",
+            ],
+            "sites": sites.map {
+                ["id": $0.id.rawValue, "name": $0.name, "selected": $0.id.rawValue == query["site"]]
+            },
             "employees": names.sorted { $0.value < $1.value }.map { ["id": $0.key.rawValue, "name": $0.value] },
             "mayCorrect": viewer.may(.correctSessions),
         ]

@@ -17,7 +17,7 @@ extension Console {
             let email = form["email"] ?? ""
             let secure = ConsoleSecurity.isHTTPS(request)
             guard let expected = request.cookies[ConsoleSecurity.signInCookieName]?.value,
-                  ConsoleSecurity.csrfMatches(form["csrf"], expected)
+                ConsoleSecurity.csrfMatches(form["csrf"], expected)
             else {
                 return signInForm(
                     email: email, problem: "the sign-in form's token is missing or expired; sign in again on this page",
@@ -34,11 +34,13 @@ extension Console {
                 return signInForm(email: email, problem: problem.detail, status: problem.status, secure: secure)
             }
         }
-        console.post("sign-out", use: signedIn("signOut") { request, _, viewer in
-            try await services.signIn.signOut(cookieToken: viewer.cookieToken, accountId: viewer.account.id)
-            let cleared = ConsoleSecurity.clearedCookie(secure: ConsoleSecurity.isHTTPS(request))
-            return Self.redirect("/console/sign-in", cookie: cleared)
-        })
+        console.post(
+            "sign-out",
+            use: signedIn("signOut") { request, _, viewer in
+                try await services.signIn.signOut(cookieToken: viewer.cookieToken, accountId: viewer.account.id)
+                let cleared = ConsoleSecurity.clearedCookie(secure: ConsoleSecurity.isHTTPS(request))
+                return Self.redirect("/console/sign-in", cookie: cleared)
+            })
     }
 
     /// The form with a new token, set as its cookie too.

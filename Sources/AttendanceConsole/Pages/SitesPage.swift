@@ -6,34 +6,45 @@ import Hummingbird
 /// Sites and their beacons: time zone, geofence, calibration (each beacon's measured power).
 extension Console {
     func registerSites(on console: RouterGroup<AttendanceRequestContext>) {
-        console.get("sites", use: signedIn("sites") { request, _, viewer in
-            try viewer.require(.readDirectory)
-            let done = FormData.query(of: request)["done"].flatMap { ["added": "Site added.", "beacon": "Beacon added."][$0] }
-            return page("sites", title: "Sites", viewer: viewer, try await siteData(viewer), notice: done)
-        })
-        console.post("sites", use: signedIn("createSite") { request, _, viewer in
-            try viewer.require(.manageSites)
-            let form = try await FormData.body(of: request)
-            let geofence = try form["latitude"].map { _ in
-                Geofence(latitude: try number(form, "latitude"), longitude: try number(form, "longitude"),
-                         radiusMeters: try number(form, "radiusMeters"))
-            }
-            _ = try await services.admin.createSite(
-                .init(name: form["name"] ?? "", timeZone: form["timeZone"] ?? "",
-                      beaconUUID: form["beaconUUID"] ?? Self.defaultBeaconUUID, major: Int(try number(form, "major")),
-                      geofence: geofence),
-                actor: viewer.actor)
-            return Self.redirect("/console/sites?done=added")
-        })
-        console.post("sites/:id/beacons", use: signedIn("createBeacon") { request, context, viewer in
-            try viewer.require(.manageSites)
-            let form = try await FormData.body(of: request)
-            _ = try await services.admin.createBeacon(
-                siteId: SiteID(try context.parameters.require("id")), minor: Int(try number(form, "minor")),
-                label: form["label"], txPowerDBm: try form["txPowerDBm"].map { _ in try number(form, "txPowerDBm") },
-                actor: viewer.actor)
-            return Self.redirect("/console/sites?done=beacon")
-        })
+        console.get(
+            "sites",
+            use: signedIn("sites") { request, _, viewer in
+                try viewer.require(.readDirectory)
+                let done = FormData.query(of: request)["done"].flatMap {
+                    ["added": "Site added.", "beacon": "Beacon added."][$0]
+                }
+                return page("sites", title: "Sites", viewer: viewer, try await siteData(viewer), notice: done)
+            })
+        console.post(
+            "sites",
+            use: signedIn("createSite") { request, _, viewer in
+                try viewer.require(.manageSites)
+                let form = try await FormData.body(of: request)
+                let geofence = try form["latitude"].map { _ in
+                    Geofence(
+                        latitude: try number(form, "latitude"), longitude: try number(form, "longitude"),
+                        radiusMeters: try number(form, "radiusMeters"))
+                }
+                _ = try await services.admin.createSite(
+                    .init(
+                        name: form["name"] ?? "", timeZone: form["timeZone"] ?? "",
+                        beaconUUID: form["beaconUUID"] ?? Self.defaultBeaconUUID, major: Int(try number(form, "major")),
+                        geofence: geofence),
+                    actor: viewer.actor)
+                return Self.redirect("/console/sites?done=added")
+            })
+        console.post(
+            "sites/:id/beacons",
+            use: signedIn("createBeacon") { request, context, viewer in
+                try viewer.require(.manageSites)
+                let form = try await FormData.body(of: request)
+                _ = try await services.admin.createBeacon(
+                    siteId: SiteID(try context.parameters.require("id")), minor: Int(try number(form, "minor")),
+                    label: form["label"],
+                    txPowerDBm: try form["txPowerDBm"].map { _ in try number(form, "txPowerDBm") },
+                    actor: viewer.actor)
+                return Self.redirect("/console/sites?done=beacon")
+            })
     }
 
     static let defaultBeaconUUID = SiteBeacon.defaultUUID.uuidString
@@ -41,7 +52,8 @@ extension Console {
     private func siteData(_ viewer: Viewer) async throws -> [String: Any] {
         let beacons = Dictionary(grouping: try await services.repository.beacons(siteId: nil), by: \.siteId)
         let mayManage = viewer.may(.manageSites)
-        let rows: [[String: Any]] = try await services.repository.sites().filter { viewer.scope.permits($0.id) }.map { site in
+        let rows: [[String: Any]] = try await services.repository.sites().filter { viewer.scope.permits($0.id) }.map {
+            site in
             [
                 "id": site.id.rawValue, "name": site.name, "zone": site.timeZone, "uuid": site.beacon.uuid.uuidString,
                 "major": Int(site.beacon.major).formatted(), "active": site.isActive,
@@ -49,14 +61,18 @@ extension Console {
                     String(format: "%.5f, %.5f, radius %.0f m", $0.latitude, $0.longitude, $0.radiusMeters)
                 } ?? "none",
                 "beacons": (beacons[site.id] ?? []).map { beacon in
-                    ["minor": Int(beacon.minor).formatted(), "label": beacon.label ?? "",
-                     "power": beacon.txPowerDBm.map { String(format: "%.1f dBm at 1 m", $0) } ?? "not calibrated"]
+                    [
+                        "minor": Int(beacon.minor).formatted(), "label": beacon.label ?? "",
+                        "power": beacon.txPowerDBm.map { String(format: "%.1f dBm at 1 m", $0) } ?? "not calibrated",
+                    ]
                 },
                 "mayManage": mayManage && site.isActive,
             ]
         }
-        return ["rows": rows, "empty": rows.isEmpty, "mayManage": mayManage, "defaultUUID": Self.defaultBeaconUUID,
-                "zones": ["UTC", "Europe/Berlin", "Europe/London", "America/New_York", "Asia/Tokyo"]]
+        return [
+            "rows": rows, "empty": rows.isEmpty, "mayManage": mayManage, "defaultUUID": Self.defaultBeaconUUID,
+            "zones": ["UTC", "Europe/Berlin", "Europe/London", "America/New_York", "Asia/Tokyo"],
+        ]
     }
 
     func number(_ form: FormData, _ name: String) throws -> Double {

@@ -7,53 +7,72 @@ import Hummingbird
 /// the CSV and XLSX downloads (the same bytes as the API's exports).
 extension Console {
     func registerTimesheets(on console: RouterGroup<AttendanceRequestContext>) {
-        console.get("timesheets", use: signedIn("timesheets") { request, _, viewer in
-            try viewer.require(.readTimesheets)
-            let query = FormData.query(of: request)
-            let done = query["done"].flatMap { ["approve": "Period approved.", "lock": "Period locked.",
-                                                 "reopen": "Period reopened.", "unapprove": "Approval withdrawn."][$0] }
-            return page("timesheets", title: "Timesheets", viewer: viewer, try await timesheetData(query, viewer), notice: done)
-        })
-        console.get("timesheets.csv", use: signedIn("timesheetCSV") { request, _, viewer in
-            try viewer.require(.readTimesheets)
-            let sheet = try range(FormData.query(of: request))
-            try await services.timesheets.validate(sheet)
-            return download(
-                TimesheetCSV(service: services.timesheets, query: sheet), type: "text/csv; charset=utf-8",
-                name: "timesheet-\(sheet.from)-\(sheet.through).csv")
-        })
-        console.get("timesheets.xlsx", use: signedIn("timesheetXLSX") { request, _, viewer in
-            try viewer.require(.readTimesheets)
-            let sheet = try range(FormData.query(of: request))
-            let file = try await TimesheetWorkbook.write(service: services.timesheets, query: sheet)
-            return download(
-                FileChunks(url: file), type: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                name: "timesheet-\(sheet.from)-\(sheet.through).xlsx")
-        })
-        console.post("pay-periods/:start/:action", use: signedIn("changePayPeriod") { request, context, viewer in
-            try viewer.require(.managePayPeriods)
-            let start = try date("start", try context.parameters.require("start"))
-            let form = try await FormData.body(of: request)
-            let action = try context.parameters.require("action")
-            let event: PayPeriodMachine.Event
-            switch action {
-            case "approve": event = .approve
-            case "unapprove": event = .unapprove
-            case "lock": event = .lock
-            case "reopen": event = .reopen(reason: form["reason"] ?? "")
-            default: throw ConsoleProblem(404, "No such action", "'\(action)' is not approve, unapprove, lock or reopen")
-            }
-            let changed = try await services.payPeriods.change(start: start, event, actor: viewer.actor)
-            return Self.redirect("/console/timesheets?from=\(changed.dates.start)&to=\(changed.dates.end)&done=\(action)")
-        })
+        console.get(
+            "timesheets",
+            use: signedIn("timesheets") { request, _, viewer in
+                try viewer.require(.readTimesheets)
+                let query = FormData.query(of: request)
+                let done = query["done"].flatMap {
+                    [
+                        "approve": "Period approved.", "lock": "Period locked.",
+                        "reopen": "Period reopened.", "unapprove": "Approval withdrawn.",
+                    ][$0]
+                }
+                return page(
+                    "timesheets", title: "Timesheets", viewer: viewer, try await timesheetData(query, viewer),
+                    notice: done)
+            })
+        console.get(
+            "timesheets.csv",
+            use: signedIn("timesheetCSV") { request, _, viewer in
+                try viewer.require(.readTimesheets)
+                let sheet = try range(FormData.query(of: request))
+                try await services.timesheets.validate(sheet)
+                return download(
+                    TimesheetCSV(service: services.timesheets, query: sheet), type: "text/csv; charset=utf-8",
+                    name: "timesheet-\(sheet.from)-\(sheet.through).csv")
+            })
+        console.get(
+            "timesheets.xlsx",
+            use: signedIn("timesheetXLSX") { request, _, viewer in
+                try viewer.require(.readTimesheets)
+                let sheet = try range(FormData.query(of: request))
+                let file = try await TimesheetWorkbook.write(service: services.timesheets, query: sheet)
+                return download(
+                    FileChunks(url: file), type: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                    name: "timesheet-\(sheet.from)-\(sheet.through).xlsx")
+            })
+        console.post(
+            "pay-periods/:start/:action",
+            use: signedIn("changePayPeriod") { request, context, viewer in
+                try viewer.require(.managePayPeriods)
+                let start = try date("start", try context.parameters.require("start"))
+                let form = try await FormData.body(of: request)
+                let action = try context.parameters.require("action")
+                let event: PayPeriodMachine.Event
+                switch action {
+                case "approve": event = .approve
+                case "unapprove": event = .unapprove
+                case "lock": event = .lock
+                case "reopen": event = .reopen(reason: form["reason"] ?? "")
+                default:
+                    throw ConsoleProblem(404, "No such action", "'\(action)' is not approve, unapprove, lock or reopen")
+                }
+                let changed = try await services.payPeriods.change(start: start, event, actor: viewer.actor)
+                return Self.redirect(
+                    "/console/timesheets?from=\(changed.dates.start)&to=\(changed.dates.end)&done=\(action)")
+            })
     }
 
     private func timesheetData(_ query: FormData, _ viewer: Viewer) async throws -> [String: Any] {
         let today = LocalDate(dayNumber: Int((clock().timeIntervalSince1970 / 86_400).rounded(.down)))
         let periods = try await services.payPeriods.periods(from: today.adding(days: -120), through: today)
-        let chosen = query["from"] != nil ? try range(query) : periods.last.map {
-            TimesheetQuery(from: $0.dates.start, through: $0.dates.end)
-        } ?? TimesheetQuery(from: today.adding(days: -6), through: today)
+        let chosen =
+            query["from"] != nil
+            ? try range(query)
+            : periods.last.map {
+                TimesheetQuery(from: $0.dates.start, through: $0.dates.end)
+            } ?? TimesheetQuery(from: today.adding(days: -6), through: today)
         var rows: [[String: Any]] = []
         _ = try await services.timesheets.forEachEmployee(chosen, after: nil, limit: 1_000) { employee in
             for day in employee.days {
@@ -69,9 +88,11 @@ extension Console {
         let mayManage = viewer.may(.managePayPeriods)
         let periodRows: [[String: Any]] = periods.reversed().map { period in
             [
-                "start": period.dates.start.description, "end": period.dates.end.description, "state": period.state.rawValue,
+                "start": period.dates.start.description, "end": period.dates.end.description,
+                "state": period.state.rawValue,
                 "chosen": period.dates.start == chosen.from,
-                "mayApprove": mayManage && period.state == .open, "mayUnapprove": mayManage && period.state == .approved,
+                "mayApprove": mayManage && period.state == .open,
+                "mayUnapprove": mayManage && period.state == .approved,
                 "mayLock": mayManage && period.state == .approved, "mayReopen": mayManage && period.state == .locked,
             ]
         }
@@ -100,9 +121,11 @@ extension Console {
         headers[.contentType] = type
         headers[.contentDisposition] = "attachment; filename=\"\(name)\""
         ConsoleSecurity.secure(&headers)
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            for try await chunk in bytes { try await writer.write(ByteBuffer(bytes: chunk)) }
-            try await writer.finish(nil)
-        })
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                for try await chunk in bytes { try await writer.write(ByteBuffer(bytes: chunk)) }
+                try await writer.finish(nil)
+            })
     }
 }

@@ -15,7 +15,9 @@ public struct APITokenService: Sendable {
         self.clock = clock
     }
 
-    public func issue(accountId: String, name: String, role: Role?, actor: LedgerActor) async throws
+    public func issue(
+        accountId: String, name: String, role: Role?, actor: LedgerActor
+    ) async throws
         -> (record: APITokenRecord, token: String)
     {
         try InputRules.text("name", name, maxLength: 100, allowEmpty: false)
@@ -25,26 +27,32 @@ public struct APITokenService: Sendable {
         let role = role ?? account.role
         guard AccessPolicy.covers(account.role, role) else {
             throw Problem.field(
-                "role", role.rawValue, expected: "the account's role (\(account.role.rawValue)) or one it covers", status: 422)
+                "role", role.rawValue, expected: "the account's role (\(account.role.rawValue)) or one it covers",
+                status: 422)
         }
         let token = Self.prefix + Tokens.newToken()
         let record = APITokenRecord(
             id: "tok-" + Tokens.newToken().prefix(12), accountId: accountId, name: name, role: role, createdAt: clock())
         let audit = LedgerEvent.admin(
             .apiTokenIssued, target: record.id,
-            changes: ["account": LedgerChange(before: nil, after: accountId), "role": LedgerChange(before: nil, after: role.rawValue),
-                      "name": LedgerChange(before: nil, after: name)],
+            changes: [
+                "account": LedgerChange(before: nil, after: accountId),
+                "role": LedgerChange(before: nil, after: role.rawValue),
+                "name": LedgerChange(before: nil, after: name),
+            ],
             actor: actor, now: clock())
         try await repository.createAPIToken(record, hash: Tokens.hash(token), audit: audit)
         return (record, token)
     }
 
     /// Revokes a token; `by` may revoke its own account's tokens, an owner (`mayRevokeAny`) any.
-    public func revoke(id: String, by accountId: String?, mayRevokeAny: Bool, actor: LedgerActor) async throws
+    public func revoke(
+        id: String, by accountId: String?, mayRevokeAny: Bool, actor: LedgerActor
+    ) async throws
         -> APITokenRecord
     {
         guard let token = try await repository.apiTokens(accountId: nil).first(where: { $0.id == id }),
-              mayRevokeAny || token.accountId == accountId
+            mayRevokeAny || token.accountId == accountId
         else { throw Problem(404, "Not found", "no API token with id '\(id)' that this account may revoke") }
         let audit = LedgerEvent.admin(.apiTokenRevoked, target: id, changes: [:], actor: actor, now: clock())
         guard let revoked = try await repository.revokeAPIToken(id: id, now: clock(), audit: audit) else {
@@ -56,7 +64,7 @@ public struct APITokenService: Sendable {
     /// The identity a bearer token of ours stands for, or nil when it is not one.
     public func identity(token: String) async throws -> StaffIdentity? {
         guard token.hasPrefix(Self.prefix),
-              let (record, account) = try await repository.apiToken(hash: Tokens.hash(token), now: clock())
+            let (record, account) = try await repository.apiToken(hash: Tokens.hash(token), now: clock())
         else { return nil }
         if let revoked = record.revokedAt {
             throw Problem(401, "Token revoked", "API token '\(record.id)' was revoked at \(RFC3339.format(revoked))")

@@ -17,8 +17,10 @@ public struct AccountRecord: Hashable, Sendable {
     public var createdAt: Date
     public var deactivatedAt: Date?
 
-    public init(id: String, email: String, role: Role, sites: [SiteID], passwordHash: String, totpSecret: String? = nil,
-                createdAt: Date, deactivatedAt: Date? = nil) {
+    public init(
+        id: String, email: String, role: Role, sites: [SiteID], passwordHash: String, totpSecret: String? = nil,
+        createdAt: Date, deactivatedAt: Date? = nil
+    ) {
         self.id = id
         self.email = email
         self.role = role
@@ -44,8 +46,10 @@ public struct APITokenRecord: Hashable, Sendable {
     public var lastUsedAt: Date?
     public var revokedAt: Date?
 
-    public init(id: String, accountId: String, name: String, role: Role, createdAt: Date, lastUsedAt: Date? = nil,
-                revokedAt: Date? = nil) {
+    public init(
+        id: String, accountId: String, name: String, role: Role, createdAt: Date, lastUsedAt: Date? = nil,
+        revokedAt: Date? = nil
+    ) {
         self.id = id
         self.accountId = accountId
         self.name = name

@@ -23,7 +23,9 @@ public protocol AccountRepository: Sendable {
 
     func createConsoleSession(_ session: ConsoleSessionRecord, hash: String, audit: LedgerEvent?) async throws
     /// An unexpired session and its account.
-    func consoleSession(hash: String, now: Date) async throws -> (session: ConsoleSessionRecord, account: AccountRecord)?
+    func consoleSession(
+        hash: String, now: Date
+    ) async throws -> (session: ConsoleSessionRecord, account: AccountRecord)?
     func deleteConsoleSession(hash: String, audit: LedgerEvent?) async throws
     /// Signs an account out everywhere (deactivation, a password change).
     func deleteConsoleSessions(accountId: String) async throws

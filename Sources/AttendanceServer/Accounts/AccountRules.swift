@@ -10,16 +10,17 @@ public enum AccountRules {
         let email = text.trimmingCharacters(in: .whitespaces).lowercased()
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
-              !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
-              !email.contains(where: { $0.isWhitespace || $0.isNewline || $0.asciiValue.map { $0 < 32 } == true })
+            !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+            !email.contains(where: { $0.isWhitespace || $0.isNewline || $0.asciiValue.map { $0 < 32 } == true })
         else { throw Problem.field("email", text, expected: "an e-mail address like name@example.com") }
         return email
     }
 
     public static func password(_ text: String) throws {
         guard passwordBytes.contains(text.utf8.count) else {
-            throw Problem.field("password", "\(text.utf8.count) bytes long",
-                                expected: "\(passwordBytes.lowerBound) to \(passwordBytes.upperBound) bytes")
+            throw Problem.field(
+                "password", "\(text.utf8.count) bytes long",
+                expected: "\(passwordBytes.lowerBound) to \(passwordBytes.upperBound) bytes")
         }
     }
 

@@ -11,7 +11,9 @@ public struct AccountService: Sendable {
     public let bcryptCost: UInt8
     private let clock: @Sendable () -> Date
 
-    public init(repository: any ServerRepository, bcryptCost: UInt8 = 12, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        repository: any ServerRepository, bcryptCost: UInt8 = 12, clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.repository = repository
         self.bcryptCost = bcryptCost
         self.clock = clock
@@ -31,7 +33,9 @@ public struct AccountService: Sendable {
         return try await add(email: email, role: .owner, sites: [], password: nil, actor: .server)
     }
 
-    public func add(email: String, role: Role, sites: [SiteID], password: String?, actor: LedgerActor) async throws
+    public func add(
+        email: String, role: Role, sites: [SiteID], password: String?, actor: LedgerActor
+    ) async throws
         -> Created
     {
         let email = try AccountRules.email(email)
@@ -44,8 +48,11 @@ public struct AccountService: Sendable {
             passwordHash: await Self.hash(chosen, cost: bcryptCost), createdAt: clock())
         let audit = LedgerEvent.admin(
             .accountCreated, target: account.id,
-            changes: ["email": LedgerChange(before: nil, after: email), "role": LedgerChange(before: nil, after: role.rawValue),
-                      "sites": LedgerChange(before: nil, after: Self.text(sites))],
+            changes: [
+                "email": LedgerChange(before: nil, after: email),
+                "role": LedgerChange(before: nil, after: role.rawValue),
+                "sites": LedgerChange(before: nil, after: Self.text(sites)),
+            ],
             actor: actor, now: clock())
         do {
             try await repository.createAccount(account, audit: audit)
@@ -65,12 +72,15 @@ public struct AccountService: Sendable {
     /// Changes the role and sites, or deactivates (which also signs the account out and leaves its
     /// API tokens refused). An account can't change its own role or deactivate itself, so the last
     /// owner can't lock everyone out by accident.
-    public func update(id: String, role: Role, sites: [SiteID], active: Bool, actor: LedgerActor) async throws
+    public func update(
+        id: String, role: Role, sites: [SiteID], active: Bool, actor: LedgerActor
+    ) async throws
         -> AccountRecord
     {
         var account = try await self.account(id: id)
         if actor == .account(id), role != account.role || !active {
-            throw Problem(422, "Unprocessable", "an account can't change its own role or deactivate itself; ask another owner")
+            throw Problem(
+                422, "Unprocessable", "an account can't change its own role or deactivate itself; ask another owner")
         }
         try AccountRules.sites(sites, for: role)
         try await requireExisting(sites)
@@ -82,7 +92,9 @@ public struct AccountService: Sendable {
         guard account != before else { return account }
         var changes: [String: LedgerChange] = [:]
         if before.role != role { changes["role"] = LedgerChange(before: before.role.rawValue, after: role.rawValue) }
-        if before.sites != sites { changes["sites"] = LedgerChange(before: Self.text(before.sites), after: Self.text(sites)) }
+        if before.sites != sites {
+            changes["sites"] = LedgerChange(before: Self.text(before.sites), after: Self.text(sites))
+        }
         if before.isActive != active {
             changes["active"] = LedgerChange(before: String(before.isActive), after: String(active))
         }
@@ -98,7 +110,8 @@ public struct AccountService: Sendable {
         var account = try await self.account(id: id)
         account.passwordHash = await Self.hash(password, cost: bcryptCost)
         let audit = LedgerEvent.admin(
-            .accountUpdated, target: id, changes: ["password": LedgerChange(before: nil, after: "changed")], actor: actor,
+            .accountUpdated, target: id, changes: ["password": LedgerChange(before: nil, after: "changed")],
+            actor: actor,
             now: clock())
         _ = try await repository.updateAccount(account, audit: audit)
         try await repository.deleteConsoleSessions(accountId: id)

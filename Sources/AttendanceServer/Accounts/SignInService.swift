@@ -13,8 +13,10 @@ public final class SignInService: Sendable {
     /// Compared against when the e-mail is unknown, so an unknown address takes as long as a wrong password.
     private let decoyHash: String
 
-    public init(accounts: AccountService, policy: SignInThrottle.Policy = .init(), sessionLifetime: TimeInterval = 12 * 3_600,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        accounts: AccountService, policy: SignInThrottle.Policy = .init(), sessionLifetime: TimeInterval = 12 * 3_600,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.accounts = accounts
         self.sessionLifetime = sessionLifetime
         self.throttle = Mutex(SignInThrottle(policy: policy))
@@ -52,7 +54,7 @@ public final class SignInService: Sendable {
                 throw Problem(401, "Code required", "this account needs the 6-digit code from its authenticator app")
             }
             guard let number = try? AccountRules.totpCode(code),
-                  AccountService.totpMatches(secret: secret, code: number, at: now)
+                AccountService.totpMatches(secret: secret, code: number, at: now)
             else { try await fail(key, account: account, address: address, now: now, why: "code") }
         }
         throttle.withLock { $0.recordSuccess(email: key) }
@@ -70,22 +72,28 @@ public final class SignInService: Sendable {
     /// The signed-in account behind a cookie's value, or nil when it is unknown or expired.
     public func session(cookieToken: String) async throws -> (session: ConsoleSessionRecord, account: AccountRecord)? {
         guard let found = try await repository.consoleSession(hash: Tokens.hash(cookieToken), now: clock()),
-              found.account.isActive else { return nil }
+            found.account.isActive
+        else { return nil }
         return found
     }
 
     public func signOut(cookieToken: String, accountId: String) async throws {
-        let audit = LedgerEvent.admin(.accountSignedOut, target: accountId, changes: [:], actor: .account(accountId), now: clock())
+        let audit = LedgerEvent.admin(
+            .accountSignedOut, target: accountId, changes: [:], actor: .account(accountId), now: clock())
         try await repository.deleteConsoleSession(hash: Tokens.hash(cookieToken), audit: audit)
     }
 
-    private func fail(_ email: String, account: AccountRecord?, address: String, now: Date, why: String) async throws -> Never {
+    private func fail(
+        _ email: String, account: AccountRecord?, address: String, now: Date, why: String
+    ) async throws -> Never {
         throttle.withLock { $0.recordFailure(email: email, address: address, now: now) }
         // The row names the account when there is one; a typed e-mail of no account is not kept
         // (it may be a password typed in the wrong field).
         let audit = LedgerEvent.admin(
             .accountSignInFailed, target: account?.id ?? "unknown account",
-            changes: ["address": LedgerChange(before: nil, after: address), "reason": LedgerChange(before: nil, after: why)],
+            changes: [
+                "address": LedgerChange(before: nil, after: address), "reason": LedgerChange(before: nil, after: why),
+            ],
             actor: account.map { .account($0.id) } ?? .server, now: now)
         try await repository.appendLedger(audit)
         throw Problem(401, "Sign-in failed", "the e-mail, password or code is not right")

@@ -356,7 +356,8 @@ public struct AdminService: Sendable {
             try InputRules.identifier("siteId", siteId, maxLength: InputRules.maxIdLength)
             try SiteScope.require(SiteID(siteId), in: scope)
         }
-        let open = try await repository.openSessions(siteId: siteId.map { SiteID($0) }).filter { scope.permits($0.siteId) }
+        let open = try await repository.openSessions(siteId: siteId.map { SiteID($0) })
+            .filter { scope.permits($0.siteId) }
         let names = Dictionary(try await repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         return open.map { PresenceEntry(session: $0, name: names[$0.userId]) }
     }

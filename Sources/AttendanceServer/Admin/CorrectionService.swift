@@ -56,13 +56,15 @@ public struct CorrectionService: Sendable {
         let added = AddedSession(
             sessionKey: key, userId: userId, siteId: siteId, checkInAt: checkInAt, checkOutAt: checkOutAt,
             reason: reason)
-        return changed(try Self.session(try await repository.addSession(added, actor: actor, requestId: nil, now: clock())))
+        return changed(
+            try Self.session(try await repository.addSession(added, actor: actor, requestId: nil, now: clock())))
     }
 
     public func void(_ key: SessionKey, reason: String, actor: LedgerActor) async throws -> SessionRecord {
         try InputRules.identifier("sessionKey", key.rawValue)
         let reason = try validatedReason(reason)
-        return changed(try Self.session(try await repository.voidSession(key, reason: reason, actor: actor, now: clock())))
+        return changed(
+            try Self.session(try await repository.voidSession(key, reason: reason, actor: actor, now: clock())))
     }
 
     /// The session, refused (403) when its site is outside `scope` (a manager's other sites).

@@ -105,7 +105,8 @@ public struct RequestService: Sendable {
     {
         try InputRules.identifier("requestId", id, maxLength: InputRules.maxIdLength)
         if scope != .all {
-            guard let request = try await repository.requests(userId: nil, state: nil).first(where: { $0.id == id }) else {
+            let all = try await repository.requests(userId: nil, state: nil)
+            guard let request = all.first(where: { $0.id == id }) else {
                 throw Problem(404, "Not found", "no request with id '\(id)'")
             }
             guard Self.visible(request, to: scope) else {

@@ -29,7 +29,9 @@ extension PostgresRepository: AccountRepository {
     private typealias TokenRow = (String, String, String, String, Double, Double?, Double?)
 
     public func accountCount() async throws -> Int {
-        for try await count in try await client.query("SELECT COUNT(*)::BIGINT FROM accounts", logger: logger).decode(Int.self) {
+        for try await count in try await client.query("SELECT COUNT(*)::BIGINT FROM accounts", logger: logger).decode(
+            Int.self)
+        {
             return count
         }
         return 0
@@ -38,15 +40,17 @@ extension PostgresRepository: AccountRepository {
     public func createAccount(_ account: AccountRecord, audit: LedgerEvent?) async throws {
         do {
             try await audited(audit) { connection in
-                try await connection.query("""
-                    INSERT INTO accounts (id, email, role, sites, password_hash, totp_secret, created_at, deactivated_at)
-                    VALUES (\(account.id), \(account.email), \(account.role.rawValue), \(AccountService.text(account.sites)),
-                            \(account.passwordHash), \(account.totpSecret), \(account.createdAt.timeIntervalSince1970),
+                try await connection.query(
+                    """
+                    INSERT INTO accounts
+                        (id, email, role, sites, password_hash, totp_secret, created_at, deactivated_at)
+                    VALUES (\(account.id), \(account.email), \(account.role.rawValue),
+                            \(AccountService.text(account.sites)), \(account.passwordHash), \(account.totpSecret), \(account.createdAt.timeIntervalSince1970),
                             \(account.deactivatedAt?.timeIntervalSince1970))
                     """, logger: self.logger)
                 return true
             }
-        } catch where Self.isUniqueViolation(error) {
+        } catch  where Self.isUniqueViolation(error) {
             throw RepositoryError(kind: .conflict, detail: "an account with e-mail '\(account.email)' exists")
         }
     }
@@ -64,8 +68,10 @@ extension PostgresRepository: AccountRepository {
     }
 
     private func accounts(where condition: String?, _ value: String?) async throws -> [AccountRecord] {
-        let sql = "SELECT \(Self.accountColumns) FROM accounts" + (condition.map { " WHERE \($0)" } ?? "") + " ORDER BY email"
-        let query = try value.map { PostgresQuery(unsafeSQL: sql, binds: try binds($0)) } ?? PostgresQuery(unsafeSQL: sql)
+        let sql =
+            "SELECT \(Self.accountColumns) FROM accounts" + (condition.map { " WHERE \($0)" } ?? "") + " ORDER BY email"
+        let query =
+            try value.map { PostgresQuery(unsafeSQL: sql, binds: try binds($0)) } ?? PostgresQuery(unsafeSQL: sql)
         var found: [AccountRecord] = []
         for try await row in try await client.query(query, logger: logger).decode(AccountRow.self) {
             found.append(Self.account(row))
@@ -75,18 +81,22 @@ extension PostgresRepository: AccountRepository {
 
     public func updateAccount(_ account: AccountRecord, audit: LedgerEvent?) async throws -> Bool {
         try await audited(audit) { connection in
-            !(try await connection.query("""
+            !(try await connection.query(
+                """
                 UPDATE accounts SET email = \(account.email), role = \(account.role.rawValue),
                     sites = \(AccountService.text(account.sites)), password_hash = \(account.passwordHash),
-                    totp_secret = \(account.totpSecret), deactivated_at = \(account.deactivatedAt?.timeIntervalSince1970)
+                    totp_secret = \(account.totpSecret),
+                    deactivated_at = \(account.deactivatedAt?.timeIntervalSince1970)
                 WHERE id = \(account.id) RETURNING 1
-                """, logger: self.logger).collect()).isEmpty
+                """, logger: self.logger
+            ).collect()).isEmpty
         }
     }
 
     public func createAPIToken(_ token: APITokenRecord, hash: String, audit: LedgerEvent?) async throws {
         try await audited(audit) { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO api_tokens (id, account_id, token_hash, name, role, created_at)
                 VALUES (\(token.id), \(token.accountId), \(hash), \(token.name), \(token.role.rawValue),
                         \(token.createdAt.timeIntervalSince1970))
@@ -98,50 +108,64 @@ extension PostgresRepository: AccountRepository {
     public func apiToken(hash: String, now: Date) async throws -> (token: APITokenRecord, account: AccountRecord)? {
         let sql = "SELECT \(Self.tokenColumns) FROM api_tokens WHERE token_hash = $1"
         var token: APITokenRecord?
-        for try await row in try await client.query(PostgresQuery(unsafeSQL: sql, binds: try binds(hash)), logger: logger)
-            .decode(TokenRow.self) { token = Self.token(row) }
+        for try await row in try await client.query(
+            PostgresQuery(unsafeSQL: sql, binds: try binds(hash)), logger: logger
+        )
+        .decode(TokenRow.self) { token = Self.token(row) }
         guard let token, let account = try await account(id: token.accountId) else { return nil }
         if token.revokedAt == nil, DeviceRecord.lastSeenIsStale(token.lastUsedAt, now: now) {
             try await client.query(
-                "UPDATE api_tokens SET last_used_at = \(now.timeIntervalSince1970) WHERE id = \(token.id)", logger: logger)
+                "UPDATE api_tokens SET last_used_at = \(now.timeIntervalSince1970) WHERE id = \(token.id)",
+                logger: logger)
         }
         return (token, account)
     }
 
     public func apiTokens(accountId: String?) async throws -> [APITokenRecord] {
-        let sql = "SELECT \(Self.tokenColumns) FROM api_tokens" + (accountId == nil ? "" : " WHERE account_id = $1")
+        let sql =
+            "SELECT \(Self.tokenColumns) FROM api_tokens" + (accountId == nil ? "" : " WHERE account_id = $1")
             + " ORDER BY created_at, id"
-        let query = try accountId.map { PostgresQuery(unsafeSQL: sql, binds: try binds($0)) } ?? PostgresQuery(unsafeSQL: sql)
+        let query =
+            try accountId.map { PostgresQuery(unsafeSQL: sql, binds: try binds($0)) } ?? PostgresQuery(unsafeSQL: sql)
         var found: [APITokenRecord] = []
-        for try await row in try await client.query(query, logger: logger).decode(TokenRow.self) { found.append(Self.token(row)) }
+        for try await row in try await client.query(query, logger: logger).decode(TokenRow.self) {
+            found.append(Self.token(row))
+        }
         return found
     }
 
     public func revokeAPIToken(id: String, now: Date, audit: LedgerEvent?) async throws -> APITokenRecord? {
         try await audited(audit) { connection in
-            !(try await connection.query("""
+            !(try await connection.query(
+                """
                 UPDATE api_tokens SET revoked_at = \(now.timeIntervalSince1970) WHERE id = \(id) AND revoked_at IS NULL
                 RETURNING 1
-                """, logger: self.logger).collect()).isEmpty
+                """, logger: self.logger
+            ).collect()).isEmpty
         }
         return try await apiTokens(accountId: nil).first { $0.id == id }
     }
 
     public func createConsoleSession(_ session: ConsoleSessionRecord, hash: String, audit: LedgerEvent?) async throws {
         try await audited(audit) { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO console_sessions (token_hash, account_id, csrf_token, created_at, expires_at)
                 VALUES (\(hash), \(session.accountId), \(session.csrfToken), \(session.createdAt.timeIntervalSince1970),
                         \(session.expiresAt.timeIntervalSince1970))
                 """, logger: self.logger)
             try await connection.query(
-                "DELETE FROM console_sessions WHERE expires_at <= \(session.createdAt.timeIntervalSince1970)", logger: self.logger)
+                "DELETE FROM console_sessions WHERE expires_at <= \(session.createdAt.timeIntervalSince1970)",
+                logger: self.logger)
             return true
         }
     }
 
-    public func consoleSession(hash: String, now: Date) async throws -> (session: ConsoleSessionRecord, account: AccountRecord)? {
-        let rows = try await client.query("""
+    public func consoleSession(
+        hash: String, now: Date
+    ) async throws -> (session: ConsoleSessionRecord, account: AccountRecord)? {
+        let rows = try await client.query(
+            """
             SELECT account_id, csrf_token, created_at, expires_at FROM console_sessions
             WHERE token_hash = \(hash) AND expires_at > \(now.timeIntervalSince1970)
             """, logger: logger)
@@ -157,8 +181,10 @@ extension PostgresRepository: AccountRepository {
 
     public func deleteConsoleSession(hash: String, audit: LedgerEvent?) async throws {
         try await audited(audit) { connection in
-            !(try await connection.query("DELETE FROM console_sessions WHERE token_hash = \(hash) RETURNING 1", logger: self.logger)
-                .collect()).isEmpty
+            !(try await connection.query(
+                "DELETE FROM console_sessions WHERE token_hash = \(hash) RETURNING 1", logger: self.logger
+            )
+            .collect()).isEmpty
         }
     }
 

@@ -5,36 +5,37 @@ import GRDB
 extension SQLiteRepository: AccountRepository {
     static func registerAccountMigrations(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("2026-11-25 accounts") { db in
-            try db.execute(sql: """
-                CREATE TABLE accounts (
-                    id TEXT PRIMARY KEY,
-                    email TEXT NOT NULL UNIQUE,
-                    role TEXT NOT NULL CHECK (role IN ('owner', 'hr', 'manager', 'auditor')),
-                    sites TEXT NOT NULL,
-                    passwordHash TEXT NOT NULL,
-                    totpSecret TEXT,
-                    createdAt REAL NOT NULL,
-                    deactivatedAt REAL
-                );
-                CREATE TABLE apiTokens (
-                    id TEXT PRIMARY KEY,
-                    accountId TEXT NOT NULL REFERENCES accounts(id),
-                    tokenHash TEXT NOT NULL UNIQUE,
-                    name TEXT NOT NULL,
-                    role TEXT NOT NULL CHECK (role IN ('owner', 'hr', 'manager', 'auditor')),
-                    createdAt REAL NOT NULL,
-                    lastUsedAt REAL,
-                    revokedAt REAL
-                );
-                CREATE TABLE consoleSessions (
-                    tokenHash TEXT PRIMARY KEY,
-                    accountId TEXT NOT NULL REFERENCES accounts(id),
-                    csrfToken TEXT NOT NULL,
-                    createdAt REAL NOT NULL,
-                    expiresAt REAL NOT NULL
-                );
-                CREATE INDEX consoleSessions_by_account ON consoleSessions (accountId);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE accounts (
+                        id TEXT PRIMARY KEY,
+                        email TEXT NOT NULL UNIQUE,
+                        role TEXT NOT NULL CHECK (role IN ('owner', 'hr', 'manager', 'auditor')),
+                        sites TEXT NOT NULL,
+                        passwordHash TEXT NOT NULL,
+                        totpSecret TEXT,
+                        createdAt REAL NOT NULL,
+                        deactivatedAt REAL
+                    );
+                    CREATE TABLE apiTokens (
+                        id TEXT PRIMARY KEY,
+                        accountId TEXT NOT NULL REFERENCES accounts(id),
+                        tokenHash TEXT NOT NULL UNIQUE,
+                        name TEXT NOT NULL,
+                        role TEXT NOT NULL CHECK (role IN ('owner', 'hr', 'manager', 'auditor')),
+                        createdAt REAL NOT NULL,
+                        lastUsedAt REAL,
+                        revokedAt REAL
+                    );
+                    CREATE TABLE consoleSessions (
+                        tokenHash TEXT PRIMARY KEY,
+                        accountId TEXT NOT NULL REFERENCES accounts(id),
+                        csrfToken TEXT NOT NULL,
+                        createdAt REAL NOT NULL,
+                        expiresAt REAL NOT NULL
+                    );
+                    CREATE INDEX consoleSessions_by_account ON consoleSessions (accountId);
+                    """)
         }
     }
 
@@ -47,7 +48,8 @@ extension SQLiteRepository: AccountRepository {
             do {
                 try db.execute(
                     sql: """
-                        INSERT INTO accounts (id, email, role, sites, passwordHash, totpSecret, createdAt, deactivatedAt)
+                        INSERT INTO accounts
+                            (id, email, role, sites, passwordHash, totpSecret, createdAt, deactivatedAt)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: StatementArguments(Self.values(account)))
@@ -59,7 +61,9 @@ extension SQLiteRepository: AccountRepository {
     }
 
     public func account(id: String) async throws -> AccountRecord? {
-        try await writer.read { db in try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [id]).map(Self.account) }
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [id]).map(Self.account)
+        }
     }
 
     public func account(email: String) async throws -> AccountRecord? {
@@ -69,7 +73,9 @@ extension SQLiteRepository: AccountRepository {
     }
 
     public func accounts() async throws -> [AccountRecord] {
-        try await writer.read { db in try Row.fetchAll(db, sql: "SELECT * FROM accounts ORDER BY email").map(Self.account) }
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM accounts ORDER BY email").map(Self.account)
+        }
     }
 
     public func updateAccount(_ account: AccountRecord, audit: LedgerEvent?) async throws -> Bool {
@@ -88,8 +94,12 @@ extension SQLiteRepository: AccountRepository {
     public func createAPIToken(_ token: APITokenRecord, hash: String, audit: LedgerEvent?) async throws {
         try await writer.write { db in
             try db.execute(
-                sql: "INSERT INTO apiTokens (id, accountId, tokenHash, name, role, createdAt) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [token.id, token.accountId, hash, token.name, token.role.rawValue, token.createdAt.timeIntervalSince1970])
+                sql:
+                    "INSERT INTO apiTokens (id, accountId, tokenHash, name, role, createdAt) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    token.id, token.accountId, hash, token.name, token.role.rawValue,
+                    token.createdAt.timeIntervalSince1970,
+                ])
             _ = try Self.audited(true, audit, db: db)
         }
     }
@@ -97,14 +107,17 @@ extension SQLiteRepository: AccountRepository {
     public func apiToken(hash: String, now: Date) async throws -> (token: APITokenRecord, account: AccountRecord)? {
         let found = try await writer.read { db -> (APITokenRecord, AccountRecord)? in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM apiTokens WHERE tokenHash = ?", arguments: [hash]),
-                  let account = try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [row["accountId"] as String])
+                let account = try Row.fetchOne(
+                    db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [row["accountId"] as String])
             else { return nil }
             return (Self.apiToken(row), Self.account(account))
         }
         guard let (token, account) = found else { return nil }
         if token.revokedAt == nil, DeviceRecord.lastSeenIsStale(token.lastUsedAt, now: now) {
             try await writer.write { db in
-                try db.execute(sql: "UPDATE apiTokens SET lastUsedAt = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, token.id])
+                try db.execute(
+                    sql: "UPDATE apiTokens SET lastUsedAt = ? WHERE id = ?",
+                    arguments: [now.timeIntervalSince1970, token.id])
             }
         }
         return (token, account)
@@ -122,7 +135,8 @@ extension SQLiteRepository: AccountRepository {
     public func revokeAPIToken(id: String, now: Date, audit: LedgerEvent?) async throws -> APITokenRecord? {
         try await writer.write { db in
             try db.execute(
-                sql: "UPDATE apiTokens SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL", arguments: [now.timeIntervalSince1970, id])
+                sql: "UPDATE apiTokens SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL",
+                arguments: [now.timeIntervalSince1970, id])
             _ = try Self.audited(db.changesCount == 1, audit, db: db)
             return try Row.fetchOne(db, sql: "SELECT * FROM apiTokens WHERE id = ?", arguments: [id]).map(Self.apiToken)
         }
@@ -131,24 +145,36 @@ extension SQLiteRepository: AccountRepository {
     public func createConsoleSession(_ session: ConsoleSessionRecord, hash: String, audit: LedgerEvent?) async throws {
         try await writer.write { db in
             try db.execute(
-                sql: "INSERT INTO consoleSessions (tokenHash, accountId, csrfToken, createdAt, expiresAt) VALUES (?, ?, ?, ?, ?)",
-                arguments: [hash, session.accountId, session.csrfToken, session.createdAt.timeIntervalSince1970,
-                            session.expiresAt.timeIntervalSince1970])
+                sql: """
+                    INSERT INTO consoleSessions (tokenHash, accountId, csrfToken, createdAt, expiresAt)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    hash, session.accountId, session.csrfToken, session.createdAt.timeIntervalSince1970,
+                    session.expiresAt.timeIntervalSince1970,
+                ])
             // Expired sessions are dropped as new ones are made, so the table stays small.
-            try db.execute(sql: "DELETE FROM consoleSessions WHERE expiresAt <= ?", arguments: [session.createdAt.timeIntervalSince1970])
+            try db.execute(
+                sql: "DELETE FROM consoleSessions WHERE expiresAt <= ?",
+                arguments: [session.createdAt.timeIntervalSince1970])
             _ = try Self.audited(true, audit, db: db)
         }
     }
 
-    public func consoleSession(hash: String, now: Date) async throws -> (session: ConsoleSessionRecord, account: AccountRecord)? {
+    public func consoleSession(
+        hash: String, now: Date
+    ) async throws -> (session: ConsoleSessionRecord, account: AccountRecord)? {
         try await writer.read { db in
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM consoleSessions WHERE tokenHash = ? AND expiresAt > ?",
-                arguments: [hash, now.timeIntervalSince1970]),
-                  let account = try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [row["accountId"] as String])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM consoleSessions WHERE tokenHash = ? AND expiresAt > ?",
+                    arguments: [hash, now.timeIntervalSince1970]),
+                let account = try Row.fetchOne(
+                    db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [row["accountId"] as String])
             else { return nil }
             let session = ConsoleSessionRecord(
-                accountId: row["accountId"], csrfToken: row["csrfToken"], createdAt: Date(timeIntervalSince1970: row["createdAt"]),
+                accountId: row["accountId"], csrfToken: row["csrfToken"],
+                createdAt: Date(timeIntervalSince1970: row["createdAt"]),
                 expiresAt: Date(timeIntervalSince1970: row["expiresAt"]))
             return (session, Self.account(account))
         }
@@ -168,8 +194,11 @@ extension SQLiteRepository: AccountRepository {
     }
 
     private static func values(_ account: AccountRecord) -> [(any DatabaseValueConvertible)?] {
-        [account.id, account.email, account.role.rawValue, AccountService.text(account.sites), account.passwordHash, account.totpSecret,
-         account.createdAt.timeIntervalSince1970, account.deactivatedAt?.timeIntervalSince1970]
+        [
+            account.id, account.email, account.role.rawValue, AccountService.text(account.sites), account.passwordHash,
+            account.totpSecret,
+            account.createdAt.timeIntervalSince1970, account.deactivatedAt?.timeIntervalSince1970,
+        ]
     }
 
     private static func account(_ row: Row) -> AccountRecord {
@@ -182,7 +211,8 @@ extension SQLiteRepository: AccountRepository {
 
     private static func apiToken(_ row: Row) -> APITokenRecord {
         APITokenRecord(
-            id: row["id"], accountId: row["accountId"], name: row["name"], role: Role(rawValue: row["role"]) ?? .auditor,
+            id: row["id"], accountId: row["accountId"], name: row["name"],
+            role: Role(rawValue: row["role"]) ?? .auditor,
             createdAt: Date(timeIntervalSince1970: row["createdAt"]),
             lastUsedAt: (row["lastUsedAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
             revokedAt: (row["revokedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))

@@ -94,6 +94,21 @@ final class LiveServer: Sendable {
         return Enrolled(siteId: siteId, userId: userId, deviceId: enrollment["deviceId"] as? String ?? "", token: enrollment["deviceToken"] as? String ?? "")
     }
 
+    /// Ada checked in at site 1 (session `s-ada`) and Bob at site 2 (`s-bob`): a manager of one site
+    /// must see only its own.
+    func adaAndBobOnTwoSites() async throws -> (ada: Enrolled, bob: Enrolled) {
+        let ada = try await enrollEmployee(name: "Ada", major: 1)
+        let bob = try await enrollEmployee(name: "Bob", major: 2)
+        for (who, session, major) in [(ada, "s-ada", 1), (bob, "s-bob", 2)] {
+            let answer = try await send("POST", "/v1/attendance/check-in", token: who.token, key: session,
+                                        json: LiveServer.checkIn(who, session: session, major: major))
+            guard answer.status == 201 else {
+                throw RawHTTP.Failure(description: "check-in \(session): \(answer.status) \(answer.text)")
+            }
+        }
+        return (ada, bob)
+    }
+
     static func checkIn(_ who: Enrolled, session: String = "s-1", ts: Date = Date().addingTimeInterval(-600), major: Int = 1) -> [String: Any] {
         ["userId": who.userId, "beacon": ["uuid": "FDA50693-0000-0000-0000-290995101092", "major": major], "ts": RFC3339Text.format(ts),
          "sessionKey": session, "source": "automatic", "deviceMeta": ["deviceId": who.deviceId, "platform": "ios"]]
