@@ -137,6 +137,19 @@ import Testing
             live, "POST", "/console/sessions/s-ada/void", cookie: owner.cookie,
             form: ["reason": "test", "csrf": owner.csrf])
         #expect(voided.status == 303)
+        // A site's zone changed through its form; a bad zone is named.
+        let site: [String: String] = [
+            "name": "Site 1", "timeZone": "Asia/Tokyo", "beaconUUID": "FDA50693-0000-0000-0000-290995101092",
+            "major": "1", "csrf": owner.csrf,
+        ]
+        let saved = try await Self.request(live, "POST", "/console/sites/\(ada.siteId)", cookie: owner.cookie, form: site)
+        #expect(saved.status == 303 && saved.header("Location") == "/console/sites?done=saved")
+        #expect(try await live.send("GET", "/v1/admin/sites/\(ada.siteId)").json["timeZone"] as? String == "Asia/Tokyo")
+        var badZone = site
+        badZone["timeZone"] = "Mars/Olympus"
+        let refused = try await Self.request(
+            live, "POST", "/console/sites/\(ada.siteId)", cookie: owner.cookie, form: badZone)
+        #expect(refused.status == 422 && refused.body.contains("Mars/Olympus"))
         let history =
             try await live.send("GET", "/v1/admin/sessions/s-ada/history").json["entries"] as? [[String: Any]] ?? []
         #expect(history.last?["kind"] as? String == "session.voided")

@@ -11,7 +11,7 @@ extension Console {
             use: signedIn("sites") { request, _, viewer in
                 try viewer.require(.readDirectory)
                 let done = FormData.query(of: request)["done"].flatMap {
-                    ["added": "Site added.", "beacon": "Beacon added."][$0]
+                    ["added": "Site added.", "saved": "Site saved.", "beacon": "Beacon added."][$0]
                 }
                 return page("sites", title: "Sites", viewer: viewer, try await siteData(viewer), notice: done)
             })
@@ -20,18 +20,17 @@ extension Console {
             use: signedIn("createSite") { request, _, viewer in
                 try viewer.require(.manageSites)
                 let form = try await FormData.body(of: request)
-                let geofence = try form["latitude"].map { _ in
-                    Geofence(
-                        latitude: try number(form, "latitude"), longitude: try number(form, "longitude"),
-                        radiusMeters: try number(form, "radiusMeters"))
-                }
-                _ = try await services.admin.createSite(
-                    .init(
-                        name: form["name"] ?? "", timeZone: form["timeZone"] ?? "",
-                        beaconUUID: form["beaconUUID"] ?? Self.defaultBeaconUUID, major: Int(try number(form, "major")),
-                        geofence: geofence),
-                    actor: viewer.actor)
+                _ = try await services.admin.createSite(try siteInput(form), actor: viewer.actor)
                 return Self.redirect("/console/sites?done=added")
+            })
+        console.post(
+            "sites/:id",
+            use: signedIn("updateSite") { request, context, viewer in
+                try viewer.require(.manageSites)
+                let form = try await FormData.body(of: request)
+                _ = try await services.admin.updateSite(
+                    id: SiteID(try context.parameters.require("id")), try siteInput(form), actor: viewer.actor)
+                return Self.redirect("/console/sites?done=saved")
             })
         console.post(
             "sites/:id/beacons",
@@ -49,6 +48,19 @@ extension Console {
 
     static let defaultBeaconUUID = SiteBeacon.defaultUUID.uuidString
 
+    /// A site's form, for adding and for changing one (the service validates every field).
+    private func siteInput(_ form: FormData) throws -> AdminService.SiteInput {
+        let geofence = try form["latitude"].map { _ in
+            Geofence(
+                latitude: try number(form, "latitude"), longitude: try number(form, "longitude"),
+                radiusMeters: try number(form, "radiusMeters"))
+        }
+        return AdminService.SiteInput(
+            name: form["name"] ?? "", timeZone: form["timeZone"] ?? "",
+            beaconUUID: form["beaconUUID"] ?? Self.defaultBeaconUUID, major: Int(try number(form, "major")),
+            geofence: geofence)
+    }
+
     private func siteData(_ viewer: Viewer) async throws -> [String: Any] {
         let beacons = Dictionary(grouping: try await services.repository.beacons(siteId: nil), by: \.siteId)
         let mayManage = viewer.may(.manageSites)
@@ -56,7 +68,10 @@ extension Console {
             site in
             [
                 "id": site.id.rawValue, "name": site.name, "zone": site.timeZone, "uuid": site.beacon.uuid.uuidString,
-                "major": Int(site.beacon.major).formatted(), "active": site.isActive,
+                "major": Int(site.beacon.major).formatted(), "majorValue": String(site.beacon.major),
+                "latitude": site.geofence.map { String($0.latitude) } ?? "",
+                "longitude": site.geofence.map { String($0.longitude) } ?? "",
+                "radius": site.geofence.map { String($0.radiusMeters) } ?? "", "active": site.isActive,
                 "geofence": site.geofence.map {
                     String(format: "%.5f, %.5f, radius %.0f m", $0.latitude, $0.longitude, $0.radiusMeters)
                 } ?? "none",
