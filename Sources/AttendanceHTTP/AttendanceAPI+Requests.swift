@@ -18,6 +18,21 @@ extension AttendanceAPI {
         return .ok(.init(body: .json(try await requests.list(userId: user, state: nil).map(Self.request))))
     }
 
+    func reportDeviceState(
+        _ input: Operations.ReportDeviceState.Input
+    ) async throws -> Operations.ReportDeviceState.Output {
+        guard case .json(let body) = input.body else { throw Self.unsupportedBody }
+        let (device, _) = try Caller.device()
+        let permissions = Permissions(
+            location: Permissions.Location(rawValue: body.location.rawValue) ?? .notDetermined,
+            preciseLocation: body.preciseLocation ?? true,
+            bluetooth: Permissions.Bluetooth(rawValue: body.bluetooth.rawValue) ?? .unknown,
+            backgroundRefreshAvailable: body.backgroundRefresh == .available)
+        let state = DeviceState(permissions: permissions, appVersion: body.appVersion, observedAt: body.observedAt)
+        try await deviceStates.report(state, device: device)
+        return .noContent(.init())
+    }
+
     func fileRequest(_ input: Operations.FileRequest.Input) async throws -> Operations.FileRequest.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
         let (device, user) = try Caller.device()

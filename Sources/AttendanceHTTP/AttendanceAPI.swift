@@ -16,6 +16,7 @@ struct AttendanceAPI: APIProtocol {
     let timesheets: TimesheetService
     let timesheetSettings: TimesheetSettingsService
     let payPeriods: PayPeriodService
+    let deviceStates: DeviceStateService
     let metrics: ServerMetrics
     let document: Data
 

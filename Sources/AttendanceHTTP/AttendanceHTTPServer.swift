@@ -88,6 +88,7 @@ public enum AttendanceHTTPServer {
                                 requests: services.requests, timesheets: services.timesheets,
                                 timesheetSettings: TimesheetSettingsService(repository: repository, clock: clock),
                                 payPeriods: services.payPeriods,
+                                deviceStates: DeviceStateService(repository: repository, clock: clock),
                                 metrics: metrics,
                                 document: try contract())
         let router = Router(context: AttendanceRequestContext.self)

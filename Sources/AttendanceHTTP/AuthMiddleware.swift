@@ -14,7 +14,7 @@ struct AuthMiddleware: ServerMiddleware {
     /// Operations a device token may call; every other authenticated operation is admin-only.
     static let deviceOperations: Set<String> = [
         "getDeviceConfig", "checkIn", "checkOut", "heartbeat", "submitEvents", "listMySessions", "listMyRequests",
-        "fileRequest", "getMyTimesheet",
+        "fileRequest", "getMyTimesheet", "reportDeviceState",
     ]
 
     func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,

@@ -89,6 +89,10 @@ import Testing
         #expect(try await relaunched.status()?.siteNames == [SiteBeacon(major: 1): "HQ"])
         let files = try await relaunched.diagnosticsFiles()
         #expect(files.count == 2)
+        // A permission change reaches the server too, which then lists what blocks detection.
+        try await relaunched.send(.permissionsChanged(Permissions(location: .whenInUse)))
+        let state = try await server.http.repository.devices(userId: "alice").first?.state
+        #expect(state?.appVersion == "1.0 (7)" && state?.blockers.first?.contains("While Using") == true)
         #expect(errors.value.isEmpty)
     }
 

@@ -1,5 +1,6 @@
 import AttendanceAppCore
 import AttendanceEngine
+import AttendanceModels
 import Testing
 
 @Suite struct PermissionGuideTests {

@@ -107,6 +107,34 @@ import Testing
         #expect(model.footnote.contains("1 of your requests for a missed session is pending"))
     }
 
+    @Test func thePhoneReportsWhatBlocksDetectionAndTheServerKeepsTheLatest() async throws {
+        let repository = try await Backend.sqlite.makeRepository()
+        try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
+        let http = try await RunningServer.start(repository: repository)
+        defer { Task { try? await http.stop() } }
+        let code = try await AuthService(repository: repository).issueEnrollmentCode(for: "alice").code
+        let enrolled = try await EnrollmentClient(serverURL: http.baseURL, timeoutSeconds: 30)
+            .enroll(code: code, deviceName: nil, appVersion: nil)
+        let client = RecordClient(serverURL: http.baseURL, token: enrolled.deviceToken, timeoutSeconds: 30)
+        let now = Date()
+        let blocked = Permissions(location: .whenInUse, preciseLocation: true, bluetooth: .poweredOff)
+        try await client.report(blocked, appVersion: "2.4.1", observedAt: now)
+        // An older report arriving late does not undo the newer one.
+        try await client.report(Permissions(), appVersion: "2.4.0", observedAt: now.addingTimeInterval(-60))
+        let kept = try #require(try await repository.devices(userId: "alice").first?.state)
+        #expect(kept.appVersion == "2.4.1" && kept.permissions == blocked)
+        #expect(kept.blockers == blocked.automaticDetectionBlockers && kept.blockers.count == 2)
+        try await client.report(Permissions(), appVersion: "2.4.1", observedAt: now.addingTimeInterval(1))
+        #expect(try await repository.devices(userId: "alice").first?.state?.blockers == [])
+        // A report from the future is refused, naming the field.
+        do {
+            try await client.report(Permissions(), appVersion: nil, observedAt: now.addingTimeInterval(3_600))
+            Issue.record("a report an hour ahead was accepted")
+        } catch .refused(let status, let detail) {
+            #expect(status == 422 && detail.contains("observedAt"))
+        }
+    }
+
     @Test func theClientReadsTheRecordAndFilesARequestOnTheRealServer() async throws {
         let repository = try await Backend.sqlite.makeRepository()
         try await repository.createSite(

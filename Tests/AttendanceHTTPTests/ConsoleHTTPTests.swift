@@ -121,6 +121,16 @@ import Testing
                 json: LiveServer.checkIn(ada, session: "s-ada")
             ).status == 201)
         let owner = try await Self.signIn(live, .owner)
+        // The phone says Bluetooth is off: Exceptions and Devices say so.
+        let reported = try await live.send("PUT", "/v1/me/device-state", token: ada.token, json: [
+            "location": "always", "preciseLocation": true, "bluetooth": "poweredOff", "backgroundRefresh": "available",
+            "appVersion": "2.4.1", "observedAt": RFC3339Text.format(Date()),
+        ])
+        #expect(reported.status == 204)
+        let exceptions = try await Self.request(live, "GET", "/console/exceptions", cookie: owner.cookie)
+        #expect(exceptions.body.contains("<td class=\"why\">Bluetooth is off</td>"))
+        let devices = try await Self.request(live, "GET", "/console/devices", cookie: owner.cookie)
+        #expect(devices.body.contains("<td>2.4.1</td><td class=\"detection\">Bluetooth is off</td>"))
         let noToken = try await Self.request(
             live, "POST", "/console/sessions/s-ada/void", cookie: owner.cookie, form: ["reason": "x"])
         #expect(noToken.status == 403 && noToken.body.contains("CSRF"))

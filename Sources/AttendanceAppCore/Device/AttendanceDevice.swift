@@ -76,6 +76,9 @@ public actor AttendanceDevice {
     private let platform: Platform
     private var enrollment: EnrollmentRecord?
     public private(set) var runtime: AttendanceRuntime?
+    /// What the phone lets the app do, not yet told to the server (tried again on the next drain
+    /// or network return; the adapters report it again at every launch).
+    private var unreportedPermissions: (permissions: Permissions, at: Date)?
 
     public init(directory: URL, platform: Platform) {
         self.directory = directory
@@ -134,6 +137,23 @@ public actor AttendanceDevice {
     public func send(_ event: EngineEvent) async throws {
         guard let runtime else { throw DeviceError.notEnrolled }
         try await runtime.send(event)
+        if case .permissionsChanged(let permissions) = event {
+            unreportedPermissions = (permissions, platform.clock.now())
+            await reportPermissions()
+        }
+    }
+
+    /// Tells the server what the phone lets the app do, so HR sees a phone whose detection is
+    /// blocked (`PUT /v1/me/device-state`). A failure is kept for the next try and reported.
+    private func reportPermissions() async {
+        guard let pending = unreportedPermissions else { return }
+        do {
+            try await recordClient().report(
+                pending.permissions, appVersion: platform.appVersion, observedAt: pending.at)
+            if unreportedPermissions?.at == pending.at { unreportedPermissions = nil }
+        } catch {
+            platform.reportError("reporting the phone's permissions to the server", error)
+        }
     }
 
     /// Motion history for the manual sheet's offered time: as far back as the engine accepts a
@@ -157,8 +177,15 @@ public actor AttendanceDevice {
     }
 
     public func timerFired(_ name: String) async throws { try await runtime?.timerFired(name) }
-    public func drain() async throws { try await runtime?.drain() }
-    public func networkBecameReachable() async throws { try await runtime?.networkBecameReachable() }
+    public func drain() async throws {
+        try await runtime?.drain()
+        await reportPermissions()
+    }
+
+    public func networkBecameReachable() async throws {
+        try await runtime?.networkBecameReachable()
+        await reportPermissions()
+    }
 
     /// The screens' snapshot; `nil` before enrollment.
     public func status(regionStates: [BeaconRegion: RegionState] = [:]) async throws -> DeviceStatus? {

@@ -1,4 +1,5 @@
 import AttendanceEngine
+import AttendanceModels
 import Foundation
 
 /// What the phone allows, as the Apple adapters read it: the engine's `Permissions` plus what only

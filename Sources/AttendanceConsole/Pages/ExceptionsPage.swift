@@ -5,7 +5,7 @@ import Hummingbird
 
 /// What needs a person: days whose end is unconfirmed or that are open past their schedule (the
 /// timesheet rules decide both), pending requests, changes after a locked period, devices silent
-/// for a day.
+/// for a day, devices whose detection the phone blocks (its last `DeviceState`).
 extension Console {
     /// An open session with no schedule is listed once it has been open this long.
     static let openTooLongWithoutSchedule: TimeInterval = 12 * 3_600
@@ -61,22 +61,31 @@ extension Console {
                 }
             }
         }
+        let devices = viewer.may(.readDirectory) ? try await services.repository.devices(userId: nil) : []
         let silent: [[String: Any]] =
-            viewer.may(.readDirectory)
-            ? try await services.repository.devices(userId: nil)
+            devices
                 .filter { $0.revokedAt == nil && now.timeIntervalSince($0.lastSeenAt ?? $0.enrolledAt) > 86_400 }
                 .map {
                     [
                         "id": $0.id.rawValue, "user": $0.userId.rawValue,
                         "lastSeen": $0.lastSeenAt.map { LocalTime.text($0, zone: "UTC") } ?? "never",
                     ]
-                } : []
+                }
+        let blocked: [[String: Any]] = devices.compactMap { device in
+            guard device.revokedAt == nil, let state = device.state, !state.blockers.isEmpty else { return nil }
+            return [
+                "id": device.id.rawValue, "user": device.userId.rawValue,
+                "why": state.blockers.joined(separator: "; "),
+                "observed": LocalTime.text(state.observedAt, zone: "UTC"),
+            ]
+        }
         return [
             "unconfirmed": unconfirmed, "noUnconfirmed": unconfirmed.isEmpty,
             "openTooLong": openTooLong, "noOpenTooLong": openTooLong.isEmpty,
             "pending": pending, "noPending": pending.isEmpty,
             "afterLock": afterLock, "noAfterLock": afterLock.isEmpty,
             "silent": silent, "noSilent": silent.isEmpty,
+            "blocked": blocked, "noBlocked": blocked.isEmpty,
         ]
     }
 }

@@ -39,51 +39,6 @@ public enum EngineTimer: String, Hashable, Sendable, Codable {
     case nextDecision
 }
 
-/// What iOS lets the app do, as the adapters observe it.
-public struct Permissions: Hashable, Sendable, Codable {
-    public enum Location: String, Hashable, Sendable, Codable {
-        case notDetermined, restricted, denied, whenInUse, always
-    }
-
-    public enum Bluetooth: String, Hashable, Sendable, Codable {
-        case unknown, poweredOn, poweredOff, unauthorized, unsupported
-    }
-
-    public var location: Location
-    /// iOS 14 "Precise Location": beacon ranging and region monitoring need it.
-    public var preciseLocation: Bool
-    public var bluetooth: Bluetooth
-    public var backgroundRefreshAvailable: Bool
-
-    public init(location: Location = .always, preciseLocation: Bool = true, bluetooth: Bluetooth = .poweredOn,
-                backgroundRefreshAvailable: Bool = true) {
-        self.location = location
-        self.preciseLocation = preciseLocation
-        self.bluetooth = bluetooth
-        self.backgroundRefreshAvailable = backgroundRefreshAvailable
-    }
-
-    /// Why automatic check-in cannot work while the app is in the background; empty when it can.
-    public var automaticDetectionBlockers: [String] {
-        var blockers: [String] = []
-        switch location {
-        case .always: break
-        case .whenInUse: blockers.append("location access is 'While Using': arrivals are only seen while the app is open; automatic check-in needs 'Always'")
-        case .denied: blockers.append("location access is denied")
-        case .restricted: blockers.append("location access is restricted on this device")
-        case .notDetermined: blockers.append("location access has not been granted yet")
-        }
-        if !preciseLocation { blockers.append("Precise Location is off: iOS does not range beacons with approximate location") }
-        switch bluetooth {
-        case .poweredOn, .unknown: break
-        case .poweredOff: blockers.append("Bluetooth is off")
-        case .unauthorized: blockers.append("Bluetooth access is denied")
-        case .unsupported: blockers.append("this device has no Bluetooth LE")
-        }
-        return blockers
-    }
-}
-
 /// The outcome of a drain of the outbox, for the engine's record and the Today screen.
 public struct UploadReport: Hashable, Sendable, Codable {
     public var at: Date

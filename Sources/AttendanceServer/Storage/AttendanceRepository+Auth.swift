@@ -28,4 +28,6 @@ public protocol AuthRepository: Sendable {
     func device(tokenHash: String, now: Date) async throws -> DeviceRecord?
     func devices(userId: UserID?) async throws -> [DeviceRecord]
     func revokeDevice(id: DeviceID, now: Date, audit: LedgerEvent?) async throws -> DeviceRecord?
+    /// Keeps `state` unless the device's kept state was observed later (reports can arrive out of order).
+    func saveDeviceState(_ state: DeviceState, device: DeviceID) async throws
 }

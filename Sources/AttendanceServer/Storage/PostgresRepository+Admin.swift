@@ -79,7 +79,7 @@ extension PostgresRepository {
         }
     }
 
-    static let deviceColumns = "id, user_id, platform, device_name, enrolled_at, last_seen_at, revoked_at"
+    static let deviceColumns = "id, user_id, platform, device_name, enrolled_at, last_seen_at, revoked_at, state"
 
     func devices(_ query: PostgresQuery, on connection: PostgresConnection? = nil) async throws -> [DeviceRecord] {
         var devices: [DeviceRecord] = []
@@ -88,13 +88,22 @@ extension PostgresRepository {
         } else {
             try await client.query(query, logger: logger)
         }
-        for try await (id, user, platform, name, enrolled, lastSeen, revoked) in rows
-            .decode((String, String, String, String?, Double, Double?, Double?).self) {
+        for try await (id, user, platform, name, enrolled, lastSeen, revoked, state) in rows
+            .decode((String, String, String, String?, Double, Double?, Double?, String?).self) {
             devices.append(DeviceRecord(id: DeviceID(id), userId: UserID(user), platform: platform, deviceName: name,
                                         enrolledAt: Date(timeIntervalSince1970: enrolled), lastSeenAt: lastSeen.map(Date.init(timeIntervalSince1970:)),
-                                        revokedAt: revoked.map(Date.init(timeIntervalSince1970:))))
+                                        revokedAt: revoked.map(Date.init(timeIntervalSince1970:)),
+                                        state: DeviceState.decoded(state)))
         }
         return devices
+    }
+
+    public func saveDeviceState(_ state: DeviceState, device: DeviceID) async throws {
+        let at = state.observedAt.timeIntervalSince1970
+        try await client.query("""
+            UPDATE devices SET state = \(state.encoded()), state_observed_at = \(at)
+            WHERE id = \(device.rawValue) AND COALESCE(state_observed_at, 0) <= \(at)
+            """, logger: logger)
     }
 
     public func device(tokenHash: String, now: Date) async throws -> DeviceRecord? {

@@ -150,6 +150,10 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         ("2026-11-25 timesheet settings", timesheetStatements),
         ("2026-11-25 pay periods", payPeriodStatements),
         ("2026-11-25 accounts", accountStatements),
+        ("2026-11-25 device state", [
+            "ALTER TABLE devices ADD COLUMN state TEXT",
+            "ALTER TABLE devices ADD COLUMN state_observed_at DOUBLE PRECISION",
+        ]),
     ]
 
     /// Migrations that need code, run after their statements (by name, in the list's order).

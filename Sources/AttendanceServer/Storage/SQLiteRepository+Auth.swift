@@ -29,6 +29,14 @@ extension SQLiteRepository: AuthRepository {
         }
     }
 
+    /// After every earlier migration (registered last).
+    static func registerDeviceStateMigrations(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("2026-11-25 device state") { db in
+            try db.execute(sql: "ALTER TABLE devices ADD COLUMN state TEXT")
+            try db.execute(sql: "ALTER TABLE devices ADD COLUMN stateObservedAt REAL")
+        }
+    }
+
     public func installAdminToken(hash: String, now: Date) async throws -> Bool {
         try await writer.write { db in
             guard try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM adminTokens")) == 0 else { return false }
@@ -113,6 +121,19 @@ extension SQLiteRepository: AuthRepository {
         let revoked: Double? = row["revokedAt"]
         return DeviceRecord(id: DeviceID(row["id"]), userId: UserID(row["userId"]), platform: row["platform"], deviceName: row["deviceName"],
                             enrolledAt: Date(timeIntervalSince1970: row["enrolledAt"]), lastSeenAt: lastSeen.map(Date.init(timeIntervalSince1970:)),
-                            revokedAt: revoked.map(Date.init(timeIntervalSince1970:)))
+                            revokedAt: revoked.map(Date.init(timeIntervalSince1970:)),
+                            state: DeviceState.decoded(row["state"]))
+    }
+
+    public func saveDeviceState(_ state: DeviceState, device: DeviceID) async throws {
+        try await writer.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE devices SET state = ?, stateObservedAt = ?
+                    WHERE id = ? AND COALESCE(stateObservedAt, 0) <= ?
+                    """,
+                arguments: [state.encoded(), state.observedAt.timeIntervalSince1970, device.rawValue,
+                            state.observedAt.timeIntervalSince1970])
+        }
     }
 }

@@ -138,6 +138,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         registerTimesheetMigrations(&migrator)
         registerPayPeriodMigrations(&migrator)
         registerAccountMigrations(&migrator)
+        registerDeviceStateMigrations(&migrator)
         return migrator
     }
 

@@ -54,6 +54,8 @@ public struct DeviceRecord: Hashable, Sendable {
     public var enrolledAt: Date
     public var lastSeenAt: Date?
     public var revokedAt: Date?
+    /// What the phone last reported it lets the app do (nil until it reports).
+    public var state: DeviceState?
 }
 
 extension DeviceRecord {

@@ -174,6 +174,22 @@ public struct RecordClient: Sendable {
         return Self.request(request)
     }
 
+    /// Tells the server what the phone lets the app do (`PUT /v1/me/device-state`), so HR sees a
+    /// phone whose detection is blocked. Send it when any of it changes; an older report than the
+    /// one the server keeps is ignored there.
+    public func report(_ permissions: Permissions, appVersion: String?, observedAt: Date) async throws(RecordError) {
+        let body = Components.Schemas.DeviceState(
+            location: .init(rawValue: permissions.location.rawValue) ?? .notDetermined,
+            preciseLocation: permissions.preciseLocation,
+            bluetooth: .init(rawValue: permissions.bluetooth.rawValue) ?? .unknown,
+            backgroundRefresh: permissions.backgroundRefreshAvailable ? .available : .denied,
+            appVersion: appVersion, observedAt: observedAt)
+        let answer = await Exchange.run(timeoutSeconds: timeoutSeconds) {
+            try await client.reportDeviceState(body: .json(body))
+        }
+        _ = try Self.output(answer, expected: 204)
+    }
+
     private static func output<Output>(_ answer: Exchange<Output>, expected: Int) throws(RecordError) -> Output {
         switch answer {
         case .failure(let reason): throw .unreachable(reason)

@@ -1,0 +1,26 @@
+import AttendanceModels
+import Foundation
+
+/// A phone's report of what it lets the app do: checked, then kept if it is the latest.
+public struct DeviceStateService: Sendable {
+    public let repository: any ServerRepository
+    /// A report may not be from later than now + this (the phone's clock may run ahead a little).
+    static let futureAllowanceSeconds: Double = 300
+    private let clock: @Sendable () -> Date
+
+    public init(repository: any ServerRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.repository = repository
+        self.clock = clock
+    }
+
+    public func report(_ state: DeviceState, device: DeviceID) async throws {
+        if let version = state.appVersion { try InputRules.text("appVersion", version, maxLength: 64) }
+        let latest = clock().addingTimeInterval(Self.futureAllowanceSeconds)
+        guard state.observedAt <= latest else {
+            throw Problem.field(
+                "observedAt", RFC3339.format(state.observedAt),
+                expected: "a time no later than the server's clock + 300 s (\(RFC3339.format(latest)))", status: 422)
+        }
+        try await repository.saveDeviceState(state, device: device)
+    }
+}
