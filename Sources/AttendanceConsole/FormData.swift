@@ -9,7 +9,8 @@ struct FormData: Sendable {
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decoded(_ part: Substring) -> String {
-                String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part)
+                let spaced = String(part).replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
             }
             items.append((decoded(parts[0]), parts.count > 1 ? decoded(parts[1]) : ""))
         }
@@ -31,6 +32,9 @@ struct FormData: Sendable {
         else { return nil }
         return value
     }
+
+    /// The value exactly as sent (passwords: a space is part of one); nil when absent.
+    func raw(_ name: String) -> String? { items.first { $0.name == name }?.value }
 
     func all(_ name: String) -> [String] { items.filter { $0.name == name }.map(\.value).filter { !$0.isEmpty } }
 

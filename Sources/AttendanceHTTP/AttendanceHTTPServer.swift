@@ -76,7 +76,7 @@ public enum AttendanceHTTPServer {
         let services = ConsoleServices(
             repository: repository, admin: AdminService(repository: repository), auth: auth,
             corrections: CorrectionService(repository: repository, observer: hub, clock: clock),
-            requests: RequestService(repository: repository, clock: clock),
+            requests: RequestService(repository: repository, observer: hub, clock: clock),
             timesheets: TimesheetService(repository: repository, clock: clock),
             payPeriods: PayPeriodService(repository: repository, clock: clock), accounts: accounts,
             signIn: SignInService(accounts: accounts, clock: clock),

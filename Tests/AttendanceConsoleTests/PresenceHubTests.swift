@@ -16,9 +16,12 @@ import Testing
             checkOutAt: out ? at + 3_600 : nil, checkOutReason: nil, lastSeenAt: at, source: .automatic)
     }
 
-    @Test func aChangeReachesThePagesOfItsSiteOnly() async throws {
+    func viewer(_ scope: SiteScope, account: String = "acc-1", expires: Date = .distantFuture) -> PresenceHub.Viewer {
+        PresenceHub.Viewer(scope: scope, accountId: account, expiresAt: expires)
+    }
+
+    func hub(keepAlive: Duration = .seconds(15)) async throws -> (PresenceHub, any ServerRepository) {
         let repository = try await Backend.sqlite.makeRepository()
-        defer { repository.shutdown() }
         try await repository.createSite(
             SiteRecord(
                 id: "s1", name: "One", timeZone: "Europe/Berlin",
@@ -26,19 +29,25 @@ import Testing
             audit: nil)
         try await repository.createEmployee(EmployeeRecord(id: "ada", name: "<Ada>"), audit: nil)
         let hub = PresenceHub(
-            repository: repository, flushInterval: .milliseconds(200),
+            repository: repository, keepAlive: keepAlive, flushInterval: .milliseconds(200),
             clock: { Date(timeIntervalSince1970: 1_795_338_060) })
+        return (hub, repository)
+    }
+
+    @Test func aChangeReachesThePagesOfItsSiteOnly() async throws {
+        let (hub, repository) = try await hub()
+        defer { repository.shutdown() }
         let running = Task { try await hub.run() }
         defer { running.cancel() }
-        let everyone = hub.subscribe(scope: .all)
-        let otherSite = hub.subscribe(scope: .only(["s2"]))
+        let everyone = hub.subscribe(viewer(.all), after: hub.sequence)
+        let otherSite = hub.subscribe(viewer(.only(["s2"])), after: hub.sequence)
+        try await Task.sleep(for: .milliseconds(50))
         hub.sessionsChanged([session("k1", site: "s1", user: "ada")])
         var pages = everyone.events.makeAsyncIterator()
         let first = try #require(await pages.next())
         #expect(first.hasPrefix("event: presence\ndata: {"))
-        let json =
-            try JSONSerialization.jsonObject(with: Data(first.split(separator: "\n")[1].dropFirst(6).utf8))
-            as? [String: String]
+        let data = Data(first.split(separator: "\n")[1].dropFirst(6).utf8)
+        let json = try JSONSerialization.jsonObject(with: data) as? [String: String]
         #expect(
             json == [
                 "site": "s1", "session": "k1", "user": "ada", "state": "in", "name": "<Ada>",
@@ -54,5 +63,49 @@ import Testing
         var other = otherSite.events.makeAsyncIterator()
         #expect(await other.next() == nil)  // nothing of site s1 reached it before it closed
         #expect(hub.subscriberCount == 1)
+    }
+
+    @Test func aPageGetsWhatChangedBetweenItsRenderAndItsStream() async throws {
+        let (hub, repository) = try await hub()
+        defer { repository.shutdown() }
+        let running = Task { try await hub.run() }
+        defer { running.cancel() }
+        let rendered = hub.sequence
+        hub.sessionsChanged([session("k1", site: "s1", user: "ada")])  // no page open yet
+        try await Task.sleep(for: .milliseconds(50))
+        let page = hub.subscribe(viewer(.all), after: rendered)
+        var events = page.events.makeAsyncIterator()
+        #expect(try #require(await events.next()).contains("\"session\":\"k1\""))
+        // A page rendered before more changes than are kept starts again from the page.
+        for index in 0..<(PresenceHub.replayLimit + 1) {
+            hub.sessionsChanged([session("x\(index)", site: "s1", user: "ada")])
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let late = hub.subscribe(viewer(.all), after: rendered)
+        var lateEvents = late.events.makeAsyncIterator()
+        #expect(await lateEvents.next() == "event: reload\ndata: {}\n\n")
+    }
+
+    @Test func anAccountsStreamsEndWhenItIsSignedOutOrItsSignInExpires() async throws {
+        let (hub, repository) = try await hub(keepAlive: .milliseconds(100))
+        defer { repository.shutdown() }
+        let running = Task { try await hub.run() }
+        defer { running.cancel() }
+        let ada = hub.subscribe(viewer(.all, account: "acc-ada"), after: hub.sequence)
+        let bob = hub.subscribe(viewer(.all, account: "acc-bob"), after: hub.sequence)
+        // The hub's clock is 2026-11-22T09:01Z: a sign-in that ended a minute ago is dropped at the next keep-alive.
+        let expired = hub.subscribe(
+            viewer(.all, account: "acc-old", expires: Date(timeIntervalSince1970: 1_795_338_000)), after: hub.sequence)
+        try await Task.sleep(for: .milliseconds(50))
+        hub.disconnect(accountId: "acc-ada")
+        var adaEvents = ada.events.makeAsyncIterator()
+        #expect(await adaEvents.next() == nil)
+        try await Task.sleep(for: .milliseconds(350))  // past the next keep-alive
+        #expect(hub.subscriberCount == 1)  // Bob's
+        var expiredEvents = expired.events.makeAsyncIterator()
+        #expect(await expiredEvents.next() == nil)  // dropped before any keep-alive reached it
+        var bobEvents = bob.events.makeAsyncIterator()
+        #expect(await bobEvents.next() == ": keep-alive\n\n")
+        hub.unsubscribe(bob.id)
     }
 }

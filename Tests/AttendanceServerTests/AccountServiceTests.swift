@@ -179,9 +179,21 @@ import Testing
                 _ = try await s.accounts.update(
                     id: owner.account.id, role: .hr, sites: [], active: true, actor: .account(owner.account.id))
             }?.detail.contains("own role") == true)
+        // Demoted to auditor: the hr token outranks its account and stops; promoted back, it works.
+        _ = try await s.accounts.update(
+            id: hr.account.id, role: .auditor, sites: [], active: true, actor: .account(owner.account.id))
+        #expect(
+            await problem { _ = try await s.tokens.identity(token: issued.token) }?.title
+                == "Token outranks its account")
+        #expect(try await s.signIn.session(cookieToken: signedIn.cookieToken) == nil)  // a role change signs out
+        _ = try await s.accounts.update(
+            id: hr.account.id, role: .hr, sites: [], active: true, actor: .account(owner.account.id))
+        #expect(try await s.tokens.identity(token: issued.token)?.role == .hr)
+        let again = try await s.signIn.signIn(
+            email: "h@x.io", password: "correct horse battery", code: nil, address: "a")
         _ = try await s.accounts.update(
             id: hr.account.id, role: .hr, sites: [], active: false, actor: .account(owner.account.id))
-        #expect(try await s.signIn.session(cookieToken: signedIn.cookieToken) == nil)
+        #expect(try await s.signIn.session(cookieToken: again.cookieToken) == nil)
         #expect(await problem { _ = try await s.tokens.identity(token: issued.token) }?.title == "Account deactivated")
         #expect(
             await problem {

@@ -56,6 +56,21 @@ import Testing
         #expect(throttle.check(email: "new@x.io", address: "10.0.0.2", now: start) == .allowed)
     }
 
+    @Test func anAttemptIsCountedBeforeItIsCheckedAndGivenBackWhenRight() {
+        var throttle = SignInThrottle()
+        // Five attempts under way at once: the sixth is refused before any of them is checked.
+        for _ in 0..<5 { #expect(throttle.begin(email: "a@x.io", address: "10.0.0.1", now: start) == .allowed) }
+        #expect(throttle.begin(email: "a@x.io", address: "10.0.0.1", now: start) != .allowed)
+        throttle.succeeded(email: "a@x.io", address: "10.0.0.1")
+        #expect(throttle.check(email: "a@x.io", address: "10.0.0.1", now: start) == .allowed)
+        // A right password from an address gives back only its own count there.
+        var office = SignInThrottle()
+        for index in 0..<19 { office.recordFailure(email: "u\(index)@x.io", address: "10.0.0.9", now: start) }
+        #expect(office.begin(email: "b@x.io", address: "10.0.0.9", now: start) == .allowed)
+        office.succeeded(email: "b@x.io", address: "10.0.0.9")
+        #expect(office.begin(email: "c@x.io", address: "10.0.0.9", now: start) == .allowed)
+    }
+
     @Test func failuresOlderThanAnHourStartTheCountAgain() {
         var throttle = SignInThrottle()
         failing(&throttle, "a@x.io", "10.0.0.1", times: 8, at: start)

@@ -18,9 +18,11 @@ extension Console {
             use: signedIn("createAccount") { request, _, viewer in
                 try viewer.require(.manageAccounts)
                 let form = try await FormData.body(of: request)
+                // The password as typed (not trimmed: sign-in compares it as typed); empty: made here.
+                let password = form.raw("password").flatMap { $0.isEmpty ? nil : $0 }
                 let created = try await services.accounts.add(
                     email: form["email"] ?? "", role: try AccountRules.role(form["role"] ?? ""),
-                    sites: form.all("sites").map { SiteID($0) }, password: form["password"], actor: viewer.actor)
+                    sites: form.all("sites").map { SiteID($0) }, password: password, actor: viewer.actor)
                 var data = try await accountData(viewer)
                 if let password = created.generatedPassword {
                     data["secret"] = ["label": "Password for \(created.account.email)", "value": password]
@@ -32,29 +34,30 @@ extension Console {
             use: signedIn("updateAccount") { request, context, viewer in
                 try viewer.require(.manageAccounts)
                 let form = try await FormData.body(of: request)
+                let id = try context.parameters.require("id")
                 _ = try await services.accounts.update(
-                    id: try context.parameters.require("id"), role: try AccountRules.role(form["role"] ?? ""),
+                    id: id, role: try AccountRules.role(form["role"] ?? ""),
                     sites: form.all("sites").map { SiteID($0) }, active: form["active"] == "yes", actor: viewer.actor)
+                hub.disconnect(accountId: id)  // its live pages reconnect with what it may see now
                 return Self.redirect("/console/accounts?done=saved")
             })
         console.post(
             "password",
-            use: signedIn("changePassword") { request, _, viewer in
+            use: signedIn("changePassword") { request, context, viewer in
                 let form = try await FormData.body(of: request)
-                let current = form.items.first { $0.name == "current" }?.value ?? ""
-                guard await AccountService.verify(current, hash: viewer.account.passwordHash) else {
-                    throw Problem.field(
-                        "current", "not the current password", expected: "this account's current password", status: 422)
-                }
+                try await services.signIn.confirmPassword(
+                    form.raw("current") ?? "", of: viewer.account, address: context.peerAddress)
                 try await services.accounts.setPassword(
-                    id: viewer.account.id, password: form.items.first { $0.name == "password" }?.value ?? "",
-                    actor: viewer.actor)
+                    id: viewer.account.id, password: form.raw("password") ?? "", actor: viewer.actor)
+                hub.disconnect(accountId: viewer.account.id)
                 return Self.redirect("/console/sign-in")
             })
         console.post(
             "totp",
-            use: signedIn("enableTOTP") { request, _, viewer in
+            use: signedIn("enableTOTP") { request, context, viewer in
                 let form = try await FormData.body(of: request)
+                try await services.signIn.confirmPassword(
+                    form.raw("current") ?? "", of: viewer.account, address: context.peerAddress)
                 let secret = try form.required("secret", label: "secret")
                 try await services.accounts.enableTOTP(
                     id: viewer.account.id, secret: secret, code: form["code"] ?? "", actor: viewer.actor)

@@ -64,13 +64,13 @@ extension Console {
         let devices = viewer.may(.readDirectory) ? try await services.repository.devices(userId: nil) : []
         let silent: [[String: Any]] =
             devices
-                .filter { $0.revokedAt == nil && now.timeIntervalSince($0.lastSeenAt ?? $0.enrolledAt) > 86_400 }
-                .map {
-                    [
-                        "id": $0.id.rawValue, "user": $0.userId.rawValue,
-                        "lastSeen": $0.lastSeenAt.map { LocalTime.text($0, zone: "UTC") } ?? "never",
-                    ]
-                }
+            .filter { $0.revokedAt == nil && now.timeIntervalSince($0.lastSeenAt ?? $0.enrolledAt) > 86_400 }
+            .map {
+                [
+                    "id": $0.id.rawValue, "user": $0.userId.rawValue,
+                    "lastSeen": $0.lastSeenAt.map { LocalTime.text($0, zone: "UTC") } ?? "never",
+                ]
+            }
         let blocked: [[String: Any]] = devices.compactMap { device in
             guard device.revokedAt == nil, let state = device.state, !state.blockers.isEmpty else { return nil }
             return [

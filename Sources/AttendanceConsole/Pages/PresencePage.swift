@@ -16,13 +16,18 @@ extension Console {
             })
         console.get(
             "events",
-            use: signedIn("events") { _, _, viewer in
+            use: signedIn("events") { request, _, viewer in
                 try viewer.require(.readPresence)
-                return events(scope: viewer.scope)
+                let after = FormData.query(of: request)["after"].flatMap { UInt64($0) } ?? hub.sequence
+                let listener = PresenceHub.Viewer(
+                    scope: viewer.scope, accountId: viewer.account.id, expiresAt: viewer.session.expiresAt)
+                return events(for: listener, after: after)
             })
     }
 
     func presenceData(_ viewer: Viewer) async throws -> [String: Any] {
+        // Read before the sessions: a change after this number is replayed to the page's stream.
+        let after = hub.sequence
         let now = clock()
         let sites = try await services.repository.sites().filter { $0.isActive && viewer.scope.permits($0.id) }
         let open = try await services.admin.presence(siteId: nil, scope: viewer.scope)
@@ -50,13 +55,16 @@ extension Console {
                 "rows": rows, "empty": rows.isEmpty,
             ]
         }
-        return ["sites": sections, "noSites": sections.isEmpty, "mayManageSites": viewer.may(.manageSites)]
+        return [
+            "sites": sections, "noSites": sections.isEmpty, "mayManageSites": viewer.may(.manageSites),
+            "after": String(after),
+        ]
     }
 
     /// `text/event-stream` of `presence` events for the viewer's sites, until the page closes or
     /// the server stops.
-    private func events(scope: SiteScope) -> Response {
-        let (id, stream) = hub.subscribe(scope: scope)
+    private func events(for listener: PresenceHub.Viewer, after: UInt64) -> Response {
+        let (id, stream) = hub.subscribe(listener, after: after)
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         ConsoleSecurity.secure(&headers)

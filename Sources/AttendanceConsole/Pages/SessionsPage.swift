@@ -45,11 +45,17 @@ extension Console {
                 let session = try await services.corrections.session(key, scope: viewer.scope)
                 let site = try await site(session.siteId, viewer: viewer)
                 let form = try await FormData.body(of: request)
-                let checkIn = try time(form, "checkInAt", zone: site.timeZone)
-                let checkOut = try form["checkOutAt"].map { _ in try time(form, "checkOutAt", zone: site.timeZone) }
+                // A field left as the page showed it (to the minute) is not a change: the stored time
+                // keeps its seconds.
+                func changed(_ name: String, _ shown: Date?) throws -> Date? {
+                    guard let text = form[name], text != LocalTime.inputValue(shown, zone: site.timeZone) else {
+                        return nil
+                    }
+                    return try time(form, name, zone: site.timeZone)
+                }
                 _ = try await services.corrections.correct(
-                    key, checkInAt: checkIn == session.checkInAt ? nil : checkIn,
-                    checkOutAt: checkOut == session.checkOutAt ? nil : checkOut, siteId: nil,
+                    key, checkInAt: try changed("checkInAt", session.checkInAt),
+                    checkOutAt: try changed("checkOutAt", session.checkOutAt), siteId: nil,
                     reason: form["reason"] ?? "",
                     actor: viewer.actor)
                 return Self.redirect("/console/sessions/\(key.rawValue)?done=corrected")

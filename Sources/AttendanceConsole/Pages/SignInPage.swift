@@ -25,7 +25,7 @@ extension Console {
             }
             do {
                 let signedIn = try await services.signIn.signIn(
-                    email: email, password: form.items.first { $0.name == "password" }?.value ?? "",
+                    email: email, password: form.raw("password") ?? "",
                     code: form["code"], address: context.peerAddress)
                 let cookie = ConsoleSecurity.sessionCookie(
                     signedIn.cookieToken, maxAge: Int(services.signIn.sessionLifetime), secure: secure)
@@ -38,6 +38,7 @@ extension Console {
             "sign-out",
             use: signedIn("signOut") { request, _, viewer in
                 try await services.signIn.signOut(cookieToken: viewer.cookieToken, accountId: viewer.account.id)
+                hub.disconnect(accountId: viewer.account.id)  // its other pages' streams reconnect if still signed in
                 let cleared = ConsoleSecurity.clearedCookie(secure: ConsoleSecurity.isHTTPS(request))
                 return Self.redirect("/console/sign-in", cookie: cleared)
             })

@@ -72,6 +72,13 @@ public struct APITokenService: Sendable {
         guard account.isActive else {
             throw Problem(401, "Account deactivated", "the account of API token '\(record.id)' was deactivated")
         }
+        // A token never outranks its account as it is now (a demoted account's tokens stop).
+        guard AccessPolicy.covers(account.role, record.role) else {
+            throw Problem(
+                401, "Token outranks its account",
+                "API token '\(record.id)' has the \(record.role.rawValue) role, which its account "
+                    + "(now \(account.role.rawValue)) no longer covers; issue a new one")
+        }
         // A manager's token sees the manager's sites; a token's role never widens them.
         return StaffIdentity(
             accountId: account.id, email: account.email, role: record.role, scope: account.scope,

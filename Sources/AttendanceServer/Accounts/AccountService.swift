@@ -128,10 +128,16 @@ public struct AccountService: Sendable {
     /// Turns the second factor on once `code` shows the app holds `secret`.
     public func enableTOTP(id: String, secret: String, code: String, actor: LedgerActor) async throws {
         let number = try AccountRules.totpCode(code)
+        guard secret.count == 20,
+            secret.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        else { throw Problem.field("secret", secret, expected: "the 20-character key this page made") }
         guard Self.totpMatches(secret: secret, code: number, at: clock()) else {
             throw Problem.field("code", code, expected: "the code the authenticator app shows now", status: 422)
         }
         var account = try await self.account(id: id)
+        guard account.totpSecret == nil else {
+            throw Problem(409, "Already on", "this account's second factor is already on")
+        }
         account.totpSecret = secret
         let audit = LedgerEvent.admin(
             .accountUpdated, target: id, changes: ["totp": LedgerChange(before: nil, after: "enabled")], actor: actor,

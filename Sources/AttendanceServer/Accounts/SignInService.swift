@@ -39,11 +39,7 @@ public final class SignInService: Sendable {
     public func signIn(email: String, password: String, code: String?, address: String) async throws -> SignedIn {
         let now = clock()
         let key = email.trimmingCharacters(in: .whitespaces).lowercased()
-        if case .wait(let until, let why) = throttle.withLock({ $0.check(email: key, address: address, now: now) }) {
-            let seconds = Int(until.timeIntervalSince(now).rounded(.up))
-            let which = if case .account = why { "this account" } else { "this address" }
-            throw Problem(429, "Too many attempts", "too many failed sign-ins for \(which); try again in \(seconds) s")
-        }
+        try begin(key, address: address, now: now)
         let account = try await repository.account(email: key)
         let passwordMatches = await AccountService.verify(password, hash: account?.passwordHash ?? decoyHash)
         guard let account, account.isActive, passwordMatches else {
@@ -57,7 +53,7 @@ public final class SignInService: Sendable {
                 AccountService.totpMatches(secret: secret, code: number, at: now)
             else { try await fail(key, account: account, address: address, now: now, why: "code") }
         }
-        throttle.withLock { $0.recordSuccess(email: key) }
+        throttle.withLock { $0.succeeded(email: key, address: address) }
         let token = Tokens.newToken()
         let session = ConsoleSessionRecord(
             accountId: account.id, csrfToken: Tokens.newToken(), createdAt: now,
@@ -83,10 +79,29 @@ public final class SignInService: Sendable {
         try await repository.deleteConsoleSession(hash: Tokens.hash(cookieToken), audit: audit)
     }
 
+    /// Checks the account's current password before a change to the account (its password, its
+    /// second factor), throttled like a sign-in.
+    public func confirmPassword(_ password: String, of account: AccountRecord, address: String) async throws {
+        try begin(account.email, address: address, now: clock())
+        guard await AccountService.verify(password, hash: account.passwordHash) else {
+            throw Problem.field(
+                "current", "not the current password", expected: "this account's current password", status: 422)
+        }
+        throttle.withLock { $0.succeeded(email: account.email, address: address) }
+    }
+
+    /// Counts the attempt before it is checked (`SignInThrottle.begin`), or refuses it (429).
+    private func begin(_ email: String, address: String, now: Date) throws {
+        if case .wait(let until, let why) = throttle.withLock({ $0.begin(email: email, address: address, now: now) }) {
+            let seconds = Int(until.timeIntervalSince(now).rounded(.up))
+            let which = if case .account = why { "this account" } else { "this address" }
+            throw Problem(429, "Too many attempts", "too many failed sign-ins for \(which); try again in \(seconds) s")
+        }
+    }
+
     private func fail(
         _ email: String, account: AccountRecord?, address: String, now: Date, why: String
     ) async throws -> Never {
-        throttle.withLock { $0.recordFailure(email: email, address: address, now: now) }
         // The row names the account when there is one; a typed e-mail of no account is not kept
         // (it may be a password typed in the wrong field).
         let audit = LedgerEvent.admin(

@@ -59,6 +59,24 @@ public struct SignInThrottle: Sendable {
         entries[.account(email.lowercased())] = nil
     }
 
+    /// Checks and counts an attempt as a failure in one step, so concurrent attempts can't all
+    /// pass the check before any is counted; `succeeded` takes the count back.
+    public mutating func begin(email: String, address: String, now: Date) -> Decision {
+        let decision = check(email: email, address: address, now: now)
+        if decision == .allowed { recordFailure(email: email, address: address, now: now) }
+        return decision
+    }
+
+    /// An attempt `begin` counted was right: the account's failures are cleared, and the
+    /// address's count goes back by the one `begin` added.
+    public mutating func succeeded(email: String, address: String) {
+        recordSuccess(email: email)
+        if var entry = entries[.address(address)] {
+            entry.failures -= 1
+            entries[.address(address)] = entry.failures > 0 ? entry : nil
+        }
+    }
+
     /// How many keys are remembered (bounded by `forgetAfter`).
     public var count: Int { entries.count }
 

@@ -38,8 +38,16 @@ public struct CorrectionService: Sendable {
                 "body", "no change", expected: "at least one of checkInAt, checkOutAt or siteId", status: 422)
         }
         let correction = SessionCorrection(checkInAt: checkInAt, checkOutAt: checkOutAt, siteId: siteId, reason: reason)
-        return changed(try Self.session(
-            try await repository.correctSession(key, correction, actor: actor, requestId: nil, now: clock())))
+        let before = siteId == nil ? nil : try await repository.session(key: key)
+        let after = try Self.session(
+            try await repository.correctSession(key, correction, actor: actor, requestId: nil, now: clock()))
+        if var moved = before, moved.siteId != after.siteId {
+            // Moved to another site: the old site's pages drop the row first.
+            moved.voidedAt = clock()
+            observer?.sessionsChanged([moved, after])
+            return after
+        }
+        return changed(after)
     }
 
     public func add(

@@ -6,9 +6,13 @@ import Foundation
 public struct RequestService: Sendable {
     public let repository: any ServerRepository
     private let clock: @Sendable () -> Date
+    /// Told about the session an approval corrected or added (the console's live presence).
+    private let observer: (any SessionObserver)?
 
-    public init(repository: any ServerRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(repository: any ServerRepository, observer: (any SessionObserver)? = nil,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
         self.repository = repository
+        self.observer = observer
         self.clock = clock
     }
 
@@ -85,17 +89,27 @@ public struct RequestService: Sendable {
         return request
     }
 
-    /// The requests `scope` may see: a request names its site, and one without a site (a missing
-    /// session not yet placed) only an account for every site sees.
+    /// The requests `scope` may see: a correction is about its session's site (and, when it moves
+    /// the session, the new site too); a missing session about the site it names.
     public func list(userId: UserID?, state: CorrectionRequestRecord.State?, scope: SiteScope = .all) async throws
         -> [CorrectionRequestRecord]
     {
         if let userId { try InputRules.identifier("userId", userId.rawValue, maxLength: InputRules.maxIdLength) }
-        return try await repository.requests(userId: userId, state: state).filter { Self.visible($0, to: scope) }
+        var visible: [CorrectionRequestRecord] = []
+        for request in try await repository.requests(userId: userId, state: state)
+        where try await self.visible(request, to: scope) {
+            visible.append(request)
+        }
+        return visible
     }
 
-    static func visible(_ request: CorrectionRequestRecord, to scope: SiteScope) -> Bool {
-        request.siteId.map(scope.permits) ?? (scope == .all)
+    func visible(_ request: CorrectionRequestRecord, to scope: SiteScope) async throws -> Bool {
+        guard scope != .all else { return true }
+        if let key = request.sessionKey, request.kind == .correction {
+            guard let session = try await repository.session(key: key) else { return false }
+            return scope.permits(session.siteId) && (request.siteId.map(scope.permits) ?? true)
+        }
+        return request.siteId.map(scope.permits) ?? false
     }
 
     public func decide(
@@ -109,8 +123,8 @@ public struct RequestService: Sendable {
             guard let request = all.first(where: { $0.id == id }) else {
                 throw Problem(404, "Not found", "no request with id '\(id)'")
             }
-            guard Self.visible(request, to: scope) else {
-                throw Problem(403, "Forbidden", "request '\(id)' is not at one of the sites assigned to this account")
+            guard try await visible(request, to: scope) else {
+                throw Problem(403, "Forbidden", "request '\(id)' is about a site not assigned to this account")
             }
         }
         if let comment {
@@ -121,7 +135,12 @@ public struct RequestService: Sendable {
         switch try await repository.decideRequest(
             id: id, approve: approve, comment: comment, actor: actor, now: clock())
         {
-        case .decided(let request): return request
+        case .decided(let request):
+            if let observer, request.state == .approved, let key = request.sessionKey,
+               let session = try await repository.session(key: key) {
+                observer.sessionsChanged([session])
+            }
+            return request
         case .notFound: throw Problem(404, "Not found", "no request with id '\(id)'")
         case .alreadyDecided(let request):
             throw Problem(409, "Conflict", "the request '\(id)' was already \(request.state.rawValue)")

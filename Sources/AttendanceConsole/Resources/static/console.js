@@ -5,14 +5,22 @@
   var tables = document.querySelectorAll("tbody.presence");
   if (tables.length === 0 || !window.EventSource) { return; }
   var status = document.getElementById("live-status");
-  var source = new EventSource("/console/events");
+  // The stream starts after the last change this page shows: what changed since is replayed.
+  var source = new EventSource("/console/events?after=" + encodeURIComponent(status.dataset.after));
   var lost = false;
   // After a lost connection the page may have missed changes: it reloads once it is back.
   source.onopen = function () {
     if (lost) { window.location.reload(); return; }
     if (status) { status.textContent = "Live."; }
   };
-  source.onerror = function () { lost = true; if (status) { status.textContent = "Reconnecting…"; } };
+  source.onerror = function () {
+    lost = true;
+    if (status) { status.textContent = "Reconnecting…"; }
+    // A closed stream (the sign-in ended, or the server refused) is not retried by the browser.
+    if (source.readyState === EventSource.CLOSED) { window.setTimeout(function () { window.location.reload(); }, 2000); }
+  };
+  // The changes since this page was rendered are no longer kept: start again from the page.
+  source.addEventListener("reload", function () { window.location.reload(); });
   source.addEventListener("presence", function (message) {
     var change = JSON.parse(message.data);
     var body = document.querySelector('tbody.presence[data-site="' + CSS.escape(change.site) + '"]');
