@@ -171,10 +171,12 @@ public final class PresenceHub: SessionObserver, Service {
         }
     }
 
-    private func dropExpired() {
+    /// Ends the streams whose sign-in has expired (at every keep-alive).
+    func dropExpired() {
         let now = clock()
         let expired = state.withLock { current in
             current.subscribers.filter { $0.value.viewer.expiresAt <= now }.map(\.key)
+                + current.joining.filter { $0.value.subscriber.viewer.expiresAt <= now }.map(\.key)
         }
         for id in expired { unsubscribe(id) }
     }
