@@ -61,7 +61,8 @@ public struct Console: Sendable {
         self.clock = clock
     }
 
-    typealias Handler = @Sendable (Request, AttendanceRequestContext, Viewer) async throws -> Response
+    /// A page's or an action's work, with the request's form: the POST's body, or a GET's query.
+    typealias Handler = @Sendable (Request, AttendanceRequestContext, Viewer, FormData) async throws -> Response
 
     public func register(on router: Router<AttendanceRequestContext>) {
         let console = router.group("console")
@@ -87,9 +88,10 @@ public struct Console: Sendable {
     }
 
     /// A page or action behind sign-in: GETs without a session go to the sign-in page, POSTs are
-    /// refused unless their CSRF token is the session's.
+    /// refused unless their CSRF token is the session's, then anything that `needs` a permission
+    /// the viewer's role lacks.
     func signedIn(
-        _ name: String, _ handler: @escaping Handler
+        _ name: String, needs permission: Permission? = nil, _ handler: @escaping Handler
     )
         -> @Sendable (Request, AttendanceRequestContext) async throws -> Response
     {
@@ -105,8 +107,9 @@ public struct Console: Sendable {
                 }
                 let viewer = Viewer(account: account, session: session, cookieToken: token)
                 record("console.\(name)", viewer.principal)
+                var form = FormData.query(of: request)
                 if request.method == .post {
-                    let form = try await FormData.body(of: request)
+                    form = try await FormData.body(of: request)
                     guard ConsoleSecurity.csrfMatches(form["csrf"], session.csrfToken) else {
                         throw ConsoleProblem(
                             403, "Form refused",
@@ -114,7 +117,8 @@ public struct Console: Sendable {
                                 + "reload the page and submit it again")
                     }
                 }
-                return try await handler(request, context, viewer)
+                if let permission { try viewer.require(permission) }
+                return try await handler(request, context, viewer, form)
             } catch {
                 return errorPage(error, request: request)
             }

@@ -9,15 +9,13 @@ extension Console {
     func registerAccounts(on console: RouterGroup<AttendanceRequestContext>) {
         console.get(
             "accounts",
-            use: signedIn("accounts") { request, _, viewer in
-                let done = FormData.query(of: request)["done"].flatMap { Self.accountNotices[$0] }
+            use: signedIn("accounts") { request, _, viewer, form in
+                let done = form["done"].flatMap { Self.accountNotices[$0] }
                 return page("accounts", title: "Accounts", viewer: viewer, try await accountData(viewer), notice: done)
             })
         console.post(
             "accounts",
-            use: signedIn("createAccount") { request, _, viewer in
-                try viewer.require(.manageAccounts)
-                let form = try await FormData.body(of: request)
+            use: signedIn("createAccount", needs: .manageAccounts) { request, _, viewer, form in
                 // The password as typed (not trimmed: sign-in compares it as typed); empty: made here.
                 let password = form.raw("password").flatMap { $0.isEmpty ? nil : $0 }
                 let created = try await services.accounts.add(
@@ -31,9 +29,7 @@ extension Console {
             })
         console.post(
             "accounts/:id",
-            use: signedIn("updateAccount") { request, context, viewer in
-                try viewer.require(.manageAccounts)
-                let form = try await FormData.body(of: request)
+            use: signedIn("updateAccount", needs: .manageAccounts) { request, context, viewer, form in
                 let id = try context.parameters.require("id")
                 _ = try await services.accounts.update(
                     id: id, role: try AccountRules.role(form["role"] ?? ""),
@@ -43,8 +39,7 @@ extension Console {
             })
         console.post(
             "password",
-            use: signedIn("changePassword") { request, context, viewer in
-                let form = try await FormData.body(of: request)
+            use: signedIn("changePassword") { request, context, viewer, form in
                 try await services.signIn.confirmPassword(
                     form.raw("current") ?? "", of: viewer.account, address: context.peerAddress)
                 try await services.accounts.setPassword(
@@ -54,8 +49,7 @@ extension Console {
             })
         console.post(
             "totp",
-            use: signedIn("enableTOTP") { request, context, viewer in
-                let form = try await FormData.body(of: request)
+            use: signedIn("enableTOTP") { request, context, viewer, form in
                 try await services.signIn.confirmPassword(
                     form.raw("current") ?? "", of: viewer.account, address: context.peerAddress)
                 let secret = try form.required("secret", label: "secret")
@@ -65,8 +59,7 @@ extension Console {
             })
         console.post(
             "tokens",
-            use: signedIn("issueToken") { request, _, viewer in
-                let form = try await FormData.body(of: request)
+            use: signedIn("issueToken") { request, _, viewer, form in
                 let issued = try await services.tokens.issue(
                     accountId: viewer.account.id, name: form["name"] ?? "",
                     role: try form["role"].map(AccountRules.role), actor: viewer.actor)
@@ -77,7 +70,7 @@ extension Console {
             })
         console.post(
             "tokens/:id/revoke",
-            use: signedIn("revokeToken") { _, context, viewer in
+            use: signedIn("revokeToken") { _, context, viewer, form in
                 _ = try await services.tokens.revoke(
                     id: try context.parameters.require("id"), by: viewer.account.id,
                     mayRevokeAny: viewer.may(.manageAccounts),

@@ -8,9 +8,8 @@ extension Console {
     func registerAudit(on console: RouterGroup<AttendanceRequestContext>) {
         console.get(
             "audit",
-            use: signedIn("audit") { request, _, viewer in
-                try viewer.require(.readAudit)
-                let query = FormData.query(of: request)
+            use: signedIn("audit", needs: .readAudit) { request, _, viewer, form in
+                let query = form
                 let before = try query["before"].map { text -> Int64 in
                     guard let id = Int64(text), id > 0 else {
                         throw Problem.field("before", text, expected: "a row id")

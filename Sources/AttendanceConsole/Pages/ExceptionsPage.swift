@@ -13,8 +13,7 @@ extension Console {
     func registerExceptions(on console: RouterGroup<AttendanceRequestContext>) {
         console.get(
             "exceptions",
-            use: signedIn("exceptions") { _, _, viewer in
-                try viewer.require(.readSessions)
+            use: signedIn("exceptions", needs: .readSessions) { _, _, viewer, form in
                 return page("exceptions", title: "Exceptions", viewer: viewer, try await exceptionData(viewer))
             })
     }

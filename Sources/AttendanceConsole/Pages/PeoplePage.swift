@@ -8,9 +8,8 @@ extension Console {
     func registerPeople(on console: RouterGroup<AttendanceRequestContext>) {
         console.get(
             "people",
-            use: signedIn("people") { request, _, viewer in
-                try viewer.require(.readDirectory)
-                let done = FormData.query(of: request)["done"].flatMap {
+            use: signedIn("people", needs: .readDirectory) { request, _, viewer, form in
+                let done = form["done"].flatMap {
                     [
                         "added": "Person added.", "saved": "Changes saved.",
                         "deactivated": "Person deactivated; their devices are revoked.",
@@ -20,18 +19,14 @@ extension Console {
             })
         console.post(
             "people",
-            use: signedIn("createEmployee") { request, _, viewer in
-                try viewer.require(.managePeople)
-                let form = try await FormData.body(of: request)
+            use: signedIn("createEmployee", needs: .managePeople) { request, _, viewer, form in
                 _ = try await services.admin.createEmployee(
                     name: form["name"] ?? "", externalId: form["externalId"], email: form["email"], actor: viewer.actor)
                 return Self.redirect("/console/people?done=added")
             })
         console.post(
             "people/:id/edit",
-            use: signedIn("updateEmployee") { request, context, viewer in
-                try viewer.require(.managePeople)
-                let form = try await FormData.body(of: request)
+            use: signedIn("updateEmployee", needs: .managePeople) { request, context, viewer, form in
                 _ = try await services.admin.updateEmployee(
                     id: UserID(try context.parameters.require("id")), name: form["name"] ?? "",
                     externalId: form["externalId"],
@@ -40,16 +35,14 @@ extension Console {
             })
         console.post(
             "people/:id/deactivate",
-            use: signedIn("deactivateEmployee") { _, context, viewer in
-                try viewer.require(.managePeople)
+            use: signedIn("deactivateEmployee", needs: .managePeople) { _, context, viewer, form in
                 _ = try await services.admin.deactivateEmployee(
                     id: UserID(try context.parameters.require("id")), now: clock(), actor: viewer.actor)
                 return Self.redirect("/console/people?done=deactivated")
             })
         console.post(
             "people/:id/enrollment-code",
-            use: signedIn("createEnrollmentCode") { _, context, viewer in
-                try viewer.require(.managePeople)
+            use: signedIn("createEnrollmentCode", needs: .managePeople) { _, context, viewer, form in
                 let user = UserID(try context.parameters.require("id"))
                 let issued = try await services.auth.issueEnrollmentCode(for: user, actor: viewer.actor)
                 var data = try await peopleData(viewer)
@@ -62,15 +55,13 @@ extension Console {
             })
         console.get(
             "devices",
-            use: signedIn("devices") { request, _, viewer in
-                try viewer.require(.readDirectory)
-                let done = FormData.query(of: request)["done"] == "revoked" ? "Device revoked." : nil
+            use: signedIn("devices", needs: .readDirectory) { request, _, viewer, form in
+                let done = form["done"] == "revoked" ? "Device revoked." : nil
                 return page("devices", title: "Devices", viewer: viewer, try await deviceData(viewer), notice: done)
             })
         console.post(
             "devices/:id/revoke",
-            use: signedIn("revokeDevice") { _, context, viewer in
-                try viewer.require(.managePeople)
+            use: signedIn("revokeDevice", needs: .managePeople) { _, context, viewer, form in
                 _ = try await services.admin.revokeDevice(
                     id: DeviceID(try context.parameters.require("id")), now: clock(), actor: viewer.actor)
                 return Self.redirect("/console/devices?done=revoked")

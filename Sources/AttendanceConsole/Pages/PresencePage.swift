@@ -10,15 +10,13 @@ extension Console {
     func registerPresence(on console: RouterGroup<AttendanceRequestContext>) {
         console.get(
             "presence",
-            use: signedIn("presence") { _, _, viewer in
-                try viewer.require(.readPresence)
+            use: signedIn("presence", needs: .readPresence) { _, _, viewer, form in
                 return page("presence", title: "On site now", viewer: viewer, try await presenceData(viewer))
             })
         console.get(
             "events",
-            use: signedIn("events") { request, _, viewer in
-                try viewer.require(.readPresence)
-                let after = FormData.query(of: request)["after"].flatMap { UInt64($0) } ?? hub.sequence
+            use: signedIn("events", needs: .readPresence) { request, _, viewer, form in
+                let after = form["after"].flatMap { UInt64($0) } ?? hub.sequence
                 let listener = PresenceHub.Viewer(
                     scope: viewer.scope, accountId: viewer.account.id, expiresAt: viewer.session.expiresAt)
                 return events(for: listener, after: after)

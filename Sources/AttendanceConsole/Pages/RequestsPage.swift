@@ -8,23 +8,20 @@ extension Console {
     func registerRequests(on console: RouterGroup<AttendanceRequestContext>) {
         console.get(
             "requests",
-            use: signedIn("requests") { request, _, viewer in
-                try viewer.require(.readRequests)
-                let done = FormData.query(of: request)["done"].flatMap {
+            use: signedIn("requests", needs: .readRequests) { request, _, viewer, form in
+                let done = form["done"].flatMap {
                     ["approved": "Request approved.", "rejected": "Request rejected."][$0]
                 }
                 return page("requests", title: "Requests", viewer: viewer, try await requestData(viewer), notice: done)
             })
         console.post(
             "requests/:id/:decision",
-            use: signedIn("decideRequest") { request, context, viewer in
-                try viewer.require(.decideRequests)
+            use: signedIn("decideRequest", needs: .decideRequests) { request, context, viewer, form in
                 let id = try context.parameters.require("id")
                 let decision = try context.parameters.require("decision")
                 guard ["approve", "reject"].contains(decision) else {
                     throw ConsoleProblem(404, "No such decision", "'\(decision)' is not approve or reject")
                 }
-                let form = try await FormData.body(of: request)
                 _ = try await services.requests.decide(
                     id: id, approve: decision == "approve", comment: form["comment"], actor: viewer.actor,
                     scope: viewer.scope)

@@ -9,17 +9,14 @@ extension Console {
     func registerSessions(on console: RouterGroup<AttendanceRequestContext>) {
         console.get(
             "sessions",
-            use: signedIn("sessions") { request, _, viewer in
-                try viewer.require(.readSessions)
+            use: signedIn("sessions", needs: .readSessions) { request, _, viewer, form in
                 return page(
                     "sessions", title: "Sessions", viewer: viewer,
-                    try await sessionList(FormData.query(of: request), viewer))
+                    try await sessionList(form, viewer))
             })
         console.post(
             "sessions",
-            use: signedIn("addSession") { request, _, viewer in
-                try viewer.require(.correctSessions)
-                let form = try await FormData.body(of: request)
+            use: signedIn("addSession", needs: .correctSessions) { request, _, viewer, form in
                 let site = try await site(SiteID(try form.required("siteId", label: "site")), viewer: viewer)
                 let added = try await services.corrections.add(
                     userId: UserID(try form.required("userId", label: "employee")), siteId: site.id,
@@ -30,21 +27,18 @@ extension Console {
             })
         console.get(
             "sessions/:key",
-            use: signedIn("session") { request, context, viewer in
-                try viewer.require(.readSessions)
+            use: signedIn("session", needs: .readSessions) { request, context, viewer, form in
                 let key = SessionKey(try context.parameters.require("key"))
-                let done = FormData.query(of: request)["done"].flatMap { Self.sessionNotices[$0] }
+                let done = form["done"].flatMap { Self.sessionNotices[$0] }
                 return page(
                     "session", title: "Session", viewer: viewer, try await sessionData(key, viewer), notice: done)
             })
         console.post(
             "sessions/:key/correct",
-            use: signedIn("correctSession") { request, context, viewer in
-                try viewer.require(.correctSessions)
+            use: signedIn("correctSession", needs: .correctSessions) { request, context, viewer, form in
                 let key = SessionKey(try context.parameters.require("key"))
                 let session = try await services.corrections.session(key, scope: viewer.scope)
                 let site = try await site(session.siteId, viewer: viewer)
-                let form = try await FormData.body(of: request)
                 // A field left as the page showed it (to the minute) is not a change: the stored time
                 // keeps its seconds.
                 func changed(_ name: String, _ shown: Date?) throws -> Date? {
@@ -62,11 +56,9 @@ extension Console {
             })
         console.post(
             "sessions/:key/void",
-            use: signedIn("voidSession") { request, context, viewer in
-                try viewer.require(.correctSessions)
+            use: signedIn("voidSession", needs: .correctSessions) { request, context, viewer, form in
                 let key = SessionKey(try context.parameters.require("key"))
                 _ = try await services.corrections.session(key, scope: viewer.scope)
-                let form = try await FormData.body(of: request)
                 _ = try await services.corrections.void(key, reason: form["reason"] ?? "", actor: viewer.actor)
                 return Self.redirect("/console/sessions/\(key.rawValue)?done=voided")
             })

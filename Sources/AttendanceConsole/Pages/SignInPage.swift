@@ -36,7 +36,7 @@ extension Console {
         }
         console.post(
             "sign-out",
-            use: signedIn("signOut") { request, _, viewer in
+            use: signedIn("signOut") { request, _, viewer, form in
                 try await services.signIn.signOut(cookieToken: viewer.cookieToken, accountId: viewer.account.id)
                 hub.disconnect(accountId: viewer.account.id)  // its other pages' streams reconnect if still signed in
                 let cleared = ConsoleSecurity.clearedCookie(secure: ConsoleSecurity.isHTTPS(request))

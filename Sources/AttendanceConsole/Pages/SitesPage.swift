@@ -8,35 +8,28 @@ extension Console {
     func registerSites(on console: RouterGroup<AttendanceRequestContext>) {
         console.get(
             "sites",
-            use: signedIn("sites") { request, _, viewer in
-                try viewer.require(.readDirectory)
-                let done = FormData.query(of: request)["done"].flatMap {
+            use: signedIn("sites", needs: .readDirectory) { request, _, viewer, form in
+                let done = form["done"].flatMap {
                     ["added": "Site added.", "saved": "Site saved.", "beacon": "Beacon added."][$0]
                 }
                 return page("sites", title: "Sites", viewer: viewer, try await siteData(viewer), notice: done)
             })
         console.post(
             "sites",
-            use: signedIn("createSite") { request, _, viewer in
-                try viewer.require(.manageSites)
-                let form = try await FormData.body(of: request)
+            use: signedIn("createSite", needs: .manageSites) { request, _, viewer, form in
                 _ = try await services.admin.createSite(try siteInput(form), actor: viewer.actor)
                 return Self.redirect("/console/sites?done=added")
             })
         console.post(
             "sites/:id",
-            use: signedIn("updateSite") { request, context, viewer in
-                try viewer.require(.manageSites)
-                let form = try await FormData.body(of: request)
+            use: signedIn("updateSite", needs: .manageSites) { request, context, viewer, form in
                 _ = try await services.admin.updateSite(
                     id: SiteID(try context.parameters.require("id")), try siteInput(form), actor: viewer.actor)
                 return Self.redirect("/console/sites?done=saved")
             })
         console.post(
             "sites/:id/beacons",
-            use: signedIn("createBeacon") { request, context, viewer in
-                try viewer.require(.manageSites)
-                let form = try await FormData.body(of: request)
+            use: signedIn("createBeacon", needs: .manageSites) { request, context, viewer, form in
                 _ = try await services.admin.createBeacon(
                     siteId: SiteID(try context.parameters.require("id")), minor: Int(try number(form, "minor")),
                     label: form["label"],

@@ -9,9 +9,8 @@ extension Console {
     func registerTimesheets(on console: RouterGroup<AttendanceRequestContext>) {
         console.get(
             "timesheets",
-            use: signedIn("timesheets") { request, _, viewer in
-                try viewer.require(.readTimesheets)
-                let query = FormData.query(of: request)
+            use: signedIn("timesheets", needs: .readTimesheets) { request, _, viewer, form in
+                let query = form
                 let done = query["done"].flatMap {
                     [
                         "approve": "Period approved.", "lock": "Period locked.",
@@ -24,9 +23,8 @@ extension Console {
             })
         console.get(
             "timesheets.csv",
-            use: signedIn("timesheetCSV") { request, _, viewer in
-                try viewer.require(.readTimesheets)
-                let sheet = try range(FormData.query(of: request))
+            use: signedIn("timesheetCSV", needs: .readTimesheets) { request, _, viewer, form in
+                let sheet = try range(form)
                 try await services.timesheets.validate(sheet)
                 return download(
                     TimesheetCSV(service: services.timesheets, query: sheet), type: "text/csv; charset=utf-8",
@@ -34,9 +32,8 @@ extension Console {
             })
         console.get(
             "timesheets.xlsx",
-            use: signedIn("timesheetXLSX") { request, _, viewer in
-                try viewer.require(.readTimesheets)
-                let sheet = try range(FormData.query(of: request))
+            use: signedIn("timesheetXLSX", needs: .readTimesheets) { request, _, viewer, form in
+                let sheet = try range(form)
                 let file = try await TimesheetWorkbook.write(service: services.timesheets, query: sheet)
                 return download(
                     FileChunks(url: file), type: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -44,10 +41,8 @@ extension Console {
             })
         console.post(
             "pay-periods/:start/:action",
-            use: signedIn("changePayPeriod") { request, context, viewer in
-                try viewer.require(.managePayPeriods)
+            use: signedIn("changePayPeriod", needs: .managePayPeriods) { request, context, viewer, form in
                 let start = try date("start", try context.parameters.require("start"))
-                let form = try await FormData.body(of: request)
                 let action = try context.parameters.require("action")
                 let event: PayPeriodMachine.Event
                 switch action {
