@@ -107,15 +107,23 @@ import Testing
         #expect(model.footnote.contains("1 of your requests for a missed session is pending"))
     }
 
-    @Test func thePhoneReportsWhatBlocksDetectionAndTheServerKeepsTheLatest() async throws {
+    /// A real server with the site HQ and Alice, and the record client of her enrolled phone.
+    func aliceEnrolled() async throws -> (repository: any ServerRepository, http: RunningServer, client: RecordClient) {
         let repository = try await Backend.sqlite.makeRepository()
+        try await repository.createSite(
+            SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1)))
         try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
         let http = try await RunningServer.start(repository: repository)
-        defer { Task { try? await http.stop() } }
         let code = try await AuthService(repository: repository).issueEnrollmentCode(for: "alice").code
         let enrolled = try await EnrollmentClient(serverURL: http.baseURL, timeoutSeconds: 30)
             .enroll(code: code, deviceName: nil, appVersion: nil)
         let client = RecordClient(serverURL: http.baseURL, token: enrolled.deviceToken, timeoutSeconds: 30)
+        return (repository, http, client)
+    }
+
+    @Test func thePhoneReportsWhatBlocksDetectionAndTheServerKeepsTheLatest() async throws {
+        let (repository, http, client) = try await aliceEnrolled()
+        defer { Task { try? await http.stop() } }
         let now = Date()
         let blocked = Permissions(location: .whenInUse, preciseLocation: true, bluetooth: .poweredOff)
         try await client.report(blocked, appVersion: "2.4.1", observedAt: now)
@@ -136,16 +144,8 @@ import Testing
     }
 
     @Test func theClientReadsTheRecordAndFilesARequestOnTheRealServer() async throws {
-        let repository = try await Backend.sqlite.makeRepository()
-        try await repository.createSite(
-            SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1)))
-        try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
-        let http = try await RunningServer.start(repository: repository)
+        let (repository, http, client) = try await aliceEnrolled()
         defer { Task { try? await http.stop() } }
-        let code = try await AuthService(repository: repository).issueEnrollmentCode(for: "alice").code
-        let enrolled = try await EnrollmentClient(serverURL: http.baseURL, timeoutSeconds: 30)
-            .enroll(code: code, deviceName: nil, appVersion: nil)
-        let client = RecordClient(serverURL: http.baseURL, token: enrolled.deviceToken, timeoutSeconds: 30)
         #expect(try await client.sessions(from: nil, to: nil).isEmpty)
 
         let arrived = Date().addingTimeInterval(-30_000)
