@@ -9,17 +9,16 @@ extension Console {
         console.get(
             "audit",
             use: signedIn("audit", needs: .readAudit) { request, _, viewer, form in
-                let query = form
-                let before = try query["before"].map { text -> Int64 in
+                let before = try form["before"].map { text -> Int64 in
                     guard let id = Int64(text), id > 0 else {
                         throw Problem.field("before", text, expected: "a row id")
                     }
                     return id
                 }
                 let filter = LedgerFilter(
-                    from: query["from"].flatMap { LocalTime.parse($0 + "T00:00", zone: "UTC") },
-                    to: query["to"].flatMap { LocalTime.parse($0 + "T23:59", zone: "UTC") },
-                    actor: query["actor"].map { LedgerActor(rawValue: $0) }, sessionKey: nil, userId: nil)
+                    from: form["from"].flatMap { LocalTime.parse($0 + "T00:00", zone: "UTC") },
+                    to: form["to"].flatMap { LocalTime.parse($0 + "T23:59", zone: "UTC") },
+                    actor: form["actor"].map { LedgerActor(rawValue: $0) }, sessionKey: nil, userId: nil)
                 let rows = try await services.repository.ledgerEvents(filter, before: before, limit: 201)
                 let actors = try await ActorNames(services: services)
                 let page = rows.prefix(200).map { entry -> [String: Any] in
@@ -39,7 +38,7 @@ extension Console {
                         "next": rows.count > 200
                             ? page.last.map { "/console/audit?before=\($0["id"] as? String ?? "")" } ?? "" : "",
                         "filter": [
-                            "actor": query["actor"] ?? "", "from": query["from"] ?? "", "to": query["to"] ?? "",
+                            "actor": form["actor"] ?? "", "from": form["from"] ?? "", "to": form["to"] ?? "",
                         ],
                     ])
             })

@@ -10,15 +10,14 @@ extension Console {
         console.get(
             "timesheets",
             use: signedIn("timesheets", needs: .readTimesheets) { request, _, viewer, form in
-                let query = form
-                let done = query["done"].flatMap {
+                let done = form["done"].flatMap {
                     [
                         "approve": "Period approved.", "lock": "Period locked.",
                         "reopen": "Period reopened.", "unapprove": "Approval withdrawn.",
                     ][$0]
                 }
                 return page(
-                    "timesheets", title: "Timesheets", viewer: viewer, try await timesheetData(query, viewer),
+                    "timesheets", title: "Timesheets", viewer: viewer, try await timesheetData(form, viewer),
                     notice: done)
             })
         console.get(

@@ -51,7 +51,7 @@ public struct APITokenService: Sendable {
     ) async throws
         -> APITokenRecord
     {
-        guard let token = try await repository.apiTokens(accountId: nil).first(where: { $0.id == id }),
+        guard let token = try await repository.apiToken(id: id),
             mayRevokeAny || token.accountId == accountId
         else { throw Problem(404, "Not found", "no API token with id '\(id)' that this account may revoke") }
         let audit = LedgerEvent.admin(.apiTokenRevoked, target: id, changes: [:], actor: actor, now: clock())

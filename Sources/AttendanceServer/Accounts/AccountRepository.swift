@@ -18,6 +18,7 @@ public protocol AccountRepository: Sendable {
     /// minute (a machine's steady traffic costs no write).
     func apiToken(hash: String, now: Date) async throws -> (token: APITokenRecord, account: AccountRecord)?
     func apiTokens(accountId: String?) async throws -> [APITokenRecord]
+    func apiToken(id: String) async throws -> APITokenRecord?
     /// Nil when there is no such token; revoking a revoked token keeps its first time.
     func revokeAPIToken(id: String, now: Date, audit: LedgerEvent?) async throws -> APITokenRecord?
 

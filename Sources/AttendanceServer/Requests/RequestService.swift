@@ -119,8 +119,7 @@ public struct RequestService: Sendable {
     {
         try InputRules.identifier("requestId", id, maxLength: InputRules.maxIdLength)
         if scope != .all {
-            let all = try await repository.requests(userId: nil, state: nil)
-            guard let request = all.first(where: { $0.id == id }) else {
+            guard let request = try await repository.request(id: id) else {
                 throw Problem(404, "Not found", "no request with id '\(id)'")
             }
             guard try await visible(request, to: scope) else {

@@ -7,6 +7,7 @@ public protocol RequestRepository: Sendable {
     func fileRequest(_ request: CorrectionRequestRecord, actor: LedgerActor) async throws
     /// Requests, newest first (at most 500), optionally one employee's or in one state.
     func requests(userId: UserID?, state: CorrectionRequestRecord.State?) async throws -> [CorrectionRequestRecord]
+    func request(id: String) async throws -> CorrectionRequestRecord?
     /// Approves or rejects a pending request (`RequestRules.decide`); an approval applies its
     /// correction or adds its session in the same transaction, with both ledger rows.
     func decideRequest(

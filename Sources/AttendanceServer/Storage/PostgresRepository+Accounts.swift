@@ -134,6 +134,13 @@ extension PostgresRepository: AccountRepository {
         return found
     }
 
+    public func apiToken(id: String) async throws -> APITokenRecord? {
+        let sql = "SELECT \(Self.tokenColumns) FROM api_tokens WHERE id = $1"
+        for try await row in try await client.query(PostgresQuery(unsafeSQL: sql, binds: try binds(id)), logger: logger)
+            .decode(TokenRow.self) { return Self.token(row) }
+        return nil
+    }
+
     public func revokeAPIToken(id: String, now: Date, audit: LedgerEvent?) async throws -> APITokenRecord? {
         try await audited(audit) { connection in
             !(try await connection.query(
@@ -143,7 +150,7 @@ extension PostgresRepository: AccountRepository {
                 """, logger: self.logger
             ).collect()).isEmpty
         }
-        return try await apiTokens(accountId: nil).first { $0.id == id }
+        return try await apiToken(id: id)
     }
 
     public func createConsoleSession(_ session: ConsoleSessionRecord, hash: String, audit: LedgerEvent?) async throws {

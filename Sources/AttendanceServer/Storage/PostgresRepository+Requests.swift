@@ -90,6 +90,11 @@ extension PostgresRepository: RequestRepository {
         return try await requests(PostgresQuery(unsafeSQL: sql, binds: bindings))
     }
 
+    public func request(id: String) async throws -> CorrectionRequestRecord? {
+        let select = "SELECT \(Self.requestColumns) FROM correction_requests WHERE id = $1"
+        return try await requests(PostgresQuery(unsafeSQL: select, binds: try binds(id))).first
+    }
+
     public func decideRequest(
         id: String, approve: Bool, comment: String?, actor: LedgerActor, now: Date
     ) async throws

@@ -132,6 +132,12 @@ extension SQLiteRepository: AccountRepository {
         }
     }
 
+    public func apiToken(id: String) async throws -> APITokenRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM apiTokens WHERE id = ?", arguments: [id]).map(Self.apiToken)
+        }
+    }
+
     public func revokeAPIToken(id: String, now: Date, audit: LedgerEvent?) async throws -> APITokenRecord? {
         try await writer.write { db in
             try db.execute(

@@ -72,6 +72,13 @@ extension SQLiteRepository: RequestRepository {
         }
     }
 
+    public func request(id: String) async throws -> CorrectionRequestRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM correctionRequests WHERE id = ?"), arguments: [id])
+                .map(Self.request)
+        }
+    }
+
     public func decideRequest(
         id: String, approve: Bool, comment: String?, actor: LedgerActor, now: Date
     ) async throws
