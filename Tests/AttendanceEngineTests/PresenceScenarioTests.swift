@@ -3,7 +3,7 @@ import AttendanceModels
 import Foundation
 import Testing
 
-/// The presence behaviours DESIGN §4.3 and issue #2 promise, each driven through the engine.
+/// The presence behaviours docs/ENGINE.md and issue #2 promise, each driven through the engine.
 @Suite struct PresenceScenarioTests {
     static let uuidRegion = BeaconRegion(uuid: EngineDriver.uuid)
     static func siteRegion(_ major: UInt16) -> BeaconRegion { BeaconRegion(uuid: EngineDriver.uuid, major: major) }
@@ -159,7 +159,7 @@ import Testing
         #expect(driver.engine.openSessions.map(\.site.major) == [2])
     }
 
-    /// Not walking, −75 dBm: no single window confirms (the guide's rule), but the evidence
+    /// Not walking, −75 dBm: no single window confirms (the first rule), but the evidence
     /// lasts, so the dwell rule checks in from the region entry once it spans 300 s.
     @Test func aLastingMediumSignalChecksInByDwellFromTheEntry() {
         var driver = EngineDriver()

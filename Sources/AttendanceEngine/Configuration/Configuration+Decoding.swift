@@ -43,7 +43,7 @@ extension Configuration {
             require(value < 0 && value > -127, field, value, "a negative dBm value above -127")
         }
         require(walkingConfirmMinMedianDBm < 0 && walkingConfirmMinMedianDBm >= -127, "walkingConfirmMinMedianDBm", walkingConfirmMinMedianDBm,
-                "a negative dBm value from -127 (-127: walking alone confirms, the guide's rule)")
+                "a negative dBm value from -127 (-127: walking alone confirms, the first rule)")
         require(dwellConfirmSeconds >= 60, "dwellConfirmSeconds", dwellConfirmSeconds, "seconds ≥ 60 (a walk-by lasts up to minutes)")
         require(dwellContinuousSeconds >= 60 && dwellContinuousSeconds <= dwellConfirmSeconds, "dwellContinuousSeconds", dwellContinuousSeconds,
                 "seconds from 60 to dwellConfirmSeconds (\(dwellConfirmSeconds))")

@@ -21,7 +21,7 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// Monitor one region per site (a callback per site) or one per UUID (saves region slots).
     public var regionMonitoring: RegionMonitoring = .perSite
 
-    // MARK: Ranging decision (implementation guide defaults)
+    // MARK: Ranging decision (starting defaults: docs/ENGINE.md)
     /// A ranging window lasts at most this long; iOS gives ~10 s of background time per region
     /// event (Apple DTS), so the window must fit inside it.
     public var rangingWindowMaxSeconds: Double = 8
@@ -32,7 +32,7 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// At the window's end a median strictly above this confirms without motion.
     public var windowEndConfirmMinMedianDBm: Double = -65
     /// At the window's end, walking confirms only with a median strictly above this. −127
-    /// reproduces the guide's rule (walking alone confirms), which checks in walk-bys that
+    /// reproduces the first rule (walking alone confirms: decision 0009), which checks in walk-bys that
     /// pass 10–20 m from a beacon (−79 to −85 dBm with n = 2).
     public var walkingConfirmMinMedianDBm: Double = -80
     /// The walking rule waits until the person has stopped after walking (CoreMotion: stationary

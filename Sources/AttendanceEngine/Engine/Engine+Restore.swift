@@ -8,10 +8,12 @@ extension Engine {
     public static func restore(from snapshot: Data) throws -> Engine {
         do {
             return try JSONDecoder().decode(Engine.self, from: snapshot)
-        } catch DecodingError.keyNotFound(_, let context) where context.codingPath.first?.stringValue == "configuration" {
+        } catch DecodingError.keyNotFound(_, let context)
+                    where context.codingPath.first?.stringValue == "configuration" {
             guard var object = try JSONSerialization.jsonObject(with: snapshot) as? [String: Any],
                   let stored = object["configuration"] as? [String: Any] else {
-                throw DecodingError.dataCorrupted(.init(codingPath: context.codingPath, debugDescription: "the snapshot's configuration is not a JSON object"))
+                let problem = "the snapshot's configuration is not a JSON object"
+                throw DecodingError.dataCorrupted(.init(codingPath: context.codingPath, debugDescription: problem))
             }
             object["configuration"] = try Configuration.overDefaults(stored)
             return try JSONDecoder().decode(Engine.self, from: JSONSerialization.data(withJSONObject: object))

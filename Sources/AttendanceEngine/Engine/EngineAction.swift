@@ -54,7 +54,8 @@ public struct LocalNotification: Hashable, Sendable, Codable {
     /// Shown on entering this region instead of at a time (an arrival reminder).
     public var region: BeaconRegion?
 
-    public init(kind: Kind, title: String, body: String, deliverAt: Date? = nil, sequence: Int = 1, region: BeaconRegion? = nil) {
+    public init(kind: Kind, title: String, body: String, deliverAt: Date? = nil, sequence: Int = 1,
+                region: BeaconRegion? = nil) {
         self.kind = kind
         self.title = title
         self.body = body

@@ -7,6 +7,98 @@ import Foundation
 /// here reads a clock or performs I/O. Decisions that are due are settled by `settle(at:)`
 /// at the next event, whenever that is, using the recorded times: a check-out's time is the
 /// last time the site was heard, never the time the decision was made.
+///
+/// ## Transitions
+///
+/// Every (state, event) pair that changes the state or emits outputs, one row per condition that
+/// tells them apart (`SitePresenceTransitionTests` has one test per row). `candidate` is a ranging
+/// window deciding (`Status.confirming`), `softExitPending` a session whose exit is suspected
+/// (`Status.leaving`). *Hold*: `outside` after a manual check-out, when automatic check-in waits
+/// for the next region entry. *Cooldown*: `outside(retryAfter: now + rangingRetryCooldownSeconds)`,
+/// without a hold. *evidence(t)*: the session's `lastHeardAt` moves forward to `t`; Δ is
+/// `regionExitDelaySeconds`. *heartbeat if due*: once `heartbeatIntervalSeconds` have passed since
+/// the session's last heartbeat.
+///
+/// | #   | State           | Event [condition]      | New state                   | Outputs                          |
+/// |-----|-----------------|------------------------|-----------------------------|----------------------------------|
+/// | T1  | outside         | regionEntered          | candidate(regionEntry)      | windowOpened                     |
+/// | T2  | candidate       | regionEntered          | candidate, entry noted      | —                                |
+/// | T3  | inside          | regionEntered          | inside, evidence(now)       | heartbeat if due                 |
+/// | T4  | softExitPending | regionEntered          | inside, evidence(now)       | resumed                          |
+/// | T5  | outside         | regionStateInside      | candidate(regionState)      | windowOpened                     |
+/// | T6  | inside          | regionStateInside      | inside, evidence(now − Δ)   | heartbeat if due                 |
+/// | T7  | softExitPending | regionStateInside      | inside, evidence(now − Δ)   | resumed                          |
+/// | T8  | outside         | regionLeft             | outside, hold ends          | —                                |
+/// | T9  | candidate       | regionLeft [undecided] | cooldown                    | windowInsufficient               |
+/// | T10 | candidate       | regionLeft [confirms]  | softExitPending(cause)      | checkedIn, exitSuspected         |
+/// | T11 | inside          | regionLeft [exit]      | softExitPending(cause)      | exitSuspected                    |
+/// | T12 | inside          | regionLeft [state]     | softExitPending(cause)      | exitSuspected                    |
+/// | T13 | outside         | heard [UUID entry]     | candidate(regionEntry)      | windowOpened                     |
+/// | T14 | outside         | heard [UUID state]     | candidate(regionState)      | windowOpened                     |
+/// | T15 | outside         | heard [cooldown over]  | candidate(heardSample)      | windowOpened                     |
+/// | T16 | candidate       | heard [not early]      | candidate + sample          | —                                |
+/// | T17 | candidate       | heard [early, moving]  | candidate + sample          | —                                |
+/// | T18 | candidate       | heard [early]          | inside (automatic)          | checkedIn(early)                 |
+/// | T19 | inside          | heard                  | inside, heard now           | heartbeat if due                 |
+/// | T20 | softExitPending | heard                  | inside, heard now           | resumed                          |
+/// | T21 | candidate       | silent [neighbour]     | candidate + lost second     | —                                |
+/// | T22 | inside          | silent [short run]     | inside, silence run         | —                                |
+/// | T23 | inside          | silent [grace over]    | softExitPending(silence)    | exitSuspected                    |
+/// | T24 | softExitPending | walkedAway             | softExitPending, walk-dated | —                                |
+/// | T25 | softExitPending | walkedOutUnwatched     | softExitPending, walk-dated | —                                |
+/// | T26 | outside         | geofenceEntered        | candidate(geofence)         | windowOpened                     |
+/// | T27 | softExitPending | geofenceExited         | outside                     | checkedOut(lastHeardAt)          |
+/// | T28 | candidate       | settle [confirms]      | inside (automatic)          | checkedIn                        |
+/// | T29 | candidate       | settle [follow-up]     | candidate (next window)     | windowInsufficient, windowOpened |
+/// | T30 | candidate       | settle [no follow-up]  | cooldown                    | windowInsufficient               |
+/// | T31 | candidate       | settle [dwell]         | inside (from the dwell)     | windowInsufficient, checkedIn    |
+/// | T32 | softExitPending | settle [merge over]    | outside                     | checkedOut(lastHeardAt)          |
+/// | T33 | candidate       | endWindow [confirms]   | inside (automatic)          | checkedIn                        |
+/// | T34 | candidate       | endWindow [undecided]  | cooldown                    | windowInsufficient               |
+/// | T35 | inside          | arrived(other)         | outside                     | checkedOut(≤ arrival)            |
+/// | T36 | softExitPending | arrived(other)         | outside                     | checkedOut(≤ arrival)            |
+/// | T37 | candidate       | arrived(other)         | cooldown                    | windowInsufficient               |
+/// | T38 | outside         | arrived(other)         | outside, dwell dropped      | —                                |
+/// | T39 | outside         | manualCheckIn          | inside (manual)             | checkedIn(manual)                |
+/// | T40 | candidate       | manualCheckIn          | inside (manual)             | checkedIn(manual)                |
+/// | T41 | inside          | manualCheckIn          | unchanged                   | rejected                         |
+/// | T42 | softExitPending | manualCheckIn          | unchanged                   | rejected                         |
+/// | T43 | inside          | manualCheckOut         | outside, hold               | checkedOut(manual)               |
+/// | T44 | softExitPending | manualCheckOut         | outside, hold               | checkedOut(manual)               |
+/// | T45 | outside         | manualCheckOut         | unchanged                   | rejected                         |
+/// | T46 | candidate       | manualCheckOut         | unchanged                   | rejected                         |
+///
+/// - T1, T13: an entry opens a window even under a hold (which it ends) or in the cooldown; T13 is
+///   a sample heard while a UUID-wide entry is explored, and its window opens at the entry. T14: a
+///   UUID-wide state callback explored, despite the cooldown; T5, T14, T15, T26: not under a hold.
+/// - [undecided], [confirms]: the window's verdict as it ends (`RangingWindow.verdictAtEnd`). T10:
+///   a window that confirms as the region is left checks in, and the exit is suspected at once.
+/// - T11 [exit] (`.regionExit`): `lastHeardAt` becomes at least now − Δ. T12 [state]
+///   (`.regionStateOutside`): it stays.
+/// - T16–T18: [early] is `RangingWindow.confirmsEarly`; [moving], `walkingConfirmNeedsStop` with
+///   `Context.movingNow`. T19, T20: heard also marks the session `heardSinceCheckIn`.
+/// - T21: the callback heard another site of the UUID and not this one (`neighbourHeard`).
+/// - T22, T23: only a session heard since its check-in; a run is silent callbacks at most 2 s apart,
+///   and [grace over] is the run and the time since last heard both at least `softExitGraceSeconds`.
+/// - T24, T25: only an exit iOS reported (not `rangingSilence`). T24: a walk that began after the
+///   check-in was decided and before `lastHeardAt` dates it. T25: the report came more than
+///   `unwatchedAfter` after `lastHeardAt`, the history reaches back to it, and the first walk in it
+///   (before the report) dates it.
+/// - T28–T31: `settle` at the window's deadline. [follow-up]: opened by a region entry (or, kept
+///   running, a promising region state), and kept running or fewer than `followUpWindows`
+///   follow-ups so far; the next window keeps the trigger and the entry. [dwell]: the undecided
+///   windows' evidence now spans `dwellContinuousSeconds` (`dwellConfirmSeconds` if interrupted)
+///   with enough support; the check-in is dated from the dwell's start. A window ended by
+///   `regionLeft` or `endWindow` (T9, T10, T33, T34) is never followed up, but can confirm a dwell.
+/// - T32: `mergeWindowSeconds` after `lastHeardAt`, and not while an exit iOS reported is being
+///   verified (one window after it, `isVerifyingExit`).
+/// - T35, T36: checked out at the last time heard, but not after the other site's arrival nor
+///   before the check-in. T43, T44: at the time given.
+/// - Any other pair changes nothing: `regionStateInside` on a window or under a hold, `regionLeft`
+///   while leaving, `heard` in the cooldown or under a hold without a UUID-wide entry, `silent`
+///   for a session never heard, `settle` before a deadline, the geofence in any other state.
+///   `heard` with an RSSI of 0 is `silent`. `regionLeft` also marks a dwell under way as left
+///   (T8–T12); an automatic check-in and `arrived` drop it.
 public struct SitePresence: Hashable, Sendable, Codable {
     public let site: SiteBeacon
     private var phase: Phase = .outside(retryAfter: nil, manualHold: false)

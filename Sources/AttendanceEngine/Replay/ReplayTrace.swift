@@ -1,7 +1,7 @@
 import AttendanceModels
 import Foundation
 
-/// A field trace (DESIGN §7): CSV with the header `t,uuid,major,minor,rssi`, one row per ranging
+/// A field trace (docs/REPLAY.md): CSV with the header `t,uuid,major,minor,rssi`, one row per ranging
 /// sample (`rssi` 0 = not heard), and optional `t,event,NAME` rows for region, app and motion
 /// events. `t` is seconds (since 1970-01-01, or simply from the start) or an RFC 3339 time.
 public struct ReplayTrace: Hashable, Sendable {

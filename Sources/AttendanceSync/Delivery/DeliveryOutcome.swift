@@ -16,7 +16,7 @@ public enum DeliveryOutcome: Hashable, Sendable {
     case rejected(status: Int, detail: String)
 }
 
-/// Maps an HTTP answer to a delivery outcome (DESIGN §4.5).
+/// Maps an HTTP answer to a delivery outcome (docs/SYNC.md, "Delivery").
 public enum ResponseClassifier {
     public static func classify(status: Int, retryAfter: String?, body: Data, now: Date) -> DeliveryOutcome {
         switch status {

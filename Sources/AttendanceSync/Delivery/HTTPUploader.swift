@@ -16,7 +16,7 @@ public final class HTTPUploader: Uploader, Sendable {
     public struct Settings: Sendable {
         public var baseURL: URL
         public var deviceToken: String?
-        /// Per request (DESIGN §4.5: 4 s).
+        /// Per request (4 s on the phone: docs/SYNC.md).
         public var timeoutSeconds: Double
         public var platform: String
         public var appVersion: String?
@@ -51,12 +51,17 @@ public final class HTTPUploader: Uploader, Sendable {
     private let client: Client
     private let batchSupport = Locked<Bool?>(nil)
 
-    public init(settings: Settings, session: URLSession? = nil) {
-        self.settings = settings
+    public convenience init(settings: Settings, session: URLSession? = nil) {
         let urlSession = session ?? Self.ephemeralSession(timeoutSeconds: settings.timeoutSeconds)
+        self.init(settings: settings, transport: URLSessionTransport(configuration: .init(session: urlSession)))
+    }
+
+    /// The same client over another transport (the simulator's in-process one).
+    public init(settings: Settings, transport: any ClientTransport) {
+        self.settings = settings
+        let counters = settings.traffic.map { [TrafficCounter(meter: $0)] } ?? []
         client = Client(serverURL: Self.serverURL(settings.baseURL), configuration: ContractCoding.configuration,
-                        transport: URLSessionTransport(configuration: .init(session: urlSession)),
-                        middlewares: [DeviceHeaders(token: settings.deviceToken), ResponseRecorder()] + (settings.traffic.map { [TrafficCounter(meter: $0)] } ?? []))
+                        transport: transport, middlewares: [DeviceHeaders(token: settings.deviceToken), ResponseRecorder()] + counters)
     }
 
     /// A session without caches or cookies whose requests give up after `timeoutSeconds`.

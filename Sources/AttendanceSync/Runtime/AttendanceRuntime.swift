@@ -6,6 +6,13 @@ import Foundation
 /// commits the new state together with what it enqueued, then performs its actions through the
 /// ports. The order is the durability rule: state and events are on disk before any action runs,
 /// so a kill at any instant resumes from a state consistent with the outbox.
+///
+/// One event at a time: performing actions awaits ports (a motion query, the uploads of a drain),
+/// and an actor lets other calls in at every `await`. So each call from outside (`send`, `launch`,
+/// `drain`, `networkBecameReachable`, `timerFired`) takes a turn: callers wait, first come first
+/// served, until the event before theirs has been handled, committed and acted on. The events an
+/// action leads to (the motion answer, the drain's report) are handled within the turn of the
+/// event that asked for them, as they were before turns, so they never wait for themselves.
 public actor AttendanceRuntime {
     public struct Ports: Sendable {
         public var clock: any AttendanceClock
@@ -17,8 +24,9 @@ public actor AttendanceRuntime {
         public var uploader: any Uploader
         public var telemetry: (any TelemetrySink)?
 
-        public init(clock: any AttendanceClock, radio: any BeaconRadio, motion: any MotionProvider, timers: any TimerScheduler,
-                    background: any BackgroundTime, notifier: any Notifier, uploader: any Uploader, telemetry: (any TelemetrySink)? = nil) {
+        public init(clock: any AttendanceClock, radio: any BeaconRadio, motion: any MotionProvider,
+                    timers: any TimerScheduler, background: any BackgroundTime, notifier: any Notifier,
+                    uploader: any Uploader, telemetry: (any TelemetrySink)? = nil) {
             self.clock = clock
             self.radio = radio
             self.motion = motion
@@ -48,6 +56,10 @@ public actor AttendanceRuntime {
     /// Whether the engine has changed since its snapshot was last written (soft state only).
     private var snapshotStale = false
 
+    /// Whether a turn is under way, and the calls waiting for theirs, in the order they came.
+    private var turnTaken = false
+    private var waitingForTurn: [CheckedContinuation<Void, Never>] = []
+
     /// At most this long between snapshot writes while events change only soft state (window
     /// samples and roll-overs, dwell evidence, last-heard times, the latest motion and upload
     /// answers; `Engine.checkpointKey`). Only the events the app sees all day defer: ranging,
@@ -60,7 +72,8 @@ public actor AttendanceRuntime {
 
     /// Restores the engine from the store's snapshot when there is one (the app was killed or
     /// the phone rebooted); otherwise starts a new engine with `configuration`.
-    public init(store: DeviceStore, configuration: Configuration, ports: Ports, retryPolicy: RetryPolicy = RetryPolicy(),
+    public init(store: DeviceStore, configuration: Configuration, ports: Ports,
+                retryPolicy: RetryPolicy = RetryPolicy(),
                 jitterSeed: UInt64 = UInt64.random(in: .min ... .max)) throws {
         self.store = store
         self.ports = ports
@@ -69,19 +82,48 @@ public actor AttendanceRuntime {
         } else {
             engine = Engine(configuration: configuration)
         }
-        drainer = OutboxDrainer(store: store, uploader: ports.uploader, clock: ports.clock, policy: retryPolicy, jitterSeed: jitterSeed)
+        drainer = OutboxDrainer(store: store, uploader: ports.uploader, clock: ports.clock, policy: retryPolicy,
+                                jitterSeed: jitterSeed)
     }
 
     /// App launch (or relaunch by iOS): in-flight uploads are pending again, old delivered rows
     /// are compacted, and the engine settles what is pending, re-monitors and drains.
     public func launch(_ reason: LaunchReason) async throws {
-        try store.recoverInFlight()
-        try store.compactDelivered(now: ports.clock.now())
-        try await send(.appLaunched(reason))
+        try await inTurn {
+            try store.recoverInFlight()
+            try store.compactDelivered(now: ports.clock.now())
+            try await handle(.appLaunched(reason))
+        }
     }
 
-    /// Feeds one event to the engine at the clock's time.
+    /// Feeds one event to the engine at the clock's time, once the events sent before it are done.
     public func send(_ event: EngineEvent) async throws {
+        try await inTurn { try await handle(event) }
+    }
+
+    /// Runs `body` as the next turn: after every turn that was under way or waiting when this was
+    /// called, and before any that is asked for meanwhile. Only the public entry points take turns.
+    private func inTurn(_ body: () async throws -> Void) async throws {
+        if turnTaken {
+            // The turn passes straight from the one before (`passTurn`): `turnTaken` stays set.
+            await withCheckedContinuation { waitingForTurn.append($0) }
+        } else {
+            turnTaken = true
+        }
+        defer { passTurn() }
+        try await body()
+    }
+
+    private func passTurn() {
+        if waitingForTurn.isEmpty {
+            turnTaken = false
+        } else {
+            waitingForTurn.removeFirst().resume()
+        }
+    }
+
+    /// One event, within the current turn: the transition, its commit, then its actions.
+    private func handle(_ event: EngineEvent) async throws {
         let now = ports.clock.now()
         let keyBefore = engine.checkpointKey
         let actions = engine.handle(event, now: now)
@@ -100,7 +142,8 @@ public actor AttendanceRuntime {
         let suspendedUnchanged = event == .backgroundTimeExpiring && actions.isEmpty && keyUnchanged && !snapshotStale
         let writesSnapshot = !deferred && !suspendedUnchanged
         let transition = DeviceStore.Transition(snapshot: writesSnapshot ? try encoder.encode(engine) : nil,
-                                                events: actions.compactMap(Self.enqueued), telemetry: telemetry, traceLines: unwrittenTrace)
+                                                events: actions.compactMap(Self.enqueued), telemetry: telemetry,
+                                                traceLines: unwrittenTrace)
         try store.commit(transition, at: now)
         unwrittenTrace = []
         if writesSnapshot {
@@ -112,11 +155,13 @@ public actor AttendanceRuntime {
 
     /// The network became reachable: failures that were the network's are due now.
     public func networkBecameReachable() async throws {
-        try store.resetTransportBackoff(now: ports.clock.now())
-        try await send(.networkReachable)
+        try await inTurn {
+            try store.resetTransportBackoff(now: ports.clock.now())
+            try await handle(.networkReachable)
+        }
     }
 
-    /// A timer the runtime scheduled has fired.
+    /// A timer the runtime scheduled has fired (each case takes its own turn).
     public func timerFired(_ name: String) async throws {
         switch name {
         case TimerName.engine: try await send(.timerFired(.nextDecision))
@@ -128,8 +173,13 @@ public actor AttendanceRuntime {
     /// Sends what is due, tells the engine how it went, and sets the delivery timer for the
     /// next retry (on iOS, background refresh and the background URLSession cover a suspended app).
     public func drain() async throws {
+        try await inTurn { try await drainInTurn() }
+    }
+
+    /// A drain within the current turn: asked for by an event's actions, or by `drain()`.
+    private func drainInTurn() async throws {
         guard let report = try await drainer.drain() else { return }
-        try await send(.uploadFinished(report))
+        try await handle(.uploadFinished(report))
         if let next = try store.earliestPendingAttempt() {
             ports.timers.schedule(TimerName.delivery, at: next)
         } else {
@@ -162,12 +212,13 @@ public actor AttendanceRuntime {
             case .enqueue: break   // committed above, with the state
             case .drainOutbox: drainRequested = true
             case .queryMotion(let minutes):
+                // The answer is an event of its own, handled now, within this turn.
                 if let snapshot = await ports.motion.snapshot(lookbackMinutes: minutes) {
-                    try await send(.motionUpdated(snapshot))
+                    try await handle(.motionUpdated(snapshot))
                 }
             }
         }
-        if drainRequested { try await drain() }
+        if drainRequested { try await drainInTurn() }
     }
 
     /// The repeated events whose soft-state-only changes may wait for the next checkpoint.

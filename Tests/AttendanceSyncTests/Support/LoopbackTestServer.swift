@@ -10,7 +10,7 @@ import Darwin
 /// A minimal idempotent attendance server on a real loopback socket (HTTP/1.1, keep-alive, one
 /// thread per connection), standing in for the project's server until it lands (issue #4).
 ///
-/// It follows DESIGN §5.2: `Idempotency-Key` required (400), the same key and body replay the
+/// It follows docs/SERVER.md's exactly-once rules: `Idempotency-Key` required (400), the same key and body replay the
 /// stored answer, the same key with another body is 422. Faults can be scripted for the next
 /// requests: a status (with `Retry-After` and a problem detail), a delay (to cause a client
 /// timeout), or a closed connection.
