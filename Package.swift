@@ -26,12 +26,12 @@ let package = Package(
         // outbox and engine snapshot (and the server's default store). Links the system
         // libsqlite3 on Linux, so the raw-SQLite benchmark baseline uses the same library.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        // The server's PostgreSQL backend (DESIGN §5.3): an async client with a connection pool and
+        // The server's PostgreSQL backend (docs/SERVER.md): an async client with a connection pool and
         // transactions. Brings SwiftNIO, which the HTTP layer (Hummingbird) shares.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Structured logging (PostgresNIO logs through it; so do the server and the CLI).
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        // The HTTP server (DESIGN §5): a small SwiftNIO router with swift-service-lifecycle for
+        // The HTTP server (docs/SERVER.md): a small SwiftNIO router with swift-service-lifecycle for
         // graceful SIGINT/SIGTERM shutdown. HummingbirdTesting drives it over a real loopback socket.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // openapi.yaml is the contract: the server's types and stubs and the device's client are
@@ -162,9 +162,14 @@ let package = Package(
 
         // MARK: - Simulation
         // The field test: a deterministic world driving the real runtime, outbox and HTTP server.
+        // HummingbirdTesting: `--transport inprocess` hands requests to the server's router without sockets.
         .target(name: "AttendanceSimulation",
                 dependencies: ["AttendanceModels", "AttendanceEngine", "AttendanceSync", "AttendanceServer", "AttendanceHTTP",
-                               .product(name: "Logging", package: "swift-log")],
+                               .product(name: "Logging", package: "swift-log"),
+                               .product(name: "HummingbirdTesting", package: "hummingbird"),
+                               .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                               .product(name: "HTTPTypes", package: "swift-http-types"),
+                               .product(name: "NIOCore", package: "swift-nio")],
                 swiftSettings: strictSwift6),
 
         // MARK: - Tools

@@ -4,7 +4,7 @@ import AttendanceSync
 import Foundation
 
 /// The runtime's `Uploader` on iOS: the batch goes through a background `URLSession`, which
-/// finishes the upload while the app is suspended (DESIGN §4.5). If the answer arrives while the
+/// finishes the upload while the app is suspended (docs/SYNC.md). If the answer arrives while the
 /// app still runs, the outcomes are exact; if not, the entries are reported "retry", and the next
 /// drain sends the same batch with the same `Idempotency-Key`, which the server answers from its
 /// record: exactly once either way.

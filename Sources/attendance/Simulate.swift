@@ -37,6 +37,9 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "A running server's base URL instead of the in-process one.")
     var server: String?
 
+    @Option(help: "How the phones reach the in-process server: http (loopback sockets, the full path) or inprocess (its router, no sockets).")
+    var transport = "http"
+
     @Option(help: "Phones simulated at once.")
     var parallelism = 4
 
@@ -59,6 +62,10 @@ struct Simulate: AsyncParsableCommand {
         options.seed = seed
         options.faults = FaultOptions(crashRate: crashRate, offlineHours: offlineHours)
         options.parallelism = parallelism
+        guard let chosen = Simulation.Transport(rawValue: transport) else {
+            throw CommandFailure("'--transport' is '\(transport)'; expected http or inprocess")
+        }
+        options.transport = chosen
         switch policy {
         case "all": options.policies = Simulation.Policy.allCases
         default:

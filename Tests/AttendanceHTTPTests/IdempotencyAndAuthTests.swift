@@ -5,7 +5,7 @@ import AttendanceServerTestSupport
 import Foundation
 import Testing
 
-/// DESIGN §5.2 and the auth rules over a real loopback socket, on both backends.
+/// The exactly-once rules (docs/SERVER.md) and the auth rules over a real loopback socket, on both backends.
 @Suite struct IdempotencyAndAuthTests {
     @Test(arguments: Backend.allCases) func aReplayIsTheStoredAnswerByteForByte(backend: Backend) async throws {
         let live = try await LiveServer.start(try await backend.makeRepository())

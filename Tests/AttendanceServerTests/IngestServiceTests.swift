@@ -4,7 +4,7 @@ import AttendanceServerTestSupport
 import Foundation
 import Testing
 
-/// The exactly-once rules of DESIGN §5.2, against both backends (the shared contract suite).
+/// The exactly-once rules of docs/SERVER.md, against both backends (the shared contract suite).
 @Suite struct IngestServiceTests {
     static let now = Date(timeIntervalSince1970: 1_795_338_000)   // 2026-11-22T09:00:00Z
     static let site = SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1))

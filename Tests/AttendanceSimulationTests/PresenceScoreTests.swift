@@ -2,7 +2,7 @@ import AttendanceModels
 @testable import AttendanceSimulation
 import Testing
 
-/// The metrics against hand-built ground truth: each rule of DESIGN §6.1 on a case small enough
+/// The metrics against hand-built ground truth: each rule of docs/ARCHITECTURE.md ("How it is evaluated") on a case small enough
 /// to check by hand.
 @Suite struct PresenceScoreTests {
     static let ada: UserID = "ada"

@@ -15,7 +15,10 @@ import Testing
             #expect((4...8).contains(site.radio.shadowingSigmaDB))
             #expect(site.radio.rayleighFading)
             #expect(site.radio.bodyLossRangeDB == 5...15)
-            #expect(site.radio.shadowingCorrelationSeconds == 5)
+            // Calibrated against real iPhones (RadioCalibrationTests): slow shadowing that a phone
+            // moving a few metres decorrelates, fresh noise each second.
+            #expect(site.radio.shadowingCorrelationSeconds == 150 && site.radio.shadowingDecorrelationMeters == 5)
+            #expect(site.radio.fastNoiseSigmaDB == 1.5)
         }
         #expect(world.sites.map(\.radio.pathLossExponent) == [2.7, 2.4, 3.3])
         #expect(world.sites.map(\.radio.shadowingSigmaDB) == [6, 5, 8])
@@ -35,7 +38,37 @@ import Testing
         #expect(iOS.forceQuitProbabilityPerDay == 0.02 && iOS.rebootProbabilityPerDay == 0.03)
         #expect(iOS.deniedFraction == 0.02 && iOS.whenInUseOnlyFraction == 0.03)
         #expect(iOS.manualOpensPerDay == 2 && iOS.reminderTapProbability == 0.5)
+        #expect(iOS.scanSilencesPerHour == 52 && iOS.scanSilenceMinSeconds == 2 && iOS.scanSilenceMeanSeconds == 6)
+        #expect(iOS.scanSilenceMaxSeconds == 34)
         #expect(world.network.outageHoursMax == 72 && world.network.failureProbability == 0.05 && world.network.serverRestartsPerDay == 1)
+    }
+
+    @Test func theHarderWorldInTheRepositoryIsValidAndHarder() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("bench/simulator/harder-world.json")
+        let harder = try JSONDecoder().decode(WorldSpec.self, from: Data(contentsOf: url))
+        let world = WorldSpec()
+        #expect(harder.validationErrors().isEmpty)
+        #expect(harder.sites.map(\.radio.shadowingSigmaDB) == world.sites.map { $0.radio.shadowingSigmaDB + 3 })
+        #expect(harder.people.pocketFraction == 0.8)
+        #expect(harder.people.walkByProbability == 2 * world.people.walkByProbability)
+        #expect(harder.iOS.terminationsPerDay == 2)
+        // Everything else as in the default world.
+        var same = harder
+        same.sites = world.sites
+        same.people.pocketFraction = world.people.pocketFraction
+        same.people.walkByProbability = world.people.walkByProbability
+        same.iOS.terminationsPerDay = world.iOS.terminationsPerDay
+        #expect(same == world)
+    }
+
+    @Test func energyCoefficientsAreChecked() throws {
+        let json = #"{"energy": {"awakeMilliamps": -1, "batteryMilliampHours": 0}}"#
+        let world = try JSONDecoder().decode(WorldSpec.self, from: Data(json.utf8))
+        let errors = world.validationErrors()
+        #expect(errors.contains("'energy.awakeMilliamps' is -1.0; expected a number ≥ 0"))
+        #expect(errors.contains("'energy.batteryMilliampHours' is 0.0; expected a capacity > 0"))
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(WorldSpec.self, from: Data(#"{"energy": {"screenMilliamps": 1}}"#.utf8)) }
     }
 
     @Test func aWorldFileChangesOnlyWhatItNames() throws {

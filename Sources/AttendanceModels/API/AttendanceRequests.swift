@@ -1,6 +1,6 @@
 import Foundation
 
-// The device → server payloads of DESIGN §5.1. Field names are the wire names; `ts` is RFC 3339.
+// The device → server payloads of openapi.yaml. Field names are the wire names; `ts` is RFC 3339.
 // They are the contract the server's OpenAPI document formalizes.
 
 /// The beacon identity of a site on the wire.

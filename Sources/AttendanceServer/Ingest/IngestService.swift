@@ -42,7 +42,7 @@ public struct IngestLimits: Hashable, Sendable {
     }
 }
 
-/// Exactly-once ingest of check-ins, check-outs and heartbeats (DESIGN §5.2), independent of HTTP:
+/// Exactly-once ingest of check-ins, check-outs and heartbeats (docs/SERVER.md), independent of HTTP:
 /// every answer is a `StoredReply`, so a replay is the same bytes by construction.
 public struct IngestService: Sendable {
     public let repository: any AttendanceRepository

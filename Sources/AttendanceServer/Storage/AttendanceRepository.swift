@@ -12,7 +12,7 @@ public protocol AttendanceRepository: Sendable {
     /// Answers when the database does (`GET /health`); throws otherwise.
     func ping() async throws
 
-    // MARK: Idempotency (DESIGN §5.2)
+    // MARK: Idempotency (docs/SERVER.md, exactly-once ingest)
     /// Claims `key` in `scope` in a transaction of its own and commits the claim unanswered: what
     /// releases before the batch became one transaction did, and what a crash then left behind.
     /// Nothing in the server calls it; tests use it to stand for such a stranded claim.

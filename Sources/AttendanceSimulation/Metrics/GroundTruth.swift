@@ -2,7 +2,7 @@ import AttendanceModels
 import Foundation
 
 /// A stretch of time a person truly spent inside a site's zone. The simulator knows every true
-/// position; this is what the recorded sessions are scored against (DESIGN §6.1). Times are
+/// position; this is what the recorded sessions are scored against (docs/ARCHITECTURE.md, "How it is evaluated"). Times are
 /// seconds since the simulation's start.
 public struct TruePresence: Hashable, Sendable, Codable {
     public var employee: UserID

@@ -1,7 +1,7 @@
 import AttendanceModels
 import Foundation
 
-/// Recorded sessions scored against the ground truth, with the rules of DESIGN §6.1 made exact:
+/// Recorded sessions scored against the ground truth, with the rules of docs/ARCHITECTURE.md ("How it is evaluated") made exact:
 ///
 /// - A true presence of at least `minimumPresenceSeconds` (10 min) must be covered by a session of
 ///   the same person at the same site; one that is not is a **missed presence**. Shorter stays
@@ -24,6 +24,12 @@ public struct PresenceScore: Hashable, Sendable, Codable {
     public var decisionLatencies: [Double] = []
     public var checkOutErrors: [Double] = []
     public var missedPresences = 0
+    /// The true presences scored (at least `minimumPresenceSeconds`).
+    public var presencesScored = 0
+    /// The presences missed, for finding out why (`MissedCause`).
+    public var missed: [TruePresence] = []
+    /// Each employee's decision latencies (the same values as `decisionLatencies`).
+    public var decisionLatenciesByEmployee: [UserID: [Double]] = [:]
     public var falseCheckOuts = 0
     public var falseCheckIns = 0
     public var workedMinutesErrors: [Double] = []
@@ -37,13 +43,16 @@ public struct PresenceScore: Hashable, Sendable, Codable {
         for (key, presences) in truthByKey {
             let own = (sessionsByKey[key] ?? []).sorted { $0.checkIn < $1.checkIn }
             for presence in presences where presence.duration >= Self.minimumPresenceSeconds {
+                presencesScored += 1
                 let covering = own.filter { $0.checkIn < presence.end && $0.end(horizon: horizon) > presence.start }
                 guard let first = covering.first, let last = covering.last else {
                     missedPresences += 1
+                    missed.append(presence)
                     continue
                 }
                 checkInErrors.append(abs(first.checkIn - presence.start))
                 decisionLatencies.append(max(0, first.checkInDecidedAt - presence.start))
+                decisionLatenciesByEmployee[key.employee, default: []].append(max(0, first.checkInDecidedAt - presence.start))
                 if let checkOut = last.checkOut { checkOutErrors.append(abs(checkOut - presence.end)) }
                 falseCheckOuts += covering.filter { session in
                     guard let checkOut = session.checkOut else { return false }

@@ -24,6 +24,10 @@ public struct PhoneOutcome: Sendable {
     public var wakeups = 0
     public var bytes = 0
     public var faults = FaultCounts()
+    /// What cost energy over the simulated days (the settling after them not included).
+    public var usage = DeviceUsage()
+    /// Decisions still under way, and work still running, when the background time ran out.
+    public var cutBySuspension = 0
 }
 
 /// How often each fault actually struck (the report's `faults`).
@@ -114,19 +118,24 @@ final class DefaultPolicyPhone {
     private var arrivalReminderShowing = false
     private var insideSites: Set<Int> = []
     private var reminderTaps: SplitMix64
+    /// Execution time granted (for the energy model), when background location was turned on,
+    /// and when the monitored regions were last counted.
+    private var awake = AwakeMeter()
+    private var backgroundLocationSince: Double?
+    private var monitoringCountedUntil = 0.0
 
     static let foregroundSeconds = 60.0
     /// Where to write this phone's full log (`--phone-log`), if anywhere.
     private let logPath: String?
 
-    init(plan: PhonePlan, world: WorldSpec, environment: RadioEnvironment, account: PhoneAccount, serverURL: URL, siteIDs: [SiteBeacon: SiteID],
+    init(plan: PhonePlan, world: WorldSpec, environment: RadioEnvironment, account: PhoneAccount, link: any ServerLink, siteIDs: [SiteBeacon: SiteID],
          serverRestarts: [Range<Double>], epoch: Date, seed: UInt64, logPath: String? = nil) throws {
         self.plan = plan
         self.world = world
         self.epoch = epoch
         clock = ManualClock(epoch)
         ports = SimulatedPorts(timeline: plan.timeline, epoch: epoch, clock: clock)
-        network = SimulatedNetwork(serverURL: serverURL, account: account, siteIDs: siteIDs, platform: "ios", appVersion: "simulator", clock: clock,
+        network = SimulatedNetwork(link: link, account: account, siteIDs: siteIDs, platform: "ios", appVersion: "simulator", clock: clock,
                                    epoch: epoch, plan: plan, serverRestarts: serverRestarts, network: world.network, seed: seed ^ 0x4E37)
         self.logPath = logPath
         // A phone whose log is wanted keeps all of it, not the app's rolling window.
@@ -166,6 +175,7 @@ final class DefaultPolicyPhone {
             guard time < plan.length else { break }
             try await handle(happening, at: time)
         }
+        closeUsage(at: plan.length)
         try await settle()
         network.book(into: &outcome)
         if let logPath { try writeLog(to: logPath) }
@@ -184,6 +194,7 @@ final class DefaultPolicyPhone {
 
     private func handle(_ happening: Happening, at time: Double) async throws {
         setClock(time)
+        countMonitoring(until: time)
         switch happening {
         case .region(let callback):
             let region = regionOf(site: callback.siteIndex)
@@ -228,14 +239,14 @@ final class DefaultPolicyPhone {
             try await call { try await $0.drain() }
         case .termination:
             guard runtime != nil else { return }
-            processEnded()
+            processEnded(at: time)
             outcome.faults.terminations += 1
         case .forceQuit:
-            processEnded()
+            processEnded(at: time)
             forceQuit = true
             outcome.faults.forceQuits += 1
         case .reboot:
-            processEnded()
+            processEnded(at: time)
             forceQuit = false
             offUntil = time + PhonePlan.rebootSeconds
             outcome.faults.reboots += 1
@@ -243,7 +254,7 @@ final class DefaultPolicyPhone {
             outcome.faults.crashes += 1
             guard runtime != nil else { return }
             switch crash.mode {
-            case .idle: processEnded()
+            case .idle: processEnded(at: time)
             case .midWrite:
                 store.failNextCommit(with: SimulatedCrash())
                 outcome.faults.crashesMidWrite += 1
@@ -262,6 +273,7 @@ final class DefaultPolicyPhone {
             let (position, shielded) = plan.timeline.position(at: time)
             let heard = radio.scan(at: time, position: position, lossDB: shielded + plan.bodyLossDB(at: time))
             outcome.rangingSeconds += 1
+            outcome.usage.scanSeconds += 1
             for region in regions {
                 let samples = heard.filter { region.uuid == $0.beacon.uuid && (region.major == nil || region.major == $0.beacon.major) }
                     .map { BeaconSample(beacon: $0.beacon, rssi: $0.rssi) }
@@ -275,7 +287,11 @@ final class DefaultPolicyPhone {
                 scheduleExpiry()
                 return
             }
-            try await send(.backgroundTimeExpiring, at: time)
+            // iOS calls the expiration handler of a background task the app began; without one
+            // the app is suspended without notice.
+            if ports.state.value.taskActive { try await send(.backgroundTimeExpiring, at: time) }
+            // What the engine still ranges for is a decision the suspension cuts short.
+            if let runtime, await runtime.engine.isRanging, time < plan.length { outcome.cutBySuspension += 1 }
         case .manualCheckIn(let siteIndex):
             // The sheet offers the end of the last walk as the arrival; the employee keeps it.
             guard time >= offUntil else { return }
@@ -305,9 +321,11 @@ final class DefaultPolicyPhone {
     /// network came back, firing its overdue timers.
     private func wake(at time: Double, reason: LaunchReason, budget: Double) async throws {
         let wasRunning = isRunning(at: time)
-        if !wasRunning { outcome.wakeups += 1 }
-        runningUntil = max(runningUntil, time + budget)
-        scheduleExpiry()
+        if !wasRunning {
+            outcome.wakeups += 1
+            if time < plan.length { outcome.usage.wakeups += 1 }
+        }
+        grant(from: time, until: time + budget)
         if runtime == nil {
             runtime = try AttendanceRuntime(store: store, configuration: configuration,
                                             ports: .init(clock: clock, radio: ports, motion: ports, timers: ports, background: ports, notifier: ports,
@@ -349,13 +367,19 @@ final class DefaultPolicyPhone {
     /// is then acted on.
     private func call(_ body: (AttendanceRuntime) async throws -> Void) async throws {
         guard let runtime else { return }
+        let began = clock.now().timeIntervalSince(epoch)
         do {
             try await body(runtime)
         } catch is SimulatedCrash {
-            processEnded()
+            processEnded(at: clock.now().timeIntervalSince(epoch))
         }
-        if network.takeCrash() { processEnded() }
         let now = clock.now().timeIntervalSince(epoch)
+        if network.takeCrash() { processEnded(at: now) }
+        // Work that began within the background time and was still running after it (an upload
+        // waiting for its answer) was frozen by the suspension.
+        if began <= runningUntil, now > runningUntil, !keptRunning, self.runtime != nil, began < plan.length {
+            outcome.cutBySuspension += 1
+        }
         let requests = ports.takeRequests()
         for (sequence, due) in requests.reminders {
             // Rescheduled while running: the one showing, if any, was removed.
@@ -369,12 +393,17 @@ final class DefaultPolicyPhone {
         if keptRunning && !ports.state.value.backgroundLocation {
             // Location updates stopped: iOS suspends the app a few seconds later.
             keptRunning = false
-            runningUntil = max(runningUntil, now + world.iOS.backgroundSecondsPerEvent)
-            scheduleExpiry()
+            locationStopped(at: now)
+            grant(from: now, until: now + world.iOS.backgroundSecondsPerEvent)
         } else if ports.state.value.backgroundLocation, self.runtime != nil {
+            if !keptRunning {
+                // Running until the updates stop: the end is not known yet.
+                backgroundLocationSince = now
+                awake.awake(from: now, until: .infinity)
+            }
             keptRunning = true
         }
-        if requests.taskBegun { runningUntil = max(runningUntil, now + world.iOS.backgroundTaskSeconds); scheduleExpiry() }
+        if requests.taskBegun { grant(from: now, until: now + world.iOS.backgroundTaskSeconds) }
         for (name, due) in requests.timers { queue.push(.timer(name, due), at: max(now, due.timeIntervalSince(epoch))) }
         for region in requests.states { queue.push(.regionState(region), at: now) }
         scheduleTick(after: now)
@@ -382,13 +411,54 @@ final class DefaultPolicyPhone {
 
     /// The app's process is gone (killed, crashed, force-quit, rebooted): iOS stops its ranging
     /// and location updates.
-    private func processEnded() {
+    private func processEnded(at time: Double) {
         runtime = nil
+        if keptRunning { locationStopped(at: time) }
         keptRunning = false
+        awake.ended(at: time)
         ports.state.withLock {
             $0.backgroundLocation = false
             $0.ranging = []
+            $0.taskActive = false
         }
+    }
+
+    /// iOS gives the app execution time until `end` (it may already have it).
+    private func grant(from time: Double, until end: Double) {
+        runningUntil = max(runningUntil, end)
+        awake.awake(from: time, until: runningUntil)
+        scheduleExpiry()
+    }
+
+    /// Background location updates ended at `time`: the seconds they kept the app awake count.
+    private func locationStopped(at time: Double) {
+        guard let since = backgroundLocationSince else { return }
+        let end = min(time, plan.length)
+        outcome.usage.backgroundLocationSeconds += max(0, end - since)
+        awake.ended(at: time)
+        backgroundLocationSince = nil
+    }
+
+    /// Regions monitored × seconds, up to `time` (the set as it stood since the last count).
+    private func countMonitoring(until time: Double) {
+        let end = min(time, plan.length)
+        guard end > monitoringCountedUntil else { return }
+        let regions = forceQuit || end <= offUntil ? 0 : ports.state.value.monitored.count
+        outcome.usage.monitoredRegionSeconds += Double(regions) * (end - monitoringCountedUntil)
+        monitoringCountedUntil = end
+    }
+
+    /// The simulated days are over: what ran on is counted up to their end, and the network's
+    /// requests and bytes so far.
+    private func closeUsage(at end: Double) {
+        countMonitoring(until: end)
+        if keptRunning {
+            locationStopped(at: end)
+            backgroundLocationSince = end
+        }
+        outcome.usage.awakeSeconds = awake.seconds(until: end)
+        outcome.usage.requests = network.counters.requests
+        outcome.usage.bytes = network.bytesSoFar
     }
 
     /// The app has execution time: within its background time, or kept running by background

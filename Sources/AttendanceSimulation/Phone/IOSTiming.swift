@@ -1,7 +1,7 @@
 import AttendanceModels
 import Foundation
 
-/// Draws the timings iOS imposes (DESIGN §4.4) from the world's `IOSSpec`: how late a region
+/// Draws the timings iOS imposes (docs/ARCHITECTURE.md, "What iOS does") from the world's `IOSSpec`: how late a region
 /// entry is reported, how long after the last packet an exit comes, when the screen wakes.
 public struct IOSTiming: Sendable {
     public let spec: IOSSpec

@@ -51,15 +51,18 @@ public final class SimulatedNetwork: Uploader, Sendable {
         state = Locked(State(random: SplitMix64(seed: seed)))
     }
 
-    /// The real `HTTPUploader` to `serverURL` as `account`, behind this network, its bytes counted.
-    /// Its timeout is the host's, not the world's: network faults are drawn above, so a request
-    /// must never fail because the machine was busy (with the app's 4 s, a 200 × 5 crash/offline
-    /// run on a loaded machine gave a different report for the same seed).
-    public convenience init(serverURL: URL, account: PhoneAccount, siteIDs: [SiteBeacon: SiteID], platform: String, appVersion: String,
+    /// The real `HTTPUploader` to the server behind `link`, as `account`, behind this network, its
+    /// bytes counted. Over HTTP it is the app's own URLSession transport; its timeout is the host's,
+    /// not the world's: network faults are drawn above, so a request must never fail because the
+    /// machine was busy (with the app's 4 s, a 200 × 5 crash/offline run on a loaded machine gave a
+    /// different report for the same seed). In process, the same client hands each request to the
+    /// server's router.
+    public convenience init(link: any ServerLink, account: PhoneAccount, siteIDs: [SiteBeacon: SiteID], platform: String, appVersion: String,
                             clock: ManualClock, epoch: Date, plan: PhonePlan, serverRestarts: [Range<Double>], network: NetworkSpec, seed: UInt64) {
         let traffic = TrafficMeter()
-        let http = HTTPUploader(settings: .init(baseURL: serverURL, deviceToken: account.token, timeoutSeconds: Self.hostTimeoutSeconds,
-                                                platform: platform, appVersion: appVersion, siteIDs: siteIDs, traffic: traffic))
+        let settings = HTTPUploader.Settings(baseURL: link.baseURL, deviceToken: account.token, timeoutSeconds: Self.hostTimeoutSeconds,
+                                             platform: platform, appVersion: appVersion, siteIDs: siteIDs, traffic: traffic)
+        let http = link is HTTPLink ? HTTPUploader(settings: settings) : HTTPUploader(settings: settings, transport: LinkTransport(link: link))
         self.init(inner: http, traffic: traffic, clock: clock, epoch: epoch, plan: plan, serverRestarts: serverRestarts, network: network, seed: seed)
     }
 
@@ -78,6 +81,8 @@ public final class SimulatedNetwork: Uploader, Sendable {
     }
 
     public var counters: Counters { state.value.counters }
+    /// The bytes exchanged so far.
+    public var bytesSoFar: Int { traffic?.total ?? 0 }
     public var accepted: [String: Double] { state.value.accepted }
 
     /// The app dies during its next upload, after the request left.

@@ -14,6 +14,8 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         var timers: [String: Date] = [:]
         var newTimers: [(String, Date)] = []
         var taskBegun = false
+        /// A background task the app began and has not ended (its expiration handler runs).
+        var taskActive = false
         /// Background location updates are on: iOS keeps the app running.
         var backgroundLocation = false
         var notifications = 0
@@ -51,8 +53,13 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         }
     }
     func cancel(_ name: String) { state.withLock { _ = $0.timers.removeValue(forKey: name) } }
-    func begin() { state.withLock { $0.taskBegun = true } }
-    func end() {}
+    func begin() {
+        state.withLock {
+            $0.taskBegun = true
+            $0.taskActive = true
+        }
+    }
+    func end() { state.withLock { $0.taskActive = false } }
     func show(_ notification: LocalNotification) {
         state.withLock {
             if notification.kind == .resumeReminder, let due = notification.deliverAt {

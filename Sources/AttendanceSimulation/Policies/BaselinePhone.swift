@@ -2,9 +2,9 @@ import AttendanceModels
 import AttendanceSync
 import Foundation
 
-/// A baseline (DESIGN §6.2) on one simulated phone, in the same plan as ours. Neither has an
+/// A baseline (docs/ARCHITECTURE.md, "How it is evaluated") on one simulated phone, in the same plan as ours. Neither has an
 /// outbox: each decision is posted once, at once, through the same simulated network to the real
-/// server; a failed post is lost (the guide's code does not retry).
+/// server; a failed post is lost (the naive code does not retry).
 ///
 /// - `naive` runs on iOS: iOS's region callbacks and screen-wake state callbacks from the plan,
 ///   terminations, crashes and reboots forget its in-memory state, a force-quit silences it until
@@ -25,8 +25,9 @@ final class BaselinePhone {
     private var openSessions: [Int: SessionKey] = [:]
     private var outcome = PhoneOutcome()
     private var nextID: Int64 = 1
+    private var awake = AwakeMeter()
 
-    init(kind: Kind, plan: PhonePlan, world: WorldSpec, environment: RadioEnvironment, account: PhoneAccount, serverURL: URL,
+    init(kind: Kind, plan: PhonePlan, world: WorldSpec, environment: RadioEnvironment, account: PhoneAccount, link: any ServerLink,
          siteIDs: [SiteBeacon: SiteID], serverRestarts: [Range<Double>], epoch: Date, seed: UInt64) {
         self.kind = kind
         self.plan = plan
@@ -34,7 +35,7 @@ final class BaselinePhone {
         self.epoch = epoch
         self.account = account
         clock = ManualClock(epoch)
-        network = SimulatedNetwork(serverURL: serverURL, account: account, siteIDs: siteIDs, platform: kind == .naive ? "ios" : "android",
+        network = SimulatedNetwork(link: link, account: account, siteIDs: siteIDs, platform: kind == .naive ? "ios" : "android",
                                    appVersion: kind.rawValue, clock: clock, epoch: epoch, plan: plan, serverRestarts: serverRestarts,
                                    network: world.network, seed: seed ^ 0x4E37)
         radio = environment.radio(phone: plan.index, stream: .scanner)
@@ -46,6 +47,9 @@ final class BaselinePhone {
         case .naive: await runNaive()
         case .altbeacon: await runAltBeacon()
         }
+        outcome.usage.awakeSeconds = awake.seconds(until: plan.length)
+        outcome.usage.requests = network.counters.requests
+        outcome.usage.bytes = network.bytesSoFar
         network.book(into: &outcome)
         return outcome
     }
@@ -69,12 +73,28 @@ final class BaselinePhone {
         var forceQuit = false
         var offUntil = -Double.infinity
         // Every callback iOS delivers wakes (or relaunches) the app; a relaunch forgets its memory.
+        // It then runs for the background time of an event.
+        var currentTime = 0.0
         func launch() {
             if !running { policy.relaunched() }
             outcome.wakeups += 1
+            outcome.usage.wakeups += 1
+            awake.awake(from: currentTime, until: currentTime + world.iOS.backgroundSecondsPerEvent)
             running = true
         }
+        // The sites' regions are monitored while the app is not force-quit and the phone is on.
+        var monitoredSince: Double? = 0
+        func monitoring(_ on: Bool, at time: Double) {
+            if on, monitoredSince == nil { monitoredSince = time }
+            if !on, let since = monitoredSince {
+                outcome.usage.monitoredRegionSeconds += Double(world.sites.count) * max(0, time - since)
+                monitoredSince = nil
+            }
+        }
+        defer { monitoring(false, at: plan.length) }
         for (time, _, happening) in happenings where time < plan.length {
+            currentTime = time
+            monitoring(!forceQuit && time >= offUntil, at: time)
             switch happening {
             case .region(let callback):
                 guard !forceQuit, time >= offUntil else { continue }
@@ -112,6 +132,10 @@ final class BaselinePhone {
         var start = 0.0
         while start < plan.length {
             outcome.wakeups += 1
+            outcome.usage.wakeups += 1
+            // Android wakes the app and scans for 10 s, near a beacon or not.
+            awake.awake(from: start, until: min(plan.length, start + AltBeaconPolicy.scanSeconds))
+            outcome.usage.scanSeconds += max(0, min(AltBeaconPolicy.scanSeconds, plan.length - start))
             for second in 0..<Int(AltBeaconPolicy.scanSeconds) {
                 let time = start + Double(second)
                 let (position, shielded) = plan.timeline.position(at: time)

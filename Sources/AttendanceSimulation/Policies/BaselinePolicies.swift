@@ -9,7 +9,7 @@ public struct PolicyDecision: Hashable, Sendable {
     public var decidedAt: Double
 }
 
-/// `naive` (DESIGN §6.2): the implementation guide's code as written. It checks in when iOS says
+/// `naive`: the straightforward region-callback app, as first written. It checks in when iOS says
 /// the region was entered (timestamp = that moment), out when iOS says it was exited, and keeps
 /// who is inside in memory only, so a relaunch forgets it: an entry state reported again after a
 /// relaunch checks in a second time, and an exit after a relaunch is ignored.
@@ -34,7 +34,7 @@ public struct NaivePolicy: Sendable {
     public mutating func relaunched() { inside = [] }
 }
 
-/// `altbeacon` (DESIGN §6.2): an Android app on AltBeacon's defaults. In the background it scans
+/// `altbeacon`: an Android app on AltBeacon's defaults. In the background it scans
 /// 10 s every 5 min; a region is entered when a scan hears it (timestamp = that second) and
 /// exited at the end of a scan cycle that did not hear it (its exit period, 10 s, is shorter than
 /// a cycle). Its 20 s running-average RSSI only feeds distance, not presence, so it is not modelled.

@@ -70,24 +70,32 @@ public struct PhoneRadio: Sendable {
     private let stream: Stream
     private var links: [RadioLink?]
     private var lastTimes: [Double]
+    private var lastPositions: [Position?]
+    /// The phone's receiver silences: the same for every stream of this phone.
+    private var silences: ScanSilences
 
     init(environment: RadioEnvironment, phone: Int, stream: Stream) {
         self.environment = environment
         self.phone = phone
         self.stream = stream
+        silences = ScanSilences(world: environment.world,
+                                seed: RadioEnvironment.linkSeed(environment.seed, phone: phone, beacon: Int.max, stream: 0x5113_7CE5))
         links = Array(repeating: nil, count: environment.beacons.count)
         lastTimes = Array(repeating: 0, count: environment.beacons.count)
+        lastPositions = Array(repeating: nil, count: environment.beacons.count)
     }
 
     /// One second of ranging ending at `time`: a sample per beacon within hearing range (rssi 0
     /// when nothing was heard), none for the rest.
     public mutating func scan(at time: Double, position: Position, lossDB: Double) -> [RadioEnvironment.Sample] {
         var samples: [RadioEnvironment.Sample] = []
+        let silent = silences.silentFraction(from: time - 1, to: time)
         for (index, placed) in environment.beacons.enumerated() {
             let distance = placed.position.distance(to: position)
             guard distance <= RadioEnvironment.hearingLimitMeters else { continue }
             let since = elapsed(index, to: time, span: 1)
-            let rssi = links[index]!.sample(atMeters: distance, bodyLossDB: lossDB, seconds: 1, sinceLastSeconds: since)
+            let rssi = links[index]!.sample(atMeters: distance, bodyLossDB: lossDB, seconds: 1, sinceLastSeconds: since,
+                                            movedMeters: moved(index, to: position), silentFraction: silent)
             samples.append(RadioEnvironment.Sample(beacon: placed.identity, siteIndex: placed.siteIndex, rssi: rssi))
         }
         return samples
@@ -96,12 +104,14 @@ public struct PhoneRadio: Sendable {
     /// Whether any packet of site `siteIndex`'s beacons was heard in the `seconds` ending at `time`.
     public mutating func heard(site siteIndex: Int, at time: Double, seconds: Double, position: Position, lossDB: Double) -> Bool {
         var any = false
+        let silent = silences.silentFraction(from: time - seconds, to: time)
         for (index, placed) in environment.beacons.enumerated() where placed.siteIndex == siteIndex {
             let distance = placed.position.distance(to: position)
             guard distance <= RadioEnvironment.hearingLimitMeters else { continue }
             let since = elapsed(index, to: time, span: seconds)
             // Every channel moves on, even once one has been heard, so each stays a function of time.
-            if links[index]!.heardAny(atMeters: distance, bodyLossDB: lossDB, seconds: seconds, sinceLastSeconds: since) { any = true }
+            if links[index]!.heardAny(atMeters: distance, bodyLossDB: lossDB, seconds: seconds, sinceLastSeconds: since,
+                                      movedMeters: moved(index, to: position), silentFraction: silent) { any = true }
         }
         return any
     }
@@ -109,6 +119,12 @@ public struct PhoneRadio: Sendable {
     /// The distance from `position` to site `siteIndex`'s nearest beacon.
     public func nearestBeaconMeters(site siteIndex: Int, from position: Position) -> Double {
         environment.beacons.lazy.filter { $0.siteIndex == siteIndex }.map { $0.position.distance(to: position) }.min() ?? .infinity
+    }
+
+    /// How far the phone moved since beacon `index` was last sampled.
+    private mutating func moved(_ index: Int, to position: Position) -> Double {
+        defer { lastPositions[index] = position }
+        return lastPositions[index].map { $0.distance(to: position) } ?? 0
     }
 
     /// The time since beacon `index` was last sampled (a new channel counts from `time − span`),

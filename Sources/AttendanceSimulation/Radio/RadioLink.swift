@@ -32,8 +32,13 @@ public struct RadioLink: Sendable {
     /// the packets heard, or 0 when none was.
     /// `sinceLastSeconds` is how long ago the channel was last sampled (shadowing decorrelates
     /// over it); by default the span itself.
-    public mutating func sample(atMeters distance: Double, bodyLossDB: Double, seconds: Double = 1, sinceLastSeconds: Double? = nil) -> Int {
-        let (base, packets, loss) = advance(atMeters: distance, bodyLossDB: bodyLossDB, seconds: seconds, sinceLast: sinceLastSeconds ?? seconds)
+    /// `silentFraction` is the share of the span the receiver was silent (`ScanSilences`): each
+    /// packet is lost with that probability on top of its own loss.
+    /// `movedMeters` is how far the phone moved since then (shadowing also decorrelates over it).
+    public mutating func sample(atMeters distance: Double, bodyLossDB: Double, seconds: Double = 1, sinceLastSeconds: Double? = nil,
+                                movedMeters: Double = 0, silentFraction: Double = 0) -> Int {
+        let (base, packets, loss) = advance(atMeters: distance, bodyLossDB: bodyLossDB, seconds: seconds,
+                                            sinceLast: sinceLastSeconds ?? seconds, moved: movedMeters, silentFraction: silentFraction)
         var sum = 0.0
         var heard = 0
         for _ in 0..<packets {
@@ -50,8 +55,10 @@ public struct RadioLink: Sendable {
 
     /// Advances the channel by `seconds` and says whether any packet was heard in them: what iOS's
     /// region monitoring needs, without the per-packet RSSI (it stops at the first packet heard).
-    public mutating func heardAny(atMeters distance: Double, bodyLossDB: Double, seconds: Double, sinceLastSeconds: Double? = nil) -> Bool {
-        let (base, packets, loss) = advance(atMeters: distance, bodyLossDB: bodyLossDB, seconds: seconds, sinceLast: sinceLastSeconds ?? seconds)
+    public mutating func heardAny(atMeters distance: Double, bodyLossDB: Double, seconds: Double, sinceLastSeconds: Double? = nil,
+                                  movedMeters: Double = 0, silentFraction: Double = 0) -> Bool {
+        let (base, packets, loss) = advance(atMeters: distance, bodyLossDB: bodyLossDB, seconds: seconds,
+                                            sinceLast: sinceLastSeconds ?? seconds, moved: movedMeters, silentFraction: silentFraction)
         for _ in 0..<packets {
             guard Double.random(in: 0..<1, using: &random) >= loss else { continue }
             let fading = parameters.rayleighFading ? Self.rayleighDB(&random) : 0
@@ -60,13 +67,19 @@ public struct RadioLink: Sendable {
         return false
     }
 
-    /// Moves the shadowing on by `sinceLast` seconds: the mean power of the packets of the
-    /// `seconds` listened to, how many were sent, and the chance each is lost.
-    private mutating func advance(atMeters distance: Double, bodyLossDB: Double, seconds: Double, sinceLast: Double) -> (base: Double, packets: Int, loss: Double) {
-        let rho = exp(-max(sinceLast, 0) / parameters.shadowingCorrelationSeconds)
+    /// Moves the shadowing on by `sinceLast` seconds and `moved` metres: the mean power of the packets of the
+    /// `seconds` listened to (with this span's fast noise), how many were sent, and the chance
+    /// each is lost.
+    private mutating func advance(atMeters distance: Double, bodyLossDB: Double, seconds: Double, sinceLast: Double,
+                                  moved: Double, silentFraction: Double) -> (base: Double, packets: Int, loss: Double) {
+        let rho = exp(-max(sinceLast, 0) / parameters.shadowingCorrelationSeconds
+            - max(moved, 0) / parameters.shadowingDecorrelationMeters)
         shadowingDB = rho * shadowingDB + (1 - rho * rho).squareRoot() * parameters.shadowingSigmaDB * Self.gaussian(&random)
+        let fast = parameters.fastNoiseSigmaDB > 0 ? parameters.fastNoiseSigmaDB * Self.gaussian(&random) : 0
         let packets = max(1, Int((seconds * 1_000 / beacon.advertisingIntervalMilliseconds).rounded(.down)))
-        return (meanRSSI(atMeters: distance) + shadowingDB - bodyLossDB, packets, parameters.packetLoss(atMeters: distance))
+        let loss = parameters.packetLoss(atMeters: distance)
+        let silent = min(1, max(0, silentFraction))
+        return (meanRSSI(atMeters: distance) + shadowingDB + fast - bodyLossDB, packets, loss + (1 - loss) * silent)
     }
 
     /// A standard normal draw (Box–Muller).

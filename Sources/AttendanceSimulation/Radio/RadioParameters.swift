@@ -1,14 +1,19 @@
 import Foundation
 
-/// The radio of one site, as the simulator models it (DESIGN §6). Every figure has its unit in
+/// The radio of one site, as the simulator models it (docs/SIMULATOR.md). Every figure has its unit in
 /// its name; the defaults are the "as hard as real offices" world the issue asks for.
 public struct RadioParameters: Hashable, Sendable, Codable {
     /// Log-distance path-loss exponent: 2 in free space, up to 3.5 in cluttered offices.
     public var pathLossExponent: Double = 2.7
     /// Log-normal shadowing, standard deviation (walls, furniture, people).
     public var shadowingSigmaDB: Double = 6
-    /// How long shadowing stays correlated (a first-order Gauss–Markov process).
-    public var shadowingCorrelationSeconds: Double = 5
+    /// How long shadowing stays correlated for a phone that does not move (a first-order
+    /// Gauss–Markov process), and over how many metres it decorrelates as the phone moves.
+    public var shadowingCorrelationSeconds: Double = 150
+    public var shadowingDecorrelationMeters: Double = 5
+    /// Noise drawn afresh for every ranging second (people moving, the phone's own receiver),
+    /// on top of the shadowing: it decorrelates consecutive readings.
+    public var fastNoiseSigmaDB: Double = 1.5
     /// Fast (multipath) fading is Rayleigh: its dB value has a long tail of deep fades.
     public var rayleighFading = true
     /// Per-packet loss close to the beacon; it grows with distance to `lossAtEdge`.
@@ -25,7 +30,7 @@ public struct RadioParameters: Hashable, Sendable, Codable {
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case pathLossExponent, shadowingSigmaDB, shadowingCorrelationSeconds, rayleighFading, packetLossNear, halfLossDistanceMeters,
+        case pathLossExponent, shadowingSigmaDB, shadowingCorrelationSeconds, shadowingDecorrelationMeters, fastNoiseSigmaDB, rayleighFading, packetLossNear, halfLossDistanceMeters,
              lossSlopeMeters, sensitivityDBm, bodyLossRangeDB
     }
 
@@ -37,6 +42,8 @@ public struct RadioParameters: Hashable, Sendable, Codable {
         pathLossExponent = try c.value(.pathLossExponent, or: d.pathLossExponent)
         shadowingSigmaDB = try c.value(.shadowingSigmaDB, or: d.shadowingSigmaDB)
         shadowingCorrelationSeconds = try c.value(.shadowingCorrelationSeconds, or: d.shadowingCorrelationSeconds)
+        shadowingDecorrelationMeters = try c.value(.shadowingDecorrelationMeters, or: d.shadowingDecorrelationMeters)
+        fastNoiseSigmaDB = try c.value(.fastNoiseSigmaDB, or: d.fastNoiseSigmaDB)
         rayleighFading = try c.value(.rayleighFading, or: d.rayleighFading)
         packetLossNear = try c.value(.packetLossNear, or: d.packetLossNear)
         halfLossDistanceMeters = try c.value(.halfLossDistanceMeters, or: d.halfLossDistanceMeters)

@@ -14,10 +14,20 @@ public enum ReportTable {
         }
         row("check-in error p50/p95/p99/max") { p($0.checkIn.timestampErrorSeconds) }
         row("check-in decision latency p50/p95/p99/max") { p($0.checkIn.decisionLatencySeconds) }
+        row("decision latency, Always access, p50/p95") {
+            "\(seconds($0.checkIn.decisionLatencyAlwaysSeconds.p50)) / \(seconds($0.checkIn.decisionLatencyAlwaysSeconds.p95))"
+        }
         row("missed presences") { "\($0.checkIn.missedPresences)" }
+        row("missed: manual / force-quit / wrong site / other") { report in
+            MissedCause.allCases.map { "\(report.checkIn.missedByCause[$0.rawValue] ?? 0)" }.joined(separator: " / ")
+        }
+        row("missed, Always access, not force-quit") { "\($0.checkIn.missedAlwaysNotForceQuit)" }
         row("check-out error p50/p95/p99/max") { p($0.checkOut.timestampErrorSeconds) }
         row("false check-outs per 1,000 employee-days") { String(format: "%.2f", $0.falseCheckOutsPer1000EmployeeDays) }
         row("false check-ins per 1,000 employee-days") { String(format: "%.2f", $0.falseCheckInsPer1000EmployeeDays) }
+        row("false check-ins / check-outs per 1,000 presences") {
+            String(format: "%.2f / %.2f", $0.falseCheckInsPer1000Presences, $0.falseCheckOutsPer1000Presences)
+        }
         row("worked-minutes error p50/p95") { String(format: "%.1f / %.1f min", $0.workedMinutesError.p50, $0.workedMinutesError.p95) }
         row("events recorded / delivered") { "\($0.delivery.recorded) / \($0.delivery.delivered)" }
         row("events lost / duplicated") { "\($0.delivery.lost) / \($0.delivery.duplicates)" }
@@ -25,6 +35,15 @@ public enum ReportTable {
         row("ranging seconds/day p50/p95") { String(format: "%.0f / %.0f", $0.device.rangingSecondsPerDay.p50, $0.device.rangingSecondsPerDay.p95) }
         row("wake-ups/day p50/p95") { String(format: "%.0f / %.0f", $0.device.wakeupsPerDay.p50, $0.device.wakeupsPerDay.p95) }
         row("bytes/day p50/p95") { String(format: "%.0f / %.0f", $0.device.bytesPerDay.p50, $0.device.bytesPerDay.p95) }
+        row("awake seconds/day p50/p95") { String(format: "%.0f / %.0f", $0.device.awakeSecondsPerDay.p50, $0.device.awakeSecondsPerDay.p95) }
+        row("background location seconds/day p50/p95") {
+            String(format: "%.0f / %.0f", $0.device.backgroundLocationSecondsPerDay.p50, $0.device.backgroundLocationSecondsPerDay.p95)
+        }
+        row("energy mAh/day p50/p95") { String(format: "%.1f / %.1f", $0.energy.milliampHoursPerDay.p50, $0.energy.milliampHoursPerDay.p95) }
+        row("energy % of battery/day p50/p95") {
+            String(format: "%.2f / %.2f %%", $0.energy.batteryPercentPerDay.p50, $0.energy.batteryPercentPerDay.p95)
+        }
+        row("decisions cut by suspension") { "\($0.cutBySuspension)" }
 
         let nameWidth = rows.map(\.0.count).max() ?? 0
         let widths = policies.indices.map { column in max(policies[column].count, rows.map { $0.1[column].count }.max() ?? 0) }
@@ -34,7 +53,8 @@ public enum ReportTable {
                 .joined(separator: "  ")
         }
         var text = "\(report.employees) employees × \(report.days) days (\(report.employeeDays) employee-days), seed \(report.seed), "
-            + String(format: "%.1f s (%.0f employee-days/s)\n\n", report.wallSeconds, report.employeeDaysPerSecond)
+            + String(format: "%.1f s (%.1f employee-days/s, transport ", report.wallSeconds, report.employeeDaysPerSecond)
+            + report.transport + ")\n\n"
         text += line("", policies) + "\n"
         for (name, cells) in rows { text += line(name, cells) + "\n" }
         return text

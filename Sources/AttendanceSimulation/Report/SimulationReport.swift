@@ -10,6 +10,8 @@ public struct SimulationReport: Hashable, Sendable, Codable {
     public var employeeDays: Int
     public var wallSeconds: Double
     public var employeeDaysPerSecond: Double
+    /// How the phones reached the server: `http` (loopback or `--server`) or `inprocess`.
+    public var transport: String
     public var policies: [String: PolicyReport]
     /// How often each injected fault struck our policy's phones (beyond the fixed schema: a
     /// check that every fault was exercised). Absent when `default` did not run.
@@ -18,10 +20,12 @@ public struct SimulationReport: Hashable, Sendable, Codable {
     public var details = SimulationDetails()
 
     private enum CodingKeys: String, CodingKey {
-        case seed, employees, days, employeeDays, wallSeconds, employeeDaysPerSecond, policies, faults
+        case seed, employees, days, employeeDays, wallSeconds, employeeDaysPerSecond, transport, policies, faults
     }
 
-    public init(seed: UInt64, employees: Int, days: Int, employeeDays: Int, wallSeconds: Double, policies: [String: PolicyReport]) {
+    public init(seed: UInt64, employees: Int, days: Int, employeeDays: Int, wallSeconds: Double, transport: String = "http",
+                policies: [String: PolicyReport]) {
+        self.transport = transport
         self.seed = seed
         self.employees = employees
         self.days = days
@@ -42,7 +46,13 @@ public struct PolicyReport: Hashable, Sendable, Codable {
     public struct CheckIn: Hashable, Sendable, Codable {
         public var timestampErrorSeconds: Percentiles
         public var decisionLatencySeconds: Percentiles
+        /// Decision latency of the employees with Always access (the others tap by hand).
+        public var decisionLatencyAlwaysSeconds: Percentiles
         public var missedPresences: Int
+        /// The missed presences by cause (`MissedCause`: manual, forceQuit, wrongSite, other).
+        public var missedByCause: [String: Int]
+        /// Missed presences of employees with Always access whose app was not force-quit.
+        public var missedAlwaysNotForceQuit: Int
     }
 
     public struct CheckOut: Hashable, Sendable, Codable {
@@ -74,11 +84,37 @@ public struct PolicyReport: Hashable, Sendable, Codable {
         public var rangingSecondsPerDay: MedianAndP95
         public var wakeupsPerDay: MedianAndP95
         public var bytesPerDay: MedianAndP95
+        /// Seconds the app had execution time in the background, and of those, kept running by
+        /// background location updates.
+        public var awakeSecondsPerDay: MedianAndP95
+        public var backgroundLocationSecondsPerDay: MedianAndP95
 
-        public init(rangingSecondsPerDay: MedianAndP95, wakeupsPerDay: MedianAndP95, bytesPerDay: MedianAndP95) {
+        public init(rangingSecondsPerDay: MedianAndP95, wakeupsPerDay: MedianAndP95, bytesPerDay: MedianAndP95,
+                    awakeSecondsPerDay: MedianAndP95, backgroundLocationSecondsPerDay: MedianAndP95) {
             self.rangingSecondsPerDay = rangingSecondsPerDay
             self.wakeupsPerDay = wakeupsPerDay
             self.bytesPerDay = bytesPerDay
+            self.awakeSecondsPerDay = awakeSecondsPerDay
+            self.backgroundLocationSecondsPerDay = backgroundLocationSecondsPerDay
+        }
+    }
+
+    /// The energy model's charge per phone-day (`EnergySpec`).
+    public struct Energy: Hashable, Sendable, Codable {
+        public var milliampHoursPerDay: MedianAndP95
+        /// The same as a share of the battery, in percent.
+        public var batteryPercentPerDay: MedianAndP95
+        /// The mean phone-day, by part (mAh).
+        public var meanParts: EnergyParts
+
+        public init(perPhoneDay: [EnergyParts], batteryMilliampHours: Double) {
+            let totals = perPhoneDay.map(\.total)
+            milliampHoursPerDay = MedianAndP95(totals)
+            batteryPercentPerDay = MedianAndP95(totals.map { $0 / batteryMilliampHours * 100 })
+            let count = Double(max(perPhoneDay.count, 1))
+            func mean(_ part: KeyPath<EnergyParts, Double>) -> Double { perPhoneDay.reduce(0) { $0 + $1[keyPath: part] } / count }
+            meanParts = EnergyParts(awake: mean(\.awake), ranging: mean(\.ranging), backgroundLocation: mean(\.backgroundLocation),
+                                    wakeups: mean(\.wakeups), regionMonitoring: mean(\.regionMonitoring), network: mean(\.network))
         }
     }
 
@@ -86,18 +122,42 @@ public struct PolicyReport: Hashable, Sendable, Codable {
     public var checkOut: CheckOut
     public var falseCheckOutsPer1000EmployeeDays: Double
     public var falseCheckInsPer1000EmployeeDays: Double
+    public var falseCheckOutsPer1000Presences: Double
+    public var falseCheckInsPer1000Presences: Double
     public var workedMinutesError: MedianAndP95
     public var delivery: Delivery
     public var device: Device
+    public var energy: Energy
+    /// Decisions still under way, or work still running, when iOS's background time ran out.
+    public var cutBySuspension: Int
+
+    /// What scoring found beyond the score itself.
+    public struct Findings: Hashable, Sendable {
+        public var decisionLatenciesAlways: [Double] = []
+        public var missedByCause: [MissedCause: Int] = [:]
+        public var missedAlwaysNotForceQuit = 0
+        public var cutBySuspension = 0
+
+        public init() {}
+    }
 
     /// The report of one policy from its score over `employeeDays` simulated employee-days.
-    public init(score: PresenceScore, employeeDays: Int, delivery: Delivery, device: Device) {
+    public init(score: PresenceScore, employeeDays: Int, delivery: Delivery, device: Device, energy: Energy,
+                findings: Findings = Findings()) {
+        let causes = Dictionary(uniqueKeysWithValues: MissedCause.allCases.map { ($0.rawValue, findings.missedByCause[$0] ?? 0) })
         checkIn = CheckIn(timestampErrorSeconds: Percentiles(score.checkInErrors), decisionLatencySeconds: Percentiles(score.decisionLatencies),
-                          missedPresences: score.missedPresences)
+                          decisionLatencyAlwaysSeconds: Percentiles(findings.decisionLatenciesAlways),
+                          missedPresences: score.missedPresences, missedByCause: causes,
+                          missedAlwaysNotForceQuit: findings.missedAlwaysNotForceQuit)
+        self.energy = energy
+        cutBySuspension = findings.cutBySuspension
         checkOut = CheckOut(timestampErrorSeconds: Percentiles(score.checkOutErrors))
         let perThousand = employeeDays > 0 ? 1_000 / Double(employeeDays) : 0
         falseCheckOutsPer1000EmployeeDays = Double(score.falseCheckOuts) * perThousand
         falseCheckInsPer1000EmployeeDays = Double(score.falseCheckIns) * perThousand
+        let perThousandPresences = score.presencesScored > 0 ? 1_000 / Double(score.presencesScored) : 0
+        falseCheckOutsPer1000Presences = Double(score.falseCheckOuts) * perThousandPresences
+        falseCheckInsPer1000Presences = Double(score.falseCheckIns) * perThousandPresences
         workedMinutesError = MedianAndP95(score.workedMinutesErrors)
         self.delivery = delivery
         self.device = device

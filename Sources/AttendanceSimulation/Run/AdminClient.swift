@@ -1,8 +1,6 @@
 import AttendanceModels
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTPTypes
 
 /// The admin side of the server's HTTP API, as the simulator uses it: sites, employees,
 /// enrollment of each simulated phone, and the sessions recorded at the end.
@@ -11,19 +9,12 @@ struct AdminClient: Sendable {
         var description: String
     }
 
-    let baseURL: URL
+    let link: any ServerLink
     let adminToken: String
-    let session: URLSession
 
-    init(baseURL: URL, adminToken: String) {
-        var text = baseURL.absoluteString
-        while text.hasSuffix("/") { text.removeLast() }
-        self.baseURL = URL(string: text) ?? baseURL
+    init(link: any ServerLink, adminToken: String) {
+        self.link = link
         self.adminToken = adminToken
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 30
-        configuration.httpMaximumConnectionsPerHost = 16
-        session = URLSession(configuration: configuration)
     }
 
     /// The server's site ids for the world's sites, creating the missing ones.
@@ -78,19 +69,18 @@ struct AdminClient: Sendable {
     }
 
     private func call(_ method: String, _ path: String, body: [String: Any]? = nil, token: String?? = .none, expect status: Int) async throws -> Any {
-        guard let url = URL(string: baseURL.absoluteString + path) else { throw Failure(description: "bad path \(path)") }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        if let bearer = token ?? adminToken { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        var request = HTTPRequest(method: HTTPRequest.Method(method) ?? .get, scheme: nil, authority: nil, path: path)
+        if let bearer = token ?? adminToken { request.headerFields[.authorization] = "Bearer \(bearer)" }
+        var data: Data?
         if let body {
-            request.httpBody = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+            request.headerFields[.contentType] = "application/json"
         }
-        let (data, response) = try await session.data(for: request)
-        let code = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard code == status else {
-            throw Failure(description: "\(method) \(path) answered HTTP \(code), expected \(status): \(String(decoding: data.prefix(300), as: UTF8.self))")
+        let (response, answer) = try await link.exchange(request, body: data)
+        guard response.status.code == status else {
+            throw Failure(description: "\(method) \(path) answered HTTP \(response.status.code), expected \(status): "
+                + String(decoding: answer.prefix(300), as: UTF8.self))
         }
-        return try JSONSerialization.jsonObject(with: data)
+        return try JSONSerialization.jsonObject(with: answer)
     }
 }

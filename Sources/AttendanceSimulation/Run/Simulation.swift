@@ -3,6 +3,8 @@ import AttendanceModels
 import AttendanceServer
 import AttendanceSync
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import Logging
 
 /// `attendance simulate`: plans every employee's days from the seed, runs each policy on each
@@ -21,8 +23,17 @@ public enum Simulation {
         case remote(URL, adminToken: String)
     }
 
+    /// How the phones reach the server (`--transport`).
+    public enum Transport: String, Sendable, CaseIterable, Hashable {
+        /// Real HTTP over loopback (or to `--server`): the full path, the default.
+        case http
+        /// The server's router and handlers in this process, without sockets.
+        case inprocess
+    }
+
     public struct Options: Sendable {
         public var employees = 200
+        public var transport = Transport.http
         public var days = 5
         public var seed: UInt64 = 1
         public var policies: [Policy] = [.default]
@@ -54,6 +65,9 @@ public enum Simulation {
             if !(0...1).contains(faults.crashRate) { errors.append("'--crash-rate' is \(faults.crashRate); expected a probability from 0 to 1") }
             if faults.offlineHours < 0 || faults.offlineHours > Double(days) * 24 {
                 errors.append("'--offline-hours' is \(faults.offlineHours); expected 0 to \(days * 24) (the simulated days)")
+            }
+            if case .remote = server, transport == .inprocess {
+                errors.append("'--transport' is inprocess with '--server'; expected http (a running server is reached over HTTP)")
             }
             if case .remote = server, days > 25 {
                 errors.append("'--days' is \(days) with '--server'; expected at most 25 (a server refuses events more than 30 days old)")
@@ -88,41 +102,48 @@ public enum Simulation {
         let today = (Date().timeIntervalSince1970 / 86_400).rounded(.down) * 86_400
         let epoch = Date(timeIntervalSince1970: today - Double(options.days + 1) * 86_400)
 
-        let (baseURL, adminToken, stop) = try await startServer(options)
-        do {
-            let admin = AdminClient(baseURL: baseURL, adminToken: adminToken)
+        return try await withServer(options) { link, adminToken in
+            let admin = AdminClient(link: link, adminToken: adminToken)
             let siteIDs = try await admin.ensureSites(options.world)
-            let results = try await runPhones(options, admin: admin, baseURL: baseURL, siteIDs: siteIDs, epoch: epoch, progress: progress)
-            let report = try await score(options, results: results, admin: admin, siteIDs: siteIDs, epoch: epoch, started: started)
-            try await stop()
-            return report
-        } catch {
-            try? await stop()
-            throw error
+            let results = try await runPhones(options, admin: admin, link: link, siteIDs: siteIDs, epoch: epoch, progress: progress)
+            return try await score(options, results: results, admin: admin, siteIDs: siteIDs, epoch: epoch, started: started,
+                                   transport: link.name)
         }
     }
 
     // MARK: - Server
 
-    private static func startServer(_ options: Options) async throws -> (URL, String, @Sendable () async throws -> Void) {
-        switch options.server {
-        case .remote(let url, let token):
-            return (url, token, {})
-        case .inProcess:
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("attendance-simulate-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let repository = try SQLiteRepository.open(path: directory.appendingPathComponent("server.sqlite").path)
-            let token = "simulator-" + SHA256.hex(UUID().uuidString).prefix(32)
-            _ = try await AuthService(repository: repository).installAdminToken(configured: token)
-            var limits = IngestLimits()
-            limits.maxPastSeconds = max(limits.maxPastSeconds, Double(options.days + 3) * 86_400)
-            var logger = Logger(label: "attendance.simulate")
-            logger.logLevel = .error
-            let server = try await RunningServer.start(repository: repository, options: ServerOptions(port: 0, limits: limits), logger: logger)
-            return (server.baseURL, token, {
+    /// Runs `body` with a link to the server the options name: a running one, or a real one in this
+    /// process on a temporary SQLite file, reached over loopback HTTP or handed each request in process.
+    private static func withServer(_ options: Options,
+                                   _ body: @Sendable (any ServerLink, String) async throws -> SimulationReport) async throws -> SimulationReport {
+        if case .remote(let url, let token) = options.server { return try await body(HTTPLink(baseURL: url), token) }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("attendance-simulate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let repository = try SQLiteRepository.open(path: directory.appendingPathComponent("server.sqlite").path)
+        let token = "simulator-" + SHA256.hex(UUID().uuidString).prefix(32)
+        _ = try await AuthService(repository: repository).installAdminToken(configured: token)
+        var limits = IngestLimits()
+        limits.maxPastSeconds = max(limits.maxPastSeconds, Double(options.days + 3) * 86_400)
+        var logger = Logger(label: "attendance.simulate")
+        logger.logLevel = .error
+        let serverOptions = ServerOptions(port: 0, limits: limits)
+        switch options.transport {
+        case .http:
+            let server = try await RunningServer.start(repository: repository, options: serverOptions, logger: logger)
+            do {
+                let report = try await body(HTTPLink(baseURL: server.baseURL), token)
                 try await server.stop()
-                try? FileManager.default.removeItem(at: directory)
-            })
+                return report
+            } catch {
+                try? await server.stop()
+                throw error
+            }
+        case .inprocess:
+            defer { repository.shutdown() }
+            let app = try AttendanceHTTPServer.application(repository: repository, options: serverOptions, logger: logger)
+            return try await app.test(.router) { client in try await body(InProcessLink(client: client), token) }
         }
     }
 
@@ -135,9 +156,10 @@ public enum Simulation {
         var outcomes: [Policy: (account: PhoneAccount, outcome: PhoneOutcome)]
         var access: PhonePlan.LocationAccess = .always
         var incidents: [SimulationDetails.Incident] = []
+        var forceQuits: [Double] = []
     }
 
-    private static func runPhones(_ options: Options, admin: AdminClient, baseURL: URL, siteIDs: [SiteBeacon: SiteID], epoch: Date,
+    private static func runPhones(_ options: Options, admin: AdminClient, link: any ServerLink, siteIDs: [SiteBeacon: SiteID], epoch: Date,
                                   progress: @escaping @Sendable (Int, Int) -> Void) async throws -> [PhoneResult] {
         let world = options.world
         let planner = DayPlanner(world: world)
@@ -159,19 +181,19 @@ public enum Simulation {
                         let plan = PhonePlan(index: index, profile: profile, timeline: timeline, days: options.days, world: world,
                                              environment: environment, faults: options.faults, seed: options.seed)
                         var result = PhoneResult(index: index, presences: timeline.truth, employee: profile.id, outcomes: [:], access: plan.access,
-                                                 incidents: plan.incidents)
+                                                 incidents: plan.incidents, forceQuits: plan.forceQuits)
                         for policy in options.policies {
                             let account = try await admin.enroll(name: "\(profile.id.rawValue) \(policy.rawValue) \(run)", platform: policy == .altbeacon ? "android" : "ios")
                             let seed = options.seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
                             let outcome: PhoneOutcome
                             switch policy {
                             case .default:
-                                outcome = try await DefaultPolicyPhone(plan: plan, world: world, environment: environment, account: account, serverURL: baseURL,
+                                outcome = try await DefaultPolicyPhone(plan: plan, world: world, environment: environment, account: account, link: link,
                                                                        siteIDs: siteIDs, serverRestarts: restarts, epoch: epoch, seed: seed,
                                                                        logPath: options.phoneLog?.employee == profile.id.rawValue ? options.phoneLog?.path : nil).run()
                             case .naive, .altbeacon:
                                 outcome = await BaselinePhone(kind: policy == .naive ? .naive : .altbeacon, plan: plan, world: world, environment: environment,
-                                                              account: account, serverURL: baseURL, siteIDs: siteIDs, serverRestarts: restarts, epoch: epoch,
+                                                              account: account, link: link, siteIDs: siteIDs, serverRestarts: restarts, epoch: epoch,
                                                               seed: seed).run()
                             }
                             result.outcomes[policy] = (account, outcome)
@@ -204,7 +226,7 @@ public enum Simulation {
     // MARK: - Scoring
 
     private static func score(_ options: Options, results: [PhoneResult], admin: AdminClient, siteIDs: [SiteBeacon: SiteID], epoch: Date,
-                              started: Date) async throws -> SimulationReport {
+                              started: Date, transport: String) async throws -> SimulationReport {
         let siteNames = Dictionary(uniqueKeysWithValues: options.world.sites.map { (siteIDs[siteBeacon($0)]?.rawValue ?? $0.id, SiteID($0.id)) })
         let truth = results.flatMap(\.presences)
         let horizon = Double(options.days) * 86_400 + 12 * 3_600
@@ -216,7 +238,9 @@ public enum Simulation {
         for policy in options.policies {
             var sessions: [RecordedSession] = []
             var recorded = 0, delivered = 0, maxDelay = 0.0
-            var ranging: [Double] = [], wakeups: [Double] = [], bytes: [Double] = []
+            var ranging: [Double] = [], wakeups: [Double] = [], bytes: [Double] = [], awake: [Double] = [], location: [Double] = []
+            var energy: [EnergyParts] = []
+            var findings = PolicyReport.Findings()
             for result in results {
                 guard let (account, outcome) = result.outcomes[policy] else { continue }
                 if policy == .default { faults = faults + outcome.faults }
@@ -241,16 +265,31 @@ public enum Simulation {
                 ranging.append(Double(outcome.rangingSeconds) / Double(options.days))
                 wakeups.append(Double(outcome.wakeups) / Double(options.days))
                 bytes.append(Double(outcome.bytes) / Double(options.days))
+                awake.append(outcome.usage.awakeSeconds / Double(options.days))
+                location.append(outcome.usage.backgroundLocationSeconds / Double(options.days))
+                energy.append(options.world.energy.perDay(outcome.usage, days: Double(options.days)))
+                findings.cutBySuspension += outcome.cutBySuspension
             }
             details.sessions[policy.rawValue] = sessions
             let score = PresenceScore(truth: truth, sessions: sessions, horizon: horizon)
             let delivery = PolicyReport.Delivery(recorded: recorded, delivered: delivered, lost: recorded - delivered,
                                                  duplicates: duplicateSessions(sessions), maxDelaySeconds: maxDelay)
-            let device = PolicyReport.Device(rangingSecondsPerDay: MedianAndP95(ranging), wakeupsPerDay: MedianAndP95(wakeups), bytesPerDay: MedianAndP95(bytes))
-            policies[policy.rawValue] = PolicyReport(score: score, employeeDays: employeeDays, delivery: delivery, device: device)
+            let device = PolicyReport.Device(rangingSecondsPerDay: MedianAndP95(ranging), wakeupsPerDay: MedianAndP95(wakeups), bytesPerDay: MedianAndP95(bytes),
+                                             awakeSecondsPerDay: MedianAndP95(awake), backgroundLocationSecondsPerDay: MedianAndP95(location))
+            let byEmployee = Dictionary(uniqueKeysWithValues: results.map { ($0.employee, $0) })
+            for presence in score.missed {
+                guard let result = byEmployee[presence.employee] else { continue }
+                let cause = MissedCause.of(presence, access: result.access, forceQuits: result.forceQuits, sessions: sessions, horizon: horizon)
+                findings.missedByCause[cause, default: 0] += 1
+                if result.access == .always && cause != .forceQuit { findings.missedAlwaysNotForceQuit += 1 }
+            }
+            findings.decisionLatenciesAlways = results.filter { $0.access == .always }.flatMap { score.decisionLatenciesByEmployee[$0.employee] ?? [] }
+            policies[policy.rawValue] = PolicyReport(score: score, employeeDays: employeeDays, delivery: delivery, device: device,
+                                                     energy: .init(perPhoneDay: energy, batteryMilliampHours: options.world.energy.batteryMilliampHours),
+                                                     findings: findings)
         }
         var report = SimulationReport(seed: options.seed, employees: options.employees, days: options.days, employeeDays: employeeDays,
-                                      wallSeconds: Date().timeIntervalSince(started), policies: policies)
+                                      wallSeconds: Date().timeIntervalSince(started), transport: transport, policies: policies)
         report.faults = options.policies.contains(.default) ? faults : nil
         report.details = details
         return report

@@ -10,10 +10,11 @@ public struct WorldSpec: Hashable, Sendable, Codable {
     public var people = PeopleSpec()
     public var iOS = IOSSpec()
     public var network = NetworkSpec()
+    public var energy = EnergySpec()
 
     public init() {}
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case sites, people, iOS, network }
+    enum CodingKeys: String, CodingKey, CaseIterable { case sites, people, iOS, network, energy }
 
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -23,6 +24,7 @@ public struct WorldSpec: Hashable, Sendable, Codable {
         people = try c.value(.people, or: d.people)
         iOS = try c.value(.iOS, or: d.iOS)
         network = try c.value(.network, or: d.network)
+        energy = try c.value(.energy, or: d.energy)
     }
 }
 
@@ -156,7 +158,7 @@ public struct PeopleSpec: Hashable, Sendable, Codable {
     }
 }
 
-/// What iOS does (DESIGN §4.4); the defaults cite the sources listed there.
+/// What iOS does; the defaults cite the sources listed in docs/ARCHITECTURE.md, "What iOS does".
 public struct IOSSpec: Hashable, Sendable, Codable {
     /// Region entry callback latency: log-normal around this median ...
     public var entryLatencyMedianSeconds: Double = 4
@@ -186,13 +188,21 @@ public struct IOSSpec: Hashable, Sendable, Codable {
     /// A reminder the app scheduled is seen at the next screen wake after it is shown, and
     /// tapped (opening the app) with this probability.
     public var reminderTapProbability: Double = 0.5
+    /// Spells in which the phone hears no beacon at all (`ScanSilences`, calibrated against
+    /// recordings of real iPhones: docs/SIMULATOR.md): how many start per hour, and their
+    /// shortest, mean and longest durations.
+    public var scanSilencesPerHour: Double = 52
+    public var scanSilenceMinSeconds: Double = 2
+    public var scanSilenceMeanSeconds: Double = 6
+    public var scanSilenceMaxSeconds: Double = 34
 
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case entryLatencyMedianSeconds, entryLatencyTailProbability, entryLatencyTailMaxSeconds, exitDelaySeconds, exitDelayTailProbability,
              exitDelayTailMaxSeconds, backgroundSecondsPerEvent, backgroundTaskSeconds, screenWakesPerDay, terminationsPerDay,
-             forceQuitProbabilityPerDay, rebootProbabilityPerDay, deniedFraction, whenInUseOnlyFraction, manualOpensPerDay, reminderTapProbability
+             forceQuitProbabilityPerDay, rebootProbabilityPerDay, deniedFraction, whenInUseOnlyFraction, manualOpensPerDay, reminderTapProbability,
+             scanSilencesPerHour, scanSilenceMinSeconds, scanSilenceMeanSeconds, scanSilenceMaxSeconds
     }
 
     public init(from decoder: any Decoder) throws {
@@ -215,6 +225,10 @@ public struct IOSSpec: Hashable, Sendable, Codable {
         whenInUseOnlyFraction = try c.value(.whenInUseOnlyFraction, or: d.whenInUseOnlyFraction)
         manualOpensPerDay = try c.value(.manualOpensPerDay, or: d.manualOpensPerDay)
         reminderTapProbability = try c.value(.reminderTapProbability, or: d.reminderTapProbability)
+        scanSilencesPerHour = try c.value(.scanSilencesPerHour, or: d.scanSilencesPerHour)
+        scanSilenceMinSeconds = try c.value(.scanSilenceMinSeconds, or: d.scanSilenceMinSeconds)
+        scanSilenceMeanSeconds = try c.value(.scanSilenceMeanSeconds, or: d.scanSilenceMeanSeconds)
+        scanSilenceMaxSeconds = try c.value(.scanSilenceMaxSeconds, or: d.scanSilenceMaxSeconds)
     }
 }
 
@@ -250,7 +264,7 @@ public struct NetworkSpec: Hashable, Sendable, Codable {
 extension WorldSpec {
     /// Every value that can't describe a world, as "'field' is value; expected …".
     public func validationErrors() -> [String] {
-        var errors: [String] = []
+        var errors = energy.validationErrors()
         func probability(_ name: String, _ value: Double) {
             if !(0...1).contains(value) { errors.append("'\(name)' is \(value); expected a probability from 0 to 1") }
         }
@@ -263,6 +277,13 @@ extension WorldSpec {
             if site.beacons.isEmpty { errors.append("'sites[\(index)].beacons' is empty; expected at least one beacon") }
             if !(1.5...5).contains(site.radio.pathLossExponent) {
                 errors.append("'sites[\(index)].radio.pathLossExponent' is \(site.radio.pathLossExponent); expected 1.5 to 5")
+            }
+            if !(site.radio.shadowingCorrelationSeconds > 0) || !(site.radio.shadowingDecorrelationMeters > 0) {
+                errors.append("'sites[\(index)].radio' shadowing correlation is \(site.radio.shadowingCorrelationSeconds) s and "
+                    + "\(site.radio.shadowingDecorrelationMeters) m; expected both > 0")
+            }
+            if !(site.radio.fastNoiseSigmaDB >= 0) {
+                errors.append("'sites[\(index)].radio.fastNoiseSigmaDB' is \(site.radio.fastNoiseSigmaDB); expected ≥ 0")
             }
             if site.zoneWidthMeters <= 0 || site.zoneDepthMeters <= 0 {
                 errors.append("'sites[\(index)]' zone is \(site.zoneWidthMeters) × \(site.zoneDepthMeters) m; expected positive sizes")
@@ -291,6 +312,14 @@ extension WorldSpec {
         positive("people.lunchMinutesRange", people.lunchMinutesRange)
         positive("people.shortTripSecondsRange", people.shortTripSecondsRange)
         positive("network.latencyMillisecondsRange", network.latencyMillisecondsRange)
+        if !(0...ScanSilences.maxPerHour).contains(iOS.scanSilencesPerHour) {
+            errors.append("'iOS.scanSilencesPerHour' is \(iOS.scanSilencesPerHour); expected 0 to \(Int(ScanSilences.maxPerHour))")
+        }
+        if !(iOS.scanSilenceMinSeconds >= 0 && iOS.scanSilenceMinSeconds <= iOS.scanSilenceMeanSeconds
+            && iOS.scanSilenceMeanSeconds <= iOS.scanSilenceMaxSeconds && iOS.scanSilenceMaxSeconds <= 600) {
+            errors.append("'iOS.scanSilence…Seconds' are min \(iOS.scanSilenceMinSeconds), mean \(iOS.scanSilenceMeanSeconds), "
+                + "max \(iOS.scanSilenceMaxSeconds); expected 0 ≤ min ≤ mean ≤ max ≤ 600")
+        }
         if !(0..<24).contains(people.arrivalMeanHour) { errors.append("'people.arrivalMeanHour' is \(people.arrivalMeanHour); expected 0 to 24") }
         return errors
     }
