@@ -10,6 +10,8 @@ import UIKit
 public final class BackgroundTimeAdapter: BackgroundTime, Sendable {
     private var task: UIBackgroundTaskIdentifier = .invalid
     private let expiring: @Sendable () -> Void
+    /// When the time iOS gave runs out (nil: not known, or in the foreground), for the drainer.
+    private nonisolated let deadline = Locked<Date?>(nil)
 
     /// `expiring` sends `.backgroundTimeExpiring` to the engine.
     public init(expiring: @escaping @Sendable () -> Void) { self.expiring = expiring }
@@ -21,12 +23,20 @@ public final class BackgroundTimeAdapter: BackgroundTime, Sendable {
                 self?.expiring()
                 self?.finish()
             }
+            let remaining = UIApplication.shared.backgroundTimeRemaining
+            // In the foreground iOS reports the greatest finite value: not limited.
+            self.deadline.withLock { $0 = remaining < 3_600 ? Date().addingTimeInterval(remaining) : nil }
         }
+    }
+
+    public nonisolated func remainingSeconds() -> Double? {
+        deadline.value.map { $0.timeIntervalSinceNow }
     }
 
     public nonisolated func end() { Task { @MainActor in self.finish() } }
 
     private func finish() {
+        deadline.withLock { $0 = nil }
         guard task != .invalid else { return }
         UIApplication.shared.endBackgroundTask(task)
         task = .invalid

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AttendanceEngine
 import AttendanceSimulation
 import Foundation
 
@@ -39,6 +40,9 @@ struct Simulate: AsyncParsableCommand {
 
     @Option(help: "How the phones reach the in-process server: http (loopback sockets, the full path) or inprocess (its router, no sockets).")
     var transport = "http"
+
+    @Option(help: "Our policy's engine settings: a JSON engine configuration, missing keys at their defaults (docs/ENGINE.md).")
+    var engineConfig: String?
 
     @Option(help: "Phones simulated at once.")
     var parallelism = 4
@@ -82,6 +86,15 @@ struct Simulate: AsyncParsableCommand {
             options.phoneLog = .init(employee: parts[0], path: parts[1])
         }
         if let world { options.world = try Self.loadWorld(world) }
+        if let engineConfig {
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: engineConfig)) } catch {
+                throw CommandFailure("can't read '--engine-config' \(engineConfig): \(error.localizedDescription)")
+            }
+            do { options.engine = try Configuration.decode(json: data) } catch {
+                throw CommandFailure("'--engine-config' \(engineConfig): \(error)")
+            }
+        }
         if let server {
             guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
                 throw CommandFailure("'--server' is '\(server)'; expected an http:// or https:// URL")

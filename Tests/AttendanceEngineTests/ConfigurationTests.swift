@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func theKnownKeysAreEveryProperty() {
-        #expect(Configuration.knownKeys.count == 35)
+        #expect(Configuration.knownKeys.count == 37)
         #expect(Configuration.knownKeys.contains("arrivalReminders"))
         #expect(["dwellMinSupportFraction", "dwellContestedSupportFraction", "resumeReminderHours", "resumeReminderCount", "manualBackdateMaxMinutes"].allSatisfy(Configuration.knownKeys.contains))
         #expect(["dwellContinuousSeconds", "backgroundLocationMaxSeconds", "departureMotionLookbackMinutes", "walkingConfirmNeedsStop"].allSatisfy(Configuration.knownKeys.contains))

@@ -60,7 +60,10 @@ import Testing
     /// Updates stop after `backgroundLocationMaxSeconds` even if nothing decided (a signal below
     /// the dwell floor), and are never asked for without Always access.
     @Test func theUpdatesAreCappedAndNeedAlwaysAccess() {
-        var driver = EngineDriver()
+        // Windows without evidence end the watch early (next test); here the cap alone is tested.
+        var patient = Configuration()
+        patient.followUpWithoutEvidenceWindows = 100
+        var driver = EngineDriver(patient)
         driver.send(.regionEntered(Self.uuidRegion), at: 0)
         driver.ranged(rssi: -101, over: 1..<900)
         #expect(seconds(of: Self.isStart, in: driver) == [0])
@@ -152,6 +155,33 @@ import Testing
         #expect(later.telemetry.contains { $0.site?.major == 1 && $0.detail.contains("needs 70 %, contested by an earlier dwell next door") })
     }
 
+    /// Kept running, an entry whose windows give no evidence of the site (heard below the dwell
+    /// floor, or not at all) is watched for `followUpWithoutEvidenceWindows` (10) windows when the
+    /// phone is still, then the updates stop: the region next door reported through a wall. On the
+    /// way in (walking) the same silence is watched on.
+    @Test func anEntryWithoutEvidenceIsWatchedOnlyWhileWalking() {
+        var still = EngineDriver(Self.perSite([1]))
+        still.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(0), activity: .stationary, confidence: .high, steps: 0)), at: 0)
+        still.send(.regionEntered(Self.siteRegion(1)), at: 0)
+        for second in 1..<300 { still.ranged(at: Double(second), [(1, 10, -101)]) }
+        let stops = seconds(of: Self.isStop, in: still)
+        #expect(stops.count == 1 && stops[0] >= 80 && stops[0] <= 89)
+        // Ten windows before the stop; later ones are samples heard after the cooldown (not kept running).
+        #expect(still.telemetry.filter { $0.kind == .windowOpened && $0.at < EngineDriver.time(88) }.count == 10)
+
+        var walking = EngineDriver(Self.perSite([1]))
+        walking.send(.regionEntered(Self.siteRegion(1)), at: 0)
+        for second in 1..<200 {
+            if second % 8 == 1 {
+                walking.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(Double(second)), activity: .walking, confidence: .high,
+                                                           steps: 60, walkingSince: EngineDriver.time(0))), at: Double(second))
+            }
+            walking.ranged(at: Double(second), [(1, 10, -101)])
+        }
+        #expect(seconds(of: Self.isStop, in: walking).isEmpty)
+        #expect(walking.telemetry.filter { $0.kind == .windowOpened }.count > 20)
+    }
+
     /// The annex is reached through the office: the office is heard alone on the way in and, at
     /// the annex desk, now and then alone for a few seconds, but mostly below the annex. Its
     /// dwell spans 300 s but is supported in only a small share of the time watched, so the
@@ -177,6 +207,7 @@ import Testing
 
         var lax = Self.perSite([1, 2])
         lax.dwellMinSupportFraction = 0.01
+        lax.followUpWithoutEvidenceWindows = 100
         let first = run(lax).events(.checkIn).first
         #expect(first?.site.major == 1)
         #expect(first?.timestamp == EngineDriver.time(0))

@@ -110,12 +110,13 @@ import Testing
     /// snapshot waits for the checkpoint like ranging, but its audit lines are committed at once;
     /// a kill in between restores a window still deciding.
     @Test func aWindowRollingOverWaitsForTheCheckpointButItsAuditLinesDoNot() async throws {
-        let harness = try RuntimeHarness()
+        let harness = try RuntimeHarness { $0.followUpWithoutEvidenceWindows = 100 }
         defer { harness.server.stop() }
         let site = SiteBeacon(uuid: SiteBeacon.defaultUUID, major: 1)
         try await harness.at(0, .regionEntered(RuntimeHarness.region))
         let opened = try #require(try harness.store.loadSnapshot())
-        // Below the dwell floor (-100 dBm), too weak to decide: each window ends insufficient and the entry is followed up.
+        // Below the dwell floor (-100 dBm), too weak to decide: each window ends insufficient and the entry is
+        // followed up (without the limit on windows that give no evidence, which would end the watch at 80 s).
         try await harness.ranged(-101, from: 1, count: 20)
         let audit = try harness.store.telemetry().map(\.kind)
         #expect(audit.filter { $0 == .windowInsufficient }.count == 2)

@@ -59,6 +59,8 @@ extension Configuration {
                 "a share in (0, 1]")
         require(dwellMinMedianDBm < 0 && dwellMinMedianDBm >= -127, "dwellMinMedianDBm", dwellMinMedianDBm, "a negative dBm value from -127")
         require((0...10).contains(followUpWindows), "followUpWindows", followUpWindows, "an integer from 0 to 10")
+        require((1...100).contains(followUpWithoutEvidenceWindows), "followUpWithoutEvidenceWindows", followUpWithoutEvidenceWindows,
+                "an integer from 1 to 100")
         require(rangingRetryCooldownSeconds >= 0, "rangingRetryCooldownSeconds", rangingRetryCooldownSeconds, "seconds ≥ 0")
         require(motionLookbackMinutes > 0, "motionLookbackMinutes", motionLookbackMinutes, "minutes > 0")
         require(walkingMinSteps >= 1, "walkingMinSteps", walkingMinSteps, "an integer ≥ 1")

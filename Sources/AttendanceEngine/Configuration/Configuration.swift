@@ -72,6 +72,11 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// while a window is still deciding, and ranges throughout: an entry reported before the
     /// door is decided at the door, not at the next screen wake. 0 turns this off (battery).
     public var backgroundLocationMaxSeconds: Double = 600
+    /// Kept running, an entry's windows stop being followed after this many in a row that gave
+    /// no evidence of the site (not heard, or another site of the UUID louder in most seconds)
+    /// while the phone is still: the region next door reported through a wall. 10 windows (~80 s)
+    /// outlast a phone's scan silences (at most 34 s) and a slow fade at the door (decision 0022).
+    public var followUpWithoutEvidenceWindows: Int = 10
     /// How far back the motion query looks, and how old a motion snapshot may be.
     public var motionLookbackMinutes: Double = 2
     /// Steps within the look-back that count as walking when the activity is unknown.
@@ -90,6 +95,10 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// session was last heard and before iOS noticed dates the departure (iOS's exit can come
     /// minutes after the last packet; the walk out is in CoreMotion's history).
     public var departureMotionLookbackMinutes: Double = 10
+    /// A suspected exit is called off when motion history since the site was last heard shows no
+    /// walk at all: the phone has not left the desk it was heard at (iOS reports a desk at the
+    /// edge of coverage outside for many minutes at a time). The session goes on without ranging.
+    public var stayedPutHoldsSession: Bool = true
     /// At most one heartbeat per this interval while inside.
     public var heartbeatIntervalSeconds: Double = 900
 

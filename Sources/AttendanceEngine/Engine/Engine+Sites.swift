@@ -118,6 +118,10 @@ extension Engine {
         case .resumed(let session, let silence):
             let detail = "heard again after \(Int(silence)) s; session \(session.key) continues"
             return [telemetry(.sessionResumed, detail)]
+        case .stayed(let session):
+            let detail = "no walk since last heard at \(RFC3339.format(session.lastHeardAt)) (motion history): still on site; "
+                + "session \(session.key) continues"
+            return [telemetry(.sessionResumed, detail)]
         case .checkedOut(let session, let time, let source, let reason):
             return [event(.checkOut, session, at: time, source: source, reason: reason),
                     telemetry(.checkedOut, "checked out at \(RFC3339.format(time)) (\(source.rawValue): \(reason))")]

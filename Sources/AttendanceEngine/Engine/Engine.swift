@@ -133,6 +133,14 @@ public struct Engine: Hashable, Sendable, Codable {
                                                     unwatchedAfter: lookbackSeconds)
                 }
             }
+            if configuration.stayedPutHoldsSession, let historySince = snapshot.historySince,
+               snapshot.stayedPut(minSteps: configuration.walkingMinSteps) {
+                for index in sites.indices where sites[index].isLeaving {
+                    mutateSite(index, at: now, &actions) { site, _, outputs in
+                        site.stayedPut(historySince: historySince, at: snapshot.at, &outputs)
+                    }
+                }
+            }
         case .geofenceEntered(let site):
             if let index = siteIndex(site) ?? trackSite(site) {
                 mutateSite(index, at: now, &actions) { site, _, outputs in site.geofenceEntered(at: now, &outputs) }

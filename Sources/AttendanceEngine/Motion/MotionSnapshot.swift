@@ -65,6 +65,12 @@ public struct MotionSnapshot: Hashable, Sendable, Codable {
         return notBefore.map { time >= $0 } ?? true ? time : nil
     }
 
+    /// The whole look-back, from `historySince`, without a walk: no walk began or went on in it,
+    /// fewer than `minSteps` steps, and not walking now. Nobody leaves without walking.
+    public func stayedPut(minSteps: Int) -> Bool {
+        historySince != nil && walkingSince == nil && firstWalkSince == nil && !looksLikeWalking(minSteps: minSteps)
+    }
+
     /// Walking or running with more than low confidence, or enough steps in the look-back.
     public func looksLikeWalking(minSteps: Int) -> Bool {
         if (activity == .walking || activity == .running) && confidence != .low { return true }

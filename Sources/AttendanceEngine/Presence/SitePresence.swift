@@ -149,6 +149,8 @@ public struct SitePresence: Hashable, Sendable, Codable {
         case windowInsufficient(reason: String, sampleCount: Int)
         case exitSuspected(PresenceSession, cause: ExitCause)
         case resumed(PresenceSession, silenceSeconds: Double)
+        /// A suspected exit called off: motion history since `lastHeardAt` shows no walk.
+        case stayed(PresenceSession)
         case checkedOut(PresenceSession, at: Date, source: EventSource, reason: String)
         case heartbeat(PresenceSession, at: Date)
         case rejected(String)
@@ -421,6 +423,17 @@ public struct SitePresence: Hashable, Sendable, Codable {
         phase = .softExitPending(session, detectedAt: detectedAt, cause: cause)
     }
 
+    /// Motion history from `historySince` to `time` shows no walk: a person whose exit is
+    /// suspected has not left the desk they were last heard at, whatever iOS says of the region.
+    /// The session goes on (its last evidence unchanged); the next exit iOS reports asks again.
+    public mutating func stayedPut(historySince: Date, at time: Date, _ outputs: inout [Output]) {
+        guard case .softExitPending(let session, _, _) = phase, historySince.timeIntervalSince(session.lastHeardAt) <= 1,
+              time > session.lastHeardAt else { return }
+        phase = .inside(session)
+        silence = nil
+        outputs.append(.stayed(session))
+    }
+
     public var isLeaving: Bool {
         if case .softExitPending = phase { return true }
         return false
@@ -470,14 +483,19 @@ public struct SitePresence: Hashable, Sendable, Codable {
                 confirm(window.dated(from: since), rule: .dwell, at: now, context, &outputs)
                 return
             }
-            let promising = context.keptRunning && window.loudestInMost
+            let evidence = window.loudestInMost
                 && (window.medianRSSI.map { $0 >= context.configuration.dwellMinMedianDBm } ?? false)
-            // Kept running, an entry is watched until it decides (or the updates' time is up);
-            // an inside state only while it looks like a stay.
-            let entryWatched = context.keptRunning && window.trigger == .regionEntry
+            let promising = context.keptRunning && evidence
+            // Kept running, an entry is watched until it decides (or the updates' time is up),
+            // unless window after window gives no evidence of the site; an inside state only
+            // while it looks like a stay.
+            // On the way in (walking), nothing heard yet is no evidence against the site.
+            let hopeless = !context.movingNow && (window.withoutEvidence ?? 0) + (evidence ? 0 : 1)
+                >= context.configuration.followUpWithoutEvidenceWindows
+            let entryWatched = context.keptRunning && window.trigger == .regionEntry && !hopeless
             if followUp, window.trigger == .regionEntry || (promising && window.trigger == .regionState),
                entryWatched || promising || (window.followUp ?? 0) < context.configuration.followUpWindows {
-                let next = window.followingWindow(at: now)
+                let next = window.followingWindow(at: now, evidence: evidence)
                 phase = .candidate(next)
                 outputs.append(.windowOpened(next.trigger))
             } else {

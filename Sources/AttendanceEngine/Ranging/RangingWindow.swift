@@ -17,6 +17,8 @@ public struct RangingWindow: Hashable, Sendable, Codable {
     public private(set) var sampleRSSI: [Int] = []
     /// How many undecided windows came before this one for the same trigger (nil: none).
     public private(set) var followUp: Int?
+    /// How many of those, in a row just before this one, gave no evidence of the site (nil: none).
+    public private(set) var withoutEvidence: Int?
     /// Samples taken in a second when another site of the same UUID was heard louder (nil: none).
     public private(set) var outranked: Int?
     /// Callbacks that heard another site of the same UUID but not this one (nil: none).
@@ -32,10 +34,12 @@ public struct RangingWindow: Hashable, Sendable, Codable {
     }
 
     /// The next window after this one ended undecided at its deadline: same trigger, same entry
-    /// (still the earliest evidence of arrival), fresh samples.
-    public func followingWindow(at now: Date) -> RangingWindow {
+    /// (still the earliest evidence of arrival), fresh samples. `evidence`: this one heard the
+    /// site as the loudest in most of its seconds.
+    public func followingWindow(at now: Date, evidence: Bool = true) -> RangingWindow {
         var next = RangingWindow(openedAt: now, trigger: trigger, entryAt: entryAt)
         next.followUp = (followUp ?? 0) + 1
+        next.withoutEvidence = evidence ? nil : (withoutEvidence ?? 0) + 1
         return next
     }
 

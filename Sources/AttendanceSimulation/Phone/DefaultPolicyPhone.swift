@@ -129,7 +129,7 @@ final class DefaultPolicyPhone {
     private let logPath: String?
 
     init(plan: PhonePlan, world: WorldSpec, environment: RadioEnvironment, account: PhoneAccount, link: any ServerLink, siteIDs: [SiteBeacon: SiteID],
-         serverRestarts: [Range<Double>], epoch: Date, seed: UInt64, logPath: String? = nil) throws {
+         serverRestarts: [Range<Double>], epoch: Date, seed: UInt64, logPath: String? = nil, engine: Configuration = Configuration()) throws {
         self.plan = plan
         self.world = world
         self.epoch = epoch
@@ -140,7 +140,7 @@ final class DefaultPolicyPhone {
         self.logPath = logPath
         // A phone whose log is wanted keeps all of it, not the app's rolling window.
         store = try logPath == nil ? DeviceStore.inMemory() : DeviceStore.inMemory(limits: .init(telemetryRows: .max / 2, traceRows: .max / 2))
-        var configuration = Configuration()
+        var configuration = engine
         configuration.userID = account.userID
         configuration.deviceID = account.deviceID
         configuration.sites = world.sites.map { site in
@@ -402,6 +402,7 @@ final class DefaultPolicyPhone {
                 awake.awake(from: now, until: .infinity)
             }
             keptRunning = true
+            publishRunningTime()
         }
         if requests.taskBegun { grant(from: now, until: now + world.iOS.backgroundTaskSeconds) }
         for (name, due) in requests.timers { queue.push(.timer(name, due), at: max(now, due.timeIntervalSince(epoch))) }
@@ -428,6 +429,13 @@ final class DefaultPolicyPhone {
         runningUntil = max(runningUntil, end)
         awake.awake(from: time, until: runningUntil)
         scheduleExpiry()
+        publishRunningTime()
+    }
+
+    /// What `UIApplication.backgroundTimeRemaining` would say: unlimited while kept running.
+    private func publishRunningTime() {
+        let until: Double? = keptRunning ? nil : runningUntil
+        ports.state.withLock { $0.runningUntil = until }
     }
 
     /// Background location updates ended at `time`: the seconds they kept the app awake count.

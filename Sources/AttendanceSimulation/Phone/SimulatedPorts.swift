@@ -16,6 +16,9 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         var taskBegun = false
         /// A background task the app began and has not ended (its expiration handler runs).
         var taskActive = false
+        /// Until when the app has execution time (nil: not limited, kept running or in the
+        /// foreground), in seconds of the run.
+        var runningUntil: Double?
         /// Background location updates are on: iOS keeps the app running.
         var backgroundLocation = false
         var notifications = 0
@@ -60,6 +63,10 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         }
     }
     func end() { state.withLock { $0.taskActive = false } }
+    func remainingSeconds() -> Double? {
+        guard let until = state.value.runningUntil else { return nil }
+        return until - clock.now().timeIntervalSince(epoch)
+    }
     func show(_ notification: LocalNotification) {
         state.withLock {
             if notification.kind == .resumeReminder, let due = notification.deliverAt {

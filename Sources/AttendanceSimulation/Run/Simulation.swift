@@ -1,3 +1,4 @@
+import AttendanceEngine
 import AttendanceHTTP
 import AttendanceModels
 import AttendanceServer
@@ -34,6 +35,8 @@ public enum Simulation {
     public struct Options: Sendable {
         public var employees = 200
         public var transport = Transport.http
+        /// Our policy's engine settings (`--engine-config`): the defaults, or a file's over them.
+        public var engine = Configuration()
         public var days = 5
         public var seed: UInt64 = 1
         public var policies: [Policy] = [.default]
@@ -190,7 +193,8 @@ public enum Simulation {
                             case .default:
                                 outcome = try await DefaultPolicyPhone(plan: plan, world: world, environment: environment, account: account, link: link,
                                                                        siteIDs: siteIDs, serverRestarts: restarts, epoch: epoch, seed: seed,
-                                                                       logPath: options.phoneLog?.employee == profile.id.rawValue ? options.phoneLog?.path : nil).run()
+                                                                       logPath: options.phoneLog?.employee == profile.id.rawValue ? options.phoneLog?.path : nil,
+                                                                       engine: options.engine).run()
                             case .naive, .altbeacon:
                                 outcome = await BaselinePhone(kind: policy == .naive ? .naive : .altbeacon, plan: plan, world: world, environment: environment,
                                                               account: account, link: link, siteIDs: siteIDs, serverRestarts: restarts, epoch: epoch,

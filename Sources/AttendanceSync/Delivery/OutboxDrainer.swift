@@ -14,15 +14,25 @@ public actor OutboxDrainer {
     private let batchSize: Int
     private var running = false
     private var requestedAgain = false
+    private let timeLeft: @Sendable () -> Double?
+    public let secondsPerRequest: Double
+    /// Whether the last drain stopped because too little background time was left.
+    public private(set) var stoppedForTime = false
 
+    /// `timeLeft`: the execution time the app still has (nil: not limited); no request starts
+    /// with less than `secondsPerRequest` left (the phone's request timeout and a margin), so a
+    /// suspension never freezes one mid-way: the rest waits for the next wake.
     public init(store: DeviceStore, uploader: any Uploader, clock: any AttendanceClock, policy: RetryPolicy = RetryPolicy(),
-                jitterSeed: UInt64 = UInt64.random(in: .min ... .max), batchSize: Int = 50) {
+                jitterSeed: UInt64 = UInt64.random(in: .min ... .max), batchSize: Int = 50,
+                timeLeft: @escaping @Sendable () -> Double? = { nil }, secondsPerRequest: Double = 5) {
         self.store = store
         self.uploader = uploader
         self.clock = clock
         self.policy = policy
         self.random = SplitMix64(seed: jitterSeed)
         self.batchSize = batchSize
+        self.timeLeft = timeLeft
+        self.secondsPerRequest = secondsPerRequest
     }
 
     /// Drains until nothing is due; returns `nil` when another drain was running (it will pick
@@ -34,6 +44,7 @@ public actor OutboxDrainer {
         }
         running = true
         defer { running = false }
+        stoppedForTime = false
         var delivered = 0
         var lastError: String?
         repeat {
@@ -43,6 +54,13 @@ public actor OutboxDrainer {
             while true {
                 let batch = try store.nextBatch(now: roundStart, limit: batchSize)
                 if batch.isEmpty { break }
+                if let left = timeLeft(), left < secondsPerRequest {
+                    lastError = String(format: "%.1f s of background time left, less than a request may take (%.0f s); ", left,
+                                       secondsPerRequest) + "the rest is sent at the next wake"
+                    requestedAgain = false
+                    stoppedForTime = true
+                    break
+                }
                 try store.markInFlight(batch.map(\.id))
                 let outcomes = await uploader.upload(batch)
                 let answeredAt = clock.now()

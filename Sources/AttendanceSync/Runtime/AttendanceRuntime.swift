@@ -82,8 +82,9 @@ public actor AttendanceRuntime {
         } else {
             engine = Engine(configuration: configuration)
         }
+        let background = ports.background
         drainer = OutboxDrainer(store: store, uploader: ports.uploader, clock: ports.clock, policy: retryPolicy,
-                                jitterSeed: jitterSeed)
+                                jitterSeed: jitterSeed, timeLeft: { background.remainingSeconds() })
     }
 
     /// App launch (or relaunch by iOS): in-flight uploads are pending again, old delivered rows
@@ -180,7 +181,11 @@ public actor AttendanceRuntime {
     private func drainInTurn() async throws {
         guard let report = try await drainer.drain() else { return }
         try await handle(.uploadFinished(report))
-        if let next = try store.earliestPendingAttempt() {
+        if await drainer.stoppedForTime {
+            // Not before the background time is up: the timer is then overdue at the next wake.
+            let after = ports.clock.now().addingTimeInterval(drainer.secondsPerRequest)
+            ports.timers.schedule(TimerName.delivery, at: max(after, try store.earliestPendingAttempt() ?? after))
+        } else if let next = try store.earliestPendingAttempt() {
             ports.timers.schedule(TimerName.delivery, at: next)
         } else {
             ports.timers.cancel(TimerName.delivery)

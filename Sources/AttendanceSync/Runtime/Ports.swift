@@ -34,6 +34,13 @@ public protocol TimerScheduler: Sendable {
 public protocol BackgroundTime: Sendable {
     func begin()
     func end()
+    /// The execution time iOS still gives the app, in seconds (nil: not limited, e.g. in the
+    /// foreground, or not known). The drainer starts no request that might outlast it.
+    func remainingSeconds() -> Double?
+}
+
+extension BackgroundTime {
+    public func remainingSeconds() -> Double? { nil }
 }
 
 public protocol Notifier: Sendable {

@@ -36,12 +36,13 @@ final class RuntimeHarness: @unchecked Sendable {
     var runtime: AttendanceRuntime
     let configuration: Configuration
 
-    init(store: DeviceStore? = nil, server: LoopbackTestServer? = nil) throws {
+    init(store: DeviceStore? = nil, server: LoopbackTestServer? = nil, configure: (inout Configuration) -> Void = { _ in }) throws {
         self.server = try server ?? LoopbackTestServer()
         network = SwitchableNetwork(HTTPUploader(settings: .init(baseURL: self.server.baseURL, deviceToken: "device-token")))
         self.store = try store ?? DeviceStore.inMemory()
         var configuration = Configuration()
         configuration.sites = [SiteConfiguration(major: 1)]
+        configure(&configuration)
         self.configuration = configuration
         runtime = try Self.makeRuntime(store: self.store, configuration: configuration, clock: clock, ports: ports, network: network)
     }
