@@ -15,7 +15,7 @@ import Testing
         let run = try Self.run(["--employees", "2", "--days", "1", "--seed", "5", "--policy", "all", "--json", "--out", out])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
-        for key in ["seed", "employees", "days", "employeeDays", "wallSeconds", "employeeDaysPerSecond", "policies"] {
+        for key in ["seed", "employees", "days", "employeeDays", "wallSeconds", "employeeDaysPerSecond", "transport", "policies"] {
             #expect(report[key] != nil, "\(key)")
         }
         #expect(report["employeeDays"] as? Int == 2 && report["seed"] as? Int == 5)
@@ -29,7 +29,10 @@ import Testing
             #expect(policy["falseCheckOutsPer1000EmployeeDays"] is Double && policy["falseCheckInsPer1000EmployeeDays"] is Double, "\(name)")
             #expect((policy["workedMinutesError"] as? [String: Any]).map { Set($0.keys) } == ["p50", "p95"], "\(name)")
             #expect((policy["delivery"] as? [String: Any]).map { Set($0.keys) } == ["recorded", "delivered", "lost", "duplicates", "maxDelaySeconds"], "\(name)")
-            #expect((policy["device"] as? [String: Any]).map { Set($0.keys) } == ["rangingSecondsPerDay", "wakeupsPerDay", "bytesPerDay"], "\(name)")
+            #expect((policy["device"] as? [String: Any]).map { Set($0.keys) }
+                == ["rangingSecondsPerDay", "wakeupsPerDay", "bytesPerDay", "awakeSecondsPerDay", "backgroundLocationSecondsPerDay"], "\(name)")
+            #expect((policy["energy"] as? [String: Any])?["batteryPercentPerDay"] != nil && policy["cutBySuspension"] is Int, "\(name)")
+            #expect((checkIn?["missedByCause"] as? [String: Int]).map { Set($0.keys) } == ["manual", "forceQuit", "wrongSite", "other"], "\(name)")
         }
         // --out holds the same report.
         #expect(try String(contentsOfFile: out, encoding: .utf8) + "\n" == run.stdout)
@@ -49,6 +52,8 @@ import Testing
         (["--days", "2", "--offline-hours", "100"], "'--offline-hours' is 100.0; expected 0 to 48 (the simulated days)"),
         (["--server", "ftp://x"], "'--server' is 'ftp://x'; expected an http:// or https:// URL"),
         (["--phone-log", "emp-0001"], "'--phone-log' is 'emp-0001'; expected EMPLOYEE=FILE"),
+        (["--transport", "pigeon"], "'--transport' is 'pigeon'; expected http or inprocess"),
+        (["--engine-config", "/nonexistent/engine.json"], "can't read '--engine-config' /nonexistent/engine.json"),
         (["--employees", "3", "--phone-log", "emp-0007=/tmp/x.log"], "'--phone-log' names 'emp-0007'; expected an employee from emp-0000 to emp-0002"),
         (["--policy", "naive", "--phone-log", "emp-0000=/tmp/x.log"], "'--phone-log' logs our policy's phone; expected '--policy' default or all"),
     ])

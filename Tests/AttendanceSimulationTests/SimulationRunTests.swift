@@ -39,6 +39,42 @@ import Testing
         #expect(Self.comparable(other) != Self.comparable(first))
     }
 
+    /// In process (the server's router, no sockets) the phones get the same answers as over HTTP:
+    /// the same report, the transport named in it. Only the bytes differ: the answers lack the
+    /// headers the HTTP server adds on the wire (`Content-Length`, `Date`), so HTTP bytes are
+    /// measured with `--transport http`.
+    @Test func theInProcessTransportGivesTheSameReportAsHTTP() async throws {
+        var options = Self.options(employees: 4, days: 2, seed: 5, policies: [.default])
+        let http = try await Simulation.run(options)
+        options.transport = .inprocess
+        let inProcess = try await Simulation.run(options)
+        #expect(http.transport == "http" && inProcess.transport == "inprocess")
+        func withoutBytes(_ report: SimulationReport) throws -> SimulationReport {
+            var copy = Self.comparable(report)
+            copy.transport = ""
+            var policy = try #require(copy.policies["default"])
+            policy.device.bytesPerDay = MedianAndP95([])
+            policy.energy.meanParts.network = (policy.energy.meanParts.network * 10).rounded() / 10
+            policy.energy.milliampHoursPerDay = MedianAndP95([])
+            policy.energy.batteryPercentPerDay = MedianAndP95([])
+            copy.policies["default"] = policy
+            return copy
+        }
+        #expect(try withoutBytes(inProcess) == withoutBytes(http))
+        let bytes = (try #require(inProcess.policies["default"]).device.bytesPerDay.p50,
+                     try #require(http.policies["default"]).device.bytesPerDay.p50)
+        #expect(bytes.0 < bytes.1 && bytes.0 > 0.9 * bytes.1)
+        #expect(try #require(inProcess.policies["default"]).delivery.delivered > 0)
+    }
+
+    @Test func inProcessNeedsTheInProcessServer() {
+        var options = Self.options()
+        options.transport = .inprocess
+        options.server = .remote(URL(string: "http://127.0.0.1:9")!, adminToken: "t")
+        #expect(options.validationErrors().contains(
+            "'--transport' is inprocess with '--server'; expected http (a running server is reached over HTTP)"))
+    }
+
     /// A hostile world and both fault options: every kind of fault strikes, and still every
     /// event recorded on a phone reaches the server exactly once.
     @Test func everyFaultStrikesAndNothingIsLostOrDuplicated() async throws {
@@ -55,6 +91,10 @@ import Testing
         #expect(faults.terminations > 0 && faults.forceQuits > 0 && faults.reboots > 0)
         #expect(faults.networkOutages >= 6 && faults.uploadsWhileOffline > 0)
         #expect(faults.uploadsDuringServerRestart > 0 && faults.requestsFailed > 0 && faults.answersLost > 0)
+        // No decision or upload was still under way when iOS took the background time back.
+        #expect(report.policies["default"]?.cutBySuspension == 0)
+        let energy = try #require(report.policies["default"]?.energy)
+        #expect(energy.milliampHoursPerDay.p50 > 0 && energy.meanParts.awake > 0 && energy.meanParts.network > 0)
         let delivery = try #require(report.policies["default"]?.delivery)
         #expect(delivery.recorded > 0)
         #expect(delivery.delivered == delivery.recorded)
