@@ -45,9 +45,11 @@ struct RadioCheck: ParsableCommand {
             print("|---|---|---|---|---|")
             for row in rows {
                 let band = "\(Self.format(row.band.lowerBound))–\(Self.format(row.band.upperBound))"
-                let range = "\(Self.format(row.simulatedRange.lowerBound))–\(Self.format(row.simulatedRange.upperBound))"
-                print("| \(row.statistic) | \(row.real) | \(band) | \(Self.format(row.simulated)) (\(range)) | "
-                    + "\(row.passes ? "pass" : "FAIL") |")
+                let range =
+                    "\(Self.format(row.simulatedRange.lowerBound))–\(Self.format(row.simulatedRange.upperBound))"
+                print(
+                    "| \(row.statistic) | \(row.real) | \(band) | \(Self.format(row.simulated)) (\(range)) | "
+                        + "\(row.passes ? "pass" : "FAIL") |")
             }
         }
         if rows.contains(where: { !$0.passes }) { throw ExitCode(1) }
@@ -78,7 +80,8 @@ struct RadioCheck: ParsableCommand {
             }
             let rssi = Double(rssiText).flatMap { $0 == 0 ? nil : $0 }
             if let last = readings.last, time < last.time {
-                throw CommandFailure("'\(path)' line \(number + 1): seconds is \(time); expected ≥ \(last.time) (time order)")
+                throw CommandFailure(
+                    "'\(path)' line \(number + 1): seconds is \(time); expected ≥ \(last.time) (time order)")
             }
             readings.append(.init(time: time, rssi: rssi))
         }

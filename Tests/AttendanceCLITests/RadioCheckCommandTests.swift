@@ -10,7 +10,8 @@ import Testing
     }
 
     static func recording(_ text: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID().uuidString).csv").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID().uuidString).csv")
+            .path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -28,7 +29,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let run = try Self.run(["--recording", path])
         #expect(run.status == 0, "\(run.stderr)")
-        let statistics = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Double])
+        let statistics = try #require(
+            try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Double])
         #expect(statistics["missingFraction"] == 0.4)
         #expect(statistics["longestGapSeconds"] == 9)
     }

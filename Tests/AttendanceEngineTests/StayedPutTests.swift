@@ -1,7 +1,8 @@
 import AttendanceModels
-@testable import AttendanceEngine
 import Foundation
 import Testing
+
+@testable import AttendanceEngine
 
 /// A suspected exit is called off when motion history since the site was last heard shows no
 /// walk: iOS reports a desk at the edge of coverage outside for minutes at a time, and nobody
@@ -13,8 +14,11 @@ import Testing
     /// dates the last evidence 30 s before it, 370 s).
     func leaving(_ configuration: Configuration = PresenceScenarioTests.perSite([1])) -> EngineDriver {
         var driver = EngineDriver(configuration)
-        driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(0), activity: .stationary, confidence: .high, steps: 30,
-                                                  walkingSince: EngineDriver.time(-60))), at: 0)
+        driver.send(
+            .motionUpdated(
+                MotionSnapshot(
+                    at: EngineDriver.time(0), activity: .stationary, confidence: .high, steps: 30,
+                    walkingSince: EngineDriver.time(-60))), at: 0)
         driver.send(.regionEntered(Self.region()), at: 0)
         for second in 1...60 { driver.ranged(at: Double(second), [(1, 10, -60)]) }
         #expect(driver.events(.checkIn).count == 1)
@@ -24,13 +28,18 @@ import Testing
 
     @Test func noWalkSinceLastHeardKeepsTheSession() {
         var driver = leaving()
-        if case .leaving = driver.engine.status(of: SiteBeacon(uuid: EngineDriver.uuid, major: 1)) {} else {
+        if case .leaving = driver.engine.status(of: SiteBeacon(uuid: EngineDriver.uuid, major: 1)) {
+        } else {
             Issue.record("the exit is not suspected")
         }
         // The motion answer: still since before the last evidence.
-        driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(400), activity: .stationary, confidence: .high, steps: 0,
-                                                  historySince: EngineDriver.time(-200))), at: 400)
-        #expect(driver.telemetry.contains { $0.kind == .sessionResumed && $0.detail.contains("no walk since last heard") })
+        driver.send(
+            .motionUpdated(
+                MotionSnapshot(
+                    at: EngineDriver.time(400), activity: .stationary, confidence: .high, steps: 0,
+                    historySince: EngineDriver.time(-200))), at: 400)
+        #expect(
+            driver.telemetry.contains { $0.kind == .sessionResumed && $0.detail.contains("no walk since last heard") })
         // Well past the merge window: no check-out.
         driver.send(.timerFired(.nextDecision), at: 2_000)
         #expect(driver.events(.checkOut).isEmpty)
@@ -39,10 +48,13 @@ import Testing
 
     @Test func aWalkSinceLastHeardLetsTheExitStand() {
         var driver = leaving()
-        driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(400), activity: .stationary, confidence: .high, steps: 120,
-                                                  walkingSince: EngineDriver.time(300), walkEndedAt: EngineDriver.time(380),
-                                                  firstWalkSince: EngineDriver.time(300),
-                                                  historySince: EngineDriver.time(-200))), at: 400)
+        driver.send(
+            .motionUpdated(
+                MotionSnapshot(
+                    at: EngineDriver.time(400), activity: .stationary, confidence: .high, steps: 120,
+                    walkingSince: EngineDriver.time(300), walkEndedAt: EngineDriver.time(380),
+                    firstWalkSince: EngineDriver.time(300),
+                    historySince: EngineDriver.time(-200))), at: 400)
         driver.send(.timerFired(.nextDecision), at: 2_000)
         #expect(driver.events(.checkOut).count == 1)
     }
@@ -50,8 +62,11 @@ import Testing
     @Test func historyThatDoesNotReachTheLastEvidenceProvesNothing() {
         // iOS's exit moves the last evidence to 30 s before it (370 s); the history starts later.
         var driver = leaving()
-        driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(400), activity: .stationary, confidence: .high, steps: 0,
-                                                  historySince: EngineDriver.time(385))), at: 400)
+        driver.send(
+            .motionUpdated(
+                MotionSnapshot(
+                    at: EngineDriver.time(400), activity: .stationary, confidence: .high, steps: 0,
+                    historySince: EngineDriver.time(385))), at: 400)
         driver.send(.timerFired(.nextDecision), at: 2_000)
         #expect(driver.events(.checkOut).count == 1)
     }
@@ -60,8 +75,11 @@ import Testing
         var configuration = PresenceScenarioTests.perSite([1])
         configuration.stayedPutHoldsSession = false
         var driver = leaving(configuration)
-        driver.send(.motionUpdated(MotionSnapshot(at: EngineDriver.time(400), activity: .stationary, confidence: .high, steps: 0,
-                                                  historySince: EngineDriver.time(-200))), at: 400)
+        driver.send(
+            .motionUpdated(
+                MotionSnapshot(
+                    at: EngineDriver.time(400), activity: .stationary, confidence: .high, steps: 0,
+                    historySince: EngineDriver.time(-200))), at: 400)
         driver.send(.timerFired(.nextDecision), at: 2_000)
         #expect(driver.events(.checkOut).count == 1)
     }

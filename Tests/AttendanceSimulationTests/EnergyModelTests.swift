@@ -1,6 +1,7 @@
-@testable import AttendanceSimulation
 import Foundation
 import Testing
+
+@testable import AttendanceSimulation
 
 /// The energy model on hand-computed cases, and the meter of awake time it is fed.
 @Suite struct EnergyModelTests {
@@ -29,12 +30,16 @@ import Testing
         #expect(abs(parts.wakeups - 60 * 150 / 3_600 / 2) < 1e-9)  // 1.25 mAh
         #expect(abs(parts.regionMonitoring - 3 * 86_400 * 0.5 / 3_600 / 2) < 1e-9)  // 18 mAh
         #expect(abs(parts.network - (36 * 2_500 + 20 * 0.8) / 3_600 / 2) < 1e-9)
-        #expect(abs(parts.total - (parts.awake + parts.ranging + parts.backgroundLocation + parts.wakeups
-                                   + parts.regionMonitoring + parts.network)) < 1e-9)
+        #expect(
+            abs(
+                parts.total
+                    - (parts.awake + parts.ranging + parts.backgroundLocation + parts.wakeups
+                        + parts.regionMonitoring + parts.network)) < 1e-9)
     }
 
     @Test func theReportGivesTheShareOfTheBattery() {
-        let day = EnergyParts(awake: 10, ranging: 5, backgroundLocation: 1, wakeups: 2, regionMonitoring: 0, network: 12)
+        let day = EnergyParts(
+            awake: 10, ranging: 5, backgroundLocation: 1, wakeups: 2, regionMonitoring: 0, network: 12)
         let energy = PolicyReport.Energy(perPhoneDay: [day, day], batteryMilliampHours: 3_000)
         #expect(energy.milliampHoursPerDay.p50 == 30)
         #expect(abs(energy.batteryPercentPerDay.p95 - 1) < 1e-9)

@@ -1,6 +1,7 @@
-@testable import AttendanceSimulation
 import Foundation
 import Testing
+
+@testable import AttendanceSimulation
 
 /// The default radio stays within the bands of real iPhone recordings (docs/SIMULATOR.md, "The
 /// radio against real iPhones"); the statistics and the silences are checked on hand-built cases.
@@ -27,7 +28,8 @@ import Testing
 
     @Test func statisticsOfAHandBuiltRecording() {
         // Ticks every 3 s for 10 min: −70 dBm, every tenth tick −80, the ticks from 60 to 72 s unheard.
-        let readings = stride(from: 0.0, through: 600, by: 3).enumerated().map { index, time -> RecordingStatistics.Reading in
+        let readings = stride(from: 0.0, through: 600, by: 3).enumerated().map {
+            index, time -> RecordingStatistics.Reading in
             let silent = time > 57 && time < 75
             return .init(time: time, rssi: silent ? nil : (index % 10 == 0 ? -80 : -70))
         }

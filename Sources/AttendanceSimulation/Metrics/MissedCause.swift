@@ -11,10 +11,14 @@ public enum MissedCause: String, Hashable, Sendable, Codable, CaseIterable {
     /// How long before a stay a force-quit still counts as its cause.
     public static let forceQuitReachSeconds = 86_400.0
 
-    public static func of(_ presence: TruePresence, access: PhonePlan.LocationAccess, forceQuits: [Double],
-                          sessions: [RecordedSession], horizon: Double) -> MissedCause {
+    public static func of(
+        _ presence: TruePresence, access: PhonePlan.LocationAccess, forceQuits: [Double],
+        sessions: [RecordedSession], horizon: Double
+    ) -> MissedCause {
         if access != .always { return .manual }
-        if forceQuits.contains(where: { $0 <= presence.end && $0 >= presence.start - forceQuitReachSeconds }) { return .forceQuit }
+        if forceQuits.contains(where: { $0 <= presence.end && $0 >= presence.start - forceQuitReachSeconds }) {
+            return .forceQuit
+        }
         let elsewhere = sessions.filter { $0.employee == presence.employee && $0.site != presence.site }.reduce(0.0) {
             $0 + PresenceScore.overlap($1.checkIn, $1.end(horizon: horizon), presence.start, presence.end)
         }

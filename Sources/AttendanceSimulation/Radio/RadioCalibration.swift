@@ -70,30 +70,45 @@ public struct RadioCalibration: Sendable {
     public func rows() -> [Row] {
         let stats = (0..<Self.recordings).map { RecordingStatistics(recording(number: $0, hours: Self.recordingHours)) }
         let longRuns = Int((Real.allHours / Self.recordingHours).rounded(.up))
-        let longest = (Self.recordings..<(Self.recordings + longRuns)).map {
-            RecordingStatistics(recording(number: $0, hours: Self.recordingHours)).longestGapSeconds
-        }.max() ?? 0
-        func row(_ name: String, _ real: String, _ band: ClosedRange<Double>, _ value: (RecordingStatistics) -> Double) -> Row {
+        let longest =
+            (Self.recordings..<(Self.recordings + longRuns)).map {
+                RecordingStatistics(recording(number: $0, hours: Self.recordingHours)).longestGapSeconds
+            }.max() ?? 0
+        func row(_ name: String, _ real: String, _ band: ClosedRange<Double>, _ value: (RecordingStatistics) -> Double)
+            -> Row
+        {
             let values = stats.map(value)
             let mean = values.reduce(0, +) / Double(values.count)
-            return Row(statistic: name, real: real, band: band, simulated: mean,
-                       simulatedRange: (values.min() ?? 0)...(values.max() ?? 0))
+            return Row(
+                statistic: name, real: real, band: band, simulated: mean,
+                simulatedRange: (values.min() ?? 0)...(values.max() ?? 0))
         }
         func within25(_ value: Double) -> ClosedRange<Double> { (value * 0.75)...(value * 1.25) }
         let perRecording = Real.longestGapPerRecordingSeconds
         let longestValues = stats.map(\.longestGapSeconds)
         return [
-            row("SD of RSSI around a 60 s rolling median (dB)", "4.6 (3.8–5.7)", within25(Real.deviationSDDB), \.deviationSDDB),
-            row("lag-1 autocorrelation of those deviations", "0.05 (−0.07–0.15)",
+            row(
+                "SD of RSSI around a 60 s rolling median (dB)", "4.6 (3.8–5.7)", within25(Real.deviationSDDB),
+                \.deviationSDDB),
+            row(
+                "lag-1 autocorrelation of those deviations", "0.05 (−0.07–0.15)",
                 (Real.lag1Autocorrelation - 0.0125)...(Real.lag1Autocorrelation + 0.0125), \.lag1Autocorrelation),
-            row("share of logging ticks with nothing heard", "0.09 (0.03–0.14)", within25(Real.missingFraction), \.missingFraction),
+            row(
+                "share of logging ticks with nothing heard", "0.09 (0.03–0.14)", within25(Real.missingFraction),
+                \.missingFraction),
             row("gap between heard readings, p95 (s)", "3.8", within25(Real.gapP95Seconds), \.gapP95Seconds),
-            Row(statistic: "longest gap per recording, shortest of them (s)", real: "7–38", band: perRecording,
-                simulated: longestValues.min() ?? 0, simulatedRange: (longestValues.min() ?? 0)...(longestValues.max() ?? 0)),
-            Row(statistic: "longest gap per recording, longest of them (s)", real: "7–38", band: perRecording,
-                simulated: longestValues.max() ?? 0, simulatedRange: (longestValues.min() ?? 0)...(longestValues.max() ?? 0)),
-            Row(statistic: "longest silence at one position, \(Int(Real.allHours)) h (s)", real: "45",
-                band: within25(Real.longestGapOverAllHoursSeconds), simulated: longest, simulatedRange: longest...longest),
+            Row(
+                statistic: "longest gap per recording, shortest of them (s)", real: "7–38", band: perRecording,
+                simulated: longestValues.min() ?? 0,
+                simulatedRange: (longestValues.min() ?? 0)...(longestValues.max() ?? 0)),
+            Row(
+                statistic: "longest gap per recording, longest of them (s)", real: "7–38", band: perRecording,
+                simulated: longestValues.max() ?? 0,
+                simulatedRange: (longestValues.min() ?? 0)...(longestValues.max() ?? 0)),
+            Row(
+                statistic: "longest silence at one position, \(Int(Real.allHours)) h (s)", real: "45",
+                band: within25(Real.longestGapOverAllHoursSeconds), simulated: longest,
+                simulatedRange: longest...longest),
         ]
     }
 }

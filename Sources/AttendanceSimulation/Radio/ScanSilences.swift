@@ -30,8 +30,9 @@ public struct ScanSilences: Hashable, Sendable {
 
     /// The silences `world` gives a phone.
     public init(world: WorldSpec, seed: UInt64) {
-        self.init(perHour: world.iOS.scanSilencesPerHour, minSeconds: world.iOS.scanSilenceMinSeconds,
-                  meanSeconds: world.iOS.scanSilenceMeanSeconds, maxSeconds: world.iOS.scanSilenceMaxSeconds, seed: seed)
+        self.init(
+            perHour: world.iOS.scanSilencesPerHour, minSeconds: world.iOS.scanSilenceMinSeconds,
+            meanSeconds: world.iOS.scanSilenceMeanSeconds, maxSeconds: world.iOS.scanSilenceMaxSeconds, seed: seed)
     }
 
     public init(perHour: Double, minSeconds: Double, meanSeconds: Double, maxSeconds: Double, seed: UInt64) {
@@ -47,8 +48,11 @@ public struct ScanSilences: Hashable, Sendable {
     /// Asked in time order it is cheap; asked before an earlier answer's start, it starts over.
     public mutating func silentFraction(from start: Double, to end: Double) -> Double {
         guard perHour > 0, end > start else { return 0 }
-        if start < horizon { self = ScanSilences(perHour: perHour, minSeconds: minSeconds, meanSeconds: meanSeconds,
-                                                 maxSeconds: maxSeconds, seed: seed) }
+        if start < horizon {
+            self = ScanSilences(
+                perHour: perHour, minSeconds: minSeconds, meanSeconds: meanSeconds,
+                maxSeconds: maxSeconds, seed: seed)
+        }
         while generatedUntil <= end { generateNext() }
         upcoming.removeAll { $0.upperBound <= start }
         horizon = max(horizon, start)

@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import OpenAPIRuntime
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// How the simulator's requests reach the server: over HTTP (`--transport http`, loopback or
 /// `--server`), or handed to the server's router in this process (`--transport inprocess`). The
@@ -64,8 +65,9 @@ struct InProcessLink: ServerLink {
     var baseURL: URL { URL(string: "http://inprocess.invalid")! }
 
     func exchange(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
-        let response = try await client.executeRequest(uri: request.path ?? "/", method: request.method, headers: request.headerFields,
-                                                       body: body.map { ByteBuffer(bytes: $0) })
+        let response = try await client.executeRequest(
+            uri: request.path ?? "/", method: request.method, headers: request.headerFields,
+            body: body.map { ByteBuffer(bytes: $0) })
         let data = Data(response.body.readableBytesView)
         return (response.head, data)
     }
@@ -75,7 +77,9 @@ struct InProcessLink: ServerLink {
 struct LinkTransport: ClientTransport {
     let link: any ServerLink
 
-    func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+    func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (
+        HTTPResponse, HTTPBody?
+    ) {
         var request = request
         // The generated client gives the operation's path; the base URL's own path goes first.
         let prefix = baseURL.path

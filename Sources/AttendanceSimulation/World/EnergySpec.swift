@@ -26,7 +26,7 @@ public struct EnergySpec: Hashable, Sendable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case batteryMilliampHours, awakeMilliamps, rangingMilliamps, backgroundLocationMilliamps, wakeupMilliampSeconds,
-             regionMonitoringMilliampsPerRegion, requestMilliampSeconds, milliampSecondsPerKilobyte
+            regionMonitoringMilliampsPerRegion, requestMilliampSeconds, milliampSecondsPerKilobyte
     }
 
     public init(from decoder: any Decoder) throws {
@@ -38,7 +38,8 @@ public struct EnergySpec: Hashable, Sendable, Codable {
         rangingMilliamps = try c.value(.rangingMilliamps, or: d.rangingMilliamps)
         backgroundLocationMilliamps = try c.value(.backgroundLocationMilliamps, or: d.backgroundLocationMilliamps)
         wakeupMilliampSeconds = try c.value(.wakeupMilliampSeconds, or: d.wakeupMilliampSeconds)
-        regionMonitoringMilliampsPerRegion = try c.value(.regionMonitoringMilliampsPerRegion, or: d.regionMonitoringMilliampsPerRegion)
+        regionMonitoringMilliampsPerRegion = try c.value(
+            .regionMonitoringMilliampsPerRegion, or: d.regionMonitoringMilliampsPerRegion)
         requestMilliampSeconds = try c.value(.requestMilliampSeconds, or: d.requestMilliampSeconds)
         milliampSecondsPerKilobyte = try c.value(.milliampSecondsPerKilobyte, or: d.milliampSecondsPerKilobyte)
     }
@@ -47,11 +48,15 @@ public struct EnergySpec: Hashable, Sendable, Codable {
     func validationErrors() -> [String] {
         let values: [(String, Double)] = [
             ("awakeMilliamps", awakeMilliamps), ("rangingMilliamps", rangingMilliamps),
-            ("backgroundLocationMilliamps", backgroundLocationMilliamps), ("wakeupMilliampSeconds", wakeupMilliampSeconds),
+            ("backgroundLocationMilliamps", backgroundLocationMilliamps),
+            ("wakeupMilliampSeconds", wakeupMilliampSeconds),
             ("regionMonitoringMilliampsPerRegion", regionMonitoringMilliampsPerRegion),
-            ("requestMilliampSeconds", requestMilliampSeconds), ("milliampSecondsPerKilobyte", milliampSecondsPerKilobyte),
+            ("requestMilliampSeconds", requestMilliampSeconds),
+            ("milliampSecondsPerKilobyte", milliampSecondsPerKilobyte),
         ]
-        var errors = values.filter { !($0.1 >= 0 && $0.1.isFinite) }.map { "'energy.\($0.0)' is \($0.1); expected a number ≥ 0" }
+        var errors = values.filter { !($0.1 >= 0 && $0.1.isFinite) }.map {
+            "'energy.\($0.0)' is \($0.1); expected a number ≥ 0"
+        }
         if !(batteryMilliampHours > 0) {
             errors.append("'energy.batteryMilliampHours' is \(batteryMilliampHours); expected a capacity > 0")
         }
@@ -68,7 +73,9 @@ public struct EnergySpec: Hashable, Sendable, Codable {
             backgroundLocation: mAh(usage.backgroundLocationSeconds * backgroundLocationMilliamps),
             wakeups: mAh(Double(usage.wakeups) * wakeupMilliampSeconds),
             regionMonitoring: mAh(usage.monitoredRegionSeconds * regionMonitoringMilliampsPerRegion),
-            network: mAh(Double(usage.requests) * requestMilliampSeconds + Double(usage.bytes) / 1_024 * milliampSecondsPerKilobyte))
+            network: mAh(
+                Double(usage.requests) * requestMilliampSeconds + Double(usage.bytes) / 1_024
+                    * milliampSecondsPerKilobyte))
     }
 }
 
