@@ -10,6 +10,12 @@ import Testing
 @Suite struct StayedPutTests {
     static func region() -> BeaconRegion { PresenceScenarioTests.siteRegion(1) }
 
+    /// The motion answer at 400 s: no walk and no step in the history from `since`.
+    static func stillAt400(since: Double) -> MotionSnapshot {
+        MotionSnapshot(at: EngineDriver.time(400), activity: .stationary, confidence: .high, steps: 0,
+                       historySince: EngineDriver.time(since))
+    }
+
     /// Checked in at a desk, last heard at 60 s; iOS reports the region left at 400 s (which
     /// dates the last evidence 30 s before it, 370 s).
     func leaving(_ configuration: Configuration = PresenceScenarioTests.perSite([1])) -> EngineDriver {
@@ -33,11 +39,7 @@ import Testing
             Issue.record("the exit is not suspected")
         }
         // The motion answer: still since before the last evidence.
-        driver.send(
-            .motionUpdated(
-                MotionSnapshot(
-                    at: EngineDriver.time(400), activity: .stationary, confidence: .high, steps: 0,
-                    historySince: EngineDriver.time(-200))), at: 400)
+        driver.send(.motionUpdated(Self.stillAt400(since: -200)), at: 400)
         #expect(
             driver.telemetry.contains { $0.kind == .sessionResumed && $0.detail.contains("no walk since last heard") })
         // Well past the merge window: no check-out.
@@ -62,11 +64,7 @@ import Testing
     @Test func historyThatDoesNotReachTheLastEvidenceProvesNothing() {
         // iOS's exit moves the last evidence to 30 s before it (370 s); the history starts later.
         var driver = leaving()
-        driver.send(
-            .motionUpdated(
-                MotionSnapshot(
-                    at: EngineDriver.time(400), activity: .stationary, confidence: .high, steps: 0,
-                    historySince: EngineDriver.time(385))), at: 400)
+        driver.send(.motionUpdated(Self.stillAt400(since: 385)), at: 400)
         driver.send(.timerFired(.nextDecision), at: 2_000)
         #expect(driver.events(.checkOut).count == 1)
     }
@@ -75,11 +73,7 @@ import Testing
         var configuration = PresenceScenarioTests.perSite([1])
         configuration.stayedPutHoldsSession = false
         var driver = leaving(configuration)
-        driver.send(
-            .motionUpdated(
-                MotionSnapshot(
-                    at: EngineDriver.time(400), activity: .stationary, confidence: .high, steps: 0,
-                    historySince: EngineDriver.time(-200))), at: 400)
+        driver.send(.motionUpdated(Self.stillAt400(since: -200)), at: 400)
         driver.send(.timerFired(.nextDecision), at: 2_000)
         #expect(driver.events(.checkOut).count == 1)
     }

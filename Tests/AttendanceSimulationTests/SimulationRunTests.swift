@@ -41,7 +41,7 @@ import Testing
 
     /// In process (the server's router, no sockets) the phones get the same answers as over HTTP:
     /// the same report, the transport named in it. Only the bytes differ: the answers lack the
-    /// headers the HTTP server adds on the wire (`Content-Length`, `Date`), so HTTP bytes are
+    /// header the application adds to each answer it serves (`Date`), so HTTP bytes are
     /// measured with `--transport http`.
     @Test func theInProcessTransportGivesTheSameReportAsHTTP() async throws {
         var options = Self.options(employees: 4, days: 2, seed: 5, policies: [.default])

@@ -1,3 +1,4 @@
+import AttendanceSync
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -27,9 +28,7 @@ struct HTTPLink: ServerLink {
     var name: String { "http" }
 
     init(baseURL: URL) {
-        var text = baseURL.absoluteString
-        while text.hasSuffix("/") { text.removeLast() }
-        self.baseURL = URL(string: text) ?? baseURL
+        self.baseURL = HTTPUploader.serverURL(baseURL)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 600
         configuration.httpMaximumConnectionsPerHost = 16

@@ -74,7 +74,7 @@ public final class HTTPUploader: Uploader, Sendable {
 
     /// The base URL without trailing slashes: the generated client appends `/v1/...`, and
     /// `https://host/` would otherwise become `https://host//v1/...`.
-    static func serverURL(_ url: URL) -> URL {
+    public static func serverURL(_ url: URL) -> URL {
         var text = url.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
         return URL(string: text) ?? url
