@@ -90,7 +90,10 @@ let package = Package(
 
         // The app's platform-free half: the composition root, enrollment, region budgeting, the
         // beacon challenge, and every screen's view model and formatting (tested on Linux).
-        .target(name: "AttendanceAppCore", dependencies: ["AttendanceModels", "AttendanceEngine", "AttendanceSync"], swiftSettings: strictSwift6),
+        .target(name: "AttendanceAppCore",
+                dependencies: ["AttendanceModels", "AttendanceEngine", "AttendanceSync",
+                               .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+                swiftSettings: strictSwift6),
 
         // The Apple adapters (CoreLocation, CoreMotion, CoreBluetooth, BackgroundTasks, URLSession,
         // UserNotifications, OSLog, Keychain, Network). Every file is guarded by `#if canImport(...)`,
@@ -164,8 +167,8 @@ let package = Package(
         // The field test: a deterministic world driving the real runtime, outbox and HTTP server.
         // HummingbirdTesting: `--transport inprocess` hands requests to the server's router without sockets.
         .target(name: "AttendanceSimulation",
-                dependencies: ["AttendanceModels", "AttendanceEngine", "AttendanceSync", "AttendanceServer", "AttendanceHTTP",
-                               .product(name: "Logging", package: "swift-log"),
+                dependencies: ["AttendanceModels", "AttendanceEngine", "AttendanceSync", "AttendanceAppCore",
+                               "AttendanceServer", "AttendanceHTTP", .product(name: "Logging", package: "swift-log"),
                                .product(name: "HummingbirdTesting", package: "hummingbird"),
                                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                                .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -239,7 +242,9 @@ let package = Package(
         // The app's view models, enrollment and composition root; enrollment against the real server.
         .testTarget(name: "AttendanceAppCoreTests",
                     dependencies: ["AttendanceAppCore", "AttendanceSync", "AttendanceEngine", "AttendanceModels", "AttendanceHTTP",
-                                   "AttendanceServer", "AttendanceServerTestSupport"],
+                                   "AttendanceServer", "AttendanceServerTestSupport",
+                                   .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                                   .product(name: "HTTPTypes", package: "swift-http-types")],
                     swiftSettings: strictSwift6),
         .testTarget(name: "AttendanceSimulationTests", dependencies: ["AttendanceSimulation", "AttendanceModels"], swiftSettings: strictSwift6),
         // The storage backends the server's contract tests run on, with a private PostgreSQL.

@@ -31,7 +31,7 @@ public final class AppleDevice {
                                                  attributes: [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication])
         let box = Locked<AttendanceDevice?>(nil)
         let background = BackgroundTimeAdapter(expiring: {
-            Task { do { try await box.value?.send(.backgroundTimeExpiring) } catch { telemetry.error("background time expiring", error) } }
+            box.value?.post(.engine(.backgroundTimeExpiring))
         })
         let platform = AttendanceDevice.Platform(
             clock: SystemClock(), radio: location, motion: MotionAdapter(), background: background, notifier: notifications, telemetry: telemetry,
@@ -50,22 +50,22 @@ public final class AppleDevice {
         self.location = location
         self.notifications = notifications
         let device = device
+        // Every callback goes into the device's inbox, in the order iOS delivered it; the inbox
+        // waits for the launch and hands them to the engine one at a time.
         location.addListener { callback in
             switch callback {
             case .engine(let event):
-                Task { do { try await device.send(event) } catch AttendanceDevice.DeviceError.notEnrolled {} catch { telemetry.error("engine event", error) } }
+                device.post(.engine(event))
             case .authorization(let access, let precise):
-                Task {
-                    do { try await device.send(.permissionsChanged(Permissions(location: access, preciseLocation: precise))) }
-                    catch AttendanceDevice.DeviceError.notEnrolled {} catch { telemetry.error("permissions", error) }
-                }
+                device.post(.engine(.permissionsChanged(Permissions(location: access, preciseLocation: precise))))
             case .failure(let message):
                 telemetry.error("location", NSError(domain: "Location", code: 0, userInfo: [NSLocalizedDescriptionKey: message]))
             case .ranged, .regionState, .budgetNotes:
                 break
             }
         }
-        reachability.start { Task { do { try await device.networkBecameReachable() } catch { telemetry.error("reachability", error) } } }
+        reachability.start { device.post(.networkReachable) }
+        Task { await device.run() }
         BackgroundRefresh.register(device: device) { context, error in telemetry.error(context, error) }
     }
 

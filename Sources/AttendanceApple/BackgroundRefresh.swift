@@ -14,17 +14,12 @@ public enum BackgroundRefresh {
     public static func register(device: AttendanceDevice, report: @escaping @Sendable (String, any Error) -> Void) {
         BGTaskScheduler.shared.register(forTaskWithIdentifier: refreshIdentifier, using: nil) { task in
             schedule(report: report)
-            run(task, report: report) {
-                try await device.launch(.backgroundRefresh)
-                try await device.refreshConfiguration()
-                try await device.drain()
-            }
+            // Through the device's lifecycle: launches only if this process has not yet, then
+            // fetches the configuration and drains.
+            run(task, report: report) { try await device.receive(.backgroundRefresh) }
         }
         BGTaskScheduler.shared.register(forTaskWithIdentifier: drainIdentifier, using: nil) { task in
-            run(task, report: report) {
-                try await device.launch(.backgroundRefresh)
-                try await device.drain()
-            }
+            run(task, report: report) { try await device.receive(.drain) }
         }
     }
 

@@ -39,7 +39,8 @@ import Testing
     }
 
     @Test func theKnownKeysAreEveryProperty() {
-        #expect(Configuration.knownKeys.count == 37)
+        #expect(Configuration.knownKeys.count == 38)
+        #expect(Configuration.knownKeys.contains("heartbeatHoldSeconds"))
         #expect(Configuration.knownKeys.contains("arrivalReminders"))
         #expect(["dwellMinSupportFraction", "dwellContestedSupportFraction", "resumeReminderHours", "resumeReminderCount", "manualBackdateMaxMinutes"].allSatisfy(Configuration.knownKeys.contains))
         #expect(["dwellContinuousSeconds", "backgroundLocationMaxSeconds", "departureMotionLookbackMinutes", "walkingConfirmNeedsStop"].allSatisfy(Configuration.knownKeys.contains))
@@ -82,6 +83,16 @@ import Testing
         #expect(errors.map(\.field) == ["softExitGraceSeconds", "mergeWindowSeconds", "sites[1].major"])
         #expect(errors[0].description == "configuration field 'softExitGraceSeconds' is 5.0; expected seconds ≥ 10 (dropouts shorter than 10 s must never check out)")
         #expect(errors[1].expected.contains("softExitGraceSeconds (5.0)"))
+    }
+
+    @Test func aHeartbeatHoldOutsideItsRangeIsRefusedByName() {
+        #expect {
+            try Configuration.decode(json: Data(#"{"heartbeatHoldSeconds": -1}"#.utf8))
+        } throws: { error in
+            guard let error = error as? ConfigurationError else { return false }
+            return error.field == "heartbeatHoldSeconds" && error.value == "-1.0" && error.expected.contains("14400")
+        }
+        #expect(Configuration().heartbeatHoldSeconds == 1_800)
     }
 
     /// The server sends each site's campus geofence; the engine keeps it and checks its range.

@@ -48,9 +48,9 @@ import Testing
 
     @Test func confidenceFollowsTheSessionThenThePhone() {
         let now = Date(timeIntervalSince1970: 1_795_338_000)
-        #expect(PresenceConfidence.of(sessionLastSeen: now - 1_200, deviceLastSeen: nil, now: now) == .confirmed)
-        #expect(PresenceConfidence.of(sessionLastSeen: now - 1_201, deviceLastSeen: now - 60, now: now) == .unconfirmed)
-        #expect(PresenceConfidence.of(sessionLastSeen: now - 1_201, deviceLastSeen: now - 1_201, now: now) == .silent)
+        #expect(PresenceConfidence.of(sessionLastSeen: now - 3_600, deviceLastSeen: nil, now: now) == .confirmed)
+        #expect(PresenceConfidence.of(sessionLastSeen: now - 3_601, deviceLastSeen: now - 60, now: now) == .unconfirmed)
+        #expect(PresenceConfidence.of(sessionLastSeen: now - 3_601, deviceLastSeen: now - 3_601, now: now) == .silent)
         #expect(PresenceConfidence.of(sessionLastSeen: now - 7_200, deviceLastSeen: nil, now: now) == .silent)
     }
 }

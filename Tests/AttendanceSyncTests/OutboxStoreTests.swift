@@ -50,6 +50,40 @@ import Testing
         #expect(later.allSatisfy { $0.event.sessionKey.rawValue == "s-a" })
     }
 
+    @Test func aHeartbeatWaitsForCompanyUntilItsHoldEnds() throws {
+        let store = try DeviceStore.inMemory()
+        try store.enqueue([Fixtures.event(.checkIn, session: "s-a", at: 0)], at: t0)
+        let checkIn = try store.nextBatch(now: t0, limit: 10, heartbeatHoldSeconds: 1_800)
+        try store.markDelivered(checkIn.map(\.id), at: t0)
+        // Alone, a heartbeat is held: nothing to send, and the delivery timer is set for the hold's end.
+        try store.enqueue([Fixtures.event(.heartbeat, session: "s-a", at: 900)], at: t0.addingTimeInterval(900))
+        #expect(try store.nextBatch(now: t0.addingTimeInterval(900), limit: 10, heartbeatHoldSeconds: 1_800).isEmpty)
+        #expect(try store.earliestPendingAttempt(heartbeatHoldSeconds: 1_800) == t0.addingTimeInterval(2_700))
+        // Without a hold it goes at once.
+        #expect(try store.nextBatch(now: t0.addingTimeInterval(900), limit: 10).map(\.event.kind) == [.heartbeat])
+        // Held heartbeats travel with the next event that is sent, in order.
+        try store.enqueue([Fixtures.event(.heartbeat, session: "s-a", at: 1_800)], at: t0.addingTimeInterval(1_800))
+        try store.enqueue([Fixtures.event(.checkIn, session: "s-b", at: 2_000)], at: t0.addingTimeInterval(2_000))
+        let together = try store.nextBatch(now: t0.addingTimeInterval(2_000), limit: 10, heartbeatHoldSeconds: 1_800)
+        #expect(together.map(\.event.kind) == [.heartbeat, .heartbeat, .checkIn])
+    }
+
+    @Test func aHeartbeatHeldLongEnoughGoesAloneAndTakesTheYoungerOnesAlong() throws {
+        let store = try DeviceStore.inMemory()
+        try store.enqueue([Fixtures.event(.heartbeat, session: "s-a", at: 0)], at: t0)
+        try store.enqueue([Fixtures.event(.heartbeat, session: "s-a", at: 900)], at: t0.addingTimeInterval(900))
+        #expect(try store.nextBatch(now: t0.addingTimeInterval(1_799), limit: 10, heartbeatHoldSeconds: 1_800).isEmpty)
+        let due = try store.nextBatch(now: t0.addingTimeInterval(1_800), limit: 10, heartbeatHoldSeconds: 1_800)
+        #expect(due.map(\.event.timestamp) == [t0, t0.addingTimeInterval(900)])
+        // A check-out is never held behind its session's held heartbeat: both go.
+        let other = try DeviceStore.inMemory()
+        try other.enqueue([Fixtures.event(.heartbeat, session: "s-a", at: 0),
+                           Fixtures.event(.checkOut, session: "s-a", at: 60)], at: t0)
+        let both = try other.nextBatch(now: t0.addingTimeInterval(60), limit: 10, heartbeatHoldSeconds: 1_800)
+        #expect(both.map(\.event.kind) == [.heartbeat, .checkOut])
+        #expect(try other.earliestPendingAttempt(heartbeatHoldSeconds: 1_800) == t0.addingTimeInterval(1_800))
+    }
+
     @Test func theNextAttemptIsTheEarliestHeadOfLineNotABlockedRow() throws {
         let store = try DeviceStore.inMemory()
         try store.enqueue([Fixtures.event(.checkIn, session: "s-a", at: 0), Fixtures.event(.checkOut, session: "s-a", at: 60)], at: t0)

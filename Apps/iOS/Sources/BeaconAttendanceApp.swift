@@ -14,7 +14,8 @@ final class AppDelegate: NSObject, UIApplicationDelegate {
         Self.shared = apple
         let reason: LaunchReason = options?[.location] != nil ? .regionEvent
             : application.applicationState == .background ? .backgroundRefresh : .userOpened
-        Task { do { try await apple.device.launch(reason) } catch { apple.telemetry.error("launch", error) } }
+        // First in the inbox: every callback iOS delivers after this waits for the launch.
+        apple.device.post(.launch(reason))
         BackgroundRefresh.schedule { context, error in apple.telemetry.error(context, error) }
         return true
     }

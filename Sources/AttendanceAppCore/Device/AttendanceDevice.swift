@@ -2,6 +2,7 @@ import AttendanceEngine
 import AttendanceModels
 import AttendanceSync
 import Foundation
+public import protocol OpenAPIRuntime.ClientTransport
 
 /// The app's composition root, the same on iOS and in Linux tests: the durable store, the
 /// enrollment, and the runtime built from them. The Apple adapters call it; the screens read
@@ -24,6 +25,17 @@ public actor AttendanceDevice {
         public var deviceName: String?
         /// Where failures with no caller to throw to go (a timer's work): OSLog on iOS.
         public var reportError: @Sendable (String, any Error) -> Void
+        /// Opens the device's database at a path (a file; the simulator keeps its phones' in memory).
+        public var openStore: @Sendable (_ path: String) throws -> DeviceStore = { try DeviceStore.open(path: $0) }
+        /// How enrollment, configuration and the employee's record reach the server: `nil` for
+        /// URLSession; the simulator's network otherwise, its bytes counted in `traffic`.
+        public var transport: (any ClientTransport)?
+        public var traffic: TrafficMeter?
+        /// Where a background refresh gets the configuration: `nil` for the server
+        /// (`GET /v1/me/configuration`); the simulator's employer otherwise.
+        public var fetchConfiguration: (@Sendable (_ serverURL: URL, _ token: String) async throws -> Configuration)?
+        /// The delivery's retry jitter (`nil`: random); the simulator's phones are reproducible.
+        public var jitterSeed: UInt64?
 
         public init(clock: any AttendanceClock, radio: any BeaconRadio, motion: any MotionProvider, background: any BackgroundTime,
                     notifier: any Notifier, telemetry: (any TelemetrySink)? = nil,
@@ -79,21 +91,121 @@ public actor AttendanceDevice {
     /// What the phone lets the app do, not yet told to the server (tried again on the next drain
     /// or network return; the adapters report it again at every launch).
     private var unreportedPermissions: (permissions: Permissions, at: Date)?
+    /// This process's lifecycle: launched once, inputs held until it has.
+    public private(set) var lifecycle = DeviceLifecycle()
+    /// The inbox the adapters post to from any thread, in order; `run()` consumes it.
+    private let inbox: AsyncStream<DeviceInput>
+    private let inboxWriter: AsyncStream<DeviceInput>.Continuation
+    /// Inputs set aside because the phone is not enrolled (nothing to decide with them).
+    public private(set) var setAsideCount = 0
+    /// Callers whose input waits for the launch under way (resumed once it was handled).
+    private var waitingForLaunch: [CheckedContinuation<Void, Never>] = []
 
     public init(directory: URL, platform: Platform) {
         self.directory = directory
         self.platform = platform
+        (inbox, inboxWriter) = AsyncStream.makeStream(of: DeviceInput.self)
     }
 
     var enrollmentURL: URL { directory.appendingPathComponent("enrollment.json") }
+    var reportedPermissionsURL: URL { directory.appendingPathComponent("reported-permissions.json") }
     var databasePath: String { directory.appendingPathComponent("attendance.sqlite").path }
 
     public var isEnrolled: Bool { enrollment != nil }
 
-    /// Every launch (opened by the employee, or relaunched by iOS for a region event, a
-    /// background refresh or after a reboot): restores the enrollment and the engine and lets it
-    /// settle. Not enrolled: does nothing, the app shows enrollment.
-    public func launch(_ reason: LaunchReason) async throws {
+    // MARK: - The inbox
+
+    /// From an Apple callback, on any thread: kept in the order posted and handled by `run()`,
+    /// after the launch. Failures go to `reportError`.
+    public nonisolated func post(_ input: DeviceInput) {
+        inboxWriter.yield(input)
+    }
+
+    /// Handles what is posted, one input at a time, for as long as the process lives.
+    public func run() async {
+        for await input in inbox {
+            do { try await receive(input) } catch { platform.reportError("\(input)", error) }
+        }
+    }
+
+    /// One input through the lifecycle, now (the inbox's consumer, the simulator, a background
+    /// task and the screens' own calls). Returns once it was handled: an input that arrives
+    /// while the launch is under way waits for it, in order (its failure is reported by the
+    /// launch's caller).
+    public func receive(_ input: DeviceInput) async throws {
+        let actions = lifecycle.receive(input)
+        if actions.isEmpty, case .launching = lifecycle.state {
+            await withCheckedContinuation { waitingForLaunch.append($0) }
+            return
+        }
+        try await perform(actions)
+    }
+
+    private func perform(_ actions: [DeviceLifecycle.Action]) async throws {
+        var firstError: (any Error)?
+        for action in actions {
+            do {
+                try await perform(action)
+            } catch {
+                // Each held input is still tried; the first failure is the caller's.
+                if firstError == nil { firstError = error } else { platform.reportError("after a failed input", error) }
+            }
+        }
+        if let firstError { throw firstError }
+    }
+
+    private func perform(_ action: DeviceLifecycle.Action) async throws {
+        switch action {
+        case .startRuntime(let reason):
+            defer { resumeWaitingForLaunch() }
+            let enrolled: Bool
+            do {
+                enrolled = try await startRuntime(reason)
+            } catch {
+                lifecycle.runtimeFailed()
+                throw error
+            }
+            try await perform(lifecycle.runtimeStarted(enrolled: enrolled))
+        case .deliver(let input):
+            try await deliver(input)
+        case .refreshConfiguration:
+            try await refreshConfiguration()
+        case .setAside:
+            setAsideCount += 1
+        }
+    }
+
+    private func resumeWaitingForLaunch() {
+        let waiting = waitingForLaunch
+        waitingForLaunch = []
+        for caller in waiting { caller.resume() }
+    }
+
+    private func deliver(_ input: DeviceInput) async throws {
+        guard let runtime else { throw DeviceError.notEnrolled }
+        switch input {
+        case .launch, .backgroundRefresh:
+            return
+        case .engine(let event):
+            try await runtime.send(event)
+            if case .permissionsChanged(let permissions) = event {
+                unreportedPermissions = (permissions, platform.clock.now())
+                await reportPermissions()
+            }
+        case .timer(let name):
+            try await runtime.timerFired(name)
+        case .drain:
+            try await runtime.drain()
+            await reportPermissions()
+        case .networkReachable:
+            try await runtime.networkBecameReachable()
+            await reportPermissions()
+        }
+    }
+
+    /// Restores the enrollment and the engine, which then settles (once per process). Not
+    /// enrolled: `false`, the app shows enrollment.
+    private func startRuntime(_ reason: LaunchReason) async throws -> Bool {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if enrollment == nil, FileManager.default.fileExists(atPath: enrollmentURL.path) {
             do {
@@ -102,23 +214,42 @@ public actor AttendanceDevice {
                 throw DeviceError.unreadableEnrollment(path: enrollmentURL.path, reason: "\(error)")
             }
         }
-        guard let enrollment else { return }
+        guard let enrollment else { return false }
         if runtime == nil { runtime = try makeRuntime(enrollment) }
         try await runtime?.launch(reason)
+        return true
+    }
+
+    // MARK: - Calls from the screens
+
+    /// The process's launch (opened by the employee, or relaunched by iOS for a region event,
+    /// a background refresh or after a reboot): once per process; later calls do nothing.
+    public func launch(_ reason: LaunchReason) async throws {
+        try await receive(.launch(reason))
     }
 
     /// Enrolls with the code from the form, stores the token and the configuration, and starts
     /// the engine. Throws `EnrollmentError` with words for the screen.
     public func enroll(serverURL: URL, code: String) async throws {
-        let client = EnrollmentClient(serverURL: serverURL)
+        let client = platform.transport.map {
+            EnrollmentClient(serverURL: serverURL, transport: $0, traffic: platform.traffic)
+        } ?? EnrollmentClient(serverURL: serverURL)
         let enrolled = try await client.enroll(code: code, deviceName: platform.deviceName, appVersion: platform.appVersion)
+        try await adopt(enrolled)
+    }
+
+    /// Keeps an enrollment made elsewhere (the form's, or the simulator's): the token in the
+    /// secret store, the record on disk, then the engine starts.
+    public func adopt(_ enrolled: EnrolledDevice) async throws {
         try platform.secrets.write(enrolled.deviceToken, as: Self.tokenName)
-        let record = EnrollmentRecord(serverURL: enrolled.serverURL, userID: enrolled.userID.rawValue, deviceID: enrolled.deviceID.rawValue,
-                                      configuration: enrolled.configuration)
+        let record = EnrollmentRecord(serverURL: enrolled.serverURL, userID: enrolled.userID.rawValue,
+                                      deviceID: enrolled.deviceID.rawValue, configuration: enrolled.configuration)
         try save(record)
         enrollment = record
         runtime = try makeRuntime(record)
         try await runtime?.launch(.userOpened)
+        defer { resumeWaitingForLaunch() }
+        try await perform(lifecycle.enrolled())
     }
 
     /// Fetches the remote configuration (on launch, on background refresh) and hands it to the
@@ -126,34 +257,52 @@ public actor AttendanceDevice {
     public func refreshConfiguration() async throws {
         guard var record = enrollment, let runtime else { throw DeviceError.notEnrolled }
         guard let token = try platform.secrets.read(Self.tokenName) else { throw DeviceError.tokenMissing(Self.tokenName) }
-        let configuration = try await EnrollmentClient(serverURL: record.serverURL).configuration(token: token)
+        let configuration: Configuration
+        if let fetch = platform.fetchConfiguration {
+            configuration = try await fetch(record.serverURL, token)
+        } else {
+            let client = platform.transport.map {
+                EnrollmentClient(serverURL: record.serverURL, transport: $0, traffic: platform.traffic)
+            } ?? EnrollmentClient(serverURL: record.serverURL)
+            configuration = try await client.configuration(token: token)
+        }
         try await runtime.send(.configurationUpdated(configuration))
         record.configuration = await runtime.engine.configuration
         try save(record)
         enrollment = record
     }
 
-    /// An event from an Apple adapter (region, ranging, motion, permissions, …).
+    /// An event the employee caused (the manual sheet): after the launch, in order; throws
+    /// `notEnrolled` before enrollment, so the screen can say so.
     public func send(_ event: EngineEvent) async throws {
-        guard let runtime else { throw DeviceError.notEnrolled }
-        try await runtime.send(event)
-        if case .permissionsChanged(let permissions) = event {
-            unreportedPermissions = (permissions, platform.clock.now())
-            await reportPermissions()
-        }
+        if case .notEnrolled = lifecycle.state { throw DeviceError.notEnrolled }
+        try await receive(.engine(event))
+        if case .notEnrolled = lifecycle.state { throw DeviceError.notEnrolled }
     }
 
     /// Tells the server what the phone lets the app do, so HR sees a phone whose detection is
     /// blocked (`PUT /v1/me/device-state`). A failure is kept for the next try and reported.
     private func reportPermissions() async {
         guard let pending = unreportedPermissions else { return }
+        if pending.permissions == lastReportedPermissions() {
+            unreportedPermissions = nil
+            return
+        }
         do {
             try await recordClient().report(
                 pending.permissions, appVersion: platform.appVersion, observedAt: pending.at)
             if unreportedPermissions?.at == pending.at { unreportedPermissions = nil }
+            try JSONEncoder().encode(pending.permissions).write(to: reportedPermissionsURL, options: .atomic)
         } catch {
             platform.reportError("reporting the phone's permissions to the server", error)
         }
+    }
+
+    /// What the server was last told (kept on disk: every launch reports again, and only a
+    /// change is sent).
+    private func lastReportedPermissions() -> Permissions? {
+        guard let data = try? Data(contentsOf: reportedPermissionsURL) else { return nil }
+        return try? JSONDecoder().decode(Permissions.self, from: data)
     }
 
     /// Motion history for the manual sheet's offered time: as far back as the engine accepts a
@@ -173,19 +322,16 @@ public actor AttendanceDevice {
         guard let token = try platform.secrets.read(Self.tokenName) else {
             throw DeviceError.tokenMissing(Self.tokenName)
         }
+        if let transport = platform.transport {
+            return RecordClient(serverURL: record.serverURL, token: token, transport: transport,
+                                traffic: platform.traffic)
+        }
         return RecordClient(serverURL: record.serverURL, token: token)
     }
 
-    public func timerFired(_ name: String) async throws { try await runtime?.timerFired(name) }
-    public func drain() async throws {
-        try await runtime?.drain()
-        await reportPermissions()
-    }
-
-    public func networkBecameReachable() async throws {
-        try await runtime?.networkBecameReachable()
-        await reportPermissions()
-    }
+    public func timerFired(_ name: String) async throws { try await receive(.timer(name)) }
+    public func drain() async throws { try await receive(.drain) }
+    public func networkBecameReachable() async throws { try await receive(.networkReachable) }
 
     /// The screens' snapshot; `nil` before enrollment.
     public func status(regionStates: [BeaconRegion: RegionState] = [:]) async throws -> DeviceStatus? {
@@ -217,28 +363,16 @@ public actor AttendanceDevice {
             if let id = site.siteID { siteIDs[site.beacon(defaultUUID: record.configuration.proximityUUID)] = id }
         }
         let settings = HTTPUploader.Settings(baseURL: record.serverURL, deviceToken: token, appVersion: platform.appVersion, siteIDs: siteIDs)
-        let store = try DeviceStore.open(path: databasePath)
-        let box = RuntimeBox()
-        let report = platform.reportError
-        let timers = platform.makeTimers { name in
-            Task {
-                do { try await box.runtime?.timerFired(name) } catch { report("timer \(name)", error) }
-            }
-        }
+        let store = try platform.openStore(databasePath)
+        let inbox = inboxWriter
+        let timers = platform.makeTimers { name in inbox.yield(.timer(name)) }
         let ports = AttendanceRuntime.Ports(clock: platform.clock, radio: platform.radio, motion: platform.motion, timers: timers,
                                             background: platform.background, notifier: platform.notifier,
                                             uploader: platform.makeUploader(settings), telemetry: platform.telemetry)
-        let runtime = try AttendanceRuntime(store: store, configuration: record.configuration, ports: ports)
-        box.runtime = runtime
-        return runtime
-    }
-}
-
-/// Lets the timers created before the runtime call back into it.
-private final class RuntimeBox: Sendable {
-    private let stored = Locked<AttendanceRuntime?>(nil)
-    var runtime: AttendanceRuntime? {
-        get { stored.value }
-        set { stored.value = newValue }
+        if let seed = platform.jitterSeed {
+            return try AttendanceRuntime(store: store, configuration: record.configuration, ports: ports,
+                                         jitterSeed: seed)
+        }
+        return try AttendanceRuntime(store: store, configuration: record.configuration, ports: ports)
     }
 }

@@ -72,6 +72,8 @@ extension Configuration {
                 departureMotionLookbackMinutes, "minutes from 0 (off) to 60")
         require(regionExitDelaySeconds >= 0, "regionExitDelaySeconds", regionExitDelaySeconds, "seconds ≥ 0")
         require(heartbeatIntervalSeconds >= 60, "heartbeatIntervalSeconds", heartbeatIntervalSeconds, "seconds ≥ 60 (the data budget)")
+        require((0...14_400).contains(heartbeatHoldSeconds), "heartbeatHoldSeconds", heartbeatHoldSeconds,
+                "seconds from 0 (send at once) to 14400 (4 h)")
         require(pathLossExponent > 0 && pathLossExponent <= 6, "pathLossExponent", pathLossExponent, "a number in (0, 6]")
         require(manualPromptMinIntervalSeconds >= 0, "manualPromptMinIntervalSeconds", manualPromptMinIntervalSeconds, "seconds ≥ 0")
         var seen = Set<SiteBeacon>()

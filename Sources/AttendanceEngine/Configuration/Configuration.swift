@@ -101,6 +101,10 @@ public struct Configuration: Hashable, Sendable, Codable {
     public var stayedPutHoldsSession: Bool = true
     /// At most one heartbeat per this interval while inside.
     public var heartbeatIntervalSeconds: Double = 900
+    /// A heartbeat waits up to this long for other traffic to travel with (a check-in or
+    /// check-out, or the next heartbeat past the wait): each request costs the phone far more
+    /// than its bytes. 0 sends each heartbeat at once.
+    public var heartbeatHoldSeconds: Double = 1_800
 
     // MARK: Distance
     /// Measured power at 1 m (iBeacon convention) used when a beacon has no calibration.

@@ -1,3 +1,4 @@
+import AttendanceAppCore
 import AttendanceEngine
 import AttendanceModels
 import AttendanceSync
@@ -54,6 +55,8 @@ public struct FaultCounts: Hashable, Sendable, Codable {
     public var arrivalRemindersWithdrawn = 0
     public var arrivalRemindersSeen = 0
     public var arrivalRemindersTapped = 0
+    /// Failures the app reported with no caller to throw to (a permission report while offline).
+    public var appErrors = 0
 
     public init() {}
 
@@ -62,7 +65,7 @@ public struct FaultCounts: Hashable, Sendable, Codable {
         [\.crashes, \.crashesMidWrite, \.crashesMidUpload, \.terminations, \.forceQuits, \.reboots, \.eventsMissedWhileForceQuit,
          \.networkOutages, \.uploadsWhileOffline, \.uploadsDuringServerRestart, \.requestsFailed, \.answersLost, \.deniedOrWhenInUse,
          \.remindersShown, \.remindersTapped, \.arrivalRemindersDelivered, \.arrivalRemindersWithdrawn, \.arrivalRemindersSeen,
-         \.arrivalRemindersTapped]
+         \.arrivalRemindersTapped, \.appErrors]
     }
 
     public static func + (a: FaultCounts, b: FaultCounts) -> FaultCounts {
@@ -72,10 +75,11 @@ public struct FaultCounts: Hashable, Sendable, Codable {
     }
 }
 
-/// Our policy on one simulated iPhone: the real `AttendanceRuntime` (engine, SQLite outbox,
-/// drainer, the HTTP client generated from openapi.yaml) driven by what iOS would do in the plan's
-/// world. iOS delivers region callbacks and screen-wake state callbacks, relaunching a
-/// terminated app (not a force-quit one); the app then runs for ~10 s (30 s with a background
+/// Our policy on one simulated iPhone: the app's composition root, `AttendanceDevice` (its
+/// lifecycle and inbox, the engine, the SQLite outbox, the drainer, the HTTP client generated
+/// from openapi.yaml), one per process, driven by what iOS would do in the plan's world. iOS
+/// delivers region callbacks and screen-wake state callbacks, relaunching a terminated app (not a
+/// force-quit one); the app then runs for ~10 s (30 s with a background
 /// task), ranges at 1 Hz from its own radio stream while it runs, and is suspended; its timers
 /// fire only while it runs (overdue ones on the next wake).
 final class DefaultPolicyPhone {
@@ -100,7 +104,17 @@ final class DefaultPolicyPhone {
     private let configuration: Configuration
     private let jitterSeed: UInt64
     private var radio: PhoneRadio
-    private var runtime: AttendanceRuntime?
+    /// The app's process: `nil` while it is not running.
+    private var device: AttendanceDevice?
+    /// Where the app keeps its enrollment (its database is `store`, in memory).
+    private let directory: URL
+    private let account: PhoneAccount
+    private let link: any ServerLink
+    private var enrolled = false
+    /// The phone's Keychain: it outlives the app's processes.
+    private let keychain = InMemorySecretStore()
+    /// Failures the app reported with no caller to throw to (a permission report while offline).
+    private let reportedErrors = Locked(0)
     private var queue = EventQueue<Happening>()
     private var runningUntil = -Double.infinity
     private var expiryScheduledFor: Double?
@@ -138,6 +152,10 @@ final class DefaultPolicyPhone {
         network = SimulatedNetwork(link: link, account: account, siteIDs: siteIDs, platform: "ios", appVersion: "simulator", clock: clock,
                                    epoch: epoch, plan: plan, serverRestarts: serverRestarts, network: world.network, seed: seed ^ 0x4E37)
         self.logPath = logPath
+        self.account = account
+        self.link = link
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("attendance-simulation-\(UUID().uuidString)", isDirectory: true)
         // A phone whose log is wanted keeps all of it, not the app's rolling window.
         store = try logPath == nil ? DeviceStore.inMemory() : DeviceStore.inMemory(limits: .init(telemetryRows: .max / 2, traceRows: .max / 2))
         var configuration = engine
@@ -175,9 +193,11 @@ final class DefaultPolicyPhone {
             guard time < plan.length else { break }
             try await handle(happening, at: time)
         }
+        defer { try? FileManager.default.removeItem(at: directory) }
         closeUsage(at: plan.length)
         try await settle()
         network.book(into: &outcome)
+        outcome.faults.appErrors = reportedErrors.value
         if let logPath { try writeLog(to: logPath) }
         for entry in try store.entries() {
             let committed = entry.enqueuedAt.timeIntervalSince(epoch)
@@ -236,9 +256,9 @@ final class DefaultPolicyPhone {
         case .backgroundRefresh:
             guard time >= offUntil, !forceQuit else { return }
             try await wake(at: time, reason: .backgroundRefresh, budget: world.iOS.backgroundTaskSeconds)
-            try await call { try await $0.drain() }
+            try await call(.backgroundRefresh)
         case .termination:
-            guard runtime != nil else { return }
+            guard device != nil else { return }
             processEnded(at: time)
             outcome.faults.terminations += 1
         case .forceQuit:
@@ -252,7 +272,7 @@ final class DefaultPolicyPhone {
             outcome.faults.reboots += 1
         case .crash(let crash):
             outcome.faults.crashes += 1
-            guard runtime != nil else { return }
+            guard device != nil else { return }
             switch crash.mode {
             case .idle: processEnded(at: time)
             case .midWrite:
@@ -264,7 +284,7 @@ final class DefaultPolicyPhone {
             }
         case .timer(let name, let due):
             guard isRunning(at: time), ports.state.value.timers[name] == due else { return }
-            try await call { try await $0.timerFired(name) }
+            try await call(.timer(name))
         case .rangingTick:
             tickScheduled = false
             guard isRunning(at: time) else { return }
@@ -282,7 +302,7 @@ final class DefaultPolicyPhone {
             scheduleTick(after: time)
         case .backgroundExpiry:
             expiryScheduledFor = nil
-            guard runtime != nil, !keptRunning else { return }
+            guard device != nil, !keptRunning else { return }
             if time < runningUntil {
                 scheduleExpiry()
                 return
@@ -291,7 +311,9 @@ final class DefaultPolicyPhone {
             // the app is suspended without notice.
             if ports.state.value.taskActive { try await send(.backgroundTimeExpiring, at: time) }
             // What the engine still ranges for is a decision the suspension cuts short.
-            if let runtime, await runtime.engine.isRanging, time < plan.length { outcome.cutBySuspension += 1 }
+            if let runtime = await device?.runtime, await runtime.engine.isRanging, time < plan.length {
+                outcome.cutBySuspension += 1
+            }
         case .manualCheckIn(let siteIndex):
             // The sheet offers the end of the last walk as the arrival; the employee keeps it.
             guard time >= offUntil else { return }
@@ -304,7 +326,7 @@ final class DefaultPolicyPhone {
             guard time >= offUntil else { return }
             try await wake(at: time, reason: .userOpened, budget: Self.foregroundSeconds)
             let site = Simulation.siteBeacon(world.sites[siteIndex])
-            let checkedIn = await runtime?.engine.openSessions.first { $0.site == site }?.checkInAt
+            let checkedIn = await device?.runtime?.engine.openSessions.first { $0.site == site }?.checkInAt
             let departed = leftFirst ? ports.motion(at: time, lookbackMinutes: manualLookbackMinutes).manualTimeOffer(checkIn: false, notBefore: checkedIn) : nil
             try await send(.manualCheckOut(site, reason: Self.manualReason(plan.access), at: departed), at: time)
         }
@@ -326,21 +348,48 @@ final class DefaultPolicyPhone {
             if time < plan.length { outcome.usage.wakeups += 1 }
         }
         grant(from: time, until: time + budget)
-        if runtime == nil {
-            runtime = try AttendanceRuntime(store: store, configuration: configuration,
-                                            ports: .init(clock: clock, radio: ports, motion: ports, timers: ports, background: ports, notifier: ports,
-                                                         uploader: network),
-                                            jitterSeed: jitterSeed &+ UInt64(outcome.wakeups))
-            try await call { try await $0.launch(reason) }
+        if device == nil {
+            // A new process: the app's composition root, as the iPhone app builds it.
+            let device = AttendanceDevice(directory: directory, platform: platform())
+            self.device = device
+            if !enrolled {
+                // Installed, enrolled (the code exchanged by the admin client) and opened.
+                try await device.adopt(EnrolledDevice(serverURL: link.baseURL, deviceID: account.deviceID,
+                                                      userID: account.userID, deviceToken: account.token,
+                                                      configuration: configuration))
+                enrolled = true
+            }
+            try await call(.launch(reason))
             try await send(.permissionsChanged(Permissions(location: Self.location(plan.access))), at: time)
         }
         let online = network.isOnline(at: time)
-        if online && !onlineWhenLastRan { try await call { try await $0.networkBecameReachable() } }
+        if online && !onlineWhenLastRan { try await call(.networkReachable) }
         onlineWhenLastRan = online
         for (name, due) in ports.state.value.timers.sorted(by: { $0.key < $1.key }) where due.timeIntervalSince(epoch) <= time {
-            try await call { try await $0.timerFired(name) }
+            try await call(.timer(name))
         }
         scheduleTick(after: time)
+    }
+
+    /// What the simulated iPhone gives the app: its ports, its network, its in-memory database
+    /// (which outlives the process, like the file on a phone) and the employer's configuration.
+    private func platform() -> AttendanceDevice.Platform {
+        let ports = ports
+        let network = network
+        let store = store
+        let configuration = configuration
+        let errors = reportedErrors
+        var platform = AttendanceDevice.Platform(
+            clock: clock, radio: ports, motion: ports, background: ports, notifier: ports,
+            makeTimers: { _ in ports }, makeUploader: { _ in network }, secrets: keychain,
+            appVersion: "simulator", deviceName: plan.profile.id.rawValue,
+            reportError: { _, _ in errors.withLock { $0 += 1 } })
+        platform.openStore = { _ in store }
+        platform.transport = network.otherCalls(over: link)
+        platform.traffic = network.traffic
+        platform.fetchConfiguration = { _, _ in configuration }
+        platform.jitterSeed = jitterSeed &+ UInt64(outcome.wakeups)
+        return platform
     }
 
     static func location(_ access: PhonePlan.LocationAccess) -> Permissions.Location {
@@ -360,16 +409,16 @@ final class DefaultPolicyPhone {
     }
 
     private func send(_ event: EngineEvent, at time: Double) async throws {
-        try await call { try await $0.send(event) }
+        try await call(.engine(event))
     }
 
-    /// One call into the runtime; a simulated crash ends the app; what the engine asked of iOS
-    /// is then acted on.
-    private func call(_ body: (AttendanceRuntime) async throws -> Void) async throws {
-        guard let runtime else { return }
+    /// One input into the app's inbox, handled now; a simulated crash ends the app; what the
+    /// engine asked of iOS is then acted on.
+    private func call(_ input: DeviceInput) async throws {
+        guard let device else { return }
         let began = clock.now().timeIntervalSince(epoch)
         do {
-            try await body(runtime)
+            try await device.receive(input)
         } catch is SimulatedCrash {
             processEnded(at: clock.now().timeIntervalSince(epoch))
         }
@@ -377,7 +426,7 @@ final class DefaultPolicyPhone {
         if network.takeCrash() { processEnded(at: now) }
         // Work that began within the background time and was still running after it (an upload
         // waiting for its answer) was frozen by the suspension.
-        if began <= runningUntil, now > runningUntil, !keptRunning, self.runtime != nil, began < plan.length {
+        if began <= runningUntil, now > runningUntil, !keptRunning, self.device != nil, began < plan.length {
             outcome.cutBySuspension += 1
         }
         let requests = ports.takeRequests()
@@ -395,7 +444,7 @@ final class DefaultPolicyPhone {
             keptRunning = false
             locationStopped(at: now)
             grant(from: now, until: now + world.iOS.backgroundSecondsPerEvent)
-        } else if ports.state.value.backgroundLocation, self.runtime != nil {
+        } else if ports.state.value.backgroundLocation, self.device != nil {
             if !keptRunning {
                 // Running until the updates stop: the end is not known yet.
                 backgroundLocationSince = now
@@ -413,7 +462,7 @@ final class DefaultPolicyPhone {
     /// The app's process is gone (killed, crashed, force-quit, rebooted): iOS stops its ranging
     /// and location updates.
     private func processEnded(at time: Double) {
-        runtime = nil
+        device = nil
         if keptRunning { locationStopped(at: time) }
         keptRunning = false
         awake.ended(at: time)
@@ -472,7 +521,7 @@ final class DefaultPolicyPhone {
     /// The app has execution time: within its background time, or kept running by background
     /// location updates.
     private func isRunning(at time: Double) -> Bool {
-        runtime != nil && (time <= runningUntil || keptRunning)
+        device != nil && (time <= runningUntil || keptRunning)
     }
 
     private func scheduleTick(after time: Double) {
@@ -532,11 +581,12 @@ final class DefaultPolicyPhone {
         for _ in 0..<200 {
             setClock(time)
             try await wake(at: time, reason: .userOpened, budget: Self.foregroundSeconds)
-            try await call { try await $0.send(.timerFired(.nextDecision)) }
-            try await call { try await $0.drain() }
+            try await call(.engine(.timerFired(.nextDecision)))
+            try await call(.drain)
             let counts = try store.counts()
             if counts.undelivered == 0 { break }
-            let next = try store.earliestPendingAttempt()?.timeIntervalSince(epoch) ?? time + 60
+            let next = try store.earliestPendingAttempt(heartbeatHoldSeconds: configuration.heartbeatHoldSeconds)?
+                .timeIntervalSince(epoch) ?? time + 60
             time = max(clock.now().timeIntervalSince(epoch), next) + 1
         }
     }

@@ -1,6 +1,8 @@
 import AttendanceModels
 import AttendanceSync
 import Foundation
+import HTTPTypes
+import OpenAPIRuntime
 
 /// The network between one phone and the real server, in virtual time. Each upload takes a
 /// latency from the world's range; while the phone is offline or the server is restarting it
@@ -10,6 +12,7 @@ import Foundation
 public final class SimulatedNetwork: Uploader, Sendable {
     /// What the network did, for the report's fault counts.
     public struct Counters: Hashable, Sendable {
+        /// Every request the phone made: uploads and the app's other calls.
         public var requests = 0
         public var offline = 0
         public var serverRestarting = 0
@@ -31,7 +34,7 @@ public final class SimulatedNetwork: Uploader, Sendable {
 
     private let inner: any Uploader
     /// The bytes of the exchanges with the server, when the network built the real uploader.
-    private let traffic: TrafficMeter?
+    let traffic: TrafficMeter?
     private let clock: ManualClock
     private let epoch: Date
     private let plan: PhonePlan
@@ -93,6 +96,17 @@ public final class SimulatedNetwork: Uploader, Sendable {
 
     public func settle() { state.withLock { $0.settled = true } }
 
+    /// The app's calls other than uploads, over `link`: they fail at once while offline, and
+    /// count as requests (their bytes are counted by the client's `traffic`).
+    func otherCalls(over link: any ServerLink) -> any ClientTransport {
+        NetworkTransport(link: link) { [self] in
+            let start = clock.now().timeIntervalSince(epoch)
+            let online = isOnline(at: start)
+            if online { state.withLock { $0.counters.requests += 1 } }
+            return online
+        }
+    }
+
     public func isOnline(at time: Double) -> Bool { state.value.settled || plan.isOnline(at: time) }
 
     public func upload(_ entries: [OutboxEntry]) async -> [Int64: DeliveryOutcome] {
@@ -146,6 +160,26 @@ public final class SimulatedNetwork: Uploader, Sendable {
             }
         }
     }
+}
+
+/// The app's calls other than uploads (enrollment, configuration, the permission report): the
+/// same link to the server, failing at once while the phone is offline.
+struct NetworkTransport: ClientTransport {
+    let link: any ServerLink
+    /// Whether the phone is online now (counting the request if it is).
+    let isOnline: @Sendable () -> Bool
+
+    func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (
+        HTTPResponse, HTTPBody?
+    ) {
+        guard isOnline() else { throw SimulatedOffline() }
+        return try await LinkTransport(link: link).send(request, body: body, baseURL: baseURL, operationID: operationID)
+    }
+}
+
+/// A call made while the simulated phone is offline.
+public struct SimulatedOffline: Error, CustomStringConvertible {
+    public var description: String { "network error: the phone is offline (simulated)" }
 }
 
 /// The crash the simulator injects into a database write.

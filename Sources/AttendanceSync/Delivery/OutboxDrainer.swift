@@ -36,8 +36,9 @@ public actor OutboxDrainer {
     }
 
     /// Drains until nothing is due; returns `nil` when another drain was running (it will pick
-    /// up whatever this call would have sent).
-    public func drain() async throws -> UploadReport? {
+    /// up whatever this call would have sent). Heartbeats younger than `heartbeatHoldSeconds`
+    /// go only with other traffic (`DeviceStore.nextBatch`).
+    public func drain(heartbeatHoldSeconds: Double = 0) async throws -> UploadReport? {
         if running {
             requestedAgain = true
             return nil
@@ -52,7 +53,8 @@ public actor OutboxDrainer {
             // Time is read once per round, so an event retried in this round waits for a later one.
             let roundStart = clock.now()
             while true {
-                let batch = try store.nextBatch(now: roundStart, limit: batchSize)
+                let batch = try store.nextBatch(now: roundStart, limit: batchSize,
+                                                heartbeatHoldSeconds: heartbeatHoldSeconds)
                 if batch.isEmpty { break }
                 if let left = timeLeft(), left < secondsPerRequest {
                     lastError = String(format: "%.1f s of background time left, less than a request may take (%.0f s); ", left,

@@ -56,18 +56,28 @@ public enum EnrollmentError: Error, Hashable, Sendable, CustomStringConvertible 
 public struct EnrollmentClient: Sendable {
     public let serverURL: URL
     public let timeoutSeconds: Double
-    private let session: URLSession
+    private let transport: any ClientTransport
+    private let traffic: TrafficMeter?
 
     public init(serverURL: URL, timeoutSeconds: Double = 15, session: URLSession? = nil) {
+        let urlSession = session ?? HTTPUploader.ephemeralSession(timeoutSeconds: timeoutSeconds)
+        self.init(serverURL: serverURL, transport: URLSessionTransport(configuration: .init(session: urlSession)),
+                  timeoutSeconds: timeoutSeconds)
+    }
+
+    /// The same client over another transport (the simulator's), its bytes counted in `traffic`.
+    public init(serverURL: URL, transport: any ClientTransport, traffic: TrafficMeter? = nil,
+                timeoutSeconds: Double = 15) {
         self.serverURL = HTTPUploader.serverURL(serverURL)
         self.timeoutSeconds = timeoutSeconds
-        self.session = session ?? HTTPUploader.ephemeralSession(timeoutSeconds: timeoutSeconds)
+        self.transport = transport
+        self.traffic = traffic
     }
 
     private func client(token: String?) -> Client {
-        Client(serverURL: serverURL, configuration: ContractCoding.configuration,
-               transport: URLSessionTransport(configuration: .init(session: session)),
-               middlewares: [DeviceHeaders(token: token), ResponseRecorder()])
+        let counters: [any ClientMiddleware] = traffic.map { [TrafficCounter(meter: $0)] } ?? []
+        return Client(serverURL: serverURL, configuration: ContractCoding.configuration, transport: transport,
+                      middlewares: [DeviceHeaders(token: token), ResponseRecorder()] + counters)
     }
 
     /// Exchanges a one-time code (as typed; the server ignores case, spaces and dashes) for a

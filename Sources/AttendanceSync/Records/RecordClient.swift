@@ -111,20 +111,30 @@ public struct RecordClient: Sendable {
     public let serverURL: URL
     public let timeoutSeconds: Double
     private let token: String
-    private let session: URLSession
+    private let transport: any ClientTransport
+    private let traffic: TrafficMeter?
 
     public init(serverURL: URL, token: String, timeoutSeconds: Double = 15, session: URLSession? = nil) {
+        let urlSession = session ?? HTTPUploader.ephemeralSession(timeoutSeconds: timeoutSeconds)
+        let transport = URLSessionTransport(configuration: .init(session: urlSession))
+        self.init(serverURL: serverURL, token: token, transport: transport, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// The same client over another transport (the simulator's), its bytes counted in `traffic`.
+    public init(serverURL: URL, token: String, transport: any ClientTransport, traffic: TrafficMeter? = nil,
+                timeoutSeconds: Double = 15) {
         self.serverURL = HTTPUploader.serverURL(serverURL)
         self.token = token
         self.timeoutSeconds = timeoutSeconds
-        self.session = session ?? HTTPUploader.ephemeralSession(timeoutSeconds: timeoutSeconds)
+        self.transport = transport
+        self.traffic = traffic
     }
 
     private var client: Client {
-        Client(
-            serverURL: serverURL, configuration: ContractCoding.configuration,
-            transport: URLSessionTransport(configuration: .init(session: session)),
-            middlewares: [DeviceHeaders(token: token), ResponseRecorder()])
+        let counters: [any ClientMiddleware] = traffic.map { [TrafficCounter(meter: $0)] } ?? []
+        return Client(
+            serverURL: serverURL, configuration: ContractCoding.configuration, transport: transport,
+            middlewares: [DeviceHeaders(token: token), ResponseRecorder()] + counters)
     }
 
     /// The server's record of this employee between two times, oldest first.

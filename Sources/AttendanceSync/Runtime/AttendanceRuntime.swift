@@ -179,13 +179,15 @@ public actor AttendanceRuntime {
 
     /// A drain within the current turn: asked for by an event's actions, or by `drain()`.
     private func drainInTurn() async throws {
-        guard let report = try await drainer.drain() else { return }
+        let hold = engine.configuration.heartbeatHoldSeconds
+        guard let report = try await drainer.drain(heartbeatHoldSeconds: hold) else { return }
         try await handle(.uploadFinished(report))
         if await drainer.stoppedForTime {
             // Not before the background time is up: the timer is then overdue at the next wake.
             let after = ports.clock.now().addingTimeInterval(drainer.secondsPerRequest)
-            ports.timers.schedule(TimerName.delivery, at: max(after, try store.earliestPendingAttempt() ?? after))
-        } else if let next = try store.earliestPendingAttempt() {
+            let next = try store.earliestPendingAttempt(heartbeatHoldSeconds: hold) ?? after
+            ports.timers.schedule(TimerName.delivery, at: max(after, next))
+        } else if let next = try store.earliestPendingAttempt(heartbeatHoldSeconds: hold) {
             ports.timers.schedule(TimerName.delivery, at: next)
         } else {
             ports.timers.cancel(TimerName.delivery)

@@ -32,17 +32,26 @@ extension DeviceStore {
     /// event is ready only when no earlier event of its session is in flight or waiting for a
     /// later attempt. (Every earlier one is then ready too, and ahead of it in this batch.) The
     /// choice is made in SQL on the indexes; only the chosen rows' payloads are decoded.
-    public func nextBatch(now: Date, limit: Int) throws -> [OutboxEntry] {
+    ///
+    /// A heartbeat enqueued less than `heartbeatHoldSeconds` ago is held: it goes only with a
+    /// batch that something else makes worth sending (another event, or a heartbeat held long
+    /// enough), never on its own.
+    public func nextBatch(now: Date, limit: Int, heartbeatHoldSeconds: Double = 0) throws -> [OutboxEntry] {
         try writer.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT o.* FROM outbox o
-                WHERE o.state = 'pending' AND o.nextAttemptAt <= :now
-                  AND NOT EXISTS (SELECT 1 FROM outbox p
-                                  WHERE p.sessionKey = o.sessionKey AND p.id < o.id
-                                    AND (p.state = 'inFlight' OR (p.state = 'pending' AND p.nextAttemptAt > :now)))
+                WITH ready AS (
+                    SELECT o.id, o.kind, o.enqueuedAt FROM outbox o
+                    WHERE o.state = 'pending' AND o.nextAttemptAt <= :now
+                      AND NOT EXISTS (SELECT 1 FROM outbox p
+                                      WHERE p.sessionKey = o.sessionKey AND p.id < o.id
+                                        AND (p.state = 'inFlight' OR (p.state = 'pending' AND p.nextAttemptAt > :now)))
+                )
+                SELECT o.* FROM outbox o JOIN ready r ON r.id = o.id
+                WHERE EXISTS (SELECT 1 FROM ready u WHERE u.kind != 'heartbeat' OR u.enqueuedAt <= :heldSince)
                 ORDER BY o.id
                 LIMIT :limit
-                """, arguments: ["now": now.timeIntervalSince1970, "limit": limit]).map(Self.entry)
+                """, arguments: ["now": now.timeIntervalSince1970, "limit": limit,
+                                 "heldSince": now.timeIntervalSince1970 - heartbeatHoldSeconds]).map(Self.entry)
         }
     }
 
@@ -134,14 +143,16 @@ extension DeviceStore {
     /// When the next event can be sent, if any: the earliest time among the sessions' heads of
     /// line. A row waiting behind an earlier event of its session does not count, whatever its
     /// own time: a timer set for it would fire, find nothing to send, and be set again at once.
-    public func earliestPendingAttempt() throws -> Date? {
+    /// A held heartbeat counts from the end of its hold (`nextBatch`).
+    public func earliestPendingAttempt(heartbeatHoldSeconds: Double = 0) throws -> Date? {
         try writer.read { db in
             try Double.fetchOne(db, sql: """
-                SELECT MIN(o.nextAttemptAt) FROM outbox o
+                SELECT MIN(CASE WHEN o.kind = 'heartbeat' THEN MAX(o.nextAttemptAt, o.enqueuedAt + :hold)
+                                ELSE o.nextAttemptAt END) FROM outbox o
                 WHERE o.state = 'pending'
                   AND NOT EXISTS (SELECT 1 FROM outbox p
                                   WHERE p.sessionKey = o.sessionKey AND p.id < o.id AND p.state IN ('pending', 'inFlight'))
-                """).map(Date.init(timeIntervalSince1970:))
+                """, arguments: ["hold": heartbeatHoldSeconds]).map(Date.init(timeIntervalSince1970:))
         }
     }
 
