@@ -1,4 +1,5 @@
 @testable import AttendanceSimulation
+import Foundation
 import Testing
 
 /// The world's radio: what a phone hears depends on where it is, not on the order phones are
@@ -20,6 +21,22 @@ import Testing
         #expect(radio.scan(phone: 0, at: 100, position: .away, shieldedDB: 0, bodyLossDB: 0).isEmpty)
         // Shielded (a stairwell): nothing.
         for second in 200..<230 { #expect(!Self.heard(radio.scan(phone: 0, at: Double(second), position: desk, shieldedDB: DayPlanner.outOfCoverageDB, bodyLossDB: 0), site: 0)) }
+    }
+
+    /// The details' desk entry: at HQ's wall next to the annex the two sites are about as loud
+    /// on average; in the middle of HQ the annex is far quieter; the warehouse, 2 km away on the
+    /// same UUID, has no neighbour within hearing.
+    @Test func aDeskSaysHowLoudItsSiteAndTheNeighbourAre() {
+        let radio = RadioEnvironment(world: Self.world, seed: 1)
+        let wall = radio.desk(site: 0, at: Position(x: 39, y: 6))
+        #expect(wall.site == "hq" && wall.xMeters == 39 && wall.yMeters == 6)
+        let wallMargin = wall.ownDBm - (wall.neighbourDBm ?? -.infinity)
+        #expect(abs(wallMargin) < 3)
+        let middle = radio.desk(site: 0, at: Position(x: 20, y: 12))
+        #expect(middle.ownDBm - (middle.neighbourDBm ?? -.infinity) > 20)
+        // HQ's middle beacon (measured power -59 dBm, n = 2.7) at 0.5 m.
+        #expect(abs(middle.ownDBm - (-59 - 27 * log10(0.5))) < 1e-9)
+        #expect(radio.desk(site: 2, at: Position(x: 2_010, y: 20)).neighbourDBm == nil)
     }
 
     @Test func withoutSilencesANearPhoneHearsNearlyEverySecond() {

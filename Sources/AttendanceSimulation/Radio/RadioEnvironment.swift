@@ -42,6 +42,34 @@ public struct RadioEnvironment: Sendable {
         }
     }
 
+    /// The mean RSSI (no shadowing, fading or body loss) of the loudest of a site's beacons at
+    /// `position`.
+    public func meanLoudestRSSI(site siteIndex: Int, at position: Position) -> Double? {
+        let radio = world.sites[siteIndex].radio
+        return beacons.filter { $0.siteIndex == siteIndex }.map { placed in
+            let meters = max(position.distance(to: placed.position), 0.1)
+            return placed.spec.measuredPowerDBm - 10 * radio.pathLossExponent * log10(meters)
+        }.max()
+    }
+
+    /// A desk's entry in the details: its own site's loudest mean RSSI, and the loudest of any
+    /// other site of the same UUID within hearing.
+    public func desk(site siteIndex: Int, at position: Position) -> SimulationDetails.Desk {
+        let own = world.sites[siteIndex]
+        let inHearing = { (index: Int) in
+            self.beacons.contains { placed in
+                placed.siteIndex == index && position.distance(to: placed.position) <= Self.hearingLimitMeters
+            }
+        }
+        let neighbours = world.sites.indices.filter { index in
+            index != siteIndex && world.sites[index].uuid == own.uuid && inHearing(index)
+        }
+        let loudestNeighbour = neighbours.compactMap { meanLoudestRSSI(site: $0, at: position) }.max()
+        return SimulationDetails.Desk(site: own.id, xMeters: position.x, yMeters: position.y,
+                                      ownDBm: meanLoudestRSSI(site: siteIndex, at: position) ?? -.infinity,
+                                      neighbourDBm: loudestNeighbour)
+    }
+
     /// The channels of one phone, for one purpose.
     public func radio(phone: Int, stream: PhoneRadio.Stream) -> PhoneRadio { PhoneRadio(environment: self, phone: phone, stream: stream) }
 

@@ -160,6 +160,7 @@ public enum Simulation {
         var access: PhonePlan.LocationAccess = .always
         var incidents: [SimulationDetails.Incident] = []
         var forceQuits: [Double] = []
+        var desk: SimulationDetails.Desk?
     }
 
     private static func runPhones(_ options: Options, admin: AdminClient, link: any ServerLink, siteIDs: [SiteBeacon: SiteID], epoch: Date,
@@ -184,7 +185,8 @@ public enum Simulation {
                         let plan = PhonePlan(index: index, profile: profile, timeline: timeline, days: options.days, world: world,
                                              environment: environment, faults: options.faults, seed: options.seed)
                         var result = PhoneResult(index: index, presences: timeline.truth, employee: profile.id, outcomes: [:], access: plan.access,
-                                                 incidents: plan.incidents, forceQuits: plan.forceQuits)
+                                                 incidents: plan.incidents, forceQuits: plan.forceQuits,
+                                                 desk: environment.desk(site: profile.siteIndex, at: profile.desk))
                         for policy in options.policies {
                             let account = try await admin.enroll(name: "\(profile.id.rawValue) \(policy.rawValue) \(run)", platform: policy == .altbeacon ? "android" : "ios")
                             let seed = options.seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
@@ -238,7 +240,10 @@ public enum Simulation {
         var policies: [String: PolicyReport] = [:]
         var faults = FaultCounts()
         var details = SimulationDetails(truth: truth, locationAccess: Dictionary(uniqueKeysWithValues: results.map { ($0.employee.rawValue, $0.access.rawValue) }),
-                                        incidents: Dictionary(uniqueKeysWithValues: results.map { ($0.employee.rawValue, $0.incidents) }))
+                                        incidents: Dictionary(uniqueKeysWithValues: results.map {
+                                            ($0.employee.rawValue, $0.incidents)
+                                        }),
+                                        desks: results.reduce(into: [:]) { $0[$1.employee.rawValue] = $1.desk })
         for policy in options.policies {
             var sessions: [RecordedSession] = []
             var recorded = 0, delivered = 0, maxDelay = 0.0
