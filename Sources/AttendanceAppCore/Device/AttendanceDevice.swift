@@ -231,11 +231,15 @@ public actor AttendanceDevice {
     /// Enrolls with the code from the form, stores the token and the configuration, and starts
     /// the engine. Throws `EnrollmentError` with words for the screen.
     public func enroll(serverURL: URL, code: String) async throws {
-        let client = platform.transport.map {
-            EnrollmentClient(serverURL: serverURL, transport: $0, traffic: platform.traffic)
-        } ?? EnrollmentClient(serverURL: serverURL)
-        let enrolled = try await client.enroll(code: code, deviceName: platform.deviceName, appVersion: platform.appVersion)
+        let enrolled = try await enrollmentClient(serverURL).enroll(
+            code: code, deviceName: platform.deviceName, appVersion: platform.appVersion)
         try await adopt(enrolled)
+    }
+
+    /// Enrollment and configuration over the platform's transport (URLSession by default).
+    private func enrollmentClient(_ serverURL: URL) -> EnrollmentClient {
+        guard let transport = platform.transport else { return EnrollmentClient(serverURL: serverURL) }
+        return EnrollmentClient(serverURL: serverURL, transport: transport, traffic: platform.traffic)
     }
 
     /// Keeps an enrollment made elsewhere (the form's, or the simulator's): the token in the
@@ -261,10 +265,7 @@ public actor AttendanceDevice {
         if let fetch = platform.fetchConfiguration {
             configuration = try await fetch(record.serverURL, token)
         } else {
-            let client = platform.transport.map {
-                EnrollmentClient(serverURL: record.serverURL, transport: $0, traffic: platform.traffic)
-            } ?? EnrollmentClient(serverURL: record.serverURL)
-            configuration = try await client.configuration(token: token)
+            configuration = try await enrollmentClient(record.serverURL).configuration(token: token)
         }
         try await runtime.send(.configurationUpdated(configuration))
         record.configuration = await runtime.engine.configuration
