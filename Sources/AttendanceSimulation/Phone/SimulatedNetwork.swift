@@ -99,12 +99,15 @@ public final class SimulatedNetwork: Uploader, Sendable {
     /// The app's calls other than uploads, over `link`: they fail at once while offline, and
     /// count as requests (their bytes are counted by the client's `traffic`).
     func otherCalls(over link: any ServerLink) -> any ClientTransport {
-        NetworkTransport(link: link) { [self] in
-            let start = clock.now().timeIntervalSince(epoch)
-            let online = isOnline(at: start)
-            if online { state.withLock { $0.counters.requests += 1 } }
-            return online
-        }
+        NetworkTransport(link: link, admit: { [self] in admitOtherCall() })
+    }
+
+    /// Whether a call other than an upload goes out now (the phone is online); one that does
+    /// is counted as a request.
+    private func admitOtherCall() -> Bool {
+        guard isOnline(at: clock.now().timeIntervalSince(epoch)) else { return false }
+        state.withLock { $0.counters.requests += 1 }
+        return true
     }
 
     public func isOnline(at time: Double) -> Bool { state.value.settled || plan.isOnline(at: time) }
@@ -166,13 +169,13 @@ public final class SimulatedNetwork: Uploader, Sendable {
 /// same link to the server, failing at once while the phone is offline.
 struct NetworkTransport: ClientTransport {
     let link: any ServerLink
-    /// Whether the phone is online now (counting the request if it is).
-    let isOnline: @Sendable () -> Bool
+    /// Lets the call out, or not (the phone is offline); the network counts what it lets out.
+    let admit: @Sendable () -> Bool
 
     func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (
         HTTPResponse, HTTPBody?
     ) {
-        guard isOnline() else { throw SimulatedOffline() }
+        guard admit() else { throw SimulatedOffline() }
         return try await LinkTransport(link: link).send(request, body: body, baseURL: baseURL, operationID: operationID)
     }
 }

@@ -47,8 +47,7 @@ public struct RadioEnvironment: Sendable {
     public func meanLoudestRSSI(site siteIndex: Int, at position: Position) -> Double? {
         let radio = world.sites[siteIndex].radio
         return beacons.filter { $0.siteIndex == siteIndex }.map { placed in
-            let meters = max(position.distance(to: placed.position), 0.1)
-            return placed.spec.measuredPowerDBm - 10 * radio.pathLossExponent * log10(meters)
+            RadioLink.meanRSSI(of: placed.spec, radio, atMeters: position.distance(to: placed.position))
         }.max()
     }
 

@@ -24,6 +24,11 @@ public struct RadioLink: Sendable {
 
     /// The mean received power at `distance` before shadowing and fading.
     public func meanRSSI(atMeters distance: Double) -> Double {
+        Self.meanRSSI(of: beacon, parameters, atMeters: distance)
+    }
+
+    /// The same for any beacon, with no channel (the details' desk figures).
+    public static func meanRSSI(of beacon: SimulatedBeacon, _ parameters: RadioParameters, atMeters distance: Double) -> Double {
         beacon.measuredPowerDBm - 10 * parameters.pathLossExponent * log10(max(distance, 0.1))
     }
 
