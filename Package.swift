@@ -156,6 +156,9 @@ let package = Package(
                 // built for Hummingbird anyway.
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                // `serve --tls-cert/--tls-key`: HTTPS without a proxy (iPhones require https). Its
+                // swift-nio-ssl is built for PostgresNIO's TLS already.
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             resources: [.copy("Resources/openapi.yaml")],

@@ -2,6 +2,7 @@ import AttendanceConsole
 import AttendanceServer
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import OpenAPIHummingbird
@@ -23,10 +24,12 @@ public struct ServerOptions: Sendable {
     public var sealIntervalMilliseconds: Int64
     /// bcrypt's cost for console passwords (12; tests use less).
     public var bcryptCost: UInt8
+    /// HTTPS with this certificate and key; nil serves plain HTTP (behind a TLS-terminating proxy).
+    public var tls: ServerTLS?
 
     public init(host: String = "127.0.0.1", port: Int = 8080, limits: IngestLimits = IngestLimits(),
                 idleTimeoutSeconds: Int64 = 75, purgeIntervalSeconds: Int64 = 3_600,
-                sealIntervalMilliseconds: Int64 = 1_000, bcryptCost: UInt8 = 12) {
+                sealIntervalMilliseconds: Int64 = 1_000, bcryptCost: UInt8 = 12, tls: ServerTLS? = nil) {
         self.host = host
         self.port = port
         self.limits = limits
@@ -34,7 +37,11 @@ public struct ServerOptions: Sendable {
         self.purgeIntervalSeconds = purgeIntervalSeconds
         self.sealIntervalMilliseconds = sealIntervalMilliseconds
         self.bcryptCost = bcryptCost
+        self.tls = tls
     }
+
+    /// `https` when the server terminates TLS itself, otherwise `http`.
+    public var scheme: String { tls == nil ? "http" : "https" }
 }
 
 /// Opens the store `--database` names: a `postgres://` or `postgresql://` URL selects PostgreSQL,
@@ -44,13 +51,49 @@ public enum ServerDatabase {
         if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
             return try await PostgresRepository.connect(url: location, logger: logger)
         }
+        return try openForServing(location, logger: logger).repository
+    }
+
+    /// A store opened for `attendance serve`: on PostgreSQL the pool is a service to run beside the
+    /// HTTP server (started and stopped by the same ServiceGroup) and the migrations run in
+    /// `prepare`, once it runs; a SQLite file is opened and migrated here.
+    public struct Serving: Sendable {
+        public var repository: any ServerRepository
+        public var services: [any Service]
+        public var prepare: @Sendable () async throws -> Void
+    }
+
+    /// Runs `prepare`, then `service`, in one task: the application and its own services (the
+    /// purger, the sealer, the directory watcher) start only once the migrations are done, while
+    /// the database's pool, a service before it in the group, already runs.
+    public struct Prepared: Service {
+        public var prepare: @Sendable () async throws -> Void
+        public var service: any Service
+
+        public init(prepare: @escaping @Sendable () async throws -> Void, then service: any Service) {
+            self.prepare = prepare
+            self.service = service
+        }
+
+        public func run() async throws {
+            try await prepare()
+            try await service.run()
+        }
+    }
+
+    public static func openForServing(_ location: String, logger: Logger) throws -> Serving {
+        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
+            let repository = try PostgresRepository.unstarted(url: location, logger: logger)
+            return Serving(
+                repository: repository, services: [repository.pool], prepare: { try await repository.migrate() })
+        }
         guard !location.isEmpty else { throw Problem.field("--database", location, expected: "a SQLite file path or a postgres:// URL") }
         let directory = URL(fileURLWithPath: location).deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw Problem.field("--database", location, expected: "a file in an existing directory ('\(directory)' does not exist)")
         }
-        return try SQLiteRepository.open(path: location)
+        return Serving(repository: try SQLiteRepository.open(path: location), services: [], prepare: {})
     }
 }
 
@@ -70,7 +113,8 @@ public enum AttendanceHTTPServer {
                                    clock: @escaping @Sendable () -> Date = { Date() },
                                    onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         let metrics = ServerMetrics()
-        let auth = AuthService(repository: repository, clock: clock)
+        let watch = DirectoryWatch(repository: repository)
+        let auth = AuthService(repository: repository, watch: watch, clock: clock)
         let hub = PresenceHub(repository: repository, clock: clock)
         let accounts = AccountService(repository: repository, bcryptCost: options.bcryptCost, clock: clock)
         let services = ConsoleServices(
@@ -83,7 +127,8 @@ public enum AttendanceHTTPServer {
             tokens: APITokenService(repository: repository, clock: clock))
         let api = AttendanceAPI(repository: repository,
                                 ingest: IngestService(
-                                    repository: repository, limits: options.limits, observer: hub, clock: clock),
+                                    repository: repository, limits: options.limits, observer: hub, watch: watch,
+                                    clock: clock),
                                 admin: services.admin, auth: auth, corrections: services.corrections,
                                 requests: services.requests, timesheets: services.timesheets,
                                 timesheetSettings: TimesheetSettingsService(repository: repository, clock: clock),
@@ -93,10 +138,12 @@ public enum AttendanceHTTPServer {
                                 document: try contract())
         let router = Router(context: AttendanceRequestContext.self)
         let routes = RouteTable()
+        if options.tls != nil { router.add(middleware: HTTPSSchemeMiddleware()) }
         router.add(
             middleware: RequestMiddleware(
                 logger: logger, metrics: metrics, maxBodyBytes: options.limits.maxBodyBytes,
                 routes: routes))
+        router.add(middleware: DirectoryRefreshMiddleware(watch: watch))
         try api.registerHandlers(
             on: RecordingTransport(inner: router, table: routes), configuration: Wire.configuration,
             middlewares: [ProblemMiddleware(logger: logger), AuthMiddleware(auth: auth), EmptyBodyMiddleware()])
@@ -111,10 +158,13 @@ public enum AttendanceHTTPServer {
         let sealer = LedgerSealer(
             repository: repository, interval: .milliseconds(options.sealIntervalMilliseconds), batch: 5_000,
             metrics: metrics, logger: logger, clock: clock)
+        let http = HTTPServerBuilder.http1ClosingWhenAsked(idleTimeout: .seconds(options.idleTimeoutSeconds))
+        let server =
+            try options.tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: try $0.configuration()) } ?? http
         return Application(router: router,
-                           server: .http1ClosingWhenAsked(idleTimeout: .seconds(options.idleTimeoutSeconds)),
+                           server: server,
                            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
-                           services: [purger, sealer, hub],
+                           services: [DirectoryWatcher(watch: watch, logger: logger), purger, sealer, hub],
                            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? options.port) },
                            logger: logger)
     }
@@ -124,19 +174,22 @@ public enum AttendanceHTTPServer {
 public final class RunningServer: Sendable {
     public let port: Int
     public let repository: any ServerRepository
+    private let scheme: String
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    public var baseURL: URL { URL(string: "\(scheme)://127.0.0.1:\(port)")! }
 
     /// Starts the server on `repository` and returns once it listens.
     public static func start(repository: any ServerRepository, options: ServerOptions = ServerOptions(port: 0),
                              logger: Logger = Logger(label: "attendance.http"), clock: @escaping @Sendable () -> Date = { Date() }) async throws -> RunningServer {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = try AttendanceHTTPServer.application(repository: repository, options: options, logger: logger, clock: clock) { port in
-            continuation.yield(port)
-            continuation.finish()
-        }
+        let app = try AttendanceHTTPServer.application(
+            repository: repository, options: options, logger: logger, clock: clock,
+            onListening: { port in
+                continuation.yield(port)
+                continuation.finish()
+            })
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         let task = Task { defer { continuation.finish() }; try await group.run() }
         var iterator = ports.makeAsyncIterator()
@@ -144,12 +197,15 @@ public final class RunningServer: Sendable {
             try await task.value
             throw Problem(500, "Server did not start", "the HTTP server stopped before it listened on \(options.host):\(options.port)")
         }
-        return RunningServer(port: port, repository: repository, group: group, task: task)
+        return RunningServer(port: port, repository: repository, scheme: options.scheme, group: group, task: task)
     }
 
-    private init(port: Int, repository: any ServerRepository, group: ServiceGroup, task: Task<Void, any Error>) {
+    private init(
+        port: Int, repository: any ServerRepository, scheme: String, group: ServiceGroup, task: Task<Void, any Error>
+    ) {
         self.port = port
         self.repository = repository
+        self.scheme = scheme
         self.group = group
         self.task = task
     }

@@ -41,6 +41,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Refuse an event whose ts is more than this many seconds old (default 30 days).")
     var maxPastSeconds: Double = IngestLimits().maxPastSeconds
 
+    @Option(help: "Serve HTTPS with this PEM certificate chain (with --tls-key); without it, plain HTTP.")
+    var tlsCert: String?
+
+    @Option(help: "The PEM private key of --tls-cert (unencrypted).")
+    var tlsKey: String?
+
     @Option(help: "Forget idempotency keys this many days after their request (at least 3: a phone's 72 h offline).")
     var idempotencyRetentionDays: Double = IngestLimits().idempotencyRetentionSeconds / 86_400
 
@@ -48,6 +54,10 @@ struct Serve: AsyncParsableCommand {
         guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format must be text or json, got '\(logFormat)'") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical, got '\(logLevel)'")
+        }
+        if (tlsCert == nil) != (tlsKey == nil) {
+            throw ValidationError(
+                "--tls-cert and --tls-key go together: got only " + (tlsCert == nil ? "--tls-key" : "--tls-cert"))
         }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
         guard maxFutureSeconds >= 0, maxFutureSeconds.isFinite else { throw ValidationError("--max-future-seconds must be ≥ 0, got \(maxFutureSeconds)") }
@@ -69,45 +79,75 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "attendance.server")
-        let repository: any ServerRepository
+        let serving: ServerDatabase.Serving
         do {
-            repository = try await ServerDatabase.open(database, logger: logger)
+            serving = try ServerDatabase.openForServing(database, logger: logger)
         } catch let problem as Problem {
             throw CommandFailure(problem.detail)
         } catch {
             throw CommandFailure("can't open the database '\(Self.redacted(database))': \(error)")
         }
+        let repository = serving.repository
         do {
-            let configured = ProcessInfo.processInfo.environment["ATTENDANCE_ADMIN_TOKEN"]
-            if let token = try await AuthService(repository: repository).installAdminToken(configured: configured) {
-                Self.say("Admin token (shown once; the server keeps only its hash): \(token)")
-            } else if configured != nil {
-                Self.say("Admin token: the value of ATTENDANCE_ADMIN_TOKEN")
-            }
-            if let owner = try await AccountService(repository: repository).bootstrapOwner(email: ownerEmail),
-               let password = owner.generatedPassword {
-                Self.say("Console sign-in (shown once): \(owner.account.email) with password \(password)")
-            }
             var limits = IngestLimits()
             limits.maxFutureSeconds = maxFutureSeconds
             limits.maxPastSeconds = maxPastSeconds
             limits.idempotencyRetentionSeconds = idempotencyRetentionDays * 86_400
-            let options = ServerOptions(host: host, port: port, limits: limits)
+            let tls = tlsCert.flatMap { cert in tlsKey.map { ServerTLS(certificatePath: cert, privateKeyPath: $0) } }
+            let options = ServerOptions(host: host, port: port, limits: limits, tls: tls)
+            let scheme = options.scheme
             let where_ = "\(repository.backendName) at \(Self.redacted(database))"
-            let app = try AttendanceHTTPServer.application(repository: repository, options: options, logger: logger, onListening: { [host] bound in
-                Self.say("Listening on http://\(host):\(bound) (\(where_)); Ctrl-C stops.")
-                Self.say("Console: http://\(host):\(bound)/console")
-            })
-            let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            let app = try AttendanceHTTPServer.application(
+                repository: repository, options: options, logger: logger,
+                onListening: { [host] bound in
+                    Self.say("Listening on \(scheme)://\(host):\(bound) (\(where_)); Ctrl-C stops.")
+                    Self.say("Console: \(scheme)://\(host):\(bound)/console")
+                })
+            // Stopped in reverse order: the HTTP server drains first, then the database's pool.
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: serving.services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+                        + [
+                            .init(
+                                service: ServerDatabase.Prepared(
+                                    prepare: { [database, ownerEmail] in
+                                        try await Self.prepare(serving, database: database, ownerEmail: ownerEmail)
+                                    }, then: app))
+                        ],
+                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
             repository.shutdown()
             Self.say("Stopped.")
+        } catch let failure as CommandFailure {
+            repository.shutdown()
+            throw failure
         } catch let problem as Problem {
             repository.shutdown()
             throw CommandFailure(problem.detail)
         } catch {
             repository.shutdown()
             throw error
+        }
+    }
+
+    /// Before the server listens: the migrations, then a first start's admin token and owner
+    /// account, each printed once.
+    private static func prepare(_ serving: ServerDatabase.Serving, database: String, ownerEmail: String) async throws {
+        do {
+            try await serving.prepare()
+        } catch {
+            throw CommandFailure("can't open the database '\(Self.redacted(database))': \(error)")
+        }
+        let repository = serving.repository
+        let configured = ProcessInfo.processInfo.environment["ATTENDANCE_ADMIN_TOKEN"]
+        if let token = try await AuthService(repository: repository).installAdminToken(configured: configured) {
+            Self.say("Admin token (shown once; the server keeps only its hash): \(token)")
+        } else if configured != nil {
+            Self.say("Admin token: the value of ATTENDANCE_ADMIN_TOKEN")
+        }
+        if let owner = try await AccountService(repository: repository).bootstrapOwner(email: ownerEmail),
+           let password = owner.generatedPassword {
+            Self.say("Console sign-in (shown once): \(owner.account.email) with password \(password)")
         }
     }
 

@@ -5,13 +5,16 @@ import Foundation
 public struct AuthService: Sendable {
     public let repository: any ServerRepository
     private let clock: @Sendable () -> Date
+    private let credentials: CredentialCache
 
+    /// `watch`: what lets checked tokens be cached (nil: every request looks its token up).
     public init(
-        repository: any ServerRepository,
+        repository: any ServerRepository, watch: DirectoryWatch? = nil,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.repository = repository
         self.clock = clock
+        self.credentials = CredentialCache(watch: watch)
     }
 
     /// At start: with `configured` (from `ATTENDANCE_ADMIN_TOKEN`), that value is the admin token,
@@ -46,19 +49,27 @@ public struct AuthService: Sendable {
             throw Problem(401, "Unauthorized", "an 'Authorization: Bearer <token>' header is required")
         }
         let token = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
-        if let staff = try await APITokenService(repository: repository, clock: clock).identity(token: token) {
-            return .staff(staff)
-        }
         let hash = Tokens.hash(token)
+        let now = clock()
+        return try await credentials.principal(tokenHash: hash, now: now) {
+            try await lookUp(token: token, hash: hash, now: now)
+        }
+    }
+
+    /// Whom the token stands for, from the database, and when it was last seen there.
+    private func lookUp(token: String, hash: String, now: Date) async throws -> (Principal, seenAt: Date) {
+        if let staff = try await APITokenService(repository: repository, clock: clock).identity(token: token) {
+            return (.staff(staff), now)
+        }
         // Devices first: they make nearly all the requests.
-        guard let device = try await repository.device(tokenHash: hash, now: clock()) else {
-            if try await repository.isAdminToken(hash: hash) { return .admin }
+        guard let device = try await repository.device(tokenHash: hash, now: now) else {
+            if try await repository.isAdminToken(hash: hash) { return (.admin, now) }
             throw Problem(401, "Unauthorized", "the bearer token is not a valid admin, API or device token")
         }
         if let revoked = device.revokedAt {
             throw Problem(401, "Device revoked", "device '\(device.id)' was revoked at \(RFC3339.format(revoked)); enroll it again with a new code")
         }
-        return .device(device.id, user: device.userId)
+        return (.device(device.id, user: device.userId), device.lastSeenAt ?? now)
     }
 
     /// Issues a one-time code for an employee; the code itself is returned once and stored hashed.

@@ -48,15 +48,18 @@ public struct IngestService: Sendable {
     public let repository: any AttendanceRepository
     public let limits: IngestLimits
     private let clock: @Sendable () -> Date
-    private let directory = DirectoryCache()
+    private let directory: DirectoryCache
     /// Told about each session a committed request changed (the console's live presence).
     private let observer: (any SessionObserver)?
 
+    /// `watch`: what lets sites and employees be cached (nil: every check-in reads them).
     public init(repository: any AttendanceRepository, limits: IngestLimits = IngestLimits(),
-                observer: (any SessionObserver)? = nil, clock: @escaping @Sendable () -> Date = { Date() }) {
+                observer: (any SessionObserver)? = nil, watch: DirectoryWatch? = nil,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
         self.repository = repository
         self.limits = limits
         self.observer = observer
+        self.directory = DirectoryCache(watch: watch)
         self.clock = clock
     }
 
@@ -279,12 +282,18 @@ public struct IngestService: Sendable {
         let beacon = SiteBeacon(uuid: uuid, major: UInt16(request.beacon.major))
         let site: SiteRecord
         if let siteId = request.siteId {
-            guard let known = try await directory.site(id: SiteID(siteId), now: clock(), load: { try await repository.site(id: SiteID(siteId)) }) else {
+            guard
+                let known = try await directory.site(
+                    id: SiteID(siteId), load: { try await repository.site(id: SiteID(siteId)) })
+            else {
                 throw Problem.field("siteId", siteId, expected: "the id of a configured site", status: 422)
             }
             site = known
         } else {
-            guard let known = try await directory.site(beacon: beacon, now: clock(), load: { try await repository.site(beacon: beacon) }) else {
+            guard
+                let known = try await directory.site(
+                    beacon: beacon, load: { try await repository.site(beacon: beacon) })
+            else {
                 throw Problem.field("beacon", "\(beacon)", expected: "the beacon UUID and major of a configured site", status: 422)
             }
             site = known
@@ -293,7 +302,7 @@ public struct IngestService: Sendable {
             throw Problem.field(request.siteId == nil ? "beacon" : "siteId", request.siteId ?? "\(beacon)",
                                 expected: "an active site (site '\(site.id)' was deleted)", status: 422)
         }
-        guard try await directory.employeeExists(user, now: clock(), load: {
+        guard try await directory.employeeExists(user, load: {
             try await repository.employee(id: user)?.isActive == true
         }) else {
             let known = try await repository.employee(id: user) != nil

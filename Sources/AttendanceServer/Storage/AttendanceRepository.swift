@@ -11,6 +11,9 @@ public protocol AttendanceRepository: Sendable {
     func shutdown()
     /// Answers when the database does (`GET /health`); throws otherwise.
     func ping() async throws
+    /// A number that grows with every committed change to what a process may cache (sites,
+    /// employees, devices, tokens, accounts), bumped by the database's own triggers.
+    func directoryVersion() async throws -> Int64
 
     // MARK: Idempotency (docs/SERVER.md, exactly-once ingest)
     /// Claims `key` in `scope` in a transaction of its own and commits the claim unanswered: what

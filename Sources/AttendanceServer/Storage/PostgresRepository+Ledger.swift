@@ -135,18 +135,10 @@ extension PostgresRepository: LedgerRepository {
         var sessions: [(SessionRecord, Date)] = []
         let query = PostgresQuery(
             unsafeSQL: "SELECT \(Self.sessionColumns), created_at FROM sessions ORDER BY created_at, session_key")
-        for try await row in try await connection.query(query, logger: logger).decode(SessionRowWithCreation.self) {
-            let (
-                key, user, site, device, checkIn, checkOut, reason, lastSeen, source, checkInReason, checkOutSource,
-                appVersion, rule, samples, median, stdev, walking, skew, corrected, voidedAt, voidReason, created
-            ) = row
-            let session = Self.session(
-                (
-                    key, user, site, device, checkIn, checkOut, reason, lastSeen, source,
-                    checkInReason, checkOutSource, appVersion, rule, samples, median, stdev,
-                    walking, skew, corrected, voidedAt, voidReason
-                ))
-            sessions.append((session, Date(timeIntervalSince1970: created)))
+        for try await row in try await connection.query(query, logger: logger) {
+            let columns = row.makeRandomAccess()
+            guard let session = try Self.session(columns, at: 0) else { continue }
+            sessions.append((session, Date(timeIntervalSince1970: try columns[21].decode(Double.self))))
         }
         for (session, created) in sessions {
             for event in LedgerMigration.events(for: session, createdAt: created) {
@@ -154,12 +146,6 @@ extension PostgresRepository: LedgerRepository {
             }
         }
     }
-
-    typealias SessionRowWithCreation = (
-        String, String, String, String?, Double, Double?, String?, Double, String,
-        String?, String?, String?, String?, Int?, Double?, Double?, Bool?,
-        Double?, Bool, Double?, String?, Double
-    )
 
     public func appendLedger(_ event: LedgerEvent) async throws {
         try await client.withTransaction(logger: logger) { connection in

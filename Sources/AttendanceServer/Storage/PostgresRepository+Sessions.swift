@@ -14,9 +14,6 @@ extension PostgresRepository {
         """
 
     typealias SiteRow = (String, String, String, String, Int, Double?, Double?, Double?, Double?)
-    typealias SessionRow = (String, String, String, String?, Double, Double?, String?, Double, String,
-                            String?, String?, String?, String?, Int?, Double?, Double?, Bool?,
-                            Double?, Bool, Double?, String?)
 
     static func site(_ row: SiteRow) -> SiteRecord {
         let (id, name, timeZone, uuid, major, latitude, longitude, radius, deactivated) = row
@@ -27,20 +24,26 @@ extension PostgresRepository {
                           deactivatedAt: deactivated.map(Date.init(timeIntervalSince1970:)))
     }
 
-    static func session(_ row: SessionRow) -> SessionRecord {
-        let (key, user, site, device, checkIn, checkOut, reason, lastSeen, source,
-             checkInReason, checkOutSource, appVersion, rule, samples, median, stdev, walking,
-             skew, corrected, voidedAt, voidReason) = row
+    /// The session in `sessionColumns` starting at column `first` of `row`, or nil when its key
+    /// is NULL (a LEFT JOIN that found none): the one mapping of a session row.
+    static func session(_ row: PostgresRandomAccessRow, at first: Int) throws -> SessionRecord? {
+        func column<T: PostgresDecodable>(_ offset: Int, _ type: T.Type = T.self) throws -> T {
+            try row[first + offset].decode(T.self)
+        }
+        guard let key = try column(0, String?.self) else { return nil }
+        let time = { (seconds: Double?) in seconds.map(Date.init(timeIntervalSince1970:)) }
         let evidence = SessionEvidence(
-            checkInReason: checkInReason, checkOutSource: checkOutSource.flatMap(EventSource.init(rawValue:)),
-            appVersion: appVersion, rule: rule, sampleCount: samples, medianRSSI: median, stdevDB: stdev,
-            walking: walking, clockSkewSeconds: skew)
-        return SessionRecord(sessionKey: SessionKey(key), userId: UserID(user), siteId: SiteID(site), deviceId: device.map { DeviceID($0) },
-                             checkInAt: Date(timeIntervalSince1970: checkIn), checkOutAt: checkOut.map(Date.init(timeIntervalSince1970:)),
-                             checkOutReason: reason, lastSeenAt: Date(timeIntervalSince1970: lastSeen),
-                             source: EventSource(rawValue: source) ?? .automatic, evidence: evidence,
-                             corrected: corrected, voidedAt: voidedAt.map(Date.init(timeIntervalSince1970:)),
-                             voidReason: voidReason)
+            checkInReason: try column(9),
+            checkOutSource: try column(10, String?.self).flatMap(EventSource.init(rawValue:)),
+            appVersion: try column(11), rule: try column(12), sampleCount: try column(13), medianRSSI: try column(14),
+            stdevDB: try column(15), walking: try column(16), clockSkewSeconds: try column(17))
+        return SessionRecord(
+            sessionKey: SessionKey(key), userId: UserID(try column(1)), siteId: SiteID(try column(2)),
+            deviceId: try column(3, String?.self).map { DeviceID($0) },
+            checkInAt: Date(timeIntervalSince1970: try column(4)), checkOutAt: time(try column(5)),
+            checkOutReason: try column(6), lastSeenAt: Date(timeIntervalSince1970: try column(7)),
+            source: EventSource(rawValue: try column(8)) ?? .automatic, evidence: evidence,
+            corrected: try column(18), voidedAt: time(try column(19)), voidReason: try column(20))
     }
 
     func sites(_ query: PostgresQuery) async throws -> [SiteRecord] {
@@ -57,7 +60,9 @@ extension PostgresRepository {
             rows = try await client.query(query, logger: logger)
         }
         var sessions: [SessionRecord] = []
-        for try await row in rows.decode(SessionRow.self) { sessions.append(Self.session(row)) }
+        for try await row in rows {
+            if let session = try Self.session(row.makeRandomAccess(), at: 0) { sessions.append(session) }
+        }
         return sessions
     }
 
@@ -134,7 +139,8 @@ extension PostgresRepository {
 
     // MARK: - Sessions
 
-    /// Claim, write, render, store, inside the caller's transaction. A key used before writes nothing.
+    /// Claim, write, render, store, inside the caller's transaction, for a write that is not a
+    /// session's (a refusal, a batch's own key). A key used before writes nothing.
     private func answer<Found: Sendable>(_ slot: AnswerSlot<Found>, now: Date, on connection: PostgresConnection,
         _ write: (PostgresConnection) async throws -> Found
     ) async throws -> SlotOutcome {
@@ -147,8 +153,8 @@ extension PostgresRepository {
     }
 
     /// One transaction that first takes the advisory locks of `sessionKeys`, in the order of their
-    /// lock ids (so two batches can never wait for each other), then identical requests queue
-    /// instead of colliding.
+    /// lock ids (so two batches can never wait for each other), in one statement; then identical
+    /// requests queue instead of colliding.
     func transaction<Result: Sendable>(locking sessionKeys: [SessionKey],
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
@@ -157,14 +163,13 @@ extension PostgresRepository {
                 try await connection.query(
                     "SELECT pg_advisory_xact_lock(hashtext(\(sessionKeys[0].rawValue)))", logger: self.logger)
             } else if !sessionKeys.isEmpty {
-                var ids: [Int] = []
+                // A volatile function in the select list runs after ORDER BY: the locks are taken in order.
                 let keys = sessionKeys.map(\.rawValue)
-                let query: PostgresQuery =
-                    "SELECT DISTINCT hashtext(k)::bigint AS id FROM unnest(\(keys)::text[]) AS k ORDER BY id"
-                for try await id in try await connection.query(query, logger: self.logger).decode(Int.self) {
-                    ids.append(id)
-                }
-                for id in ids { try await connection.query("SELECT pg_advisory_xact_lock(\(id))", logger: self.logger) }
+                try await connection.query("""
+                    SELECT pg_advisory_xact_lock(id)
+                    FROM (SELECT DISTINCT hashtext(k)::bigint AS id FROM unnest(\(keys)::text[]) AS k) AS ids
+                    ORDER BY id
+                    """, logger: self.logger)
             }
             return try await body(connection)
         }
@@ -174,7 +179,7 @@ extension PostgresRepository {
         _ command: CheckInCommand, now: Date, answering slot: AnswerSlot<CheckInOutcome>
     ) async throws -> SlotOutcome {
         try await transaction(locking: [command.sessionKey]) { connection in
-            try await self.answer(slot, now: now, on: connection) { try await self.checkIn(command, now: now, on: $0) }
+            try await self.checkIn(command, now: now, answering: slot, on: connection)
         }
     }
 
@@ -184,7 +189,7 @@ extension PostgresRepository {
         -> SlotOutcome
     {
         try await transaction(locking: [command.sessionKey]) { connection in
-            try await self.answer(slot, now: now, on: connection) { try await self.apply(command, now: now, on: $0) }
+            try await self.apply(command, now: now, answering: slot, on: connection)
         }
     }
 
@@ -210,9 +215,9 @@ extension PostgresRepository {
     private func write(_ item: BatchWrite, now: Date, on connection: PostgresConnection) async throws -> SlotOutcome {
         switch item {
         case .checkIn(let command, let slot):
-            try await answer(slot, now: now, on: connection) { try await self.checkIn(command, now: now, on: $0) }
+            try await checkIn(command, now: now, answering: slot, on: connection)
         case .apply(let command, let slot):
-            try await answer(slot, now: now, on: connection) { try await self.apply(command, now: now, on: $0) }
+            try await apply(command, now: now, answering: slot, on: connection)
         case .refusal(let slot):
             try await answer(slot, now: now, on: connection) { _ in () }
         case .unkeyed(let reply):
@@ -220,69 +225,158 @@ extension PostgresRepository {
         }
     }
 
-    /// A check-in: what `SessionLedger` decides from the known session, the site's state and the
-    /// events that arrived before it, written. The caller holds the session's advisory lock.
-    private func checkIn(_ command: CheckInCommand, now: Date, on connection: PostgresConnection) async throws
-        -> CheckInOutcome
-    {
-        let key = command.sessionKey.rawValue
-        let known = try await session(key: key, on: connection)
-        var active: (site: Bool?, employee: Bool?) = (nil, nil)
-        for try await flags in try await connection.query("""
-            SELECT (SELECT deactivated_at IS NULL FROM sites WHERE id = \(command.siteId.rawValue)),
-                   (SELECT deactivated_at IS NULL FROM employees WHERE id = \(command.userId.rawValue))
-            """, logger: logger).decode((Bool?, Bool?).self) { active = flags }
-        var pending: [SessionLedger.PendingEvent] = []
-        if known == nil {
-            let rows = try await connection.query("""
-                SELECT id::bigint, kind, at, reason, user_id,
-                    source FROM pending_session_events WHERE session_key = \(key) ORDER BY id
-                """, logger: logger)
-            for try await (id, kind, at, reason, user, source) in rows.decode(
-                (Int64, String, Double, String?, String?, String?).self)
-            {
-                pending.append(
-                    SessionLedger.PendingEvent(
-                        id: id, kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat,
-                        at: Date(timeIntervalSince1970: at), reason: reason,
-                        userId: user.map { UserID($0) },
-                        source: source.flatMap(EventSource.init(rawValue:))))
-            }
-        }
-        switch SessionLedger.checkIn(command, known: known, siteIsActive: active.site == true,
-                                     employeeIsActive: active.employee == true, pending: pending, now: now) {
+    /// A check-in: the key's claim and what `SessionLedger` decides from (the known session, the
+    /// site's and employee's state, the events that arrived before it) read in one statement; the
+    /// decision and its answer written in one more. The caller holds the session's advisory lock.
+    private func checkIn(
+        _ command: CheckInCommand, now: Date, answering slot: AnswerSlot<CheckInOutcome>,
+        on connection: PostgresConnection
+    ) async throws -> SlotOutcome {
+        let found = try await claimAndRead(
+            slot, now: now, sessionKey: command.sessionKey, site: command.siteId, user: command.userId, on: connection)
+        guard found.claim == .claimed else { return .earlier(found.claim) }
+        switch SessionLedger.checkIn(
+            command, known: found.session, siteIsActive: found.siteIsActive == true,
+            employeeIsActive: found.employeeIsActive == true, pending: found.pending, now: now)
+        {
         case .answer(let outcome):
-            return outcome
+            let reply = try slot.render(outcome)
+            try await complete(scope: slot.scope, key: slot.key, reply: reply, on: connection)
+            return .answered(reply)
         case .record(let session, let applied):
-            try await write(session, createdAt: now, recording: LedgerEvent.checkIn(command, now: now), on: connection)
-            if !applied.isEmpty {
-                try await connection.query(
-                    "DELETE FROM pending_session_events WHERE id = ANY(\(applied))", logger: logger)
-            }
-            return .recorded(session, created: true)
+            let reply = try slot.render(.recorded(session, created: true))
+            try await write(
+                session, createdAt: now, recording: LedgerEvent.checkIn(command, now: now), absorbing: applied,
+                answering: (slot.scope, slot.key, reply), on: connection)
+            return .answered(reply)
         }
     }
 
-    /// A check-out or heartbeat: what `SessionLedger` decides from the session, written. The
-    /// caller holds the session's advisory lock.
-    private func apply(_ command: SessionEventCommand, now: Date, on connection: PostgresConnection) async throws
-        -> SessionEventOutcome
-    {
-        let key = command.sessionKey.rawValue
-        switch SessionLedger.apply(command, to: try await session(key: key, on: connection)) {
+    /// A check-out or heartbeat: the key's claim and the session read in one statement, what
+    /// `SessionLedger` decides written with its answer in one more. The caller holds the lock.
+    private func apply(
+        _ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>,
+        on connection: PostgresConnection
+    ) async throws -> SlotOutcome {
+        let found = try await claimAndRead(
+            slot, now: now, sessionKey: command.sessionKey, site: nil, user: nil, on: connection)
+        guard found.claim == .claimed else { return .earlier(found.claim) }
+        switch SessionLedger.apply(command, to: found.session) {
         case .storePending:
             // The pending row takes its ledger row's id, so a rebuild gives the same rows.
             let id = try await append(LedgerEvent.sessionEvent(command, now: now), on: connection)
             try await insertPending(
                 id: id, key: command.sessionKey, kind: command.kind, at: command.at, reason: command.reason,
                 userId: command.userId, receivedAt: now, source: command.source, on: connection)
-            return .pending
+            let reply = try slot.render(.pending)
+            try await complete(scope: slot.scope, key: slot.key, reply: reply, on: connection)
+            return .answered(reply)
         case .answer(let outcome):
-            return outcome
+            let reply = try slot.render(outcome)
+            try await complete(scope: slot.scope, key: slot.key, reply: reply, on: connection)
+            return .answered(reply)
         case .update(let session):
+            let reply = try slot.render(.applied(session))
             try await write(
-                session, createdAt: now, recording: LedgerEvent.sessionEvent(command, now: now), on: connection)
-            return .applied(session)
+                session, createdAt: now, recording: LedgerEvent.sessionEvent(command, now: now), absorbing: [],
+                answering: (slot.scope, slot.key, reply), on: connection)
+            return .answered(reply)
+        }
+    }
+
+    /// What a session event's transaction reads before `SessionLedger` decides.
+    struct SessionContext {
+        var claim: IdempotencyClaim
+        var session: SessionRecord?
+        var siteIsActive: Bool?
+        var employeeIsActive: Bool?
+        var pending: [SessionLedger.PendingEvent]
+    }
+
+    /// Claims the slot's key and reads the key's earlier answer, the session, the site's and the
+    /// employee's state (when given) and the session's pending events, in one statement. A key
+    /// whose row another transaction committed while this one waited for it is not in the
+    /// statement's snapshot: it is read again (`claim`), a rare path.
+    private func claimAndRead<Found>(
+        _ slot: AnswerSlot<Found>, now: Date, sessionKey: SessionKey, site: SiteID?, user: UserID?,
+        on connection: PostgresConnection
+    ) async throws -> SessionContext {
+        var binds = PostgresBindings(capacity: 8)
+        binds.append(slot.scope)
+        binds.append(slot.key)
+        binds.append(slot.requestHash)
+        binds.append(now.timeIntervalSince1970)
+        binds.append(now.timeIntervalSince1970 - IdempotencyLease.seconds)
+        binds.append(sessionKey.rawValue)
+        binds.append(site?.rawValue)
+        binds.append(user?.rawValue)
+        for try await row in try await connection.query(
+            PostgresQuery(unsafeSQL: Self.claimAndReadSQL, binds: binds), logger: logger)
+        {
+            let columns = row.makeRandomAccess()
+            var context = SessionContext(
+                claim: .claimed, session: try Self.session(columns, at: 9),
+                siteIsActive: try columns[6].decode(Bool?.self), employeeIsActive: try columns[7].decode(Bool?.self),
+                pending: try Self.pendingEvents(json: try columns[8].decode(String?.self)))
+            if try !columns[0].decode(Bool.self) {
+                if let hash = try columns[1].decode(String?.self) {
+                    let status = try columns[3].decode(Int?.self), contentType = try columns[4].decode(String?.self)
+                    if hash != slot.requestHash {
+                        context.claim = .payloadMismatch
+                    } else if try columns[2].decode(String.self) == "done", let status, let contentType {
+                        let body = try columns[5].decode(ByteBuffer?.self)
+                        context.claim = .replay(
+                            StoredReply(
+                                status: status, contentType: contentType,
+                                body: body.map { Data(buffer: $0) } ?? Data()))
+                    } else {
+                        context.claim = .inFlight
+                    }
+                } else {
+                    context.claim = try await claim(
+                        scope: slot.scope, key: slot.key, requestHash: slot.requestHash, now: now, on: connection)
+                }
+            }
+            return context
+        }
+        throw RepositoryError(kind: .conflict, detail: "the claim of key '\(slot.key)' returned no row")
+    }
+
+    static let claimAndReadSQL = """
+        WITH claim AS (
+            INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at)
+            VALUES ($1, $2, $3, 'inFlight', $4)
+            ON CONFLICT (scope, key) DO UPDATE
+                SET request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at
+            WHERE idempotency_keys.state = 'inFlight' AND idempotency_keys.created_at < $5
+            RETURNING 1)
+        SELECT EXISTS (SELECT 1 FROM claim), k.request_hash, k.state, k.status, k.content_type, k.body,
+            (SELECT deactivated_at IS NULL FROM sites WHERE id = $7::text),
+            (SELECT deactivated_at IS NULL FROM employees WHERE id = $8::text),
+            (SELECT json_agg(json_build_array(p.id, p.kind, p.at, p.reason, p.user_id, p.source) ORDER BY p.id)::text
+                FROM pending_session_events AS p WHERE p.session_key = $6),
+            \(sessionColumns.split(separator: ",").map { "s." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                .joined(separator: ", "))
+        FROM (SELECT 1) AS one
+        LEFT JOIN idempotency_keys AS k ON k.scope = $1 AND k.key = $2
+        LEFT JOIN sessions AS s ON s.session_key = $6
+        """
+
+    /// The pending events as `claimAndReadSQL` aggregates them: [[id, kind, at, reason, user, source], …].
+    static func pendingEvents(json: String?) throws -> [SessionLedger.PendingEvent] {
+        guard let json else { return [] }
+        guard let rows = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[Any]] else {
+            throw RepositoryError(kind: .conflict, detail: "pending events were not rows: \(json.prefix(200))")
+        }
+        return rows.compactMap { row in
+            guard row.count == 6, let id = (row[0] as? NSNumber)?.int64Value, let kind = row[1] as? String,
+                let at = (row[2] as? NSNumber)?.doubleValue
+            else { return nil }
+            return SessionLedger.PendingEvent(
+                id: id, kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat,
+                at: Date(timeIntervalSince1970: at), reason: row[3] as? String,
+                userId: (row[4] as? String).map { UserID($0) },
+                source: (row[5] as? String).flatMap(EventSource.init(rawValue:)))
         }
     }
 
@@ -312,6 +406,25 @@ extension PostgresRepository {
         Self.bindLedgerInsert(row, into: &binds)
         Self.bindSessionUpsert(session, createdAt: createdAt, into: &binds)
         try await connection.query(PostgresQuery(unsafeSQL: Self.recordAndUpsertSQL, binds: binds), logger: logger)
+    }
+
+    /// A device event's ledger row, the pending events its session absorbed, its key's answer and
+    /// the session it gives, in one statement (one round trip).
+    private func write(
+        _ session: SessionRecord, createdAt: Date, recording row: LedgerEvent, absorbing pending: [Int64],
+        answering key: (scope: String, key: String, reply: StoredReply), on connection: PostgresConnection
+    ) async throws {
+        var binds = PostgresBindings(capacity: Self.ledgerInsertColumns.count + 6 + Self.sessionUpsertColumns.count)
+        Self.bindLedgerInsert(row, into: &binds)
+        binds.append(key.reply.status)
+        binds.append(key.reply.contentType)
+        binds.append(ByteBuffer(data: key.reply.body))
+        binds.append(key.scope)
+        binds.append(key.key)
+        binds.append(pending)
+        Self.bindSessionUpsert(session, createdAt: createdAt, into: &binds)
+        try await connection.query(
+            PostgresQuery(unsafeSQL: Self.recordAnswerAndUpsertSQL, binds: binds), logger: logger)
     }
 
     static let sessionUpsertColumns = [
@@ -363,6 +476,14 @@ extension PostgresRepository {
     static let sessionUpsertSQL = sessionUpsertSQL(firstBind: 1)
     static let recordAndUpsertSQL =
         ledgerRowCTE + " " + sessionUpsertSQL(firstBind: ledgerInsertColumns.count + 1)
+    /// `recordAndUpsertSQL` with the key's answer stored and the absorbed pending events deleted:
+    /// binds $11…$15 the answer (status, content type, body, scope, key), $16 the pending ids.
+    static let recordAnswerAndUpsertSQL = ledgerRowCTE + """
+        , answered AS (
+            UPDATE idempotency_keys SET state = 'done', status = $11, content_type = $12, body = $13
+            WHERE scope = $14 AND key = $15),
+        absorbed AS (DELETE FROM pending_session_events WHERE id = ANY($16::bigint[]))
+        """ + " " + sessionUpsertSQL(firstBind: ledgerInsertColumns.count + 7)
 
     func session(key: String, on connection: PostgresConnection) async throws -> SessionRecord? {
         try await sessions(

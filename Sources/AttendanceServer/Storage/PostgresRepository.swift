@@ -13,25 +13,46 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
     public let backendName = "postgresql"
     let client: PostgresClient
     let logger: Logger
-    private let runner: Task<Void, Never>
+    /// The pool's run loop when this repository runs it itself (`connect`); nil when a
+    /// ServiceLifecycle group runs `pool` (`attendance serve`, through `unstarted`).
+    private let runner: Task<Void, Never>?
 
-    private init(client: PostgresClient, logger: Logger) {
+    private init(client: PostgresClient, logger: Logger, runsPool: Bool) {
         self.client = client
         self.logger = logger
-        runner = Task { await client.run() }
+        runner = runsPool ? Task { await client.run() } : nil
     }
 
     /// Connects to `url` (`postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require]`)
-    /// and runs the migrations.
+    /// and runs the migrations. The pool runs in a task of the repository's own until `shutdown`
+    /// (tests, the CLI's one-shot commands).
     public static func connect(url: String, logger: Logger = Logger(label: "attendance.postgres")) async throws -> PostgresRepository {
         try await connect(url: url, logger: logger, migratingThrough: nil)
     }
+
+    /// The repository with its pool not yet running and nothing migrated: the caller runs `pool`
+    /// as a ServiceLifecycle service (PostgresClient is one) and calls `migrate()` before using it.
+    /// `attendance serve` does, so that its ServiceGroup starts and stops the pool with the server.
+    public static func unstarted(url: String, logger: Logger = Logger(label: "attendance.postgres")) throws
+        -> PostgresRepository
+    {
+        PostgresRepository(
+            client: PostgresClient(configuration: try configuration(url: url), backgroundLogger: logger),
+            logger: logger,
+            runsPool: false)
+    }
+
+    /// The connection pool, a ServiceLifecycle service, for a repository made with `unstarted`.
+    public var pool: PostgresClient { client }
 
     /// `migratingThrough`: stop after that migration (the upgrade tests build an older schema).
     static func connect(
         url: String, logger: Logger = Logger(label: "attendance.postgres"), migratingThrough last: String?
     ) async throws -> PostgresRepository {
-        let repository = PostgresRepository(client: PostgresClient(configuration: try configuration(url: url), backgroundLogger: logger), logger: logger)
+        let repository = PostgresRepository(
+            client: PostgresClient(configuration: try configuration(url: url), backgroundLogger: logger),
+            logger: logger,
+            runsPool: true)
         do {
             try await repository.migrate(through: last)
         } catch {
@@ -41,8 +62,8 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         return repository
     }
 
-    /// Closes the connection pool.
-    public func shutdown() { runner.cancel() }
+    /// Closes the connection pool when this repository runs it (a service's pool stops with its group).
+    public func shutdown() { runner?.cancel() }
 
     public func ping() async throws {
         _ = try await client.query("SELECT 1", logger: logger).collect()
@@ -154,6 +175,7 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
             "ALTER TABLE devices ADD COLUMN state TEXT",
             "ALTER TABLE devices ADD COLUMN state_observed_at DOUBLE PRECISION",
         ]),
+        ("2026-11-26 directory version", directoryVersionStatements),
     ]
 
     /// Migrations that need code, run after their statements (by name, in the list's order).
@@ -165,7 +187,9 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
 
     /// Runs the migrations not yet applied, in one transaction, under an advisory lock, so that
     /// instances starting together apply each once.
-    func migrate(through last: String? = nil) async throws {
+    public func migrate() async throws { try await migrate(through: nil) }
+
+    func migrate(through last: String?) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(731001)", logger: logger)
             try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)",

@@ -139,6 +139,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         registerPayPeriodMigrations(&migrator)
         registerAccountMigrations(&migrator)
         registerDeviceStateMigrations(&migrator)
+        registerDirectoryVersionMigrations(&migrator)
         return migrator
     }
 
