@@ -35,7 +35,13 @@ public final class PresenceHub: SessionObserver, Service {
         var recent: [(sequence: UInt64, session: SessionRecord)] = []
         var sequence: UInt64 = 0
         var pending: [SessionRecord] = []
+        /// Each session as last sent: the same state told again (this server's ingest, then the
+        /// follower reading the same change from the ledger) is not sent twice.
+        var lastSent: [SessionKey: SessionRecord] = [:]
     }
+
+    /// How many sessions' last sent states are kept (then forgotten all at once).
+    static let lastSentLimit = 100_000
 
     /// How many changes are kept for pages that connect after their render.
     static let replayLimit = 5_000
@@ -134,14 +140,18 @@ public final class PresenceHub: SessionObserver, Service {
     private func flush() async {
         let (batch, hasSubscribers) = state.withLock { current in
             defer { current.pending.removeAll(keepingCapacity: true) }
-            for session in current.pending {
+            if current.lastSent.count > Self.lastSentLimit { current.lastSent.removeAll(keepingCapacity: true) }
+            var fresh: [SessionRecord] = []
+            for session in current.pending where current.lastSent[session.sessionKey] != session {
+                current.lastSent[session.sessionKey] = session
+                fresh.append(session)
                 current.sequence += 1
                 current.recent.append((current.sequence, session))
             }
             if current.recent.count > Self.replayLimit {
                 current.recent.removeFirst(current.recent.count - Self.replayLimit)
             }
-            return (current.pending, !current.subscribers.isEmpty)
+            return (fresh, !current.subscribers.isEmpty)
         }
         if hasSubscribers, !batch.isEmpty {
             var events: [(site: SiteID?, message: String)] = []

@@ -158,13 +158,18 @@ public enum AttendanceHTTPServer {
         let sealer = LedgerSealer(
             repository: repository, interval: .milliseconds(options.sealIntervalMilliseconds), batch: 5_000,
             metrics: metrics, logger: logger, clock: clock)
+        var background: [any Service] = [DirectoryWatcher(watch: watch, logger: logger), purger, sealer, hub]
+        // Replicas share PostgreSQL: live pages follow what the other servers commit too.
+        if repository.backendName == "postgresql" {
+            background.append(PresenceFollower(repository: repository, hub: hub, logger: logger, clock: clock))
+        }
         let http = HTTPServerBuilder.http1ClosingWhenAsked(idleTimeout: .seconds(options.idleTimeoutSeconds))
         let server =
             try options.tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: try $0.configuration()) } ?? http
         return Application(router: router,
                            server: server,
                            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
-                           services: [DirectoryWatcher(watch: watch, logger: logger), purger, sealer, hub],
+                           services: background,
                            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? options.port) },
                            logger: logger)
     }

@@ -24,6 +24,13 @@ public struct LedgerFilter: Hashable, Sendable {
 /// The ledger's side of storage: rows written by the session writes themselves (in their
 /// transaction), the sealer, the pages verification and rebuild read, and the changes people make.
 public protocol LedgerRepository: Sendable {
+    /// The highest ledger id committed so far (0 for an empty ledger).
+    func latestLedgerID() async throws -> Int64
+    /// The ids and session keys of the rows after `id`, in order: what a server process follows to
+    /// show other processes' session changes live (`LedgerTail`).
+    func ledgerSessionKeys(after id: Int64, limit: Int) async throws -> [(id: Int64, sessionKey: SessionKey?)]
+    /// These sessions as they are now (the ones that exist), in no particular order.
+    func sessions(keys: [SessionKey]) async throws -> [SessionRecord]
     /// Appends an admin action's row in a transaction of its own.
     func appendLedger(_ event: LedgerEvent) async throws
     /// Seals up to `limit` committed rows that have no seal yet, in the order found, continuing
