@@ -39,33 +39,23 @@ public struct PresenceFollower: Service {
             try await cancelWhenGracefulShutdown {
                 var tail: LedgerTail?
                 var idleEnds: [Int64] = []
-                var failing = false
-                while true {
-                    do {
-                        if hub.subscriberCount == 0 {
-                            tail = nil
-                            idleEnds.append(try await repository.latestLedgerID())
-                            if idleEnds.count > Self.idleReadings { idleEnds.removeFirst() }
-                        } else {
-                            if tail == nil {
-                                var start = idleEnds.first
-                                if start == nil { start = try await repository.latestLedgerID() }
-                                tail = LedgerTail(after: start ?? 0)
-                            }
-                            try await follow(&tail!)
-                        }
-                        failing = false
-                    } catch is CancellationError {
-                        throw CancellationError()
-                    } catch {
-                        if !failing {
-                            logger.error(
-                                "following other servers' session changes failed; live pages show this server's only",
-                                metadata: ["error": "\(error)"])
-                        }
-                        failing = true
+                try await repeatUntilCancelled(
+                    every: interval, logger: logger,
+                    failure: "following other servers' session changes failed; live pages show this server's only",
+                    recovery: "following other servers' session changes again"
+                ) {
+                    if hub.subscriberCount == 0 {
+                        tail = nil
+                        idleEnds.append(try await repository.latestLedgerID())
+                        if idleEnds.count > Self.idleReadings { idleEnds.removeFirst() }
+                        return
                     }
-                    try await Task.sleep(for: interval)
+                    if tail == nil {
+                        var start = idleEnds.first
+                        if start == nil { start = try await repository.latestLedgerID() }
+                        tail = LedgerTail(after: start ?? 0)
+                    }
+                    try await follow(&tail!)
                 }
             }
         } catch is CancellationError {

@@ -13,23 +13,12 @@ struct DirectoryWatcher: Service {
     func run() async throws {
         do {
             try await cancelWhenGracefulShutdown {
-                var failing = false
-                while true {
-                    do {
-                        try await watch.poll()
-                        if failing { logger.info("directory version read again; caches in use") }
-                        failing = false
-                    } catch is CancellationError {
-                        throw CancellationError()
-                    } catch {
-                        if !failing {
-                            logger.error(
-                                "directory version read failed; caches bypassed until it answers",
-                                metadata: ["error": "\(error)"])
-                        }
-                        failing = true
-                    }
-                    try await Task.sleep(for: DirectoryWatch.pollInterval)
+                try await repeatUntilCancelled(
+                    every: DirectoryWatch.pollInterval, logger: logger,
+                    failure: "directory version read failed; caches bypassed until it answers",
+                    recovery: "directory version read again; caches in use"
+                ) {
+                    try await watch.poll()
                 }
             }
         } catch is CancellationError {
