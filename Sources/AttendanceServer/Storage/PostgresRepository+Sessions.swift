@@ -310,10 +310,7 @@ extension PostgresRepository {
         binds.append(sessionKey.rawValue)
         binds.append(site?.rawValue)
         binds.append(user?.rawValue)
-        for try await row in try await connection.query(
-            PostgresQuery(unsafeSQL: Self.claimAndReadSQL, binds: binds), logger: logger)
-        {
-            let columns = row.makeRandomAccess()
+        for try await columns in try await connection.execute(ClaimAndRead(bindings: binds), logger: logger) {
             var context = SessionContext(
                 claim: .claimed, session: try Self.session(columns, at: 9),
                 siteIsActive: try columns[6].decode(Bool?.self), employeeIsActive: try columns[7].decode(Bool?.self),
@@ -423,8 +420,7 @@ extension PostgresRepository {
         binds.append(key.key)
         binds.append(pending)
         Self.bindSessionUpsert(session, createdAt: createdAt, into: &binds)
-        try await connection.query(
-            PostgresQuery(unsafeSQL: Self.recordAnswerAndUpsertSQL, binds: binds), logger: logger)
+        _ = try await connection.execute(RecordAnswerAndUpsert(bindings: binds), logger: logger)
     }
 
     static let sessionUpsertColumns = [
