@@ -1,3 +1,4 @@
+import AttendanceServerTestSupport
 import AttendanceTestSupport
 import Foundation
 import Testing
@@ -20,12 +21,20 @@ import Testing
                 "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
             ]
         ).finish()
-        #expect(made.status == 0, "\(made.stderr)")
+        guard made.status == 0 else { throw OpenSSLFailed(stderr: made.stderr) }
         return (certificate, key)
     }
 
+    struct OpenSSLFailed: Error {
+        let stderr: String
+    }
+
     /// curl's answer: the status, or 0 with curl's own error when the exchange failed.
-    static func curl(_ arguments: [String]) throws -> (status: Int, body: String, error: String) {
+    static func curl(_ arguments: [String]) async throws -> (status: Int, body: String, error: String) {
+        try await ThrowawayPostgres.offThePool { try curlNow(arguments) }
+    }
+
+    private static func curlNow(_ arguments: [String]) throws -> (status: Int, body: String, error: String) {
         let run = try ChildProcess(
             URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "--max-time", "20", "-w", "\n%{http_code}"] + arguments
         )
@@ -37,7 +46,7 @@ import Testing
     @Test func theServerAnswersHTTPSWithItsCertificateAndSecureCookies() async throws {
         let database = try ServeCommandTests.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.directory) }
-        let tls = try Self.selfSigned(in: database.directory)
+        let tls = try await ThrowawayPostgres.offThePool { try Self.selfSigned(in: database.directory) }
         let child = try ChildProcess(
             try builtExecutable("attendance"),
             ["serve", "--port", "0", "--database", database.path, "--tls-cert", tls.certificate, "--tls-key", tls.key])
@@ -52,14 +61,14 @@ import Testing
         }
         let bound = try #require(port, "serve did not start: \(child.standardOutputSoFar)")
         #expect(child.standardOutputSoFar.contains("Console: https://127.0.0.1:\(bound)/console"))
-        let health = try Self.curl(["--cacert", tls.certificate, "https://127.0.0.1:\(bound)/health"])
+        let health = try await Self.curl(["--cacert", tls.certificate, "https://127.0.0.1:\(bound)/health"])
         #expect(health.status == 200 && health.body.contains("\"status\":\"ok\""), "\(health)")
         // Without the certificate trusted, curl refuses it; plain HTTP gets no answer on that port.
-        let untrusted = try Self.curl(["https://127.0.0.1:\(bound)/health"])
+        let untrusted = try await Self.curl(["https://127.0.0.1:\(bound)/health"])
         #expect(untrusted.status == 0 && untrusted.error.contains("certificate"), "\(untrusted)")
-        #expect(try Self.curl(["http://127.0.0.1:\(bound)/health"]).status != 200)
+        #expect(try await Self.curl(["http://127.0.0.1:\(bound)/health"]).status != 200)
         // The console's cookies are Secure on a server that terminates TLS itself.
-        let signIn = try Self.curl([
+        let signIn = try await Self.curl([
             "--cacert", tls.certificate, "-D", "-", "https://127.0.0.1:\(bound)/console/sign-in",
         ])
         #expect(signIn.status == 200)
