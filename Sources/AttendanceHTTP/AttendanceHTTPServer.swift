@@ -48,7 +48,7 @@ public struct ServerOptions: Sendable {
 /// anything else is a SQLite file path (created on first start). Migrations run here.
 public enum ServerDatabase {
     public static func open(_ location: String, logger: Logger) async throws -> any ServerRepository {
-        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
+        if isPostgres(location) {
             return try await PostgresRepository.connect(url: location, logger: logger)
         }
         return try openForServing(location, logger: logger).repository
@@ -81,8 +81,13 @@ public enum ServerDatabase {
         }
     }
 
+    /// A `postgres://` or `postgresql://` URL; anything else is a SQLite path.
+    private static func isPostgres(_ location: String) -> Bool {
+        location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
+    }
+
     public static func openForServing(_ location: String, logger: Logger) throws -> Serving {
-        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
+        if isPostgres(location) {
             let repository = try PostgresRepository.unstarted(url: location, logger: logger)
             return Serving(
                 repository: repository, services: [repository.pool], prepare: { try await repository.migrate() })

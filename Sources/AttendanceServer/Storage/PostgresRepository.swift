@@ -23,6 +23,12 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         runner = runsPool ? Task { await client.run() } : nil
     }
 
+    private convenience init(url: String, logger: Logger, runsPool: Bool) throws {
+        self.init(
+            client: PostgresClient(configuration: try Self.configuration(url: url), backgroundLogger: logger),
+            logger: logger, runsPool: runsPool)
+    }
+
     /// Connects to `url` (`postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require]`)
     /// and runs the migrations. The pool runs in a task of the repository's own until `shutdown`
     /// (tests, the CLI's one-shot commands).
@@ -36,10 +42,7 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
     public static func unstarted(url: String, logger: Logger = Logger(label: "attendance.postgres")) throws
         -> PostgresRepository
     {
-        PostgresRepository(
-            client: PostgresClient(configuration: try configuration(url: url), backgroundLogger: logger),
-            logger: logger,
-            runsPool: false)
+        try PostgresRepository(url: url, logger: logger, runsPool: false)
     }
 
     /// The connection pool, a ServiceLifecycle service, for a repository made with `unstarted`.
@@ -49,10 +52,7 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
     static func connect(
         url: String, logger: Logger = Logger(label: "attendance.postgres"), migratingThrough last: String?
     ) async throws -> PostgresRepository {
-        let repository = PostgresRepository(
-            client: PostgresClient(configuration: try configuration(url: url), backgroundLogger: logger),
-            logger: logger,
-            runsPool: true)
+        let repository = try PostgresRepository(url: url, logger: logger, runsPool: true)
         do {
             try await repository.migrate(through: last)
         } catch {
