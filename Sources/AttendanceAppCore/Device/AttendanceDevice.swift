@@ -121,7 +121,13 @@ public actor AttendanceDevice {
         inboxWriter.yield(input)
     }
 
-    /// Handles what is posted, one input at a time, for as long as the process lives.
+    /// No more inputs will be posted: `run()` returns once those already posted were handled.
+    public nonisolated func finishInbox() {
+        inboxWriter.finish()
+    }
+
+    /// Handles what is posted, one input at a time, until `finishInbox()` (or for as long as the
+    /// process lives).
     public func run() async {
         for await input in inbox {
             do { try await receive(input) } catch { platform.reportError("\(input)", error) }
