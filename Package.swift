@@ -250,8 +250,10 @@ let package = Package(
                                    .product(name: "HTTPTypes", package: "swift-http-types")],
                     swiftSettings: strictSwift6),
         .testTarget(name: "AttendanceSimulationTests", dependencies: ["AttendanceSimulation", "AttendanceModels"], swiftSettings: strictSwift6),
-        // The storage backends the server's contract tests run on, with a private PostgreSQL.
-        .target(name: "AttendanceServerTestSupport", dependencies: ["AttendanceServer"], path: "Tests/AttendanceServerTestSupport",
+        // The storage backends the server's contract tests run on, with a private PostgreSQL; the
+        // device's JSON through the server's own mapping, for tests of the ingest without a socket.
+        .target(name: "AttendanceServerTestSupport", dependencies: ["AttendanceServer", "AttendanceHTTP", "AttendanceModels"],
+                path: "Tests/AttendanceServerTestSupport",
                 swiftSettings: strictSwift6),
         // GRDB and PostgresNIO: the ledger's tamper and upgrade tests write to the database behind the server's back.
         .testTarget(name: "AttendanceServerTests", dependencies: ["AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport",

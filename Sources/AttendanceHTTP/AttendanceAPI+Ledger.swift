@@ -8,7 +8,7 @@ extension AttendanceAPI {
     func getSession(_ input: Operations.GetSession.Input) async throws -> Operations.GetSession.Output {
         let session = try await corrections.session(
             SessionKey(input.path.sessionKey), scope: try Caller.current().siteScope)
-        return .ok(.init(body: .json(try Self.session(session))))
+        return .ok(.init(body: .json(Self.session(session))))
     }
 
     func getSessionHistory(
@@ -18,7 +18,7 @@ extension AttendanceAPI {
     {
         let (session, entries) = try await corrections.history(
             SessionKey(input.path.sessionKey), scope: try Caller.current().siteScope)
-        return .ok(.init(body: .json(.init(session: try Self.session(session), entries: try entries.map(Self.entry)))))
+        return .ok(.init(body: .json(.init(session: Self.session(session), entries: try entries.map(Self.entry)))))
     }
 
     func correctSession(_ input: Operations.CorrectSession.Input) async throws -> Operations.CorrectSession.Output {
@@ -26,7 +26,7 @@ extension AttendanceAPI {
         let session = try await corrections.correct(
             SessionKey(input.path.sessionKey), checkInAt: body.checkInAt, checkOutAt: body.checkOutAt,
             siteId: try body.siteId.map { try Self.id("siteId", $0) }, reason: body.reason, actor: try Caller.actor())
-        return .ok(.init(body: .json(try Self.session(session))))
+        return .ok(.init(body: .json(Self.session(session))))
     }
 
     func addSession(_ input: Operations.AddSession.Input) async throws -> Operations.AddSession.Output {
@@ -34,14 +34,14 @@ extension AttendanceAPI {
         let session = try await corrections.add(
             userId: try Self.id("userId", body.userId), siteId: try Self.id("siteId", body.siteId),
             checkInAt: body.checkInAt, checkOutAt: body.checkOutAt, reason: body.reason, actor: try Caller.actor())
-        return .created(.init(body: .json(try Self.session(session))))
+        return .created(.init(body: .json(Self.session(session))))
     }
 
     func voidSession(_ input: Operations.VoidSession.Input) async throws -> Operations.VoidSession.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
         let session = try await corrections.void(
             SessionKey(input.path.sessionKey), reason: body.reason, actor: try Caller.actor())
-        return .ok(.init(body: .json(try Self.session(session))))
+        return .ok(.init(body: .json(Self.session(session))))
     }
 
     func listAudit(_ input: Operations.ListAudit.Input) async throws -> Operations.ListAudit.Output {

@@ -10,7 +10,7 @@ extension AttendanceAPI {
         let page = try await admin.sessions(
             userId: user.rawValue, siteId: nil, from: input.query.from.map(RFC3339.format),
             to: input.query.to.map(RFC3339.format), limit: 500, cursor: nil)
-        return .ok(.init(body: .json(try page.items.map(Self.session))))
+        return .ok(.init(body: .json(page.items.map(Self.session))))
     }
 
     func listMyRequests(_ input: Operations.ListMyRequests.Input) async throws -> Operations.ListMyRequests.Output {

@@ -59,45 +59,38 @@ struct AttendanceAPI: APIProtocol {
         return try Wire.decode(Components.Schemas.DeviceConfig.self, from: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
     }
 
+    // The device's events: the body mapped to a typed request (DeviceRequestMapping), and the
+    // answer IngestService rendered and stored sent as its bytes (`StoredAnswer`), never re-encoded.
+
     func checkIn(_ input: Operations.CheckIn.Input) async throws -> Operations.CheckIn.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        let reply = try await ingest(
-            .checkIn, body, key: input.headers.idempotencyKey, deviceDate: try Self.deviceDate(input.headers.date))
-        switch reply.status {
-        case 201: return .created(.init(body: .json(try Wire.decode(Components.Schemas.Session.self, from: reply.body))))
-        case 200: return .ok(.init(body: .json(try Wire.decode(Components.Schemas.Session.self, from: reply.body))))
-        default: throw StoredReplyError(reply: reply)
-        }
+        let request = try DeviceRequestMapping.checkIn(body)
+        throw try await ingest(request, key: input.headers.idempotencyKey, date: input.headers.date)
     }
 
     func checkOut(_ input: Operations.CheckOut.Input) async throws -> Operations.CheckOut.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        let reply = try await ingest(.checkOut, body, key: input.headers.idempotencyKey)
-        return reply.status == 202 ? .accepted(.init(body: .json(try Self.pending(reply)))) : .ok(.init(body: .json(try Self.session(reply))))
+        throw try await ingest(try DeviceRequestMapping.checkOut(body), key: input.headers.idempotencyKey)
     }
 
     func heartbeat(_ input: Operations.Heartbeat.Input) async throws -> Operations.Heartbeat.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        let reply = try await ingest(.heartbeat, body, key: input.headers.idempotencyKey)
-        return reply.status == 202 ? .accepted(.init(body: .json(try Self.pending(reply)))) : .ok(.init(body: .json(try Self.session(reply))))
+        throw try await ingest(try DeviceRequestMapping.heartbeat(body), key: input.headers.idempotencyKey)
     }
 
     func submitEvents(_ input: Operations.SubmitEvents.Input) async throws -> Operations.SubmitEvents.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
         let reply = try await ingest.handleBatch(
-            body: try Wire.data(body), idempotencyKey: input.headers.idempotencyKey, principal: try Caller.current(),
-            deviceDate: try Self.deviceDate(input.headers.date))
-        guard reply.status == 200 else { throw StoredReplyError(reply: reply) }
-        return .ok(.init(body: .json(try Wire.decode(Components.Schemas.EventBatchResponse.self, from: reply.body))))
+            try DeviceRequestMapping.batch(body), idempotencyKey: input.headers.idempotencyKey,
+            principal: try Caller.current(), deviceDate: try Self.deviceDate(input.headers.date))
+        throw StoredAnswer(reply: reply)
     }
 
-    /// Hands the decoded request, as JSON, to `IngestService` (which stores its answer's bytes).
-    private func ingest<Body: Encodable>(
-        _ endpoint: IngestService.Endpoint, _ body: Body, key: String, deviceDate: Date? = nil
-    ) async throws -> StoredReply {
-        try await ingest.handle(
-            endpoint, body: try Wire.data(body), idempotencyKey: key, principal: try Caller.current(),
-            deviceDate: deviceDate)
+    /// The stored answer to one device event, to be thrown as it is.
+    private func ingest(_ request: DeviceRequest, key: String, date: String? = nil) async throws -> StoredAnswer {
+        let reply = try await ingest.handle(
+            request, idempotencyKey: key, principal: try Caller.current(), deviceDate: try Self.deviceDate(date))
+        return StoredAnswer(reply: reply)
     }
 
     /// The device's clock from its `Date` header (an HTTP-date), if it sent one.
@@ -110,17 +103,6 @@ struct AttendanceAPI: APIProtocol {
                 status: 422)
         }
         return date
-    }
-
-    /// A stored 200 (the session), or the stored refusal thrown as it is.
-    private static func session(_ reply: StoredReply) throws -> Components.Schemas.Session {
-        guard reply.status == 200 else { throw StoredReplyError(reply: reply) }
-        return try Wire.decode(Components.Schemas.Session.self, from: reply.body)
-    }
-
-    /// A stored 202 (waiting for the session's check-in).
-    private static func pending(_ reply: StoredReply) throws -> Components.Schemas.PendingEvent {
-        try Wire.decode(Components.Schemas.PendingEvent.self, from: reply.body)
     }
 
     // MARK: Sites and beacons
@@ -229,7 +211,7 @@ struct AttendanceAPI: APIProtocol {
                     .init(
                         exportedAt: Date(), employee: Self.employee(data.employee),
                         devices: data.devices.map(Self.device),
-                        sessions: try data.sessions.map(Self.session), pendingEvents: pending,
+                        sessions: data.sessions.map(Self.session), pendingEvents: pending,
                         requests: data.requests.map(Self.request), ledger: try data.ledger.map(Self.entry)))))
     }
 
@@ -281,7 +263,7 @@ struct AttendanceAPI: APIProtocol {
                                             source: query.source.flatMap { EventSource(rawValue: $0.rawValue) },
                                             correctedOnly: query.source == .corrected,
                                             minSkewSeconds: query.minSkewSeconds)
-        return .ok(.init(body: .json(.init(items: try page.items.map(Self.session), nextCursor: page.nextCursor))))
+        return .ok(.init(body: .json(.init(items: page.items.map(Self.session), nextCursor: page.nextCursor))))
     }
 
     func getPresence(_ input: Operations.GetPresence.Input) async throws -> Operations.GetPresence.Output {
@@ -337,9 +319,9 @@ struct AttendanceAPI: APIProtocol {
               enrolledAt: device.enrolledAt, lastSeenAt: device.lastSeenAt, revoked: device.revokedAt != nil)
     }
 
-    /// The same JSON `IngestService` answers with, so a report and a check-in answer agree.
-    static func session(_ session: SessionRecord) throws -> Components.Schemas.Session {
-        try Wire.convert(SessionBody(session))
+    /// The same value `IngestService` answers with, so a report and a check-in answer agree.
+    static func session(_ session: SessionRecord) -> Components.Schemas.Session {
+        ContractAnswers.session(session)
     }
 
     /// A ledger row: its columns, and its content as `details` (with the personal part, unless erased).

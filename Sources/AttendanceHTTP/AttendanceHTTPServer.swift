@@ -132,7 +132,8 @@ public enum AttendanceHTTPServer {
             tokens: APITokenService(repository: repository, clock: clock))
         let api = AttendanceAPI(repository: repository,
                                 ingest: IngestService(
-                                    repository: repository, limits: options.limits, observer: hub, watch: watch,
+                                    repository: repository, answers: ContractAnswers(), limits: options.limits,
+                                    observer: hub, watch: watch,
                                     clock: clock),
                                 admin: services.admin, auth: auth, corrections: services.corrections,
                                 requests: services.requests, timesheets: services.timesheets,

@@ -4,8 +4,9 @@ import HTTPTypes
 import Logging
 import OpenAPIRuntime
 
-/// A stored answer from `IngestService` (a refusal), sent as stored: the same status and bytes.
-struct StoredReplyError: Error, HTTPResponseConvertible {
+/// An answer `IngestService` rendered and stored under its key, sent as its bytes: thrown past the
+/// generated encoder (which would decode and re-encode it), whatever its status.
+struct StoredAnswer: Error, HTTPResponseConvertible {
     let reply: StoredReply
     var httpStatus: HTTPResponse.Status { HTTPResponse.Status(code: reply.status) }
     var httpHeaderFields: HTTPFields { [.contentType: reply.contentType] }
@@ -14,11 +15,11 @@ struct StoredReplyError: Error, HTTPResponseConvertible {
 
 extension Problem: HTTPResponseConvertible {
     public var httpStatus: HTTPResponse.Status { HTTPResponse.Status(code: status) }
-    public var httpHeaderFields: HTTPFields { [.contentType: reply.contentType] }
-    public var httpBody: HTTPBody? { HTTPBody(reply.body) }
+    public var httpHeaderFields: HTTPFields { [.contentType: "application/problem+json"] }
+    public var httpBody: HTTPBody? { HTTPBody(ContractAnswers.reply(self).body) }
 }
 
-/// Every error becomes an RFC 9457 answer: a `Problem` or stored refusal as itself; input the
+/// Every error becomes an RFC 9457 answer: a `Problem` or stored answer as itself; input the
 /// generated code could not decode as 400 naming the field; anything else as 500 that names the
 /// request id to look up in the log (never the internals).
 struct ProblemMiddleware: ServerMiddleware {
@@ -40,7 +41,7 @@ struct ProblemMiddleware: ServerMiddleware {
     private func respond(to error: any Error, operationID: String) -> any HTTPResponseConvertible {
         let underlying = (error as? ServerError)?.underlyingError ?? error
         if let problem = underlying as? Problem { return problem }
-        if let stored = underlying as? StoredReplyError { return stored }
+        if let stored = underlying as? StoredAnswer { return stored }
         if let server = error as? ServerError, server.operationInput == nil {
             // The generated code could not turn the request into the operation's input.
             return Problem(400, "Invalid request", Self.describeInputError(server))

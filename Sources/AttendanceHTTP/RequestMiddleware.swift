@@ -99,7 +99,7 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     static func problem(_ problem: Problem) -> Response {
-        let reply = problem.reply
+        let reply = ContractAnswers.reply(problem)
         return Response(status: .init(code: reply.status), headers: [.contentType: reply.contentType],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
     }

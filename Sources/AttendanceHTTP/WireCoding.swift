@@ -52,8 +52,8 @@ enum FieldLocator {
 }
 
 enum Wire {
-    /// The generated code's configuration: compact, sorted keys, RFC 3339 dates. The same options
-    /// as the stored replies (`CanonicalJSON`), so a stored answer re-encodes to the same bytes.
+    /// The generated code's configuration: compact, sorted keys, RFC 3339 dates; `encoder` below
+    /// writes the same bytes for the answers the server stores.
     static let configuration = Configuration(dateTranscoder: RFC3339Transcoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
 
     private static let decoder: JSONDecoder = {
@@ -75,14 +75,10 @@ enum Wire {
         return encoder
     }()
 
-    /// The JSON of a generated value, as the device sent it (after decoding), for `IngestService`.
-    static func data<T: Encodable>(_ value: T) throws -> Data { try encoder.encode(value) }
+    /// A generated value's JSON as the generated code writes it: the bytes of a stored answer,
+    /// and the canonical form a request's identity is the digest of.
+    static func encode<T: Encodable>(_ value: T) throws -> Data { try encoder.encode(value) }
 
-    /// A stored or domain JSON answer as the contract's generated type.
+    /// A stored answer's or a domain value's JSON as the contract's generated type.
     static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T { try decoder.decode(type, from: data) }
-
-    /// A domain value (already in the contract's JSON shape) as the generated type.
-    static func convert<From: Encodable, To: Decodable>(_ value: From, to type: To.Type = To.self) throws -> To {
-        try decoder.decode(type, from: try encoder.encode(value))
-    }
 }

@@ -19,7 +19,7 @@ import Testing
         #expect(again.status == 201)
         #expect(again.body == first.body)
         // What went over the wire is what the server stored for the key.
-        let stored = try await IngestService(repository: live.repository).handle(
+        let stored = try await IngestService.contract(repository: live.repository).handle(
             .checkIn, body: try JSONSerialization.data(withJSONObject: body), idempotencyKey: "k-1",
             principal: .device(DeviceID(ada.deviceId), user: UserID(ada.userId)))
         #expect(stored.body == first.body)

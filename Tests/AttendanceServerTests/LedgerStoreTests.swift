@@ -38,8 +38,8 @@ import Testing
     /// One working day of several sessions as its events would reach the server, shuffled by
     /// `seed`: check-ins, heartbeats, check-outs (some before their check-in), another user's
     /// early check-out for one of Alice's sessions, and a session whose check-in never comes.
-    static func shuffledDay(seed: UInt64) -> [(IngestService.Endpoint, Data, String, Principal)] {
-        var events: [(IngestService.Endpoint, Data, String, Principal)] = []
+    static func shuffledDay(seed: UInt64) -> [(DeviceEndpoint, Data, String, Principal)] {
+        var events: [(DeviceEndpoint, Data, String, Principal)] = []
         for index in 0..<6 {
             let minute = String(format: "%02d", 10 + index * 5)
             let session = "s-\(index)"

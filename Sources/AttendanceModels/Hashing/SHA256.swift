@@ -18,7 +18,12 @@ public enum SHA256 {
     /// The lowercase hexadecimal digest of a UTF-8 string.
     public static func hex(_ string: String) -> String {
         var string = string
-        let digest = string.withUTF8 { Crypto.SHA256.hash(data: UnsafeRawBufferPointer($0)) }
+        return string.withUTF8 { hex(bytes: $0) }
+    }
+
+    /// The lowercase hexadecimal digest of `bytes` (a JSON payload as sent, say).
+    public static func hex<Bytes: Collection>(bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        let digest = self.digest(bytes)
         return String(unsafeUninitializedCapacity: 64) { text in
             var index = 0
             for byte in digest {

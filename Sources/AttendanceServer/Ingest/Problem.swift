@@ -1,7 +1,8 @@
 import AttendanceModels
 import Foundation
 
-/// An RFC 9457 answer: which field, which value, what was expected.
+/// An RFC 9457 answer: which field, which value, what was expected. AttendanceHTTP's
+/// `ContractAnswers` writes it as the contract's `Problem` (application/problem+json).
 public struct Problem: Error, Hashable, Sendable {
     public var status: Int
     public var title: String
@@ -16,10 +17,5 @@ public struct Problem: Error, Hashable, Sendable {
     public static func field(_ field: String, _ value: String?, expected: String, status: Int = 400) -> Problem {
         Problem(status, status == 422 ? "Unprocessable event" : "Invalid request",
                 "'\(field)' is \(value.map { "'\($0)'" } ?? "missing"); expected \(expected)")
-    }
-
-    public var reply: StoredReply {
-        let body = (try? Replies.encoder.encode(ProblemDetails(type: "about:blank", title: title, status: status, detail: detail))) ?? Data()
-        return StoredReply(status: status, contentType: "application/problem+json", body: body)
     }
 }

@@ -1,7 +1,7 @@
 import AttendanceModels
 import Foundation
 
-// What the server stores. Wire shapes (RFC 3339 strings, `siteId` names) are in `Ingest/Replies.swift`.
+// What the server stores. Their wire shapes are the contract's generated types, mapped in AttendanceHTTP.
 
 public struct SiteRecord: Hashable, Sendable {
     public var id: SiteID

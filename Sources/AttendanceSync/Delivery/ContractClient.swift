@@ -21,14 +21,26 @@ enum ContractCoding {
         return decoder
     }()
 
+    /// The same options as `configuration`: the bytes the generated client would send.
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339.format(date))
+        }
+        return encoder
+    }()
+
     /// A contract type from an answer's bytes.
     static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         try decoder.decode(type, from: data)
     }
 
-    /// A wire value of AttendanceModels (the engine's events) as the contract's generated type.
-    static func convert<From: Encodable, To: Decodable>(_ value: From) throws -> To {
-        try decoder.decode(To.self, from: try CanonicalJSON.encoder.encode(value))
+    /// A contract type's bytes, for a transport other than the generated client (iOS's background
+    /// upload, which sends a file).
+    static func encode<Value: Encodable>(_ value: Value) throws -> Data {
+        try encoder.encode(value)
     }
 }
 

@@ -48,7 +48,9 @@ public enum ResponseClassifier {
     /// "title: detail" from an RFC 9457 body, or the body's text when it is not one.
     static func problemSummary(_ body: Data) -> String? {
         guard !body.isEmpty else { return nil }
-        if let problem = try? JSONDecoder().decode(ProblemDetails.self, from: body), problem.detail != nil || problem.title != nil {
+        if let problem = try? ContractCoding.decode(Components.Schemas.Problem.self, from: body),
+            problem.detail != nil || problem.title != nil
+        {
             return [problem.title, problem.detail].compactMap { $0 }.joined(separator: ": ")
         }
         let text = String(decoding: body.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

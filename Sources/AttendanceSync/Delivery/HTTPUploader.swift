@@ -25,6 +25,11 @@ public final class HTTPUploader: Uploader, Sendable {
         /// Counts the bytes of every exchange (the data-use figure of diagnostics and the simulator).
         public var traffic: TrafficMeter?
 
+        /// What the device says about itself beside each event.
+        var eventContext: EventContract.Context {
+            EventContract.Context(platform: platform, appVersion: appVersion, siteIDs: siteIDs)
+        }
+
         public init(baseURL: URL, deviceToken: String? = nil, timeoutSeconds: Double = 4, platform: String = HTTPUploader.currentPlatform,
                     appVersion: String? = nil, siteIDs: [SiteBeacon: SiteID] = [:], traffic: TrafficMeter? = nil) {
             self.baseURL = baseURL
@@ -93,19 +98,18 @@ public final class HTTPUploader: Uploader, Sendable {
 
     /// The items of `POST /v1/attendance/events` for these entries, and the batch's own
     /// idempotency key (derived from the items' keys, so a resend of the same batch reuses it).
-    static func batch(for entries: [OutboxEntry], settings: Settings) -> (idempotencyKey: String, items: [EventBatchItem]) {
-        let items = entries.map { $0.event.batchItem(platform: settings.platform, appVersion: settings.appVersion, siteID: settings.siteIDs[$0.event.site]) }
+    static func batch(
+        for entries: [OutboxEntry], settings: Settings
+    ) -> (idempotencyKey: String, body: Components.Schemas.EventBatchRequest) {
+        let context = settings.eventContext
+        let items = entries.map { EventContract.batchItem($0.event, context: context) }
         let key = "batch-" + SHA256.hex(items.map(\.idempotencyKey).joined(separator: ",")).prefix(40)
-        return (String(key), items)
+        return (String(key), .init(events: items))
     }
 
     /// `nil` when the server does not offer the batch endpoint.
     private func uploadBatch(_ entries: [OutboxEntry]) async -> [Int64: DeliveryOutcome]? {
-        let (key, items) = Self.batch(for: entries, settings: settings)
-        let body: Components.Schemas.EventBatchRequest
-        do { body = try ContractCoding.convert(EventBatchRequest(events: items)) } catch {
-            return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .rejected(status: 0, detail: "could not encode the event: \(error)")) })
-        }
+        let (key, body) = Self.batch(for: entries, settings: settings)
         let answer = await exchange { try await client.submitEvents(headers: .init(idempotencyKey: key), body: .json(body)) }
         switch answer {
         case .failure(let reason):
@@ -133,8 +137,8 @@ public final class HTTPUploader: Uploader, Sendable {
 
     /// The body and `Idempotency-Key` of `POST /v1/attendance/events` for these entries.
     public static func batchRequest(for entries: [OutboxEntry], settings: Settings) throws -> (idempotencyKey: String, body: Data) {
-        let (key, items) = batch(for: entries, settings: settings)
-        return (key, try CanonicalJSON.encoder.encode(EventBatchRequest(events: items)))
+        let (key, body) = batch(for: entries, settings: settings)
+        return (key, try ContractCoding.encode(body))
     }
 
     /// What became of each entry, from the raw answer to a batch request: per-item results on a
@@ -160,7 +164,7 @@ public final class HTTPUploader: Uploader, Sendable {
                 outcomes[entry.id] = .retry(reason: "the batch answer had no result for this event", transport: false, retryAfterSeconds: nil)
                 continue
             }
-            let problem = result.problem.flatMap { try? CanonicalJSON.encoder.encode($0) } ?? Data()
+            let problem = result.problem.flatMap { try? ContractCoding.encode($0) } ?? Data()
             outcomes[entry.id] = ResponseClassifier.classify(status: result.status, retryAfter: nil, body: problem, now: Date())
         }
         return outcomes
@@ -189,22 +193,18 @@ public final class HTTPUploader: Uploader, Sendable {
     }
 
     private func sendSingle(_ entry: OutboxEntry) async -> Exchange<Void> {
-        let item = entry.event.batchItem(platform: settings.platform, appVersion: settings.appVersion, siteID: settings.siteIDs[entry.event.site])
+        let event = entry.event
         let key = entry.idempotencyKey
-        do {
-            switch item.type {
-            case .checkIn:
-                let body: Components.Schemas.CheckInRequest = try ContractCoding.convert(item.checkIn)
-                return await exchange { _ = try await client.checkIn(headers: .init(idempotencyKey: key), body: .json(body)) }
-            case .checkOut:
-                let body: Components.Schemas.CheckOutRequest = try ContractCoding.convert(item.checkOut)
-                return await exchange { _ = try await client.checkOut(headers: .init(idempotencyKey: key), body: .json(body)) }
-            case .heartbeat:
-                let body: Components.Schemas.HeartbeatRequest = try ContractCoding.convert(item.heartbeat)
-                return await exchange { _ = try await client.heartbeat(headers: .init(idempotencyKey: key), body: .json(body)) }
-            }
-        } catch {
-            return .answered(RawAnswer(status: 0, retryAfter: nil, body: Data("could not encode the event: \(error)".utf8)), nil)
+        switch event.kind {
+        case .checkIn:
+            let body = EventContract.checkIn(event, context: settings.eventContext)
+            return await exchange { _ = try await client.checkIn(headers: .init(idempotencyKey: key), body: .json(body)) }
+        case .checkOut:
+            let body = EventContract.checkOut(event)
+            return await exchange { _ = try await client.checkOut(headers: .init(idempotencyKey: key), body: .json(body)) }
+        case .heartbeat:
+            let body = EventContract.heartbeat(event)
+            return await exchange { _ = try await client.heartbeat(headers: .init(idempotencyKey: key), body: .json(body)) }
         }
     }
 

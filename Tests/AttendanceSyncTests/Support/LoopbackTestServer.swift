@@ -153,7 +153,7 @@ final class LoopbackTestServer: @unchecked Sendable {
                 respond(client, status: 503, headers: [:], body: Data())
                 continue
             case .status(let status, let retryAfter, let detail)?:
-                let problem = try! JSONEncoder().encode(ProblemDetails(title: "scripted", status: status, detail: detail ?? "scripted fault \(status)"))
+                let problem = Self.json(["title": "scripted", "status": status, "detail": detail ?? "scripted fault \(status)"])
                 respond(client, status: status, headers: retryAfter.map { ["Retry-After": $0] } ?? [:], body: problem, problem: true)
                 continue
             case .slowAnswer(let seconds)?:
@@ -174,22 +174,19 @@ final class LoopbackTestServer: @unchecked Sendable {
         switch path {
         case "/v1/attendance/events":
             guard state.value.offersBatch else { return problem(404, "no such endpoint") }
-            guard let batch = try? JSONDecoder().decode(EventBatchRequest.self, from: body) else { return problem(400, "not a batch") }
-            // Payloads are compared canonically (sorted keys): a default JSONEncoder's key order
-            // is not stable on Linux, and a resend must not look like a different payload.
-            let canonical = JSONEncoder()
-            canonical.outputFormatting = .sortedKeys
-            let results = batch.events.map { item -> EventBatchResult in
-                let payload: Data? = switch item.type {
-                case .checkIn: try? canonical.encode(item.checkIn)
-                case .checkOut: try? canonical.encode(item.checkOut)
-                case .heartbeat: try? canonical.encode(item.heartbeat)
-                }
-                let (status, _) = store(key: item.idempotencyKey, type: item.type.rawValue, body: payload ?? Data())
-                return EventBatchResult(idempotencyKey: item.idempotencyKey, status: status,
-                                        problem: status >= 400 ? ProblemDetails(status: status, detail: "same key, different payload") : nil)
+            guard let batch = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+                let events = batch["events"] as? [[String: Any]]
+            else { return problem(400, "not a batch") }
+            let results = events.map { item -> [String: Any] in
+                let itemKey = item["idempotencyKey"] as? String ?? ""
+                let type = item["type"] as? String ?? ""
+                let payload = (item[type] as? [String: Any]).map { Self.json($0) } ?? Data()
+                let (status, _) = store(key: itemKey, type: type, body: payload)
+                var result: [String: Any] = ["idempotencyKey": itemKey, "status": status]
+                if status >= 400 { result["problem"] = ["status": status, "detail": "same key, different payload"] }
+                return result
             }
-            return (200, try! JSONEncoder().encode(EventBatchResponse(results: results)))
+            return (200, Self.json(["results": results]))
         case "/v1/attendance/check-in": return store(key: key, type: "checkIn", body: body)
         case "/v1/attendance/check-out": return store(key: key, type: "checkOut", body: body)
         case "/v1/attendance/heartbeat": return store(key: key, type: "heartbeat", body: body)
@@ -198,16 +195,18 @@ final class LoopbackTestServer: @unchecked Sendable {
     }
 
     private func store(key: String, type: String, body: Data) -> (Int, Data) {
-        struct Fields: Decodable { var sessionKey: String; var ts: String }
-        let hash = SHA256.hex(String(decoding: body, as: UTF8.self))
-        let fields = try? JSONDecoder().decode(Fields.self, from: body)
+        // Payloads are compared canonically (parsed, keys sorted), as the server does: a resend
+        // must not look like a different payload because its bytes are ordered differently.
+        let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+        let hash = SHA256.hex(bytes: object.map { Self.json($0) } ?? body)
+        let fields = (sessionKey: object?["sessionKey"] as? String, ts: object?["ts"] as? String)
         return state.withLock { state -> (Int, Data) in
             if let existing = state.stored[key] {
                 guard existing.bodyHash == hash else { return Self.problemBody(422, "the key \(key) was used with a different payload") }
                 state.replays += 1
                 return (201, Data(#"{"stored":"\#(key)"}"#.utf8))
             }
-            state.stored[key] = StoredEvent(key: key, type: type, sessionKey: fields?.sessionKey ?? "?", ts: fields?.ts ?? "?", bodyHash: hash)
+            state.stored[key] = StoredEvent(key: key, type: type, sessionKey: fields.sessionKey ?? "?", ts: fields.ts ?? "?", bodyHash: hash)
             state.arrivalOrder.append(key)
             return (201, Data(#"{"stored":"\#(key)"}"#.utf8))
         }
@@ -216,7 +215,12 @@ final class LoopbackTestServer: @unchecked Sendable {
     private func problem(_ status: Int, _ detail: String) -> (Int, Data) { Self.problemBody(status, detail) }
 
     private static func problemBody(_ status: Int, _ detail: String) -> (Int, Data) {
-        (status, try! JSONEncoder().encode(ProblemDetails(title: "error", status: status, detail: detail)))
+        (status, json(["title": "error", "status": status, "detail": detail]))
+    }
+
+    /// A JSON object's bytes, keys sorted.
+    private static func json(_ object: [String: Any]) -> Data {
+        try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
     }
 
     private func respond(_ client: Int32, status: Int, headers: [String: String], body: Data, problem: Bool = false) {
