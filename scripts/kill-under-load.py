@@ -22,6 +22,7 @@ the server it started on loopback. Prints the seed; exit status 0 when every che
 """
 import argparse
 import datetime
+import http.client
 import json
 import os
 import random
@@ -49,9 +50,16 @@ def send(base, path, token, key, body):
         with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as response:
             return response.status, response.read()
     except urllib.error.HTTPError as error:
-        return error.code, error.read()
+        try:
+            return error.code, error.read()
+        except (http.client.HTTPException, OSError) as cut:
+            return None, f"{type(cut).__name__}: {cut}"
     except (urllib.error.URLError, ConnectionError, TimeoutError, OSError) as error:
         return None, str(error)
+    except http.client.HTTPException as error:
+        # Killed while the answer was being written (the status line came, the body did not):
+        # no answer, so the request is retried with its key, as the app's outbox does.
+        return None, f"{type(error).__name__}: {error}"
 
 
 class Load:
