@@ -5,7 +5,7 @@ import Foundation
 
 /// BGTaskScheduler: an app refresh a few times a day at best (drain the outbox, fetch the remote
 /// configuration), and a processing task that needs the network, for a long backlog after days
-/// offline. Both identifiers are in Info.plist's `BGTaskSchedulerPermittedIdentifiers`.
+/// offline. Both identifiers are in `BGTaskSchedulerPermittedIdentifiers` (Apps/iOS/project.yml).
 public enum BackgroundRefresh {
     public static let refreshIdentifier = "com.beaconattendance.refresh"
     public static let drainIdentifier = "com.beaconattendance.drain"
