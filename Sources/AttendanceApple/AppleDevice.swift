@@ -33,7 +33,7 @@ public final class AppleDevice {
         let background = BackgroundTimeAdapter(expiring: {
             box.value?.post(.engine(.backgroundTimeExpiring))
         })
-        let platform = AttendanceDevice.Platform(
+        var platform = AttendanceDevice.Platform(
             clock: SystemClock(), radio: location, motion: MotionAdapter(), background: background, notifier: notifications, telemetry: telemetry,
             makeTimers: { fire in DispatchTimerScheduler(fire: fire) },
             makeUploader: { settings in
@@ -45,6 +45,8 @@ public final class AppleDevice {
             appVersion: Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String,
             deviceName: UIDevice.current.name,
             reportError: { context, error in telemetry.error(context, error) })
+        // The sites' geofences reach the location service with every configuration the engine takes.
+        platform.configurationApplied = { [location] configuration in location.apply(configuration) }
         device = AttendanceDevice(directory: support, platform: platform)
         box.value = device
         self.location = location

@@ -8,7 +8,7 @@ import Foundation
 
 /// The app's one `CLLocationManager` (iOS delivers region and ranging callbacks to whichever
 /// manager exists when it relaunches the app, so there must be exactly one, created at launch).
-/// It is the runtime's `BeaconRadio`, registers what `RegionBudget` allows, and fans callbacks
+/// It is the runtime's `BeaconRadio`, registers what `RegionMonitor` decides, and fans callbacks
 /// out to listeners: the engine (through `AttendanceDevice`) and the Scanner screen.
 public final class LocationService: NSObject, CLLocationManagerDelegate, BeaconRadio, @unchecked Sendable {
     // @unchecked: every mutable property is touched only on the main queue, where CoreLocation
@@ -26,8 +26,8 @@ public final class LocationService: NSObject, CLLocationManagerDelegate, BeaconR
 
     private let manager = CLLocationManager()
     private var listeners: [UUID: @Sendable (Callback) -> Void] = [:]
-    private var requestedRegions: [BeaconRegion] = []
-    private var configuration = Configuration()
+    /// What to monitor, decided in AttendanceAppCore; this class performs its actions.
+    private var regions = RegionMonitor()
     private var engineRanging: Set<UUID> = []
     private var scannerRanging: Set<UUID> = []
     public private(set) var regionStates: [BeaconRegion: RegionState] = [:]
@@ -38,6 +38,10 @@ public final class LocationService: NSObject, CLLocationManagerDelegate, BeaconR
         manager.delegate = self
         manager.pausesLocationUpdatesAutomatically = true
         manager.allowsBackgroundLocationUpdates = true
+        // The last known position orders the geofences until a location update comes.
+        if let here = manager.location?.coordinate {
+            _ = regions.handle(.locationChanged(latitude: here.latitude, longitude: here.longitude), monitored: [])
+        }
     }
 
     @discardableResult
@@ -51,7 +55,7 @@ public final class LocationService: NSObject, CLLocationManagerDelegate, BeaconR
 
     private func emit(_ callback: Callback) { for listener in listeners.values { listener(callback) } }
 
-    private func onMain(_ work: @escaping () -> Void) {
+    private func onMain(_ work: @escaping @Sendable () -> Void) {
         if Thread.isMainThread { work() } else { DispatchQueue.main.async(execute: work) }
     }
 
@@ -76,26 +80,23 @@ public final class LocationService: NSObject, CLLocationManagerDelegate, BeaconR
 
     public func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {
         emit(.authorization(location, precise: preciseLocation))
-        if location == .always { replan() }
+        // Also called when the manager is created: `RegionMonitor` changes nothing before the
+        // engine has said which regions it wants in this process.
+        plan(.authorizationChanged(location))
     }
 
     // MARK: - Remote configuration
 
-    /// Geofences come from the configuration; call when it changes.
+    /// Geofences come from the configuration: `AttendanceDevice` calls this at each launch,
+    /// enrollment and refresh (`Platform.configurationApplied`).
     public func apply(_ configuration: Configuration) {
-        onMain {
-            self.configuration = configuration
-            self.replan()
-        }
+        onMain { self.plan(.configurationChanged(configuration)) }
     }
 
     // MARK: - BeaconRadio
 
     public func monitor(_ regions: [BeaconRegion]) {
-        onMain {
-            self.requestedRegions = regions
-            self.replan()
-        }
+        onMain { self.plan(.engineRequested(regions)) }
     }
 
     public func startRanging(_ region: BeaconRegion) {
@@ -115,7 +116,7 @@ public final class LocationService: NSObject, CLLocationManagerDelegate, BeaconR
 
     public func requestState(_ region: BeaconRegion) {
         onMain {
-            if let monitored = self.manager.monitoredRegions.first(where: { $0.identifier == Self.identifier(region) }) {
+            if let monitored = self.manager.monitoredRegions.first(where: { $0.identifier == RegionMonitor.identifier(region) }) {
                 self.manager.requestState(for: monitored)
             }
         }
@@ -155,37 +156,38 @@ public final class LocationService: NSObject, CLLocationManagerDelegate, BeaconR
 
     // MARK: - Regions within the budget
 
-    static func identifier(_ region: BeaconRegion) -> String { "beacon:" + region.description }
-
-    private func replan() {
-        let here = manager.location?.coordinate
-        let plan = RegionBudget.plan(requested: requestedRegions, configuration: configuration, latitude: here?.latitude, longitude: here?.longitude)
-        if !plan.notes.isEmpty { emit(.budgetNotes(plan.notes)) }
-        var wanted: [String: CLRegion] = [:]
-        for region in plan.beaconRegions {
-            let beaconRegion = region.major.map { CLBeaconRegion(uuid: region.uuid, major: $0, identifier: Self.identifier(region)) }
-                ?? CLBeaconRegion(uuid: region.uuid, identifier: Self.identifier(region))
-            beaconRegion.notifyOnEntry = true
-            beaconRegion.notifyOnExit = true
-            // A state callback each time the screen turns on: the engine's cheap second chance.
-            beaconRegion.notifyEntryStateOnDisplay = true
-            wanted[beaconRegion.identifier] = beaconRegion
-        }
-        for fence in plan.geofences {
-            let circle = CLCircularRegion(center: CLLocationCoordinate2D(latitude: fence.geofence.latitude, longitude: fence.geofence.longitude),
-                                          radius: min(fence.geofence.radiusMeters, manager.maximumRegionMonitoringDistance),
-                                          identifier: fence.identifier)
-            circle.notifyOnEntry = true
-            circle.notifyOnExit = true
-            wanted[circle.identifier] = circle
-        }
-        for region in manager.monitoredRegions where wanted[region.identifier] == nil { manager.stopMonitoring(for: region) }
-        let current = Set(manager.monitoredRegions.map(\.identifier))
-        for (identifier, region) in wanted where !current.contains(identifier) { manager.startMonitoring(for: region) }
-        // Significant changes and visits relaunch a terminated app and re-plan the nearest geofences.
-        if !plan.geofences.isEmpty || !configuration.sites.isEmpty {
-            manager.startMonitoringSignificantLocationChanges()
-            manager.startMonitoringVisits()
+    /// Hands an event to `RegionMonitor` and performs what it decides.
+    private func plan(_ event: RegionMonitor.Event) {
+        let monitored = manager.monitoredRegions
+        for action in regions.handle(event, monitored: Set(monitored.map(\.identifier))) {
+            switch action {
+            case .notes(let notes):
+                emit(.budgetNotes(notes))
+            case .stopMonitoring(let identifier):
+                if let region = monitored.first(where: { $0.identifier == identifier }) {
+                    manager.stopMonitoring(for: region)
+                }
+            case .startMonitoring(.beacon(let region)):
+                let beaconRegion =
+                    region.major.map {
+                        CLBeaconRegion(uuid: region.uuid, major: $0, identifier: RegionMonitor.identifier(region))
+                    } ?? CLBeaconRegion(uuid: region.uuid, identifier: RegionMonitor.identifier(region))
+                beaconRegion.notifyOnEntry = true
+                beaconRegion.notifyOnExit = true
+                // A state callback each time the screen turns on: the engine's cheap second chance.
+                beaconRegion.notifyEntryStateOnDisplay = true
+                manager.startMonitoring(for: beaconRegion)
+            case .startMonitoring(.geofence(let fence)):
+                let center = CLLocationCoordinate2D(latitude: fence.geofence.latitude, longitude: fence.geofence.longitude)
+                let radius = min(fence.geofence.radiusMeters, manager.maximumRegionMonitoringDistance)
+                let circle = CLCircularRegion(center: center, radius: radius, identifier: fence.identifier)
+                circle.notifyOnEntry = true
+                circle.notifyOnExit = true
+                manager.startMonitoring(for: circle)
+            case .startLocationWakes:
+                manager.startMonitoringSignificantLocationChanges()
+                manager.startMonitoringVisits()
+            }
         }
     }
 
@@ -237,11 +239,14 @@ public final class LocationService: NSObject, CLLocationManagerDelegate, BeaconR
     }
 
     public func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
-        replan()
+        if let here = locations.last?.coordinate {
+            plan(.locationChanged(latitude: here.latitude, longitude: here.longitude))
+        }
         emit(.engine(.locationWake))
     }
 
     public func locationManager(_ manager: CLLocationManager, didVisit visit: CLVisit) {
+        plan(.locationChanged(latitude: visit.coordinate.latitude, longitude: visit.coordinate.longitude))
         emit(.engine(.locationWake))
     }
 

@@ -35,6 +35,8 @@ import Testing
     let secrets = InMemorySecretStore()
     let server = DeviceStateServer()
     let errors = Locked<[String]>([])
+    /// The sites' names of each configuration the device handed the platform.
+    let applied = Locked<[[String?]]>([])
 
     /// A new process of the app on this phone (the same folder and Keychain).
     func process(configuration: AttendanceEngine.Configuration? = nil) -> AttendanceDevice {
@@ -44,6 +46,9 @@ import Testing
             makeTimers: { _ in ports }, makeUploader: { _ in AcceptingUploader() }, secrets: secrets,
             reportError: { [errors] context, error in errors.withLock { $0.append("\(context): \(error)") } })
         platform.transport = server
+        platform.configurationApplied = { [applied] configuration in
+            applied.withLock { $0.append(configuration.sites.map(\.name)) }
+        }
         if let configuration { platform.fetchConfiguration = { _, _ in configuration } }
         return AttendanceDevice(directory: folder, platform: platform)
     }
@@ -102,6 +107,18 @@ import Testing
         await consumer.value
         let regions = try await traced(device).filter { $0.hasPrefix("enter") || $0.hasPrefix("exit") }
         #expect(regions == (0..<10).map { $0.isMultiple(of: 2) ? "enter:1" : "exit:1" })
+        #expect(errors.value.isEmpty)
+    }
+
+    @Test func theConfigurationReachesThePlatformAtEachLaunchAndRefresh() async throws {
+        try await enrolled()
+        #expect(applied.value == [["HQ"]])
+        // The next process: its launch, then a background refresh with a renamed site.
+        let device = process(configuration: configuration(siteName: "Head office"))
+        try await device.receive(.launch(.regionEvent))
+        #expect(applied.value == [["HQ"], ["HQ"]])
+        try await device.receive(.backgroundRefresh)
+        #expect(applied.value == [["HQ"], ["HQ"], ["Head office"]])
         #expect(errors.value.isEmpty)
     }
 

@@ -36,6 +36,9 @@ public actor AttendanceDevice {
         public var fetchConfiguration: (@Sendable (_ serverURL: URL, _ token: String) async throws -> Configuration)?
         /// The delivery's retry jitter (`nil`: random); the simulator's phones are reproducible.
         public var jitterSeed: UInt64?
+        /// The configuration the engine runs with, at each launch, enrollment and refresh: where
+        /// the location service learns the sites' geofences (`RegionMonitor`).
+        public var configurationApplied: @Sendable (Configuration) -> Void = { _ in }
 
         public init(clock: any AttendanceClock, radio: any BeaconRadio, motion: any MotionProvider, background: any BackgroundTime,
                     notifier: any Notifier, telemetry: (any TelemetrySink)? = nil,
@@ -221,8 +224,10 @@ public actor AttendanceDevice {
             }
         }
         guard let enrollment else { return false }
-        if runtime == nil { runtime = try makeRuntime(enrollment) }
-        try await runtime?.launch(reason)
+        let runtime = try runtime ?? makeRuntime(enrollment)
+        self.runtime = runtime
+        platform.configurationApplied(await runtime.engine.configuration)
+        try await runtime.launch(reason)
         return true
     }
 
@@ -256,8 +261,10 @@ public actor AttendanceDevice {
                                       deviceID: enrolled.deviceID.rawValue, configuration: enrolled.configuration)
         try save(record)
         enrollment = record
-        runtime = try makeRuntime(record)
-        try await runtime?.launch(.userOpened)
+        let runtime = try makeRuntime(record)
+        self.runtime = runtime
+        platform.configurationApplied(await runtime.engine.configuration)
+        try await runtime.launch(.userOpened)
         defer { resumeWaitingForLaunch() }
         try await perform(lifecycle.enrolled())
     }
@@ -277,6 +284,7 @@ public actor AttendanceDevice {
         record.configuration = await runtime.engine.configuration
         try save(record)
         enrollment = record
+        platform.configurationApplied(record.configuration)
     }
 
     /// An event the employee caused (the manual sheet): after the launch, in order; throws
