@@ -39,10 +39,12 @@ import Testing
     let applied = Locked<[[String?]]>([])
 
     /// A new process of the app on this phone (the same folder and Keychain).
-    func process(configuration: AttendanceEngine.Configuration? = nil) -> AttendanceDevice {
+    func process(
+        configuration: AttendanceEngine.Configuration? = nil, clock: any AttendanceClock = SystemClock()
+    ) -> AttendanceDevice {
         let ports = RecordingPorts()
         var platform = AttendanceDevice.Platform(
-            clock: SystemClock(), radio: ports, motion: ports, background: ports, notifier: ports,
+            clock: clock, radio: ports, motion: ports, background: ports, notifier: ports,
             makeTimers: { _ in ports }, makeUploader: { _ in AcceptingUploader() }, secrets: secrets,
             reportError: { [errors] context, error in errors.withLock { $0.append("\(context): \(error)") } })
         platform.transport = server
@@ -68,6 +70,16 @@ import Testing
                 serverURL: URL(string: "http://127.0.0.1:9")!, deviceID: "d1", userID: "alice",
                 deviceToken: "token", configuration: configuration()))
         return try await traced(first).count
+    }
+
+    /// The engine's events as the trace names them, with the time the engine handled each.
+    func tracedWithTimes(_ device: AttendanceDevice) async throws -> [(time: String, event: String)] {
+        let files = try await device.diagnosticsFiles()
+        let trace = try #require(files.first { $0.name.hasSuffix(".csv") })
+        return trace.contents.split(separator: "\n").compactMap { line in
+            let columns = line.split(separator: ",")
+            return columns.count == 3 && columns[1] == "event" ? (String(columns[0]), String(columns[2])) : nil
+        }
     }
 
     /// The engine's events as the trace names them (`launch:regionEvent`, `enter:1`, …), from the
@@ -119,6 +131,42 @@ import Testing
         #expect(applied.value == [["HQ"], ["HQ"]])
         try await device.receive(.backgroundRefresh)
         #expect(applied.value == [["HQ"], ["HQ"], ["Head office"]])
+        #expect(errors.value.isEmpty)
+    }
+
+    @Test func whatWaitedForTheLaunchKeepsTheTimeIOSReportedIt() async throws {
+        try await enrolled()
+        let clock = ManualClock(Date())
+        let device = process(clock: clock)
+        // iOS relaunches the app for a region event, and the phone keeps ranging while the
+        // process restores its engine: each callback is posted when iOS reports it.
+        let reportedAt = (0..<4).map { second in clock.now().addingTimeInterval(Double(second)) }
+        device.post(.launch(.regionEvent))
+        device.post(.engine(.regionEntered(region)))
+        clock.advance(by: 1)
+        for _ in 1..<4 {
+            device.post(.engine(.beaconsRanged([BeaconSample(beacon: BeaconIdentity(uuid: site.uuid, major: site.major, minor: 1), rssi: -60)], region: region)))
+            clock.advance(by: 1)
+        }
+        // Leaving writes what the ranging seconds left in memory (a soft step waits for a commit).
+        device.post(.engine(.regionExited(region)))
+        // The consumer starts only now, 4 s later (the launch was slow).
+        clock.advance(by: 4)
+        let consumer = Task { await device.run() }
+        device.finishInbox()
+        await consumer.value
+        let trace = try await tracedWithTimes(device)
+        let launch = try #require(trace.last { $0.event == "launch:regionEvent" })
+        #expect(launch.time == RFC3339.format(reportedAt[0]))
+        let enter = try #require(trace.last { $0.event == "enter:1" })
+        #expect(enter.time == RFC3339.format(reportedAt[0]))
+        // Each ranging second at its own time (the ranging rows are the trace's other rows).
+        let files = try await device.diagnosticsFiles()
+        let contents = try #require(files.first { $0.name.hasSuffix(".csv") }).contents
+        let rangedAt = contents.split(separator: "\n").filter { $0.hasSuffix(",-60") }.map { String($0.split(separator: ",")[0]) }
+        #expect(rangedAt == reportedAt[1...].map(RFC3339.format))
+        let exit = try #require(trace.last { $0.event == "exit:1" })
+        #expect(exit.time == RFC3339.format(reportedAt[3].addingTimeInterval(1)))
         #expect(errors.value.isEmpty)
     }
 

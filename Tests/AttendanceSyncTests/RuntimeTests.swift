@@ -31,6 +31,29 @@ import Testing
         #expect(radio.sawPersistedWindow.value == true)
     }
 
+    /// A reported time is the engine's time for its event, unless it is up to a minute before
+    /// the last event handled (it waited behind another): then that one's time, so the trace
+    /// stays in order. Further back is a clock set back, taken as it is.
+    @Test func aReportedTimeIsKeptUnlessItWouldGoBackByAMinuteOrLess() async throws {
+        let store = try DeviceStore.inMemory()
+        let ports = RecordingPorts()
+        let uploader = SwitchableNetwork(HTTPUploader(settings: .init(baseURL: URL(string: "http://127.0.0.1:9")!)))
+        let runtime = try AttendanceRuntime(
+            store: store, configuration: Configuration(),
+            ports: .init(
+                clock: ManualClock(Fixtures.t0), radio: ports, motion: ports, timers: ports, background: ports,
+                notifier: ports, uploader: uploader))
+        let region = RuntimeHarness.region
+        try await runtime.send(.regionEntered(region), at: Fixtures.t0.addingTimeInterval(10))
+        try await runtime.send(.regionExited(region), at: Fixtures.t0.addingTimeInterval(5))
+        try await runtime.send(.regionEntered(region), at: Fixtures.t0.addingTimeInterval(-3_600))
+        try await runtime.send(.regionExited(region))
+        let rows = try store.diagnosticsExport().traceCSV.split(separator: "\n").map { $0.split(separator: ",") }
+        let times = rows.filter { $0.count == 3 && $0[1] == "event" }.map { String($0[0]) }
+        #expect(
+            times == [10, 10, -3_600, 0].map { RFC3339.format(Fixtures.t0.addingTimeInterval(Double($0))) })
+    }
+
     @Test func aRelaunchRestoresSettlesWithTheRecordedTimesAndDrains() async throws {
         let harness = try RuntimeHarness()
         defer { harness.server.stop() }

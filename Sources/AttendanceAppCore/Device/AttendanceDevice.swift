@@ -97,8 +97,8 @@ public actor AttendanceDevice {
     /// This process's lifecycle: launched once, inputs held until it has.
     public private(set) var lifecycle = DeviceLifecycle()
     /// The inbox the adapters post to from any thread, in order; `run()` consumes it.
-    private let inbox: AsyncStream<DeviceInput>
-    private let inboxWriter: AsyncStream<DeviceInput>.Continuation
+    private let inbox: AsyncStream<(DeviceInput, Date)>
+    private let inboxWriter: AsyncStream<(DeviceInput, Date)>.Continuation
     /// Inputs set aside because the phone is not enrolled (nothing to decide with them).
     public private(set) var setAsideCount = 0
     /// Callers whose input waits for the launch under way (resumed once it was handled).
@@ -107,7 +107,7 @@ public actor AttendanceDevice {
     public init(directory: URL, platform: Platform) {
         self.directory = directory
         self.platform = platform
-        (inbox, inboxWriter) = AsyncStream.makeStream(of: DeviceInput.self)
+        (inbox, inboxWriter) = AsyncStream.makeStream(of: (DeviceInput, Date).self)
     }
 
     var enrollmentURL: URL { directory.appendingPathComponent("enrollment.json") }
@@ -119,9 +119,12 @@ public actor AttendanceDevice {
     // MARK: - The inbox
 
     /// From an Apple callback, on any thread: kept in the order posted and handled by `run()`,
-    /// after the launch. Failures go to `reportError`.
+    /// after the launch. Stamped with the clock now, when iOS reported it: an engine event, and
+    /// the launch it starts, are handled at that time however long they waited. Failures go to
+    /// `reportError`.
     public nonisolated func post(_ input: DeviceInput) {
-        inboxWriter.yield(input)
+        let now = platform.clock.now()
+        inboxWriter.yield((input.stamped(now), now))
     }
 
     /// No more inputs will be posted: `run()` returns once those already posted were handled.
@@ -132,29 +135,30 @@ public actor AttendanceDevice {
     /// Handles what is posted, one input at a time, until `finishInbox()` (or for as long as the
     /// process lives).
     public func run() async {
-        for await input in inbox {
-            do { try await receive(input) } catch { platform.reportError("\(input)", error) }
+        for await (input, postedAt) in inbox {
+            do { try await receive(input, at: postedAt) } catch { platform.reportError("\(input)", error) }
         }
     }
 
     /// One input through the lifecycle, now (the inbox's consumer, the simulator, a background
     /// task and the screens' own calls). Returns once it was handled: an input that arrives
     /// while the launch is under way waits for it, in order (its failure is reported by the
-    /// launch's caller).
-    public func receive(_ input: DeviceInput) async throws {
+    /// launch's caller). `at`: when the platform reported it (the inbox's stamp); a launch it
+    /// starts is handled at that time, else at the clock's.
+    public func receive(_ input: DeviceInput, at: Date? = nil) async throws {
         let actions = lifecycle.receive(input)
         if actions.isEmpty, case .launching = lifecycle.state {
             await withCheckedContinuation { waitingForLaunch.append($0) }
             return
         }
-        try await perform(actions)
+        try await perform(actions, at: at)
     }
 
-    private func perform(_ actions: [DeviceLifecycle.Action]) async throws {
+    private func perform(_ actions: [DeviceLifecycle.Action], at: Date? = nil) async throws {
         var firstError: (any Error)?
         for action in actions {
             do {
-                try await perform(action)
+                try await perform(action, at: at)
             } catch {
                 // Each held input is still tried; the first failure is the caller's.
                 if firstError == nil { firstError = error } else { platform.reportError("after a failed input", error) }
@@ -163,13 +167,13 @@ public actor AttendanceDevice {
         if let firstError { throw firstError }
     }
 
-    private func perform(_ action: DeviceLifecycle.Action) async throws {
+    private func perform(_ action: DeviceLifecycle.Action, at: Date?) async throws {
         switch action {
         case .startRuntime(let reason):
             defer { resumeWaitingForLaunch() }
             let enrolled: Bool
             do {
-                enrolled = try await startRuntime(reason)
+                enrolled = try await startRuntime(reason, at: at)
             } catch {
                 lifecycle.runtimeFailed()
                 throw error
@@ -195,8 +199,8 @@ public actor AttendanceDevice {
         switch input {
         case .launch, .backgroundRefresh:
             return
-        case .engine(let event):
-            try await runtime.send(event)
+        case .engine(let event, let at):
+            try await runtime.send(event, at: at)
             if case .permissionsChanged(let permissions) = event {
                 unreportedPermissions = (permissions, platform.clock.now())
                 await reportPermissions()
@@ -214,7 +218,7 @@ public actor AttendanceDevice {
 
     /// Restores the enrollment and the engine, which then settles (once per process). Not
     /// enrolled: `false`, the app shows enrollment.
-    private func startRuntime(_ reason: LaunchReason) async throws -> Bool {
+    private func startRuntime(_ reason: LaunchReason, at: Date?) async throws -> Bool {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if enrollment == nil, FileManager.default.fileExists(atPath: enrollmentURL.path) {
             do {
@@ -227,7 +231,7 @@ public actor AttendanceDevice {
         let runtime = try runtime ?? makeRuntime(enrollment)
         self.runtime = runtime
         platform.configurationApplied(await runtime.engine.configuration)
-        try await runtime.launch(reason)
+        try await runtime.launch(reason, at: at)
         return true
     }
 
@@ -380,7 +384,8 @@ public actor AttendanceDevice {
         let settings = HTTPUploader.Settings(baseURL: record.serverURL, deviceToken: token, appVersion: platform.appVersion, siteIDs: siteIDs)
         let store = try platform.openStore(databasePath)
         let inbox = inboxWriter
-        let timers = platform.makeTimers { name in inbox.yield(.timer(name)) }
+        let clock = platform.clock
+        let timers = platform.makeTimers { name in inbox.yield((.timer(name), clock.now())) }
         let ports = AttendanceRuntime.Ports(clock: platform.clock, radio: platform.radio, motion: platform.motion, timers: timers,
                                             background: platform.background, notifier: platform.notifier,
                                             uploader: platform.makeUploader(settings), telemetry: platform.telemetry)

@@ -5,8 +5,9 @@ import Foundation
 public enum DeviceInput: Hashable, Sendable {
     /// The process started (opened, or relaunched by iOS); at most once per process counts.
     case launch(LaunchReason)
-    /// A callback for the engine (region, ranging, motion, permissions, …).
-    case engine(EngineEvent)
+    /// A callback for the engine (region, ranging, motion, permissions, …), and when iOS
+    /// reported it (`post` stamps it), so an event held for the launch keeps its own time.
+    case engine(EngineEvent, at: Date? = nil)
     /// A timer the runtime scheduled, by name.
     case timer(String)
     /// The delivery's turn (the background URLSession finished, the user pulled to refresh).
@@ -128,9 +129,17 @@ public struct DeviceLifecycle: Hashable, Sendable {
         switch input {
         case .launch(let reason): reason
         case .backgroundRefresh: .backgroundRefresh
-        case .engine(.regionEntered), .engine(.regionExited), .engine(.regionStateDetermined): .regionEvent
-        case .engine(.geofenceEntered), .engine(.geofenceExited), .engine(.locationWake): .locationEvent
+        case .engine(.regionEntered, _), .engine(.regionExited, _), .engine(.regionStateDetermined, _): .regionEvent
+        case .engine(.geofenceEntered, _), .engine(.geofenceExited, _), .engine(.locationWake, _): .locationEvent
         default: .userOpened
         }
+    }
+}
+
+extension DeviceInput {
+    /// An engine event without its time gets `time` (when it was posted); the rest is unchanged.
+    func stamped(_ time: Date) -> DeviceInput {
+        if case .engine(let event, nil) = self { return .engine(event, at: time) }
+        return self
     }
 }

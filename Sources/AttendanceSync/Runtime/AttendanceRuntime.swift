@@ -51,6 +51,10 @@ public actor AttendanceRuntime {
     private let encoder = JSONEncoder()
     /// When the engine's snapshot was last written, and the trace rows not written since.
     private var checkpointedAt: Date?
+    /// The time of the last event handled.
+    private var lastHandledAt: Date?
+    /// How far before the last event handled a reported time is taken as a reordering.
+    static let reorderToleranceSeconds: Double = 60
     private var unwrittenTrace: [String] = []
 
     /// Whether the engine has changed since its snapshot was last written (soft state only).
@@ -88,18 +92,22 @@ public actor AttendanceRuntime {
     }
 
     /// App launch (or relaunch by iOS): in-flight uploads are pending again, old delivered rows
-    /// are compacted, and the engine settles what is pending, re-monitors and drains.
-    public func launch(_ reason: LaunchReason) async throws {
+    /// are compacted, and the engine settles what is pending, re-monitors and drains. `at`: when
+    /// the process was started (the engine's time for the launch), else the clock's.
+    public func launch(_ reason: LaunchReason, at: Date? = nil) async throws {
         try await inTurn {
             try store.recoverInFlight()
             try store.compactDelivered(now: ports.clock.now())
-            try await handle(.appLaunched(reason))
+            try await handle(.appLaunched(reason), at: at)
         }
     }
 
-    /// Feeds one event to the engine at the clock's time, once the events sent before it are done.
-    public func send(_ event: EngineEvent) async throws {
-        try await inTurn { try await handle(event) }
+    /// Feeds one event to the engine, once the events sent before it are done: at `at` (when the
+    /// platform reported it) or the clock's time. An `at` up to `reorderToleranceSeconds` before
+    /// the last event handled (reported while another call was handled first) is handled at the
+    /// last one's time; one further back is a clock set back, and is taken as it is.
+    public func send(_ event: EngineEvent, at: Date? = nil) async throws {
+        try await inTurn { try await handle(event, at: at) }
     }
 
     /// Runs `body` as the next turn: after every turn that was under way or waiting when this was
@@ -124,8 +132,12 @@ public actor AttendanceRuntime {
     }
 
     /// One event, within the current turn: the transition, its commit, then its actions.
-    private func handle(_ event: EngineEvent) async throws {
-        let now = ports.clock.now()
+    private func handle(_ event: EngineEvent, at: Date? = nil) async throws {
+        var now = at ?? ports.clock.now()
+        if let at, let last = lastHandledAt, at < last, last.timeIntervalSince(at) <= Self.reorderToleranceSeconds {
+            now = last
+        }
+        lastHandledAt = now
         let keyBefore = engine.checkpointKey
         let actions = engine.handle(event, now: now)
         unwrittenTrace += traceLines(for: event, at: now)
@@ -137,7 +149,7 @@ public actor AttendanceRuntime {
             // Soft state only: the snapshot is written with the next checkpoint (a kill loses the
             // soft state since); audit lines are written now, with the trace rows so far.
             snapshotStale = true
-            guard !telemetry.isEmpty else { return try await perform(actions) }
+            guard !telemetry.isEmpty else { return try await perform(actions, at: at == nil ? nil : now) }
         }
         // About to be suspended with the stored snapshot already this state: only the trace row.
         let suspendedUnchanged = event == .backgroundTimeExpiring && actions.isEmpty && keyUnchanged && !snapshotStale
@@ -151,7 +163,10 @@ public actor AttendanceRuntime {
             checkpointedAt = now
             snapshotStale = false
         }
-        try await perform(actions)
+        // What the actions bring back within this turn (a motion answer, a drain's report) is
+        // handled at this event's time when it had a reported one, so the engine's times stay in
+        // order and the events that waited behind this turn keep theirs.
+        try await perform(actions, at: at == nil ? nil : now)
     }
 
     /// The network became reachable: failures that were the network's are due now.
@@ -177,11 +192,12 @@ public actor AttendanceRuntime {
         try await inTurn { try await drainInTurn() }
     }
 
-    /// A drain within the current turn: asked for by an event's actions, or by `drain()`.
-    private func drainInTurn() async throws {
+    /// A drain within the current turn: asked for by an event's actions (`at`: that event's
+    /// reported time), or by `drain()`.
+    private func drainInTurn(at: Date? = nil) async throws {
         let hold = engine.configuration.heartbeatHoldSeconds
         guard let report = try await drainer.drain(heartbeatHoldSeconds: hold) else { return }
-        try await handle(.uploadFinished(report))
+        try await handle(.uploadFinished(report), at: at)
         if await drainer.stoppedForTime {
             // Not before the background time is up: the timer is then overdue at the next wake.
             let after = ports.clock.now().addingTimeInterval(drainer.secondsPerRequest)
@@ -199,7 +215,7 @@ public actor AttendanceRuntime {
     /// The runtime's clock (screens show times relative to it).
     public func now() -> Date { ports.clock.now() }
 
-    private func perform(_ actions: [EngineAction]) async throws {
+    private func perform(_ actions: [EngineAction], at: Date?) async throws {
         var drainRequested = false
         for action in actions {
             switch action {
@@ -221,11 +237,11 @@ public actor AttendanceRuntime {
             case .queryMotion(let minutes):
                 // The answer is an event of its own, handled now, within this turn.
                 if let snapshot = await ports.motion.snapshot(lookbackMinutes: minutes) {
-                    try await handle(.motionUpdated(snapshot))
+                    try await handle(.motionUpdated(snapshot), at: at)
                 }
             }
         }
-        if drainRequested { try await drainInTurn() }
+        if drainRequested { try await drainInTurn(at: at) }
     }
 
     /// The repeated events whose soft-state-only changes may wait for the next checkpoint.
