@@ -3,6 +3,7 @@ import AttendanceAppCore
 import AttendanceEngine
 import AttendanceModels
 import AttendanceSync
+import CoreBluetooth
 import Foundation
 import UIKit
 
@@ -15,8 +16,10 @@ public final class AppleDevice {
     public let location: LocationService
     public let notifications: NotificationAdapter
     public let reachability = ReachabilityMonitor()
-    public let challenge = BeaconChallengeClient()
+    public let challenge: BeaconChallengeClient
     public let telemetry = OSLogTelemetry()
+    /// iOS's separate permission reports, made one snapshot for the engine (`PermissionMonitor`).
+    private let permissions = Locked(PermissionMonitor())
     /// The runtime's uploader (one per process: a background session identifier may be open once).
     private let uploader = Locked<BackgroundSessionUploader?>(nil)
 
@@ -30,8 +33,10 @@ public final class AppleDevice {
         try? FileManager.default.createDirectory(at: support, withIntermediateDirectories: true,
                                                  attributes: [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication])
         let box = Locked<AttendanceDevice?>(nil)
-        let background = BackgroundTimeAdapter(expiring: {
-            box.value?.post(.engine(.backgroundTimeExpiring))
+        let background = BackgroundTimeAdapter(expiring: { done in
+            // The background task stays open until the engine's decision is committed.
+            guard let device = box.value else { return done() }
+            device.post(.engine(.backgroundTimeExpiring), whenHandled: done)
         })
         var platform = AttendanceDevice.Platform(
             clock: SystemClock(), radio: location, motion: MotionAdapter(), background: background, notifier: notifications, telemetry: telemetry,
@@ -52,6 +57,23 @@ public final class AppleDevice {
         self.location = location
         self.notifications = notifications
         let device = device
+        let permissions = permissions
+        let report: @Sendable (PermissionMonitor.Report) -> Void = { part in
+            if let snapshot = permissions.withLock({ $0.handle(part) }) {
+                device.post(.engine(.permissionsChanged(snapshot)))
+            }
+        }
+        challenge = BeaconChallengeClient(onState: { state in report(.bluetooth(state)) })
+        // Without a Bluetooth manager yet, only a refusal is known (reading it shows no prompt).
+        if CBManager.authorization == .denied || CBManager.authorization == .restricted { report(.bluetooth(.unauthorized)) }
+        report(.backgroundRefresh(available: UIApplication.shared.backgroundRefreshStatus == .available))
+        NotificationCenter.default.addObserver(
+            forName: UIApplication.backgroundRefreshStatusDidChangeNotification, object: nil, queue: .main
+        ) { _ in
+            MainActor.assumeIsolated {
+                report(.backgroundRefresh(available: UIApplication.shared.backgroundRefreshStatus == .available))
+            }
+        }
         // Every callback goes into the device's inbox, in the order iOS delivered it; the inbox
         // waits for the launch and hands them to the engine one at a time.
         location.addListener { callback in
@@ -59,7 +81,7 @@ public final class AppleDevice {
             case .engine(let event):
                 device.post(.engine(event))
             case .authorization(let access, let precise):
-                device.post(.engine(.permissionsChanged(Permissions(location: access, preciseLocation: precise))))
+                report(.location(access, precise: precise))
             case .failure(let message):
                 telemetry.error("location", NSError(domain: "Location", code: 0, userInfo: [NSLocalizedDescriptionKey: message]))
             case .ranged, .regionState, .budgetNotes:

@@ -5,23 +5,34 @@ import UIKit
 
 /// The runtime's `BackgroundTime`: a UIKit background task around ranging (~30 s instead of
 /// ~10 s after a region event). When iOS is about to take the time back, the engine is told, so
-/// it decides with what it has instead of being suspended mid-window.
+/// it decides with what it has instead of being suspended mid-window; the task ends once that
+/// decision is committed (or after `expiryGraceSeconds`, since iOS ends a process whose expired
+/// task is still open).
 @MainActor
 public final class BackgroundTimeAdapter: BackgroundTime, Sendable {
     private var task: UIBackgroundTaskIdentifier = .invalid
-    private let expiring: @Sendable () -> Void
+    private let expiring: @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
     /// When the time iOS gave runs out (nil: not known, or in the foreground), for the drainer.
     private nonisolated let deadline = Locked<Date?>(nil)
+    static let expiryGraceSeconds: Double = 3
 
-    /// `expiring` sends `.backgroundTimeExpiring` to the engine.
-    public init(expiring: @escaping @Sendable () -> Void) { self.expiring = expiring }
+    /// `expiring` sends `.backgroundTimeExpiring` to the engine and calls `done` once it was handled.
+    public init(expiring: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void) {
+        self.expiring = expiring
+    }
 
     public nonisolated func begin() {
         Task { @MainActor in
             guard self.task == .invalid else { return }
             self.task = UIApplication.shared.beginBackgroundTask(withName: "attendance.ranging") { [weak self] in
-                self?.expiring()
-                self?.finish()
+                // iOS calls this on the main thread.
+                guard let self else { return }
+                let expired = MainActor.assumeIsolated { self.task }
+                // Held until the engine's decision is committed, and no longer than the grace.
+                self.expiring { Task { @MainActor in self.finish(expired) } }
+                DispatchQueue.main.asyncAfter(deadline: .now() + Self.expiryGraceSeconds) {
+                    MainActor.assumeIsolated { self.finish(expired) }
+                }
             }
             let remaining = UIApplication.shared.backgroundTimeRemaining
             // In the foreground iOS reports the greatest finite value: not limited.
@@ -33,12 +44,13 @@ public final class BackgroundTimeAdapter: BackgroundTime, Sendable {
         deadline.value.map { $0.timeIntervalSinceNow }
     }
 
-    public nonisolated func end() { Task { @MainActor in self.finish() } }
+    public nonisolated func end() { Task { @MainActor in self.finish(self.task) } }
 
-    private func finish() {
+    /// Ends `identifier` if it is still the open task (a later task is not ended by an old call).
+    private func finish(_ identifier: UIBackgroundTaskIdentifier) {
+        guard identifier != .invalid, identifier == task else { return }
         deadline.withLock { $0 = nil }
-        guard task != .invalid else { return }
-        UIApplication.shared.endBackgroundTask(task)
+        UIApplication.shared.endBackgroundTask(identifier)
         task = .invalid
     }
 }

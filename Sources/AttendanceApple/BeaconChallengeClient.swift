@@ -12,22 +12,41 @@ import Foundation
 /// all within 3 s.
 public final class BeaconChallengeClient: NSObject, CBCentralManagerDelegate, CBPeripheralDelegate, @unchecked Sendable {
     // @unchecked: all state is touched on `queue`, the central manager's queue.
-    public static let serviceUUID = CBUUID(string: "6E3A0001-8B1C-4F52-9C1B-5A7F0E2D4C10")
+    // `CBUUID` is not Sendable: the identifiers are made where they are used, not kept in statics.
+    public static var serviceUUID: CBUUID { CBUUID(string: "6E3A0001-8B1C-4F52-9C1B-5A7F0E2D4C10") }
     /// 4 bytes: major and minor, big-endian.
-    public static let identityUUID = CBUUID(string: "6E3A0002-8B1C-4F52-9C1B-5A7F0E2D4C10")
+    public static var identityUUID: CBUUID { CBUUID(string: "6E3A0002-8B1C-4F52-9C1B-5A7F0E2D4C10") }
     /// Write the 16-byte nonce; read back the 32-byte HMAC.
-    public static let challengeUUID = CBUUID(string: "6E3A0003-8B1C-4F52-9C1B-5A7F0E2D4C10")
+    public static var challengeUUID: CBUUID { CBUUID(string: "6E3A0003-8B1C-4F52-9C1B-5A7F0E2D4C10") }
 
     private let queue = DispatchQueue(label: "attendance.gatt")
-    private var central: CBCentralManager!
+    /// Created on first use (`start()` or a challenge), never at launch: creating one shows iOS's
+    /// Bluetooth prompt, which onboarding must explain first.
+    private var central: CBCentralManager?
+    /// Told each Bluetooth state the manager reports (the engine's `Permissions`).
+    private let onState: @Sendable (Permissions.Bluetooth) -> Void
     private var challenge: BeaconChallenge?
     private var key: SymmetricKey?
     private var peripheral: CBPeripheral?
     private var finish: ((BeaconChallenge.Outcome) -> Void)?
 
-    public override init() {
+    public init(onState: @escaping @Sendable (Permissions.Bluetooth) -> Void = { _ in }) {
+        self.onState = onState
         super.init()
-        central = CBCentralManager(delegate: self, queue: queue, options: [CBCentralManagerOptionShowPowerAlertKey: false])
+    }
+
+    /// Creates the Bluetooth manager (iOS asks for Bluetooth access now, if it has not yet): call
+    /// once onboarding has explained why. Its state is then reported to `onState`.
+    public func start() {
+        queue.async { _ = self.manager() }
+    }
+
+    /// On `queue`.
+    private func manager() -> CBCentralManager {
+        if let central { return central }
+        let created = CBCentralManager(delegate: self, queue: queue, options: [CBCentralManagerOptionShowPowerAlertKey: false])
+        central = created
+        return created
     }
 
     /// Challenges `beacon` with the site key (raw bytes from the Keychain); nil key: `.unavailable`.
@@ -37,32 +56,51 @@ public final class BeaconChallengeClient: NSObject, CBCentralManagerDelegate, CB
         let challenge = BeaconChallenge(beacon: beacon, at: Date(), using: &generator)
         return await withCheckedContinuation { continuation in
             queue.async {
+                // One challenge at a time: a second would take over the first one's callbacks.
+                guard self.finish == nil else {
+                    continuation.resume(returning: .unavailable("another beacon challenge is under way"))
+                    return
+                }
+                let central = self.manager()
                 self.challenge = challenge
                 self.key = SymmetricKey(data: key)
                 var done = false
                 self.finish = { outcome in
                     guard !done else { return }
                     done = true
-                    if let peripheral = self.peripheral { self.central.cancelPeripheralConnection(peripheral) }
-                    self.central.stopScan()
+                    if let peripheral = self.peripheral { central.cancelPeripheralConnection(peripheral) }
+                    central.stopScan()
                     self.peripheral = nil
+                    self.challenge = nil
+                    self.finish = nil
                     continuation.resume(returning: outcome)
                 }
                 self.queue.asyncAfter(deadline: .now() + BeaconChallenge.timeoutSeconds) { self.finish?(.timedOut) }
-                if self.central.state == .poweredOn { self.scan() }
+                if central.state == .poweredOn { self.scan() }
             }
         }
     }
 
-    private func scan() { central.scanForPeripherals(withServices: [Self.serviceUUID]) }
+    private func scan() { central?.scanForPeripherals(withServices: [Self.serviceUUID]) }
 
     public func centralManagerDidUpdateState(_ central: CBCentralManager) {
+        onState(Self.bluetooth(central.state))
         switch central.state {
         case .poweredOn: if challenge != nil { scan() }
         case .poweredOff: finish?(.unavailable("Bluetooth is off"))
         case .unauthorized: finish?(.unavailable("Bluetooth access is denied"))
         case .unsupported: finish?(.unavailable("no Bluetooth LE"))
         default: break
+        }
+    }
+
+    static func bluetooth(_ state: CBManagerState) -> Permissions.Bluetooth {
+        switch state {
+        case .poweredOn: .poweredOn
+        case .poweredOff: .poweredOff
+        case .unauthorized: .unauthorized
+        case .unsupported: .unsupported
+        default: .unknown
         }
     }
 
@@ -110,10 +148,13 @@ public final class BeaconChallengeClient: NSObject, CBCentralManagerDelegate, CB
             }
             peripheral.writeValue(Data(challenge.nonce), for: challengeCharacteristic, type: .withResponse)
         } else if characteristic.uuid == Self.challengeUUID, let key {
-            let expected = HMAC<SHA256>.authenticationCode(for: challenge.message, using: key)
-            // CryptoKit's comparison is constant-time.
-            finish?(HMAC<SHA256>.isValidAuthenticationCode(value, authenticating: challenge.message, using: key) && value.count == expected.byteCount
-                    ? .verified : .mismatch)
+            // CryptoKit's (our own `SHA256` in AttendanceModels has the same name); its comparison is
+            // constant-time.
+            typealias Code = CryptoKit.HMAC<CryptoKit.SHA256>
+            let expected = Code.authenticationCode(for: challenge.message, using: key)
+            finish?(
+                Code.isValidAuthenticationCode(value, authenticating: challenge.message, using: key)
+                    && value.count == expected.byteCount ? .verified : .mismatch)
         }
     }
 

@@ -170,6 +170,32 @@ import Testing
         #expect(errors.value.isEmpty)
     }
 
+    @Test func whoWaitsForAnInputIsToldOnceItWasCommitted() async throws {
+        try await enrolled()
+        let device = process()
+        let consumer = Task { await device.run() }
+        defer { consumer.cancel() }
+        // iOS is taking the background time back: the task stays open until the decision is
+        // committed, then the adapter ends it.
+        await withCheckedContinuation { (handled: CheckedContinuation<Void, Never>) in
+            device.post(.launch(.regionEvent))
+            device.post(.engine(.backgroundTimeExpiring), whenHandled: { handled.resume() })
+        }
+        #expect(try await traced(device).last == "backgroundExpiring")
+        #expect(errors.value.isEmpty)
+    }
+
+    @Test func anInputSetAsideStillReleasesWhoWaits() async throws {
+        // Not enrolled: the input is set aside, and whoever waits for it is still released.
+        let device = process()
+        let consumer = Task { await device.run() }
+        defer { consumer.cancel() }
+        await withCheckedContinuation { (handled: CheckedContinuation<Void, Never>) in
+            device.post(.engine(.backgroundTimeExpiring), whenHandled: { handled.resume() })
+        }
+        #expect(await device.setAsideCount == 1)
+    }
+
     @Test func aLaunchInALiveProcessIsNotASecondLaunch() async throws {
         let before = try await enrolled()
         let device = process()

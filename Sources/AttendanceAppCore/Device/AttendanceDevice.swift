@@ -97,8 +97,15 @@ public actor AttendanceDevice {
     /// This process's lifecycle: launched once, inputs held until it has.
     public private(set) var lifecycle = DeviceLifecycle()
     /// The inbox the adapters post to from any thread, in order; `run()` consumes it.
-    private let inbox: AsyncStream<(DeviceInput, Date)>
-    private let inboxWriter: AsyncStream<(DeviceInput, Date)>.Continuation
+    private let inbox: AsyncStream<Posted>
+    private let inboxWriter: AsyncStream<Posted>.Continuation
+
+    /// An input as posted: when, and who waits for it to be handled.
+    private struct Posted: Sendable {
+        var input: DeviceInput
+        var at: Date
+        var whenHandled: (@Sendable () -> Void)?
+    }
     /// Inputs set aside because the phone is not enrolled (nothing to decide with them).
     public private(set) var setAsideCount = 0
     /// Callers whose input waits for the launch under way (resumed once it was handled).
@@ -107,7 +114,7 @@ public actor AttendanceDevice {
     public init(directory: URL, platform: Platform) {
         self.directory = directory
         self.platform = platform
-        (inbox, inboxWriter) = AsyncStream.makeStream(of: (DeviceInput, Date).self)
+        (inbox, inboxWriter) = AsyncStream.makeStream(of: Posted.self)
     }
 
     var enrollmentURL: URL { directory.appendingPathComponent("enrollment.json") }
@@ -121,10 +128,12 @@ public actor AttendanceDevice {
     /// From an Apple callback, on any thread: kept in the order posted and handled by `run()`,
     /// after the launch. Stamped with the clock now, when iOS reported it: an engine event, and
     /// the launch it starts, are handled at that time however long they waited. Failures go to
-    /// `reportError`.
-    public nonisolated func post(_ input: DeviceInput) {
+    /// `reportError`. `whenHandled` is called once the input was handled (or failed, or was set
+    /// aside): what iOS lets the app finish before it suspends it waits for that (the background
+    /// time's expiry, whose decision must be committed first).
+    public nonisolated func post(_ input: DeviceInput, whenHandled: (@Sendable () -> Void)? = nil) {
         let now = platform.clock.now()
-        inboxWriter.yield((input.stamped(now), now))
+        inboxWriter.yield(Posted(input: input.stamped(now), at: now, whenHandled: whenHandled))
     }
 
     /// No more inputs will be posted: `run()` returns once those already posted were handled.
@@ -135,8 +144,11 @@ public actor AttendanceDevice {
     /// Handles what is posted, one input at a time, until `finishInbox()` (or for as long as the
     /// process lives).
     public func run() async {
-        for await (input, postedAt) in inbox {
-            do { try await receive(input, at: postedAt) } catch { platform.reportError("\(input)", error) }
+        for await posted in inbox {
+            do { try await receive(posted.input, at: posted.at) } catch {
+                platform.reportError("\(posted.input)", error)
+            }
+            posted.whenHandled?()
         }
     }
 
@@ -385,7 +397,7 @@ public actor AttendanceDevice {
         let store = try platform.openStore(databasePath)
         let inbox = inboxWriter
         let clock = platform.clock
-        let timers = platform.makeTimers { name in inbox.yield((.timer(name), clock.now())) }
+        let timers = platform.makeTimers { name in inbox.yield(Posted(input: .timer(name), at: clock.now())) }
         let ports = AttendanceRuntime.Ports(clock: platform.clock, radio: platform.radio, motion: platform.motion, timers: timers,
                                             background: platform.background, notifier: platform.notifier,
                                             uploader: platform.makeUploader(settings), telemetry: platform.telemetry)
