@@ -1,4 +1,5 @@
 #if canImport(UserNotifications) && canImport(Darwin)
+import AttendanceAppCore
 import AttendanceEngine
 import AttendanceSync
 import CoreLocation
@@ -8,16 +9,46 @@ import UserNotifications
 /// The runtime's `Notifier`: local notifications for the manual check-in fallback (tapping one
 /// opens the Today screen's manual check-in; the category's action identifier says which) and
 /// the resume reminder and the arrival reminder after a force-quit (tapping either opens the app,
-/// which is all it takes).
-public final class NotificationAdapter: Notifier, @unchecked Sendable {
-    // @unchecked: UNUserNotificationCenter is documented thread-safe; no other state.
-    public static let manualCheckInCategory = "MANUAL_CHECK_IN"
-    public static let openManualCheckInAction = "OPEN_MANUAL_CHECK_IN"
+/// which is all it takes). It is the notification centre's delegate, so a tap reaches the app
+/// (`NotificationRoute` decides where); create it before `didFinishLaunching` returns, as iOS
+/// delivers the tap that launched the app right after.
+public final class NotificationAdapter: NSObject, Notifier, UNUserNotificationCenterDelegate, @unchecked Sendable {
+    // @unchecked: UNUserNotificationCenter is documented thread-safe; `routes` is locked.
+    public static let manualCheckInCategory = NotificationRoute.manualCheckInCategory
+    public static let openManualCheckInAction = NotificationRoute.openManualCheckInAction
     private let center = UNUserNotificationCenter.current()
+    /// Told where a tapped notification leads (the app's model opens it).
+    private let routes = Locked<(@Sendable (NotificationRoute) -> Void)?>(nil)
 
-    public init() {
+    public override init() {
+        super.init()
         let open = UNNotificationAction(identifier: Self.openManualCheckInAction, title: "Check in by hand", options: [.foreground])
         center.setNotificationCategories([UNNotificationCategory(identifier: Self.manualCheckInCategory, actions: [open], intentIdentifiers: [])])
+        center.delegate = self
+    }
+
+    /// Where the screens learn that a notification was tapped.
+    public func onRoute(_ handler: @escaping @Sendable (NotificationRoute) -> Void) {
+        routes.value = handler
+    }
+
+    public func userNotificationCenter(
+        _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
+        withCompletionHandler completionHandler: @escaping () -> Void
+    ) {
+        let category = response.notification.request.content.categoryIdentifier
+        if let route = NotificationRoute.route(category: category, action: response.actionIdentifier) {
+            routes.value?(route)
+        }
+        completionHandler()
+    }
+
+    public func userNotificationCenter(
+        _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+        withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
+    ) {
+        let category = notification.request.content.categoryIdentifier
+        completionHandler(NotificationRoute.showsInForeground(category: category) ? [.banner, .list, .sound] : [])
     }
 
     public func requestAuthorization() async -> Bool {

@@ -18,6 +18,8 @@ final class AppModel: ObservableObject {
     @Published var enrollment = EnrollmentForm()
     @Published private(set) var scanner = ScannerModel(configuration: Configuration())
     @Published var message: String?
+    /// Where a tapped notification leads, until a screen has opened it.
+    @Published var route: NotificationRoute?
     @Published private(set) var serverRecord: ServerRecordModel?
     @Published private(set) var week: WeekTimesheetModel?
     let format = DisplayFormat()
@@ -31,6 +33,7 @@ final class AppModel: ObservableObject {
         apple.location.addListener { [weak self] callback in
             if case .authorization = callback { Task { @MainActor in await self?.reload() } }
         }
+        apple.notifications.onRoute { [weak self] route in Task { @MainActor in self?.route = route } }
         refresh = Task { [weak self] in
             while !Task.isCancelled {
                 await self?.reload()
