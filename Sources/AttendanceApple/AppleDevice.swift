@@ -20,18 +20,22 @@ public final class AppleDevice {
     public let telemetry = OSLogTelemetry()
     /// iOS's separate permission reports, made one snapshot for the engine (`PermissionMonitor`).
     private let permissions = Locked(PermissionMonitor())
-    /// The runtime's uploader (one per process: a background session identifier may be open once).
-    private let uploader = Locked<BackgroundSessionUploader?>(nil)
+    /// The runtime's uploader: one per process, created at launch (a background session's
+    /// identifier may be open once, and iOS delivers a finished upload's events to it).
+    private let uploader: BackgroundSessionUploader
 
     public init() {
         let location = LocationService()
         let notifications = NotificationAdapter()
         let telemetry = telemetry
-        let uploaderBox = uploader
         let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
             .appendingPathComponent("Attendance", isDirectory: true)
         try? FileManager.default.createDirectory(at: support, withIntermediateDirectories: true,
                                                  attributes: [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication])
+        let uploader = BackgroundSessionUploader(
+            folder: support.appendingPathComponent("Uploads", isDirectory: true),
+            reportError: { context, error in telemetry.error(context, error) })
+        self.uploader = uploader
         let box = Locked<AttendanceDevice?>(nil)
         let background = BackgroundTimeAdapter(expiring: { done in
             // The background task stays open until the engine's decision is committed.
@@ -42,8 +46,7 @@ public final class AppleDevice {
             clock: SystemClock(), radio: location, motion: MotionAdapter(), background: background, notifier: notifications, telemetry: telemetry,
             makeTimers: { fire in DispatchTimerScheduler(fire: fire) },
             makeUploader: { settings in
-                let uploader = BackgroundSessionUploader(settings: settings)
-                uploaderBox.value = uploader
+                uploader.configure(settings)
                 return uploader
             },
             secrets: KeychainSecretStore(),
@@ -95,7 +98,7 @@ public final class AppleDevice {
 
     /// From `application(_:handleEventsForBackgroundURLSession:completionHandler:)`.
     public func handleBackgroundSessionEvents(_ completion: @escaping @Sendable () -> Void) {
-        uploader.value?.handleEvents(completion: completion)
+        uploader.handleEvents(completion: completion)
     }
 }
 #endif

@@ -1,5 +1,6 @@
 #if canImport(BackgroundTasks) && os(iOS)
 import AttendanceAppCore
+import AttendanceSync
 import BackgroundTasks
 import Foundation
 
@@ -37,17 +38,29 @@ public enum BackgroundRefresh {
 
     private static func run(_ task: BGTask, report: @escaping @Sendable (String, any Error) -> Void,
                             _ work: @escaping @Sendable () async throws -> Void) {
-        let job = Task {
+        let handle = TaskHandle(task)
+        let job = Locked<Task<Void, Never>?>(nil)
+        // Set before the work starts, so an early expiry is not missed: stop; what was not sent
+        // stays in the outbox for the next chance.
+        task.expirationHandler = { job.value?.cancel() }
+        job.value = Task {
             do {
                 try await work()
-                task.setTaskCompleted(success: true)
+                handle.complete(success: true)
             } catch {
-                report("background task \(task.identifier)", error)
-                task.setTaskCompleted(success: false)
+                report("background task \(handle.identifier)", error)
+                handle.complete(success: false)
             }
         }
-        // Out of time: stop; what was not sent stays in the outbox for the next chance.
-        task.expirationHandler = { job.cancel() }
+    }
+
+    /// `BGTask` is not `Sendable`; completing it from the task that did the work is what Apple's
+    /// samples do (its methods may be called from any thread).
+    private struct TaskHandle: @unchecked Sendable {
+        let task: BGTask
+        init(_ task: BGTask) { self.task = task }
+        var identifier: String { task.identifier }
+        func complete(success: Bool) { task.setTaskCompleted(success: success) }
     }
 }
 #endif
