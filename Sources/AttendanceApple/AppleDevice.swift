@@ -68,7 +68,9 @@ public final class AppleDevice {
         }
         challenge = BeaconChallengeClient(onState: { state in report(.bluetooth(state)) })
         // Without a Bluetooth manager yet, only a refusal is known (reading it shows no prompt).
-        if CBManager.authorization == .denied || CBManager.authorization == .restricted { report(.bluetooth(.unauthorized)) }
+        if CBManager.authorization == .denied || CBManager.authorization == .restricted {
+            report(.bluetooth(.unauthorized))
+        }
         report(.backgroundRefresh(available: UIApplication.shared.backgroundRefreshStatus == .available))
         NotificationCenter.default.addObserver(
             forName: UIApplication.backgroundRefreshStatusDidChangeNotification, object: nil, queue: .main

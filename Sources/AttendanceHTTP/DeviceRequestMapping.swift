@@ -137,7 +137,8 @@ enum DeviceRequestMapping {
     /// after it is still the same request.
     private static func canonicalIdentity(_ json: Data) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed]),
-            let canonical = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
+            let canonical = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
         else {
             return SHA256.hex(bytes: json)
         }

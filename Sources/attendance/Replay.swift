@@ -19,7 +19,7 @@ struct Replay: ParsableCommand {
     @Flag(help: "Print one JSON object per decision.")
     var json = false
 
-    @Option(help: "A JSON engine configuration; missing keys keep their defaults (docs/ENGINE.md).")
+    @Option(help: "A JSON engine configuration; missing keys keep their defaults (docs/ENGINE.md). Default: the one a field-test export records.")
     var config: String?
 
     @Option(help: "Seconds of virtual time to run after the last row, so pending decisions settle.")
@@ -36,6 +36,7 @@ struct Replay: ParsableCommand {
 
     func run() throws {
         var configuration = Configuration()
+        let text = String(decoding: try readInput(trace, what: "trace"), as: UTF8.self)
         if let config {
             let data = try readInput(config, what: "configuration")
             do {
@@ -43,8 +44,15 @@ struct Replay: ParsableCommand {
             } catch {
                 throw CommandFailure("\(config): \(error)")
             }
+        } else if let recorded = ReplayTrace.recordedConfiguration(in: text) {
+            // A field-test export from the app: the engine runs as it ran on the phone.
+            do {
+                configuration = try Configuration.decode(json: Data(recorded.utf8))
+            } catch {
+                throw CommandFailure("\(trace): the configuration recorded on its '# config:' line: \(error)")
+            }
+            FileHandle.standardError.write(Data("\(trace): using the configuration recorded in the file\n".utf8))
         }
-        let text = String(decoding: try readInput(trace, what: "trace"), as: UTF8.self)
         let parsed: ReplayTrace
         do {
             parsed = try ReplayTrace.parse(text)

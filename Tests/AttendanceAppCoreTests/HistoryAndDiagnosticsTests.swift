@@ -60,10 +60,17 @@ import Testing
         #expect(model.ranging == "Not ranging")
 
         let export = try await fixture.runtime.store.diagnosticsExport()
-        let files = DiagnosticsModel.exportFiles(export, deviceID: "phone-1", at: RuntimeFixture.t0)
-        #expect(files.map(\.name) == ["attendance-log-phone-1-2026-11-22T090000Z.jsonl", "attendance-trace-phone-1-2026-11-22T090000Z.csv"])
-        #expect(files[0].contents.contains("\"type\":\"deadLetter\""))
-        #expect(files[1].contents.hasPrefix(ReplayTrace.header))
+        var configuration = Configuration()
+        configuration.sites = [SiteConfiguration(name: "HQ", major: 1)]
+        let file = DiagnosticsModel.fieldTestFile(
+            export, deviceID: "phone-1", appVersion: "1.0 (7)", configuration: configuration, at: RuntimeFixture.t0)
+        #expect(file.name == "attendance-field-test-phone-1-2026-11-22T090000Z.csv")
+        // The audit log and the configuration ride along as comment lines the replay skips.
+        #expect(file.contents.contains("# log: {") && file.contents.contains("\"type\":\"deadLetter\""))
+        #expect(file.contents.hasPrefix("# Beacon Attendance field test: device phone-1"))
+        let recorded = try #require(ReplayTrace.recordedConfiguration(in: file.contents))
+        #expect(try Configuration.decode(json: Data(recorded.utf8)) == configuration)
+        #expect(throws: Never.self) { try ReplayTrace.parse(file.contents) }
     }
 
     @Test func anEventTheServerKeepsAnswering409IsShownAfterTenMinutesAndClearedWhenDelivered() async throws {

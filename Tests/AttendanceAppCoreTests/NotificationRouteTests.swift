@@ -4,7 +4,9 @@ import Testing
 @Suite struct NotificationRouteTests {
     @Test func theManualPromptOpensTheManualCheckInByItsActionOrATap() {
         let category = NotificationRoute.manualCheckInCategory
-        #expect(NotificationRoute.route(category: category, action: NotificationRoute.openManualCheckInAction) == .manualCheckIn)
+        #expect(
+            NotificationRoute.route(category: category, action: NotificationRoute.openManualCheckInAction)
+                == .manualCheckIn)
         #expect(NotificationRoute.route(category: category, action: NotificationRoute.tapAction) == .manualCheckIn)
         #expect(NotificationRoute.route(category: category, action: NotificationRoute.dismissAction) == nil)
     }

@@ -13,7 +13,8 @@ import Testing
         #expect(
             first
                 == Permissions(
-                    location: .always, preciseLocation: true, bluetooth: .poweredOff, backgroundRefreshAvailable: false))
+                    location: .always, preciseLocation: true, bluetooth: .poweredOff, backgroundRefreshAvailable: false)
+        )
     }
 
     @Test func bluetoothIsUnknownUntilAManagerReportsIt() {

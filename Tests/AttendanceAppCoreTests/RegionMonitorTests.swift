@@ -32,7 +32,10 @@ import Testing
 
     /// What iOS still monitors from the process before: site 1's region and geofence.
     var fromLastProcess: Set<String> {
-        [RegionMonitor.identifier(BeaconRegion(site: SiteBeacon(major: 1))), "geofence:\(SiteBeacon.defaultUUID.uuidString):1"]
+        [
+            RegionMonitor.identifier(BeaconRegion(site: SiteBeacon(major: 1))),
+            "geofence:\(SiteBeacon.defaultUUID.uuidString):1",
+        ]
     }
 
     @Test func theLaunchsAuthorizationCallbackStopsNothingBeforeTheEngineSpeaks() {
@@ -99,7 +102,8 @@ import Testing
         var monitor = RegionMonitor()
         let configuration = configuration(sites: 25)
         _ = monitor.handle(.configurationChanged(configuration), monitored: [])
-        let first = monitor.handle(.engineRequested(Engine(configuration: configuration).monitoredRegions), monitored: [])
+        let first = monitor.handle(
+            .engineRequested(Engine(configuration: configuration).monitoredRegions), monitored: [])
         // Twenty-five sites collapse to one UUID-wide region; 19 geofences fit, from site 1 north.
         #expect(first.contains { if case .notes = $0 { true } else { false } })
         let monitored = Set(started(first))

@@ -34,6 +34,34 @@ import Testing
         #expect(objects.allSatisfy { $0["decidedAt"] is String && ($0["sessionKey"] as? String)?.hasPrefix("s-") == true })
     }
 
+    @Test func aFieldTestExportRunsWithTheConfigurationItRecorded() throws {
+        // The phone's thresholds were stricter than the defaults: -60 dBm never confirms there.
+        let strict = #"{"earlyConfirmMinMedianDBm":-50,"windowEndConfirmMinMedianDBm":-50,"#
+            + #""walkingConfirmMinMedianDBm":-50,"dwellMinMedianDBm":-50}"#
+        var rows = ["# Beacon Attendance field test: device phone-1", "# config: \(strict)", "# log: {\"type\":\"outbox\"}",
+                    "t,uuid,major,minor,rssi"]
+        for second in 0..<128 { rows.append("\(second),\(Self.uuid),1,100,\((60..<68).contains(second) ? 0 : -60)") }
+        let path = try Self.writeTemporary(rows.joined(separator: "\n"), suffix: ".csv")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let recorded = try Self.run(["replay", path, "--json"])
+        #expect(recorded.status == 0)
+        #expect(recorded.stdout.isEmpty)
+        #expect(recorded.stderr.contains("using the configuration recorded in the file"))
+        // --config wins over the recorded one.
+        let config = try Self.writeTemporary("{}", suffix: ".json")
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let defaults = try Self.run(["replay", path, "--json", "--config", config])
+        #expect(defaults.stdout.contains("checkIn"))
+        // A recorded configuration that does not decode is named, and nothing is replayed.
+        let broken = try Self.writeTemporary(
+            rows.joined(separator: "\n").replacingOccurrences(of: strict, with: #"{"dwellMinMedianDBm":"loud"}"#),
+            suffix: ".csv")
+        defer { try? FileManager.default.removeItem(atPath: broken) }
+        let refused = try Self.run(["replay", broken])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("'# config:'") && refused.stdout.isEmpty)
+    }
+
     @Test func aMalformedRowFailsBeforeAnyDecisionIsPrinted() throws {
         // Valid rows that would check in come first; the error on line 7 must stop everything.
         var rows = ["t,uuid,major,minor,rssi"]

@@ -32,7 +32,8 @@ import Testing
     }
 
     @Test func aBatchAndItsItemsKeepTheIdentityTheEarlierReleaseStored() throws {
-        let body = #"{"events": [{"idempotencyKey": "golden-b1", "type": "heartbeat", "heartbeat": \#(Self.heartbeat)}]}"#
+        let body =
+            #"{"events": [{"idempotencyKey": "golden-b1", "type": "heartbeat", "heartbeat": \#(Self.heartbeat)}]}"#
         let batch = try DeviceRequestMapping.batch(
             try Wire.decode(Components.Schemas.EventBatchRequest.self, from: Data(body.utf8)))
         #expect(batch.identity == "27d945b786b7d6aece5f46488845a706cc939409876531d1036a6d217753b0c1")
@@ -46,7 +47,8 @@ import Testing
     }
 
     @Test func keyOrderSpacingAndTheTimesOffsetAreNotAnotherPayload() throws {
-        let reordered = #"{ "source":"manual","reason":"regionExit",  "ts":"2026-11-22T08:55:00Z","sessionKey":"s-golden"}"#
+        let reordered =
+            #"{ "source":"manual","reason":"regionExit",  "ts":"2026-11-22T08:55:00Z","sessionKey":"s-golden"}"#
         let first = try IngestService.request(.checkOut, json: Data(Self.checkOut.utf8))
         #expect(try IngestService.request(.checkOut, json: Data(reordered.utf8)).identity == first.identity)
         let later = reordered.replacingOccurrences(of: "08:55:00Z", with: "08:55:01Z")

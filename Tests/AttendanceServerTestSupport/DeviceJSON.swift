@@ -24,7 +24,8 @@ extension IngestService {
     /// A body of `endpoint` as the typed request the HTTP layer would hand over.
     public static func request(_ endpoint: DeviceEndpoint, json body: Data) throws -> DeviceRequest {
         switch endpoint {
-        case .checkIn: try DeviceRequestMapping.checkIn(try Wire.decode(Components.Schemas.CheckInRequest.self, from: body))
+        case .checkIn:
+            try DeviceRequestMapping.checkIn(try Wire.decode(Components.Schemas.CheckInRequest.self, from: body))
         case .checkOut:
             try DeviceRequestMapping.checkOut(try Wire.decode(Components.Schemas.CheckOutRequest.self, from: body))
         case .heartbeat:
@@ -45,11 +46,13 @@ extension IngestService {
     ) async throws -> StoredReply {
         let batch: DeviceBatch
         do {
-            batch = try DeviceRequestMapping.batch(try Wire.decode(Components.Schemas.EventBatchRequest.self, from: body))
+            batch = try DeviceRequestMapping.batch(
+                try Wire.decode(Components.Schemas.EventBatchRequest.self, from: body))
         } catch {
             return Self.refusal(error, body: body)
         }
-        return try await handleBatch(batch, idempotencyKey: idempotencyKey, principal: principal, deviceDate: deviceDate)
+        return try await handleBatch(
+            batch, idempotencyKey: idempotencyKey, principal: principal, deviceDate: deviceDate)
     }
 
     /// The 400 `ProblemMiddleware` sends for a body the generated decoder refused.

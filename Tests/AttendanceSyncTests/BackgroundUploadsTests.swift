@@ -28,8 +28,9 @@ import Testing
         let book = BackgroundUploadsFile(folder: folder)
         let sent = entries(3)
         try book.update {
-            $0.queue(taskID: 1, batchKey: "b1", itemKeys: sent.prefix(2).map(\.idempotencyKey), file: "b1-1.json",
-                     at: Fixtures.t0)
+            $0.queue(
+                taskID: 1, batchKey: "b1", itemKeys: sent.prefix(2).map(\.idempotencyKey), file: "b1-1.json",
+                at: Fixtures.t0)
         }
         let plan = book.value.plan(for: sent, now: Fixtures.t0)
         #expect(plan.queued.map(\.id) == [1, 2])
@@ -41,7 +42,8 @@ import Testing
         let sent = entries(2)
         // This process hands the batch to iOS, then is suspended and ends.
         try BackgroundUploadsFile(folder: folder).update {
-            $0.queue(taskID: 7, batchKey: "b7", itemKeys: sent.map(\.idempotencyKey), file: "b7-a.json", at: Fixtures.t0)
+            $0.queue(
+                taskID: 7, batchKey: "b7", itemKeys: sent.map(\.idempotencyKey), file: "b7-a.json", at: Fixtures.t0)
         }
         // iOS relaunches the app for the session's events: another process gets the answer.
         let relaunched = BackgroundUploadsFile(folder: folder)
@@ -85,7 +87,9 @@ import Testing
         #expect(plan.toSend.map(\.id) == [1, 2])
         #expect(plan.queued.map(\.id) == [3])
         // An answer for a task the book does not know changes nothing.
-        #expect(try book.update { $0.answered(taskID: 9, status: 200, retryAfter: nil, body: Data(), at: Fixtures.t0) } == nil)
+        #expect(
+            try book.update { $0.answered(taskID: 9, status: 200, retryAfter: nil, body: Data(), at: Fixtures.t0) }
+                == nil)
     }
 
     @Test func eachTaskStagesItsOwnFile() {

@@ -371,11 +371,14 @@ public actor AttendanceDevice {
         return try await runtime.status(enrollment: identity, regionStates: regionStates)
     }
 
-    /// The Diagnostics share sheet's files.
+    /// The Diagnostics share sheet's file: everything a field test needs, in one file.
     public func diagnosticsFiles() async throws -> [(name: String, contents: String)] {
         guard let runtime, let record = enrollment else { throw DeviceError.notEnrolled }
         let export = try await runtime.store.diagnosticsExport()
-        return DiagnosticsModel.exportFiles(export, deviceID: record.deviceID, at: await runtime.now())
+        let file = DiagnosticsModel.fieldTestFile(
+            export, deviceID: record.deviceID, appVersion: platform.appVersion,
+            configuration: await runtime.engine.configuration, at: await runtime.now())
+        return [file]
     }
 
     private func save(_ record: EnrollmentRecord) throws {

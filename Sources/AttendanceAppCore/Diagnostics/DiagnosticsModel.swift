@@ -78,12 +78,23 @@ public struct DiagnosticsModel: Sendable {
         }
     }
 
-    /// The files the share sheet offers: the audit log as JSON lines and the replay trace, which
-    /// `attendance replay` runs on any machine. Named with the device and the time of export.
-    public static func exportFiles(_ export: DiagnosticsExport, deviceID: String, at time: Date) -> [(name: String, contents: String)] {
+    /// The one file the share sheet offers for a field test: the replay trace (`attendance
+    /// replay` runs it on any machine), preceded by `#` lines it skips: the device, the app's
+    /// version, the engine's configuration (which `attendance replay` then uses) and the audit log,
+    /// one JSON object a line. Named with the device and the time of export.
+    public static func fieldTestFile(
+        _ export: DiagnosticsExport, deviceID: String, appVersion: String?, configuration: Configuration, at time: Date
+    ) -> (name: String, contents: String) {
         let stamp = RFC3339.format(time).replacingOccurrences(of: ":", with: "")
         let device = deviceID.filter { $0.isLetter || $0.isNumber || $0 == "-" }
-        return [("attendance-log-\(device)-\(stamp).jsonl", export.telemetryJSONLines),
-                ("attendance-trace-\(device)-\(stamp).csv", export.traceCSV)]
+        let config = (try? CanonicalJSON.encoder.encode(configuration)).map { String(decoding: $0, as: UTF8.self) }
+        var lines = [
+            "# Beacon Attendance field test: device \(device), exported \(RFC3339.format(time)), "
+                + "app \(appVersion ?? "unknown")",
+            "# Replay: attendance replay FILE (it runs the engine with the configuration below); docs/FIELD-TEST.md",
+            "\(ReplayTrace.configurationPrefix)\(config ?? "{}")",
+        ]
+        lines += export.telemetryJSONLines.split(separator: "\n").map { "# log: " + $0 }
+        return ("attendance-field-test-\(device)-\(stamp).csv", lines.joined(separator: "\n") + "\n" + export.traceCSV)
     }
 }

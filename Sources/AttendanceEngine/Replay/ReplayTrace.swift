@@ -32,6 +32,16 @@ public struct ReplayTrace: Hashable, Sendable {
     }
 
     /// Parses a whole trace before anything is run, so an error comes before any decision.
+    /// The comment line an app's field-test export records its engine configuration on (JSON).
+    public static let configurationPrefix = "# config: "
+
+    /// The configuration a field-test export recorded, as JSON, if the text has one.
+    public static func recordedConfiguration(in text: String) -> String? {
+        text.split(separator: "\n", omittingEmptySubsequences: true)
+            .first { $0.hasPrefix(configurationPrefix) }
+            .map { String($0.dropFirst(configurationPrefix.count)) }
+    }
+
     /// Blank lines and lines starting with `#` are skipped; rows must be in time order.
     public static func parse(_ text: String) throws(TraceError) -> ReplayTrace {
         var rows: [Row] = []

@@ -121,7 +121,8 @@ public final class BackgroundUploadsFile: Sendable {
         let url = folder.appendingPathComponent(Self.bookName)
         if FileManager.default.fileExists(atPath: url.path) {
             do { loaded = try JSONDecoder().decode(BackgroundUploads.self, from: Data(contentsOf: url)) } catch {
-                reportError("the background uploads' book \(url.path) could not be read; its batches are sent again", error)
+                reportError(
+                    "the background uploads' book \(url.path) could not be read; its batches are sent again", error)
             }
         }
         book = Locked(loaded)

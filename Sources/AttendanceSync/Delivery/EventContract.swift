@@ -59,10 +59,12 @@ enum EventContract {
             let body = checkOut(event)
             return .init(
                 idempotencyKey: key, _type: .checkOut,
-                checkOut: .init(sessionKey: body.sessionKey, ts: body.ts, reason: body.reason, source: body.source.rawValue))
+                checkOut: .init(
+                    sessionKey: body.sessionKey, ts: body.ts, reason: body.reason, source: body.source.rawValue))
         case .heartbeat:
             return .init(
-                idempotencyKey: key, _type: .heartbeat, heartbeat: .init(sessionKey: event.sessionKey.rawValue, ts: event.timestamp))
+                idempotencyKey: key, _type: .heartbeat,
+                heartbeat: .init(sessionKey: event.sessionKey.rawValue, ts: event.timestamp))
         }
     }
 }

@@ -42,9 +42,9 @@ struct DiagnosticsView: View {
             }
             Section {
                 if files.isEmpty {
-                    Button("Prepare logs and replay trace") { Task { files = await model.diagnosticsFiles() } }
+                    Button("Prepare the field-test file") { Task { files = await model.diagnosticsFiles() } }
                 } else {
-                    ShareLink("Share logs and replay trace", items: files)
+                    ShareLink("Share the field-test file", items: files)
                 }
             }
         }
