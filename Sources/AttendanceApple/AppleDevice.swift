@@ -12,12 +12,13 @@ import UIKit
 /// iOS delivers the event that woke the app.
 @MainActor
 public final class AppleDevice {
-    public let device: AttendanceDevice
-    public let location: LocationService
-    public let notifications: NotificationAdapter
-    public let reachability = ReachabilityMonitor()
-    public let challenge: BeaconChallengeClient
-    public let telemetry = OSLogTelemetry()
+    // Immutable and Sendable: usable from any context, in any module.
+    public nonisolated let device: AttendanceDevice
+    public nonisolated let location: LocationService
+    public nonisolated let notifications: NotificationAdapter
+    public nonisolated let reachability = ReachabilityMonitor()
+    public nonisolated let challenge: BeaconChallengeClient
+    public nonisolated let telemetry = OSLogTelemetry()
     /// iOS's separate permission reports, made one snapshot for the engine (`PermissionMonitor`).
     private let permissions = Locked(PermissionMonitor())
     /// The runtime's uploader: one per process, created at launch (a background session's
@@ -32,16 +33,18 @@ public final class AppleDevice {
             .appendingPathComponent("Attendance", isDirectory: true)
         try? FileManager.default.createDirectory(at: support, withIntermediateDirectories: true,
                                                  attributes: [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication])
-        let uploader = BackgroundSessionUploader(
-            folder: support.appendingPathComponent("Uploads", isDirectory: true),
-            reportError: { context, error in telemetry.error(context, error) })
-        self.uploader = uploader
         let box = Locked<AttendanceDevice?>(nil)
         let background = BackgroundTimeAdapter(expiring: { done in
             // The background task stays open until the engine's decision is committed.
             guard let device = box.value else { return done() }
             device.post(.engine(.backgroundTimeExpiring), whenHandled: done)
         })
+        let uploader = BackgroundSessionUploader(
+            folder: support.appendingPathComponent("Uploads", isDirectory: true),
+            timeLeft: { background.remainingSeconds() },
+            onLateAnswer: { box.value?.post(.drain) },
+            reportError: { context, error in telemetry.error(context, error) })
+        self.uploader = uploader
         var platform = AttendanceDevice.Platform(
             clock: SystemClock(), radio: location, motion: MotionAdapter(), background: background, notifier: notifications, telemetry: telemetry,
             makeTimers: { fire in DispatchTimerScheduler(fire: fire) },
@@ -67,9 +70,13 @@ public final class AppleDevice {
             }
         }
         challenge = BeaconChallengeClient(onState: { state in report(.bluetooth(state)) })
-        // Without a Bluetooth manager yet, only a refusal is known (reading it shows no prompt).
-        if CBManager.authorization == .denied || CBManager.authorization == .restricted {
-            report(.bluetooth(.unauthorized))
+        // Reading the authorization shows no prompt. Allowed before: the manager starts now (no
+        // prompt either) and reports the power state; not asked yet: onboarding's Bluetooth step
+        // explains it first, then starts it.
+        switch CBManager.authorization {
+        case .allowedAlways: challenge.start()
+        case .denied, .restricted: report(.bluetooth(.unauthorized))
+        default: break
         }
         report(.backgroundRefresh(available: UIApplication.shared.backgroundRefreshStatus == .available))
         NotificationCenter.default.addObserver(
@@ -98,9 +105,19 @@ public final class AppleDevice {
         BackgroundRefresh.register(device: device) { context, error in telemetry.error(context, error) }
     }
 
-    /// From `application(_:handleEventsForBackgroundURLSession:completionHandler:)`.
-    public func handleBackgroundSessionEvents(_ completion: @escaping @Sendable () -> Void) {
-        uploader.handleEvents(completion: completion)
+    /// From `application(_:handleEventsForBackgroundURLSession:completionHandler:)`: once the
+    /// session's events are in, a drain applies the answers they brought, then iOS is released.
+    public func handleBackgroundSessionEvents(_ completion: @escaping () -> Void) {
+        let box = SystemCompletion(call: completion)
+        let device = device
+        uploader.handleEvents {
+            device.post(.drain, whenHandled: { DispatchQueue.main.async { box.call() } })
+        }
+    }
+
+    /// UIKit's completion handler (not `Sendable` in its signature): called once, on the main queue.
+    private struct SystemCompletion: @unchecked Sendable {
+        let call: () -> Void
     }
 }
 #endif

@@ -40,16 +40,28 @@ public enum BackgroundRefresh {
                             _ work: @escaping @Sendable () async throws -> Void) {
         let handle = TaskHandle(task)
         let job = Locked<Task<Void, Never>?>(nil)
-        // Set before the work starts, so an early expiry is not missed: stop; what was not sent
-        // stays in the outbox for the next chance.
-        task.expirationHandler = { job.value?.cancel() }
+        // Completed once, by whichever comes first: the work's end or the expiry.
+        let completed = Locked(false)
+        let complete: @Sendable (Bool) -> Void = { success in
+            let first = completed.withLock { done in
+                defer { done = true }
+                return !done
+            }
+            if first { handle.complete(success: success) }
+        }
+        // Set before the work starts, so an early expiry is not missed: stop, and tell iOS now;
+        // what was not sent stays in the outbox for the next chance.
+        task.expirationHandler = {
+            job.value?.cancel()
+            complete(false)
+        }
         job.value = Task {
             do {
                 try await work()
-                handle.complete(success: true)
+                complete(true)
             } catch {
                 report("background task \(handle.identifier)", error)
-                handle.complete(success: false)
+                complete(false)
             }
         }
     }

@@ -5,16 +5,16 @@ import UIKit
 
 /// The runtime's `BackgroundTime`: a UIKit background task around ranging (~30 s instead of
 /// ~10 s after a region event). When iOS is about to take the time back, the engine is told, so
-/// it decides with what it has instead of being suspended mid-window; the task ends once that
-/// decision is committed (or after `expiryGraceSeconds`, since iOS ends a process whose expired
-/// task is still open).
+/// it decides with what it has instead of being suspended mid-window. The expiry handler waits
+/// for that decision to be committed, at most `expiryGraceSeconds`, and ends the task before it
+/// returns (iOS terminates an app whose expired task is still open).
 @MainActor
 public final class BackgroundTimeAdapter: BackgroundTime, Sendable {
     private var task: UIBackgroundTaskIdentifier = .invalid
     private let expiring: @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
     /// When the time iOS gave runs out (nil: not known, or in the foreground), for the drainer.
     private nonisolated let deadline = Locked<Date?>(nil)
-    static let expiryGraceSeconds: Double = 3
+    static let expiryGraceSeconds: Double = 1
 
     /// `expiring` sends `.backgroundTimeExpiring` to the engine and calls `done` once it was handled.
     public init(expiring: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void) {
@@ -25,14 +25,15 @@ public final class BackgroundTimeAdapter: BackgroundTime, Sendable {
         Task { @MainActor in
             guard self.task == .invalid else { return }
             self.task = UIApplication.shared.beginBackgroundTask(withName: "attendance.ranging") { [weak self] in
-                // iOS calls this on the main thread.
+                // iOS calls this synchronously on the main thread.
                 guard let self else { return }
-                let expired = MainActor.assumeIsolated { self.task }
-                // Held until the engine's decision is committed, and no longer than the grace.
-                self.expiring { Task { @MainActor in self.finish(expired) } }
-                DispatchQueue.main.asyncAfter(deadline: .now() + Self.expiryGraceSeconds) {
-                    MainActor.assumeIsolated { self.finish(expired) }
-                }
+                let expired = self.task
+                // The inbox handles the expiry on the cooperative pool and signals once the decision
+                // is committed; nothing it needs runs on the main thread meanwhile.
+                let handled = DispatchSemaphore(value: 0)
+                self.expiring { handled.signal() }
+                _ = handled.wait(timeout: .now() + Self.expiryGraceSeconds)
+                self.finish(expired)
             }
             let remaining = UIApplication.shared.backgroundTimeRemaining
             // In the foreground iOS reports the greatest finite value: not limited.

@@ -1,6 +1,7 @@
 #if canImport(CoreBluetooth) && canImport(CryptoKit) && canImport(Darwin)
 import AttendanceAppCore
 import AttendanceModels
+import AttendanceSync
 import CoreBluetooth
 import CryptoKit
 import Foundation
@@ -25,10 +26,15 @@ public final class BeaconChallengeClient: NSObject, CBCentralManagerDelegate, CB
     private var central: CBCentralManager?
     /// Told each Bluetooth state the manager reports (the engine's `Permissions`).
     private let onState: @Sendable (Permissions.Bluetooth) -> Void
+    private let reported = Locked<Permissions.Bluetooth?>(nil)
+    /// The last state the manager reported (nil before it exists): for the Permissions screen.
+    public var lastState: Permissions.Bluetooth? { reported.value }
     private var challenge: BeaconChallenge?
     private var key: SymmetricKey?
     private var peripheral: CBPeripheral?
     private var finish: ((BeaconChallenge.Outcome) -> Void)?
+    /// Which challenge a timeout belongs to (a finished one's must not end the next).
+    private var generation = 0
 
     public init(onState: @escaping @Sendable (Permissions.Bluetooth) -> Void = { _ in }) {
         self.onState = onState
@@ -75,7 +81,11 @@ public final class BeaconChallengeClient: NSObject, CBCentralManagerDelegate, CB
                     self.finish = nil
                     continuation.resume(returning: outcome)
                 }
-                self.queue.asyncAfter(deadline: .now() + BeaconChallenge.timeoutSeconds) { self.finish?(.timedOut) }
+                self.generation &+= 1
+                let mine = self.generation
+                self.queue.asyncAfter(deadline: .now() + BeaconChallenge.timeoutSeconds) {
+                    if self.generation == mine { self.finish?(.timedOut) }
+                }
                 if central.state == .poweredOn { self.scan() }
             }
         }
@@ -84,7 +94,9 @@ public final class BeaconChallengeClient: NSObject, CBCentralManagerDelegate, CB
     private func scan() { central?.scanForPeripherals(withServices: [Self.serviceUUID]) }
 
     public func centralManagerDidUpdateState(_ central: CBCentralManager) {
-        onState(Self.bluetooth(central.state))
+        let state = Self.bluetooth(central.state)
+        reported.value = state
+        onState(state)
         switch central.state {
         case .poweredOn: if challenge != nil { scan() }
         case .poweredOff: finish?(.unavailable("Bluetooth is off"))

@@ -17,8 +17,13 @@ public final class NotificationAdapter: NSObject, Notifier, UNUserNotificationCe
     public static let manualCheckInCategory = NotificationRoute.manualCheckInCategory
     public static let openManualCheckInAction = NotificationRoute.openManualCheckInAction
     private let center = UNUserNotificationCenter.current()
-    /// Told where a tapped notification leads (the app's model opens it).
-    private let routes = Locked<(@Sendable (NotificationRoute) -> Void)?>(nil)
+    /// Who is told where a tapped notification leads (the app's model), and a route that came
+    /// before anyone was listening (the tap that launched the app).
+    private struct Routes {
+        var handler: (@Sendable (NotificationRoute) -> Void)?
+        var pending: NotificationRoute?
+    }
+    private let routes = Locked(Routes())
 
     public override init() {
         super.init()
@@ -29,7 +34,12 @@ public final class NotificationAdapter: NSObject, Notifier, UNUserNotificationCe
 
     /// Where the screens learn that a notification was tapped.
     public func onRoute(_ handler: @escaping @Sendable (NotificationRoute) -> Void) {
-        routes.value = handler
+        let pending = routes.withLock { routes -> NotificationRoute? in
+            routes.handler = handler
+            defer { routes.pending = nil }
+            return routes.pending
+        }
+        if let pending { handler(pending) }
     }
 
     public func userNotificationCenter(
@@ -38,7 +48,11 @@ public final class NotificationAdapter: NSObject, Notifier, UNUserNotificationCe
     ) {
         let category = response.notification.request.content.categoryIdentifier
         if let route = NotificationRoute.route(category: category, action: response.actionIdentifier) {
-            routes.value?(route)
+            let handler = routes.withLock { routes -> (@Sendable (NotificationRoute) -> Void)? in
+                if routes.handler == nil { routes.pending = route }
+                return routes.handler
+            }
+            handler?(route)
         }
         completionHandler()
     }

@@ -45,6 +45,9 @@ import Testing
         #expect(step(bluetoothOff, .bluetooth)?.status == .blocking)
         #expect(bluetoothOff.next?.id == .bluetooth)
         #expect(step(guide(.always, bluetooth: .unauthorized), .bluetooth)?.action == .openSettings)
+        // Not known yet: the step explains Bluetooth before iOS's prompt, which its action brings.
+        let unknown = step(guide(.always, bluetooth: .unknown), .bluetooth)
+        #expect(unknown?.action == .requestBluetooth && unknown?.status == .needed)
     }
 
     @Test func backgroundRefreshNotificationsAndMotionAreOptionalButExplained() {

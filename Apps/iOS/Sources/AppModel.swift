@@ -3,6 +3,7 @@ import AttendanceAppCore
 import AttendanceApple
 import AttendanceEngine
 import AttendanceModels
+import AttendanceSync
 import CoreBluetooth
 import CoreMotion
 import SwiftUI
@@ -48,7 +49,7 @@ final class AppModel: ObservableObject {
         let notifications = await UNUserNotificationCenter.current().notificationSettings()
         permissions = PermissionSnapshot(
             engine: Permissions(location: apple.location.location, preciseLocation: apple.location.preciseLocation,
-                                bluetooth: Self.bluetooth, backgroundRefreshAvailable: UIApplication.shared.backgroundRefreshStatus == .available),
+                                bluetooth: bluetooth(apple), backgroundRefreshAvailable: UIApplication.shared.backgroundRefreshStatus == .available),
             alwaysPromptAlreadyShown: UserDefaults.standard.bool(forKey: "alwaysPromptShown"),
             notifications: notifications.authorizationStatus == .authorized ? .authorized : notifications.authorizationStatus == .denied ? .denied : .notDetermined,
             motion: !CMMotionActivityManager.isActivityAvailable() ? .unavailable
@@ -56,10 +57,12 @@ final class AppModel: ObservableObject {
                 : CMMotionActivityManager.authorizationStatus() == .denied ? .denied : .notDetermined)
     }
 
-    private static var bluetooth: Permissions.Bluetooth {
+    private func bluetooth(_ apple: AppleDevice) -> Permissions.Bluetooth {
+        // The power state is known once the challenge client's manager has reported it.
+        if let state = apple.challenge.lastState { return state }
         switch CBManager.authorization {
-        case .denied, .restricted: .unauthorized
-        default: .unknown   // the power state is known only to a live central manager (the challenge client's)
+        case .denied, .restricted: return .unauthorized
+        default: return .unknown
         }
     }
 
@@ -131,6 +134,7 @@ final class AppModel: ObservableObject {
             apple?.location.requestAlways()
         case .requestNotifications: Task { _ = await apple?.notifications.requestAuthorization(); await reload() }
         case .requestMotion: Task { _ = await MotionAdapter().snapshot(lookbackMinutes: 1); await reload() }
+        case .requestBluetooth: apple?.challenge.start()
         case .openSettings:
             if let url = URL(string: UIApplication.openSettingsURLString) { UIApplication.shared.open(url) }
         case .none: break

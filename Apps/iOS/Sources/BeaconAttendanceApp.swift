@@ -21,7 +21,7 @@ final class AppDelegate: NSObject, UIApplicationDelegate {
     }
 
     func application(_ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,
-                     completionHandler: @escaping @Sendable () -> Void) {
+                     completionHandler: @escaping () -> Void) {
         Self.shared?.handleBackgroundSessionEvents(completionHandler)
     }
 }
@@ -42,18 +42,37 @@ struct BeaconAttendanceApp: App {
 
 struct RootView: View {
     @EnvironmentObject private var model: AppModel
+    @State private var tab = "today"
 
     var body: some View {
         if model.status == nil {
             NavigationStack { EnrollmentView() }
         } else {
-            TabView {
-                NavigationStack { TodayView() }.tabItem { Label("Today", systemImage: "clock") }
-                NavigationStack { HistoryView() }.tabItem { Label("History", systemImage: "calendar") }
-                NavigationStack { WeekView() }.tabItem { Label("Week", systemImage: "calendar.badge.clock") }
-                NavigationStack { OnboardingView() }.tabItem { Label("Permissions", systemImage: "checkmark.shield") }
-                NavigationStack { ScannerView() }.tabItem { Label("Scanner", systemImage: "dot.radiowaves.left.and.right") }
-                NavigationStack { DiagnosticsView() }.tabItem { Label("Diagnostics", systemImage: "stethoscope") }
+            TabView(selection: $tab) {
+                NavigationStack { TodayView() }
+                    .tabItem { Label("Today", systemImage: "clock") }
+                    .tag("today")
+                NavigationStack { HistoryView() }
+                    .tabItem { Label("History", systemImage: "calendar") }
+                    .tag("history")
+                NavigationStack { WeekView() }
+                    .tabItem { Label("Week", systemImage: "calendar.badge.clock") }
+                    .tag("week")
+                NavigationStack { OnboardingView() }
+                    .tabItem { Label("Permissions", systemImage: "checkmark.shield") }
+                    .tag("permissions")
+                NavigationStack { ScannerView() }
+                    .tabItem { Label("Scanner", systemImage: "dot.radiowaves.left.and.right") }
+                    .tag("scanner")
+                NavigationStack { DiagnosticsView() }
+                    .tabItem { Label("Diagnostics", systemImage: "stethoscope") }
+                    .tag("diagnostics")
+            }
+            // A tapped notification opens on Today (now, or once this view appears).
+            .task(id: model.route) {
+                guard let route = model.route else { return }
+                tab = "today"
+                if route == .today { model.route = nil }
             }
         }
     }

@@ -29,6 +29,9 @@ public struct PermissionSnapshot: Hashable, Sendable {
 public struct PermissionGuide: Hashable, Sendable {
     public enum Action: Hashable, Sendable {
         case requestWhenInUse, requestAlways, requestNotifications, requestMotion
+        /// Starts the app's Bluetooth use (iOS asks for access the first time), after this step
+        /// has explained it; the power state is known from then on.
+        case requestBluetooth
         /// The app's page in Settings (`UIApplication.openSettingsURLString`): only the employee can change it there.
         case openSettings
         case none
@@ -118,7 +121,11 @@ public struct PermissionGuide: Hashable, Sendable {
         case .poweredOn:
             return Step(id: .bluetooth, title: title, explanation: "On: beacons can be heard.", status: .done, action: .none, actionTitle: nil)
         case .unknown:
-            return Step(id: .bluetooth, title: title, explanation: "Checking whether Bluetooth is on…", status: .optional, action: .none, actionTitle: nil)
+            return Step(
+                id: .bluetooth, title: title,
+                explanation: "Not checked yet. Attendance uses Bluetooth to confirm that a work site's beacon is genuine; "
+                    + "iOS asks once whether it may.",
+                status: .needed, action: .requestBluetooth, actionTitle: "Check Bluetooth")
         case .poweredOff:
             return Step(id: .bluetooth, title: title, explanation: "Bluetooth is off, so beacons cannot be heard. Turn it on in Control Center or Settings › Bluetooth. "
                         + "(Turning it off in Control Center only disconnects accessories until tomorrow; use Settings.)",

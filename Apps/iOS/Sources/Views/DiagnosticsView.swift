@@ -45,6 +45,7 @@ struct DiagnosticsView: View {
                     Button("Prepare the field-test file") { Task { files = await model.diagnosticsFiles() } }
                 } else {
                     ShareLink("Share the field-test file", items: files)
+                    Button("Prepare it again") { Task { files = await model.diagnosticsFiles() } }
                 }
             }
         }

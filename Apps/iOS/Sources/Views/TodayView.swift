@@ -36,11 +36,12 @@ struct TodayView: View {
         }
         .refreshable { await model.reload() }
         .navigationTitle("Today")
-        // The manual check-in prompt was tapped: its sheet opens here.
-        .onChange(of: model.route) { route in
-            guard route == .manualCheckIn else { return }
-            model.route = nil
-            Task { manual = await model.manualOverride(.checkIn) }
+        // The manual check-in prompt was tapped (now, or before this screen appeared): its sheet
+        // opens here.
+        .task(id: model.route) {
+            guard model.route == .manualCheckIn else { return }
+            manual = await model.manualOverride(.checkIn)
+            model.route = nil   // after the await: changing the id cancels this task
         }
         .sheet(item: Binding(get: { manual.map(ManualSheetItem.init) }, set: { manual = $0?.manual })) { item in
             ManualOverrideSheet(manual: item.manual) { manual = nil }
