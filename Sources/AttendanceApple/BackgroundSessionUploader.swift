@@ -21,7 +21,8 @@ public final class BackgroundSessionUploader: NSObject, Uploader, URLSessionData
     private let settings = Locked<HTTPUploader.Settings?>(nil)
     private let waiting = Locked<[Int: CheckedContinuation<Void, Never>]>([:])
     private let received = Locked<[Int: Data]>([:])
-    private let systemCompletion = Locked<(@Sendable () -> Void)?>(nil)
+    /// UIKit's handler for the session's events, or that they finished before it came.
+    private let systemCompletion = Locked<(handler: (@Sendable () -> Void)?, finished: Bool)>((nil, false))
     private let reportError: @Sendable (String, any Error) -> Void
     /// The background time left (nil: not limited): the wait never outlasts it.
     private let timeLeft: @Sendable () -> Double?
@@ -49,9 +50,11 @@ public final class BackgroundSessionUploader: NSObject, Uploader, URLSessionData
         queue.maxConcurrentOperationCount = 1
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
         // Batches iOS no longer has (the app was reinstalled, the network settings reset) are sent again.
+        let askedAt = Date()
         session.getAllTasks { [book, reportError] tasks in
             do {
-                let gone = try book.update { $0.reconcile(liveTaskIDs: Set(tasks.map(\.taskIdentifier))) }
+                let live = Set(tasks.map(\.taskIdentifier))
+                let gone = try book.update { $0.reconcile(liveTaskIDs: live, askedAt: askedAt) }
                 for file in gone { try? FileManager.default.removeItem(at: book.url(ofFile: file)) }
             } catch {
                 reportError("reconciling the background uploads", error)
@@ -63,11 +66,27 @@ public final class BackgroundSessionUploader: NSObject, Uploader, URLSessionData
     public func configure(_ settings: HTTPUploader.Settings) { self.settings.value = settings }
 
     /// From `application(_:handleEventsForBackgroundURLSession:completionHandler:)`.
-    public func handleEvents(completion: @escaping @Sendable () -> Void) { systemCompletion.value = completion }
+    /// If the session's events already finished (they can, before UIKit hands the handler over),
+    /// `completion` runs now.
+    public func handleEvents(completion: @escaping @Sendable () -> Void) {
+        let finished = systemCompletion.withLock { state -> Bool in
+            if state.finished {
+                state.finished = false
+                return true
+            }
+            state.handler = completion
+            return false
+        }
+        if finished { completion() }
+    }
 
     public func upload(_ entries: [OutboxEntry]) async -> [Int64: DeliveryOutcome] {
         guard !entries.isEmpty else { return [:] }
-        let plan = book.value.plan(for: entries, now: Date())
+        let plan: BackgroundUploads.Plan
+        do { plan = try book.current().plan(for: entries, now: Date()) } catch {
+            // Before the first unlock: nothing is known of what iOS holds, so nothing is sent.
+            return Self.retryAll(entries, "\(error)")
+        }
         var outcomes = plan.answered
         for entry in plan.queued {
             outcomes[entry.id] = .retry(
@@ -141,7 +160,7 @@ public final class BackgroundSessionUploader: NSObject, Uploader, URLSessionData
                 self?.wake(id)
             }
         }
-        let plan = book.value.plan(for: entries, now: Date())
+        let plan = (try? book.current().plan(for: entries, now: Date())) ?? BackgroundUploads.Plan(queued: entries)
         var outcomes = plan.answered
         for entry in plan.queued {
             outcomes[entry.id] = .retry(
@@ -199,11 +218,11 @@ public final class BackgroundSessionUploader: NSObject, Uploader, URLSessionData
     }
 
     public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
-        let completion = systemCompletion.withLock { value -> (@Sendable () -> Void)? in
-            defer { value = nil }
-            return value
+        let handler = systemCompletion.withLock { state -> (@Sendable () -> Void)? in
+            defer { state = (nil, state.handler == nil) }
+            return state.handler
         }
-        DispatchQueue.main.async { completion?() }
+        DispatchQueue.main.async { handler?() }
     }
 }
 #endif

@@ -32,7 +32,7 @@ import Testing
                 taskID: 1, batchKey: "b1", itemKeys: sent.prefix(2).map(\.idempotencyKey), file: "b1-1.json",
                 at: Fixtures.t0)
         }
-        let plan = book.value.plan(for: sent, now: Fixtures.t0)
+        let plan = try book.current().plan(for: sent, now: Fixtures.t0)
         #expect(plan.queued.map(\.id) == [1, 2])
         #expect(plan.toSend.map(\.id) == [3])
         #expect(plan.answered.isEmpty)
@@ -53,11 +53,11 @@ import Testing
         #expect(file == "b7-a.json")
         // And the drain after that, in a third process, applies it without sending.
         let next = BackgroundUploadsFile(folder: folder)
-        let plan = next.value.plan(for: sent, now: Fixtures.t0)
+        let plan = try next.current().plan(for: sent, now: Fixtures.t0)
         #expect(plan.answered == [1: .delivered(status: 201), 2: .delivered(status: 201)])
         #expect(plan.toSend.isEmpty && plan.queued.isEmpty)
         try next.update { $0.applied(Set(sent.map(\.idempotencyKey))) }
-        #expect(BackgroundUploadsFile(folder: folder).value == BackgroundUploads())
+        #expect(try BackgroundUploadsFile(folder: folder).current() == BackgroundUploads())
     }
 
     @Test func anAnswerForTheWholeBatchAppliesToEachOfItsEntries() throws {
@@ -67,7 +67,7 @@ import Testing
             $0.queue(taskID: 1, batchKey: "b1", itemKeys: sent.map(\.idempotencyKey), file: "f", at: Fixtures.t0)
             _ = $0.answered(taskID: 1, status: 503, retryAfter: "30", body: Data(), at: Fixtures.t0)
         }
-        let plan = book.value.plan(for: sent, now: Fixtures.t0)
+        let plan = try book.current().plan(for: sent, now: Fixtures.t0)
         #expect(plan.answered.count == 2)
         #expect(plan.answered.values.allSatisfy { if case .retry(_, _, 30) = $0 { true } else { false } })
     }
@@ -82,8 +82,13 @@ import Testing
         }
         #expect(try book.update { $0.failed(taskID: 1) } == "one")
         // At launch iOS still has task 3 only.
-        #expect(try book.update { $0.reconcile(liveTaskIDs: [3]) } == ["two"])
-        let plan = book.value.plan(for: sent, now: Fixtures.t0)
+        #expect(try book.update { $0.reconcile(liveTaskIDs: [3], askedAt: Fixtures.t0.addingTimeInterval(1)) } == ["two"])
+        // A batch queued after the system was asked is not in its answer, and stays.
+        try book.update {
+            $0.queue(taskID: 4, batchKey: "b4", itemKeys: ["later"], file: "four", at: Fixtures.t0.addingTimeInterval(2))
+        }
+        #expect(try book.update { $0.reconcile(liveTaskIDs: [3], askedAt: Fixtures.t0.addingTimeInterval(1)) }.isEmpty)
+        let plan = try book.current().plan(for: sent, now: Fixtures.t0)
         #expect(plan.toSend.map(\.id) == [1, 2])
         #expect(plan.queued.map(\.id) == [3])
         // An answer for a task the book does not know changes nothing.
@@ -98,12 +103,31 @@ import Testing
                 != BackgroundUploads.fileName(batchKey: "batch-1", nonce: 2))
     }
 
-    @Test func anUnreadableBookIsReportedAndItsBatchesAreSentAgain() throws {
+    @Test func aBookThatCannotBeReadYetIsLeftAloneUntilItCan() throws {
+        let sent = entries(1)
+        try BackgroundUploadsFile(folder: folder).update {
+            $0.queue(taskID: 1, batchKey: "b1", itemKeys: [sent[0].idempotencyKey], file: "f", at: Fixtures.t0)
+        }
+        let book = folder.appendingPathComponent("uploads.json")
+        let kept = try Data(contentsOf: book)
+        // Before the first unlock the file cannot be read (here: a folder where the file was).
+        try FileManager.default.removeItem(at: book)
+        try FileManager.default.createDirectory(at: book, withIntermediateDirectories: false)
+        let early = BackgroundUploadsFile(folder: folder)
+        #expect(throws: BackgroundUploadsFile.Unavailable.self) { try early.current() }
+        #expect(throws: BackgroundUploadsFile.Unavailable.self) { try early.update { _ = $0.failed(taskID: 1) } }
+        // Unlocked: the same instance reads it, as it was.
+        try FileManager.default.removeItem(at: book)
+        try kept.write(to: book)
+        #expect(try early.current().plan(for: sent, now: Fixtures.t0).queued.map(\.id) == [1])
+    }
+
+    @Test func aBookThatDoesNotDecodeIsReportedAndItsBatchesAreSentAgain() throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data("not json".utf8).write(to: folder.appendingPathComponent("uploads.json"))
         let reported = Locked<[String]>([])
         let book = BackgroundUploadsFile(folder: folder) { context, _ in reported.withLock { $0.append(context) } }
-        #expect(book.value == BackgroundUploads())
+        #expect(try book.current() == BackgroundUploads())
         #expect(reported.value.count == 1)
         #expect(reported.value.first?.contains("sent again") == true)
     }

@@ -60,6 +60,14 @@ public struct BackgroundUploads: Codable, Hashable, Sendable {
         public var answered: [Int64: DeliveryOutcome] = [:]
         public var queued: [OutboxEntry] = []
         public var toSend: [OutboxEntry] = []
+
+        public init(
+            answered: [Int64: DeliveryOutcome] = [:], queued: [OutboxEntry] = [], toSend: [OutboxEntry] = []
+        ) {
+            self.answered = answered
+            self.queued = queued
+            self.toSend = toSend
+        }
     }
 
     /// A unique staged file name for a batch (a resend of the same batch gets another one, so one
@@ -98,47 +106,53 @@ public struct BackgroundUploads: Codable, Hashable, Sendable {
         }
     }
 
-    /// The tasks the system still has (`getAllTasks` at launch): any other queued batch is gone
-    /// and its entries are sent again. Returns the staged files to remove.
-    public mutating func reconcile(liveTaskIDs: Set<Int>) -> [String] {
-        let gone = queued.keys.filter { !liveTaskIDs.contains($0) }.sorted()
+    /// The tasks the system still had when asked at `askedAt` (`getAllTasks` at launch): any other
+    /// batch queued before then is gone, and its entries are sent again (a batch queued since is
+    /// not in the answer, and stays). Returns the staged files to remove.
+    public mutating func reconcile(liveTaskIDs: Set<Int>, askedAt: Date) -> [String] {
+        let gone = queued.filter { !liveTaskIDs.contains($0.key) && $0.value.queuedAt < askedAt }.keys.sorted()
         return gone.compactMap { queued.removeValue(forKey: $0)?.file }
     }
 }
 
-/// `BackgroundUploads` kept in a JSON file, written atomically after each change.
+/// `BackgroundUploads` kept in a JSON file, written atomically after each change. It is read on
+/// first use: before the phone's first unlock after a reboot the file is protected, and the book
+/// stays unloaded (every access throws `Unavailable`) until it can be read, so nothing is written
+/// over it.
 public final class BackgroundUploadsFile: Sendable {
     public let folder: URL
-    private let book: Locked<BackgroundUploads>
+    private let book = Locked<BackgroundUploads?>(nil)
+    private let reportError: @Sendable (String, any Error) -> Void
 
-    /// Opens the book in `folder` (created if missing); an unreadable book is reported and
-    /// replaced by an empty one, so its batches are sent again (the server answers a resend from
-    /// its record: nothing is counted twice).
-    public init(folder: URL, reportError: @Sendable (String, any Error) -> Void = { _, _ in }) {
+    /// The book cannot be read now (protected before the first unlock, or another error).
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "the background uploads' book \(path) cannot be read now: \(reason)" }
+    }
+
+    /// A book that reads but does not decode is reported and replaced by an empty one: its
+    /// batches are sent again, and the server answers a resend from its record.
+    public init(folder: URL, reportError: @escaping @Sendable (String, any Error) -> Void = { _, _ in }) {
         self.folder = folder
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var loaded = BackgroundUploads()
-        let url = folder.appendingPathComponent(Self.bookName)
-        if FileManager.default.fileExists(atPath: url.path) {
-            do { loaded = try JSONDecoder().decode(BackgroundUploads.self, from: Data(contentsOf: url)) } catch {
-                reportError(
-                    "the background uploads' book \(url.path) could not be read; its batches are sent again", error)
-            }
-        }
-        book = Locked(loaded)
+        self.reportError = reportError
     }
 
     static let bookName = "uploads.json"
 
-    public var value: BackgroundUploads { book.value }
+    /// The book as it is now.
+    public func current() throws -> BackgroundUploads {
+        try book.withLock { try loaded(&$0) }
+    }
 
     /// Changes the book and writes it; returns what `change` returned.
     @discardableResult
     public func update<Result>(_ change: (inout BackgroundUploads) -> Result) throws -> Result {
         try book.withLock { value in
             // Kept in memory only once it is on disk: a failed write leaves both as they were.
-            var changed = value
+            var changed = try loaded(&value)
             let result = change(&changed)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try CanonicalJSON.encoder.encode(changed).write(
                 to: folder.appendingPathComponent(Self.bookName), options: .atomic)
             value = changed
@@ -148,4 +162,23 @@ public final class BackgroundUploadsFile: Sendable {
 
     /// Where a staged body lives.
     public func url(ofFile name: String) -> URL { folder.appendingPathComponent(name) }
+
+    private func loaded(_ value: inout BackgroundUploads?) throws -> BackgroundUploads {
+        if let value { return value }
+        let url = folder.appendingPathComponent(Self.bookName)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            value = BackgroundUploads()
+            return BackgroundUploads()
+        }
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw Unavailable(path: url.path, reason: "\(error)")
+        }
+        var book = BackgroundUploads()
+        do { book = try JSONDecoder().decode(BackgroundUploads.self, from: data) } catch {
+            reportError("the background uploads' book \(url.path) could not be decoded; its batches are sent again", error)
+        }
+        value = book
+        return book
+    }
 }
