@@ -25,7 +25,9 @@ public final class AppleDevice {
     /// identifier may be open once, and iOS delivers a finished upload's events to it).
     private let uploader: BackgroundSessionUploader
 
-    public init() {
+    /// `reason`: why iOS started the process; it is the inbox's first input, before any callback
+    /// can be posted.
+    public init(launch reason: LaunchReason) {
         let location = LocationService()
         let notifications = NotificationAdapter()
         let telemetry = telemetry
@@ -60,6 +62,8 @@ public final class AppleDevice {
         platform.configurationApplied = { [location] configuration in location.apply(configuration) }
         device = AttendanceDevice(directory: support, platform: platform)
         box.value = device
+        // First in the inbox: every callback iOS delivers after this waits for the launch.
+        device.post(.launch(reason))
         self.location = location
         self.notifications = notifications
         let device = device

@@ -10,12 +10,11 @@ final class AppDelegate: NSObject, UIApplicationDelegate {
     @MainActor static var shared: AppleDevice?
 
     func application(_ application: UIApplication, didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
-        let apple = AppleDevice()
-        Self.shared = apple
         let reason: LaunchReason = options?[.location] != nil ? .regionEvent
             : application.applicationState == .background ? .backgroundRefresh : .userOpened
-        // First in the inbox: every callback iOS delivers after this waits for the launch.
-        apple.device.post(.launch(reason))
+        // The launch is the inbox's first input (AppleDevice posts it before wiring any callback).
+        let apple = AppleDevice(launch: reason)
+        Self.shared = apple
         BackgroundRefresh.schedule { context, error in apple.telemetry.error(context, error) }
         return true
     }
