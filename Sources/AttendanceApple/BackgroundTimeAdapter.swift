@@ -17,8 +17,23 @@ public final class BackgroundTimeAdapter: BackgroundTime, Sendable {
     static let expiryGraceSeconds: Double = 1
 
     /// `expiring` sends `.backgroundTimeExpiring` to the engine and calls `done` once it was handled.
+    /// Create on the main thread.
     public init(expiring: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void) {
         self.expiring = expiring
+        // A task begun in the foreground has no limit until the app leaves it: the time left is
+        // read again then, so the drainer does not start what it cannot finish.
+        NotificationCenter.default.addObserver(
+            forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main
+        ) { [weak self] _ in
+            MainActor.assumeIsolated { self?.readTimeLeft() }
+        }
+    }
+
+    private func readTimeLeft() {
+        guard task != .invalid else { return }
+        let remaining = UIApplication.shared.backgroundTimeRemaining
+        // In the foreground iOS reports the greatest finite value: not limited.
+        deadline.withLock { $0 = remaining < 3_600 ? Date().addingTimeInterval(remaining) : nil }
     }
 
     public nonisolated func begin() {
@@ -35,9 +50,7 @@ public final class BackgroundTimeAdapter: BackgroundTime, Sendable {
                 _ = handled.wait(timeout: .now() + Self.expiryGraceSeconds)
                 self.finish(expired)
             }
-            let remaining = UIApplication.shared.backgroundTimeRemaining
-            // In the foreground iOS reports the greatest finite value: not limited.
-            self.deadline.withLock { $0 = remaining < 3_600 ? Date().addingTimeInterval(remaining) : nil }
+            self.readTimeLeft()
         }
     }
 
