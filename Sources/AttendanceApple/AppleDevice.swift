@@ -83,7 +83,7 @@ public final class AppleDevice {
         default: break
         }
         report(.backgroundRefresh(available: UIApplication.shared.backgroundRefreshStatus == .available))
-        NotificationCenter.default.addObserver(
+        _ = NotificationCenter.default.addObserver(
             forName: UIApplication.backgroundRefreshStatusDidChangeNotification, object: nil, queue: .main
         ) { _ in
             MainActor.assumeIsolated {

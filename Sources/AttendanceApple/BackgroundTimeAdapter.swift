@@ -22,7 +22,7 @@ public final class BackgroundTimeAdapter: BackgroundTime, Sendable {
         self.expiring = expiring
         // A task begun in the foreground has no limit until the app leaves it: the time left is
         // read again then, so the drainer does not start what it cannot finish.
-        NotificationCenter.default.addObserver(
+        _ = NotificationCenter.default.addObserver(
             forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main
         ) { [weak self] _ in
             MainActor.assumeIsolated { self?.readTimeLeft() }
