@@ -1,4 +1,4 @@
-#if canImport(Darwin)
+#if canImport(Darwin) && os(iOS)
 import AttendanceModels
 import AttendanceSync
 import Foundation

@@ -1,4 +1,4 @@
-#if canImport(CoreBluetooth) && canImport(CryptoKit) && canImport(Darwin)
+#if canImport(CoreBluetooth) && canImport(CryptoKit) && os(iOS)
 import AttendanceAppCore
 import AttendanceModels
 import AttendanceSync

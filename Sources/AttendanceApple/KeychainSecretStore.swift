@@ -1,4 +1,4 @@
-#if canImport(Security) && canImport(Darwin)
+#if canImport(Security) && os(iOS)
 import AttendanceAppCore
 import Foundation
 import Security

@@ -1,4 +1,4 @@
-#if canImport(CoreLocation) && canImport(Darwin)
+#if canImport(CoreLocation) && os(iOS)
 import AttendanceAppCore
 import AttendanceEngine
 import AttendanceModels

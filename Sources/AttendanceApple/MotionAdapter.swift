@@ -1,4 +1,4 @@
-#if canImport(CoreMotion) && canImport(Darwin)
+#if canImport(CoreMotion) && os(iOS)
 import AttendanceEngine
 import AttendanceSync
 import CoreMotion

@@ -1,4 +1,4 @@
-#if canImport(UserNotifications) && canImport(Darwin)
+#if canImport(UserNotifications) && os(iOS)
 import AttendanceAppCore
 import AttendanceEngine
 import AttendanceSync

@@ -1,4 +1,4 @@
-#if canImport(OSLog) && canImport(Darwin)
+#if canImport(OSLog) && os(iOS)
 import AttendanceEngine
 import AttendanceSync
 import OSLog

@@ -1,4 +1,4 @@
-#if canImport(Network) && canImport(Darwin)
+#if canImport(Network) && os(iOS)
 import Foundation
 import Network
 
