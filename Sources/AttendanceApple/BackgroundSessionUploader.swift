@@ -87,12 +87,8 @@ public final class BackgroundSessionUploader: NSObject, Uploader, URLSessionData
             // Before the first unlock: nothing is known of what iOS holds, so nothing is sent.
             return Self.retryAll(entries, "\(error)")
         }
-        var outcomes = plan.answered
-        for entry in plan.queued {
-            outcomes[entry.id] = .retry(
-                reason: "queued with iOS's background upload; its answer is applied when it comes", transport: true,
-                retryAfterSeconds: nil)
-        }
+        var outcomes = Self.outcomes(
+            of: plan, queued: "queued with iOS's background upload; its answer is applied when it comes")
         var answered = Set(plan.answered.keys)
         if !plan.toSend.isEmpty {
             let sent = await send(plan.toSend)
@@ -101,7 +97,23 @@ public final class BackgroundSessionUploader: NSObject, Uploader, URLSessionData
         }
         // The drain records these outcomes in the outbox now: their answers are done with.
         let applied = Set(entries.filter { answered.contains($0.id) }.map(\.idempotencyKey))
-        do { try book.update { $0.applied(applied) } } catch { reportError("recording applied answers", error) }
+        if !applied.isEmpty {
+            do { try book.update { $0.applied(applied) } } catch { reportError("recording applied answers", error) }
+        }
+        return outcomes
+    }
+
+    /// A plan's outcomes: the answers it found, and a retry for the entries still with the system
+    /// (`queued`, why) and for those it would send (their task failed without an answer).
+    private static func outcomes(of plan: BackgroundUploads.Plan, queued: String) -> [Int64: DeliveryOutcome] {
+        var outcomes = plan.answered
+        for entry in plan.queued {
+            outcomes[entry.id] = .retry(reason: queued, transport: true, retryAfterSeconds: nil)
+        }
+        for entry in plan.toSend {
+            outcomes[entry.id] = .retry(
+                reason: "the upload failed without an answer", transport: true, retryAfterSeconds: nil)
+        }
         return outcomes
     }
 
@@ -161,17 +173,11 @@ public final class BackgroundSessionUploader: NSObject, Uploader, URLSessionData
             }
         }
         let plan = (try? book.current().plan(for: entries, now: Date())) ?? BackgroundUploads.Plan(queued: entries)
-        var outcomes = plan.answered
-        for entry in plan.queued {
-            outcomes[entry.id] = .retry(
-                reason: "no answer within \(Int(Self.answerWaitSeconds)) s; the system finishes the upload in the "
-                    + "background and its answer is applied when it comes", transport: true, retryAfterSeconds: nil)
-        }
-        // The task failed without an answer (the book forgot it): sent again at the next drain.
-        for entry in plan.toSend {
-            outcomes[entry.id] = .retry(
-                reason: "the upload failed without an answer", transport: true, retryAfterSeconds: nil)
-        }
+        // Entries to send now are those whose task failed without an answer (the book forgot it).
+        let outcomes = Self.outcomes(
+            of: plan,
+            queued: "no answer within \(Int(Self.answerWaitSeconds)) s; the system finishes the upload in the "
+                + "background and its answer is applied when it comes")
         return (outcomes, Set(plan.answered.keys))
     }
 

@@ -45,7 +45,8 @@ struct ContractAnswers: IngestAnswers {
             sessionKey: session.sessionKey.rawValue, userId: session.userId.rawValue, siteId: session.siteId.rawValue,
             checkInAt: session.checkInAt, checkOutAt: session.checkOutAt, checkOutReason: session.checkOutReason,
             lastSeenAt: session.lastSeenAt,
-            status: session.voidedAt != nil ? .voided : session.checkOutAt == nil ? .open : .closed,
+            // `SessionRecord.status` is one of the contract's three (open, closed, voided).
+            status: .init(rawValue: session.status) ?? .open,
             source: session.source == .manual ? .manual : .automatic,
             // Present only when set, so that an uncorrected session's answer is the bytes it always was.
             corrected: session.corrected ? true : nil, voidedAt: session.voidedAt, voidReason: session.voidReason,

@@ -53,23 +53,33 @@ struct ProblemMiddleware: ServerMiddleware {
 
     /// The field, the value when known, and what was expected, from the generated decoder's error.
     static func describeInputError(_ error: ServerError) -> String {
-        switch error.underlyingError {
+        let input = { RequestRecord.current?.input ?? (nil, nil) }
+        if let detail = describeBodyError(error.underlyingError, input: input) { return detail }
+        // Headers, path and query: the runtime's own sentence names the parameter.
+        let cause = error.causeDescription
+        if let range = cause.range(of: #"header field named '[^']+' is missing"#, options: .regularExpression) {
+            let name = cause[range].split(separator: "'")[1]
+            let expected = name == "Idempotency-Key" ? "a header of 1 to 255 characters, unique per event (derived from its content on the device)"
+                : "the header (see /openapi.yaml)"
+            return Problem.field(String(name), nil, expected: expected).detail
+        }
+        return cause == "Unknown" ? "\(error.underlyingError)" : cause
+    }
+
+    /// A body or query value the generated decoder refused: the field and what was wrong (nil for
+    /// another error). `input` is read only to find where a refused value sits.
+    static func describeBodyError(
+        _ error: any Error, input: () -> (body: Data?, query: String?)
+    ) -> String? {
+        switch error {
         case let decoding as DecodingError:
             return describe(decoding)
         case let value as WireValueError:
-            let input = RequestRecord.current?.input
-            guard let field = FieldLocator.field(holding: value.value, body: input?.body, query: input?.query) else { return value.message }
+            let (body, query) = input()
+            guard let field = FieldLocator.field(holding: value.value, body: body, query: query) else { return value.message }
             return "'\(field)': \(value.message)"
         default:
-            // Headers, path and query: the runtime's own sentence names the parameter.
-            let cause = error.causeDescription
-            if let range = cause.range(of: #"header field named '[^']+' is missing"#, options: .regularExpression) {
-                let name = cause[range].split(separator: "'")[1]
-                let expected = name == "Idempotency-Key" ? "a header of 1 to 255 characters, unique per event (derived from its content on the device)"
-                    : "the header (see /openapi.yaml)"
-                return Problem.field(String(name), nil, expected: expected).detail
-            }
-            return cause == "Unknown" ? "\(error.underlyingError)" : cause
+            return nil
         }
     }
 

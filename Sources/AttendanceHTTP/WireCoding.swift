@@ -52,8 +52,8 @@ enum FieldLocator {
 }
 
 enum Wire {
-    /// The generated code's configuration: compact, sorted keys, RFC 3339 dates; `encoder` below
-    /// writes the same bytes for the answers the server stores.
+    /// The generated code's configuration: compact, sorted keys, RFC 3339 dates;
+    /// `CanonicalJSON.wireEncoder` writes the same bytes for the answers the server stores.
     static let configuration = Configuration(dateTranscoder: RFC3339Transcoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
 
     private static let decoder: JSONDecoder = {
@@ -65,19 +65,9 @@ enum Wire {
         return decoder
     }()
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(RFC3339.format(date))
-        }
-        return encoder
-    }()
-
     /// A generated value's JSON as the generated code writes it: the bytes of a stored answer,
     /// and the canonical form a request's identity is the digest of.
-    static func encode<T: Encodable>(_ value: T) throws -> Data { try encoder.encode(value) }
+    static func encode<T: Encodable>(_ value: T) throws -> Data { try CanonicalJSON.wireEncoder.encode(value) }
 
     /// A stored answer's or a domain value's JSON as the contract's generated type.
     static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T { try decoder.decode(type, from: data) }

@@ -86,12 +86,7 @@ import Testing
     /// device's own Diagnostics export (a second connection to its database would compete with
     /// its writer).
     func traced(_ device: AttendanceDevice) async throws -> [String] {
-        let files = try await device.diagnosticsFiles()
-        let trace = try #require(files.first { $0.name.hasSuffix(".csv") })
-        return trace.contents.split(separator: "\n").compactMap { line in
-            let columns = line.split(separator: ",")
-            return columns.count == 3 && columns[1] == "event" ? String(columns[2]) : nil
-        }
+        try await tracedWithTimes(device).map(\.event)
     }
 
     @Test func aRegionEventThatArrivesDuringTheLaunchIsHandledAfterIt() async throws {

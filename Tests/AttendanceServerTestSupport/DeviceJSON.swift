@@ -57,14 +57,7 @@ extension IngestService {
 
     /// The 400 `ProblemMiddleware` sends for a body the generated decoder refused.
     private static func refusal(_ error: any Error, body: Data) -> StoredReply {
-        let detail: String =
-            switch error {
-            case let decoding as DecodingError: ProblemMiddleware.describe(decoding)
-            case let value as WireValueError:
-                FieldLocator.field(holding: value.value, body: body, query: nil).map { "'\($0)': \(value.message)" }
-                    ?? value.message
-            default: "\(error)"
-            }
+        let detail = ProblemMiddleware.describeBodyError(error, input: { (body, nil) }) ?? "\(error)"
         return ContractAnswers.reply(Problem(400, "Invalid request", detail))
     }
 }

@@ -240,10 +240,7 @@ public actor AttendanceDevice {
             }
         }
         guard let enrollment else { return false }
-        let runtime = try runtime ?? makeRuntime(enrollment)
-        self.runtime = runtime
-        platform.configurationApplied(await runtime.engine.configuration)
-        try await runtime.launch(reason, at: at)
+        try await begin(try runtime ?? makeRuntime(enrollment), reason, at: at)
         return true
     }
 
@@ -277,10 +274,7 @@ public actor AttendanceDevice {
                                       deviceID: enrolled.deviceID.rawValue, configuration: enrolled.configuration)
         try save(record)
         enrollment = record
-        let runtime = try makeRuntime(record)
-        self.runtime = runtime
-        platform.configurationApplied(await runtime.engine.configuration)
-        try await runtime.launch(.userOpened)
+        try await begin(try makeRuntime(record), .userOpened, at: nil)
         defer { resumeWaitingForLaunch() }
         try await perform(lifecycle.enrolled())
     }
@@ -388,6 +382,13 @@ public actor AttendanceDevice {
         // Complete-until-first-unlock on iOS (set by the app on the directory): readable when iOS
         // relaunches the locked phone for a region event.
         try encoder.encode(record).write(to: enrollmentURL, options: .atomic)
+    }
+
+    /// Makes `runtime` this process's, tells the platform its configuration, and launches it.
+    private func begin(_ runtime: AttendanceRuntime, _ reason: LaunchReason, at: Date?) async throws {
+        self.runtime = runtime
+        platform.configurationApplied(await runtime.engine.configuration)
+        try await runtime.launch(reason, at: at)
     }
 
     private func makeRuntime(_ record: EnrollmentRecord) throws -> AttendanceRuntime {

@@ -21,26 +21,15 @@ enum ContractCoding {
         return decoder
     }()
 
-    /// The same options as `configuration`: the bytes the generated client would send.
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(RFC3339.format(date))
-        }
-        return encoder
-    }()
-
     /// A contract type from an answer's bytes.
     static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         try decoder.decode(type, from: data)
     }
 
-    /// A contract type's bytes, for a transport other than the generated client (iOS's background
-    /// upload, which sends a file).
+    /// A contract type's bytes as the generated client would send them, for a transport other than
+    /// that client (iOS's background upload, which sends a file).
     static func encode<Value: Encodable>(_ value: Value) throws -> Data {
-        try encoder.encode(value)
+        try CanonicalJSON.wireEncoder.encode(value)
     }
 }
 

@@ -138,6 +138,10 @@ public actor AttendanceRuntime {
             now = last
         }
         lastHandledAt = now
+        // What the actions bring back within this turn (a motion answer, a drain's report) is
+        // handled at this event's time when it had a reported one, so the engine's times stay in
+        // order and the events that waited behind this turn keep theirs.
+        let consequencesAt = at == nil ? nil : now
         let keyBefore = engine.checkpointKey
         let actions = engine.handle(event, now: now)
         unwrittenTrace += traceLines(for: event, at: now)
@@ -149,7 +153,7 @@ public actor AttendanceRuntime {
             // Soft state only: the snapshot is written with the next checkpoint (a kill loses the
             // soft state since); audit lines are written now, with the trace rows so far.
             snapshotStale = true
-            guard !telemetry.isEmpty else { return try await perform(actions, at: at == nil ? nil : now) }
+            guard !telemetry.isEmpty else { return try await perform(actions, at: consequencesAt) }
         }
         // About to be suspended with the stored snapshot already this state: only the trace row.
         let suspendedUnchanged = event == .backgroundTimeExpiring && actions.isEmpty && keyUnchanged && !snapshotStale
@@ -163,10 +167,7 @@ public actor AttendanceRuntime {
             checkpointedAt = now
             snapshotStale = false
         }
-        // What the actions bring back within this turn (a motion answer, a drain's report) is
-        // handled at this event's time when it had a reported one, so the engine's times stay in
-        // order and the events that waited behind this turn keep theirs.
-        try await perform(actions, at: at == nil ? nil : now)
+        try await perform(actions, at: consequencesAt)
     }
 
     /// The network became reachable: failures that were the network's are due now.
