@@ -19,8 +19,11 @@ public final class AppleDevice {
     public nonisolated let reachability = ReachabilityMonitor()
     public nonisolated let challenge: BeaconChallengeClient
     public nonisolated let telemetry = OSLogTelemetry()
-    /// iOS's separate permission reports, made one snapshot for the engine (`PermissionMonitor`).
-    private let permissions = Locked(PermissionMonitor())
+    /// iOS's separate permission reports, made one snapshot (`PermissionMonitor`): its engine part
+    /// goes to the engine, the whole to the screens.
+    private nonisolated let permissions = Locked(PermissionMonitor())
+    private nonisolated let permissionListener = Locked<(@Sendable (PermissionSnapshot) -> Void)?>(nil)
+    private nonisolated let report: @Sendable (PermissionMonitor.Report) -> Void
     /// The runtime's uploader: one per process, created at launch (a background session's
     /// identifier may be open once, and iOS delivers a finished upload's events to it).
     private let uploader: BackgroundSessionUploader
@@ -68,11 +71,13 @@ public final class AppleDevice {
         self.notifications = notifications
         let device = device
         let permissions = permissions
+        let listener = permissionListener
         let report: @Sendable (PermissionMonitor.Report) -> Void = { part in
-            if let snapshot = permissions.withLock({ $0.handle(part) }) {
-                device.post(.engine(.permissionsChanged(snapshot)))
-            }
+            let changes = permissions.withLock { $0.handle(part) }
+            if let engine = changes.engine { device.post(.engine(.permissionsChanged(engine))) }
+            if let screens = changes.screens { listener.value?(screens) }
         }
+        self.report = report
         challenge = BeaconChallengeClient(onState: { state in report(.bluetooth(state)) })
         // Reading the authorization shows no prompt. Allowed before: the manager starts now (no
         // prompt either) and reports the power state; not asked yet: onboarding's Bluetooth step
@@ -89,6 +94,15 @@ public final class AppleDevice {
             MainActor.assumeIsolated {
                 report(.backgroundRefresh(available: UIApplication.shared.backgroundRefreshStatus == .available))
             }
+        }
+        if UserDefaults.standard.bool(forKey: Self.alwaysPromptShownKey) { report(.alwaysPromptShown) }
+        // Motion and notifications have no change callback: read at launch and on every return
+        // to the foreground (the employee may have changed them in Settings).
+        refreshPermissions()
+        _ = NotificationCenter.default.addObserver(
+            forName: UIApplication.willEnterForegroundNotification, object: nil, queue: .main
+        ) { [weak self] _ in
+            MainActor.assumeIsolated { self?.refreshPermissions() }
         }
         // Every callback goes into the device's inbox, in the order iOS delivered it; the inbox
         // waits for the launch and hands them to the engine one at a time.
@@ -107,6 +121,34 @@ public final class AppleDevice {
         reachability.start { device.post(.networkReachable) }
         Task { await device.run() }
         BackgroundRefresh.register(device: device) { context, error in telemetry.error(context, error) }
+    }
+
+    // MARK: - Permissions
+
+    private static let alwaysPromptShownKey = "alwaysPromptShown"
+
+    /// Everything iOS allows now, for the Permissions screen.
+    public nonisolated var permissionSnapshot: PermissionSnapshot { permissions.value.snapshot }
+
+    /// Who is told the whole snapshot on every change of any part (one listener: the app's model).
+    public nonisolated func onPermissionChange(_ handler: @escaping @Sendable (PermissionSnapshot) -> Void) {
+        permissionListener.value = handler
+    }
+
+    /// Reads again what iOS reports without a callback: motion, and notifications (asynchronously).
+    public func refreshPermissions() {
+        let report = report
+        let notifications = notifications
+        report(.motion(MotionAdapter.authorization))
+        Task { report(.notifications(await notifications.authorization())) }
+    }
+
+    /// iOS's "Change to Always Allow" prompt, which it shows once per install; remembered so that
+    /// onboarding offers Settings from then on.
+    public func requestAlways() {
+        UserDefaults.standard.set(true, forKey: Self.alwaysPromptShownKey)
+        report(.alwaysPromptShown)
+        location.requestAlways()
     }
 
     /// From `application(_:handleEventsForBackgroundURLSession:completionHandler:)`: once the

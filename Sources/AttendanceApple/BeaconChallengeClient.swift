@@ -26,9 +26,6 @@ public final class BeaconChallengeClient: NSObject, CBCentralManagerDelegate, CB
     private var central: CBCentralManager?
     /// Told each Bluetooth state the manager reports (the engine's `Permissions`).
     private let onState: @Sendable (Permissions.Bluetooth) -> Void
-    private let reported = Locked<Permissions.Bluetooth?>(nil)
-    /// The last state the manager reported (nil before it exists): for the Permissions screen.
-    public var lastState: Permissions.Bluetooth? { reported.value }
     private var challenge: BeaconChallenge?
     private var key: SymmetricKey?
     private var peripheral: CBPeripheral?
@@ -94,9 +91,7 @@ public final class BeaconChallengeClient: NSObject, CBCentralManagerDelegate, CB
     private func scan() { central?.scanForPeripherals(withServices: [Self.serviceUUID]) }
 
     public func centralManagerDidUpdateState(_ central: CBCentralManager) {
-        let state = Self.bluetooth(central.state)
-        reported.value = state
-        onState(state)
+        onState(Self.bluetooth(central.state))
         switch central.state {
         case .poweredOn: if challenge != nil { scan() }
         case .poweredOff: finish?(.unavailable("Bluetooth is off"))

@@ -1,4 +1,5 @@
 #if canImport(CoreMotion) && os(iOS)
+import AttendanceAppCore
 import AttendanceEngine
 import AttendanceSync
 import CoreMotion
@@ -17,6 +18,17 @@ public final class MotionAdapter: MotionProvider, @unchecked Sendable {
     public init() {}
 
     public static var isAvailable: Bool { CMMotionActivityManager.isActivityAvailable() || CMPedometer.isStepCountingAvailable() }
+
+    /// Motion & Fitness access, for the permission snapshot (reading it shows no prompt).
+    public static var authorization: PermissionSnapshot.Authorization {
+        guard isAvailable else { return .unavailable }
+        switch CMMotionActivityManager.authorizationStatus() {
+        case .authorized: return .authorized
+        case .denied, .restricted: return .denied
+        case .notDetermined: return .notDetermined
+        @unknown default: return .notDetermined
+        }
+    }
 
     public func snapshot(lookbackMinutes: Double) async -> MotionSnapshot? {
         guard Self.isAvailable, CMMotionActivityManager.authorizationStatus() != .denied else { return nil }

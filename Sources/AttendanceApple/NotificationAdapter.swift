@@ -69,6 +69,18 @@ public final class NotificationAdapter: NSObject, Notifier, UNUserNotificationCe
         (try? await center.requestAuthorization(options: [.alert, .sound])) ?? false
     }
 
+    /// Whether the app's notifications are shown, for the permission snapshot. Provisional
+    /// delivery is quiet (Notification Center only, no banner), so it counts as not yet decided:
+    /// onboarding's request then asks for banners.
+    public func authorization() async -> PermissionSnapshot.Authorization {
+        switch await center.notificationSettings().authorizationStatus {
+        case .authorized, .ephemeral: return .authorized
+        case .denied: return .denied
+        case .notDetermined, .provisional: return .notDetermined
+        @unknown default: return .notDetermined
+        }
+    }
+
     public func show(_ notification: LocalNotification) {
         let content = UNMutableNotificationContent()
         content.title = notification.title

@@ -116,11 +116,21 @@ extension UNUserNotificationCenterDelegate {
 }
 #endif
 
+public enum UNAuthorizationStatus: Int, Sendable {
+    case notDetermined = 0, denied, authorized, provisional, ephemeral
+}
+// iOS 18 SDK: UNNotificationSettings is not Sendable.
+open class UNNotificationSettings: NSObject {
+    open var authorizationStatus: UNAuthorizationStatus { .notDetermined }
+}
+
 open class UNUserNotificationCenter: NSObject {
     open class func current() -> UNUserNotificationCenter { fatalError() }
     weak open var delegate: (any UNUserNotificationCenterDelegate)?
     open func requestAuthorization(options: UNAuthorizationOptions = [], completionHandler: @escaping @Sendable (Bool, (any Error)?) -> Void) {}
     open func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool { false }
+    open func getNotificationSettings(completionHandler: @escaping @Sendable (UNNotificationSettings) -> Void) {}
+    open func notificationSettings() async -> UNNotificationSettings { UNNotificationSettings() }
     open func setNotificationCategories(_ categories: Set<UNNotificationCategory>) {}
     open func add(_ request: UNNotificationRequest, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {}
     open func add(_ request: UNNotificationRequest) async throws {}

@@ -4,11 +4,8 @@ import AttendanceApple
 import AttendanceEngine
 import AttendanceModels
 import AttendanceSync
-import CoreBluetooth
-import CoreMotion
 import SwiftUI
 import UIKit
-import UserNotifications
 
 /// The SwiftUI side of the view models: republishes the device's status every few seconds and on
 /// demand. Every string on screen comes from AttendanceAppCore's models, tested on Linux.
@@ -31,9 +28,8 @@ final class AppModel: ObservableObject {
     func attach(_ apple: AppleDevice?) {
         guard let apple, self.apple == nil else { return }
         self.apple = apple
-        apple.location.addListener { [weak self] callback in
-            if case .authorization = callback { Task { @MainActor in await self?.reload() } }
-        }
+        apple.onPermissionChange { [weak self] snapshot in Task { @MainActor in self?.permissions = snapshot } }
+        permissions = apple.permissionSnapshot
         apple.notifications.onRoute { [weak self] route in Task { @MainActor in self?.route = route } }
         refresh = Task { [weak self] in
             while !Task.isCancelled {
@@ -45,24 +41,10 @@ final class AppModel: ObservableObject {
 
     func reload() async {
         guard let apple else { return }
-        do { status = try await apple.device.status(regionStates: apple.location.regionStates) } catch { message = "\(error)" }
-        let notifications = await UNUserNotificationCenter.current().notificationSettings()
-        permissions = PermissionSnapshot(
-            engine: Permissions(location: apple.location.location, preciseLocation: apple.location.preciseLocation,
-                                bluetooth: bluetooth(apple), backgroundRefreshAvailable: UIApplication.shared.backgroundRefreshStatus == .available),
-            alwaysPromptAlreadyShown: UserDefaults.standard.bool(forKey: "alwaysPromptShown"),
-            notifications: notifications.authorizationStatus == .authorized ? .authorized : notifications.authorizationStatus == .denied ? .denied : .notDetermined,
-            motion: !CMMotionActivityManager.isActivityAvailable() ? .unavailable
-                : CMMotionActivityManager.authorizationStatus() == .authorized ? .authorized
-                : CMMotionActivityManager.authorizationStatus() == .denied ? .denied : .notDetermined)
-    }
-
-    private func bluetooth(_ apple: AppleDevice) -> Permissions.Bluetooth {
-        // The power state is known once the challenge client's manager has reported it.
-        if let state = apple.challenge.lastState { return state }
-        switch CBManager.authorization {
-        case .denied, .restricted: return .unauthorized
-        default: return .unknown
+        do {
+            status = try await apple.device.status(regionStates: apple.location.regionStates)
+        } catch {
+            message = "\(error)"
         }
     }
 
@@ -127,14 +109,22 @@ final class AppModel: ObservableObject {
     }
 
     func perform(_ action: PermissionGuide.Action) {
+        guard let apple else { return }
         switch action {
-        case .requestWhenInUse: apple?.location.requestWhenInUse()
-        case .requestAlways:
-            UserDefaults.standard.set(true, forKey: "alwaysPromptShown")
-            apple?.location.requestAlways()
-        case .requestNotifications: Task { _ = await apple?.notifications.requestAuthorization(); await reload() }
-        case .requestMotion: Task { _ = await MotionAdapter().snapshot(lookbackMinutes: 1); await reload() }
-        case .requestBluetooth: apple?.challenge.start()
+        case .requestWhenInUse: apple.location.requestWhenInUse()
+        case .requestAlways: apple.requestAlways()
+        case .requestNotifications:
+            Task {
+                _ = await apple.notifications.requestAuthorization()
+                apple.refreshPermissions()
+            }
+        case .requestMotion:
+            // CoreMotion asks on the first query.
+            Task {
+                _ = await MotionAdapter().snapshot(lookbackMinutes: 1)
+                apple.refreshPermissions()
+            }
+        case .requestBluetooth: apple.challenge.start()
         case .openSettings:
             if let url = URL(string: UIApplication.openSettingsURLString) { UIApplication.shared.open(url) }
         case .none: break
