@@ -32,3 +32,70 @@ public struct UIBackgroundTaskIdentifier: RawRepresentable, Hashable, Sendable {
     open class var current: UIDevice { fatalError() }
     open var name: String { "" }
 }
+
+// MARK: - What the app's delegate and screens use (Apps/iOS)
+
+extension UIApplication {
+    public enum State: Int, Sendable {
+        case active = 0, inactive, background
+    }
+
+    public struct LaunchOptionsKey: Hashable, RawRepresentable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let location = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsLocationKey")
+        public static let url = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsURLKey")
+        public static let remoteNotification = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsRemoteNotificationKey")
+    }
+
+    public struct OpenExternalURLOptionsKey: Hashable, RawRepresentable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+    }
+
+    public var applicationState: UIApplication.State { .active }
+    nonisolated public static let openSettingsURLString = "app-settings:"
+    public func open(_ url: URL, options: [UIApplication.OpenExternalURLOptionsKey: Any] = [:],
+                     completionHandler completion: (@MainActor @Sendable (Bool) -> Void)? = nil) {}
+}
+
+// The SDK's methods are `optional` (Objective-C); here the default build gives each a default, and
+// a STRICT build requires exactly the ones the app implements, so a signature of ours that matches
+// none of theirs fails.
+@MainActor
+public protocol UIApplicationDelegate: NSObjectProtocol {
+    func application(_ application: UIApplication,
+                     didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool
+    func application(_ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,
+                     completionHandler: @escaping () -> Void)
+#if !STRICT
+    func applicationDidBecomeActive(_ application: UIApplication)
+    func applicationDidEnterBackground(_ application: UIApplication)
+#endif
+}
+#if !STRICT
+extension UIApplicationDelegate {
+    public func application(_ application: UIApplication,
+                            didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
+        true
+    }
+    public func application(_ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,
+                            completionHandler: @escaping () -> Void) {}
+    public func applicationDidBecomeActive(_ application: UIApplication) {}
+    public func applicationDidEnterBackground(_ application: UIApplication) {}
+}
+#endif
+
+public enum UIKeyboardType: Int, Sendable {
+    case `default` = 0, asciiCapable, numbersAndPunctuation, URL, numberPad, phonePad, namePhonePad
+    case emailAddress, decimalPad, twitter, webSearch, asciiCapableNumberPad
+}
+
+public struct UITextContentType: Hashable, RawRepresentable, Sendable {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public static let URL = UITextContentType(rawValue: "url")
+    public static let username = UITextContentType(rawValue: "username")
+    public static let password = UITextContentType(rawValue: "password")
+    public static let oneTimeCode = UITextContentType(rawValue: "one-time-code")
+}

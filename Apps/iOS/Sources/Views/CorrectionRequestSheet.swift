@@ -7,7 +7,7 @@
     struct CorrectionRequestSheet: View {
         @EnvironmentObject private var model: AppModel
         @State var form: CorrectionRequestForm
-        let done: () -> Void
+        let done: @MainActor () -> Void
         @State private var problem: String?
         @State private var sending = false
 

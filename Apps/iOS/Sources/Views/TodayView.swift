@@ -57,7 +57,7 @@ private struct ManualSheetItem: Identifiable {
 struct ManualOverrideSheet: View {
     @EnvironmentObject private var model: AppModel
     @State var manual: ManualOverride
-    let close: () -> Void
+    let close: @MainActor () -> Void
 
     var body: some View {
         NavigationStack {
