@@ -101,7 +101,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(delayMilliseconds))
         first.signal(SIGKILL)
         let answeredBeforeTheKill = await inFlight.value
-        _ = first.finish()
+        _ = await first.finish()
 
         let (second, port2) = try await Self.serve(database)
         let resend = try await Self.send(
@@ -123,6 +123,6 @@ import Testing
         let sessions = try await Self.sessionKeys(port2).count
         #expect(sessions == 500)
         second.signal(SIGTERM)
-        #expect(second.finish().status == 0)
+        #expect(await second.finish().status == 0)
     }
 }

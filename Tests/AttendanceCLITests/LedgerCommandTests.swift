@@ -8,8 +8,8 @@ import Testing
 /// `attendance ledger verify` and `attendance ledger rebuild` as an operator runs them on a SQLite
 /// file: exit 0 when all is well, 1 with the first broken link or the sessions that differ.
 @Suite struct LedgerCommandTests {
-    static func run(_ arguments: [String]) throws -> ChildProcess.Finished {
-        try ChildProcess(try builtExecutable("attendance"), ["ledger"] + arguments).finish()
+    static func run(_ arguments: [String]) async throws -> ChildProcess.Finished {
+        try await ChildProcess(try builtExecutable("attendance"), ["ledger"] + arguments).finish()
     }
 
     /// A database with a day of events, written through the server's own ingest.
@@ -45,19 +45,19 @@ import Testing
 
     @Test func verifySealsAndFindsAnEditedRow() async throws {
         let path = try await Self.database()
-        let unsealed = try Self.run(["verify", "--database", path])
+        let unsealed = try await Self.run(["verify", "--database", path])
         #expect(unsealed.status == 0)
         #expect(unsealed.stdout.contains("sealed rows: 0; not sealed yet: 5"))
-        let sealed = try Self.run(["verify", "--database", path, "--seal"])
+        let sealed = try await Self.run(["verify", "--database", path, "--seal"])
         #expect(sealed.status == 0)
         #expect(sealed.stdout.contains("sealed rows: 5; not sealed yet: 0"))
         #expect(sealed.stdout.contains("the chain is intact"))
         try Self.sql("DROP TRIGGER ledger_rows_are_never_changed", on: path)
         try Self.sql("UPDATE ledgerEvents SET deviceAt = deviceAt - 600 WHERE id = 3", on: path)
-        let broken = try Self.run(["verify", "--database", path])
+        let broken = try await Self.run(["verify", "--database", path])
         #expect(broken.status == 1)
         #expect(broken.stderr.contains("the chain is broken at seal 3, row 3"))
-        let missing = try Self.run(["verify", "--database", "/nonexistent/attendance.sqlite"])
+        let missing = try await Self.run(["verify", "--database", "/nonexistent/attendance.sqlite"])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("'--database' is '/nonexistent/attendance.sqlite'"))
     }
@@ -65,18 +65,18 @@ import Testing
     @Test func rebuildRestoresTheSessionsTheLedgerDerives() async throws {
         let path = try await Self.database()
         #expect(
-            try Self.run(["rebuild", "--database", path, "--check"]).stdout
+            try await Self.run(["rebuild", "--database", path, "--check"]).stdout
                 .contains("sessions that differed from the table: 0"))
         // Someone edits a session behind the ledger's back…
         try Self.sql("UPDATE sessions SET checkInAt = checkInAt - 7200 WHERE sessionKey = 's-2'", on: path)
-        let check = try Self.run(["rebuild", "--database", path, "--check"])
+        let check = try await Self.run(["rebuild", "--database", path, "--check"])
         #expect(check.status == 1)
         #expect(check.stdout.contains("sessions that differed from the table: 1"))
         #expect(check.stdout.contains("  s-2"))
         // …and the rebuild puts back what the ledger says.
-        let rebuilt = try Self.run(["rebuild", "--database", path])
+        let rebuilt = try await Self.run(["rebuild", "--database", path])
         #expect(rebuilt.status == 0)
         #expect(rebuilt.stdout.contains("ledger rows: 5; sessions: 5; pending events: 0"))
-        #expect(try Self.run(["rebuild", "--database", path, "--check"]).status == 0)
+        #expect(try await Self.run(["rebuild", "--database", path, "--check"]).status == 0)
     }
 }

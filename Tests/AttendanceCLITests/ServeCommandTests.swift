@@ -28,7 +28,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(50))
         }
         child.killNow()
-        let finished = child.finish()
+        let finished = await child.finish()
         Issue.record("serve did not start: \(finished.stdout) \(finished.stderr)")
         throw CancellationError()
     }
@@ -50,7 +50,7 @@ import Testing
         #expect(try await Self.get(port, "/v1/admin/sites", token: token) == 200)
         #expect(try await Self.get(port, "/v1/admin/sites") == 401)
         first.signal(SIGTERM)
-        let stopped = first.finish()
+        let stopped = await first.finish()
         #expect(stopped.status == 0)
         #expect(stopped.reason == .exit)
         #expect(stopped.lines.last == "Stopped.")
@@ -63,7 +63,7 @@ import Testing
         let (second, port2) = try await Self.start(database: database.path)
         #expect(try await Self.get(port2, "/v1/admin/sites", token: token) == 200)
         second.signal(SIGINT)
-        let again = second.finish()
+        let again = await second.finish()
         #expect(again.status == 0)
         #expect(!again.stdout.contains("Admin token"))
     }
@@ -106,7 +106,7 @@ import Testing
         let signalled = ContinuousClock.now
         let (data, response) = try await answer.value
         let answered = ContinuousClock.now
-        let stopped = child.finish()
+        let stopped = await child.finish()
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         let results = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["results"] as? [[String: Any]] ?? []
         #expect(results.count == 500 && results.allSatisfy { $0["status"] as? Int == 202 })
@@ -124,20 +124,23 @@ import Testing
         #expect(!child.standardOutputSoFar.contains(token))
         #expect(try await Self.get(port, "/v1/admin/employees", token: token) == 200)
         child.signal(SIGTERM)
-        #expect(child.finish().status == 0)
+        #expect(await child.finish().status == 0)
     }
 
-    @Test func badOptionsAndAMissingDirectoryAreClearErrors() throws {
+    @Test func badOptionsAndAMissingDirectoryAreClearErrors() async throws {
         let database = try Self.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.directory) }
-        let missing = try ChildProcess(try builtExecutable("attendance"), ["serve", "--database", "/no/such/dir/attendance.sqlite"]).finish()
+        let missing = try await ChildProcess(
+            try builtExecutable("attendance"), ["serve", "--database", "/no/such/dir/attendance.sqlite"]
+        ).finish()
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("'--database' is '/no/such/dir/attendance.sqlite'; expected a file in an existing directory"))
-        let format = try ChildProcess(try builtExecutable("attendance"), ["serve", "--log-format", "xml"]).finish()
+        let format = try await ChildProcess(
+            try builtExecutable("attendance"), ["serve", "--log-format", "xml"]).finish()
         #expect(format.status == 64)
         #expect(format.stderr.contains("--log-format must be text or json, got 'xml'"))
-        let short = try ChildProcess(try builtExecutable("attendance"), ["serve", "--database", database.path],
-                                     environment: ["ATTENDANCE_ADMIN_TOKEN": "short"]).finish()
+        let short = try await ChildProcess(try builtExecutable("attendance"), ["serve", "--database", database.path],
+                                           environment: ["ATTENDANCE_ADMIN_TOKEN": "short"]).finish()
         #expect(short.status == 1)
         #expect(short.stderr.contains("'ATTENDANCE_ADMIN_TOKEN' is '5 characters long'; expected at least 16 characters"))
     }

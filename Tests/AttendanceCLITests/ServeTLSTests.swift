@@ -1,4 +1,3 @@
-import AttendanceServerTestSupport
 import AttendanceTestSupport
 import Foundation
 import Testing
@@ -11,10 +10,10 @@ import Testing
 /// checked with curl trusting only a certificate made for the test.
 @Suite struct ServeTLSTests {
     /// A self-signed certificate for 127.0.0.1 and its key, made by openssl in `directory`.
-    static func selfSigned(in directory: URL) throws -> (certificate: String, key: String) {
+    static func selfSigned(in directory: URL) async throws -> (certificate: String, key: String) {
         let certificate = directory.appendingPathComponent("server.crt").path
         let key = directory.appendingPathComponent("server.key").path
-        let made = try ChildProcess(
+        let made = try await ChildProcess(
             URL(fileURLWithPath: "/usr/bin/openssl"),
             [
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
@@ -31,11 +30,7 @@ import Testing
 
     /// curl's answer: the status, or 0 with curl's own error when the exchange failed.
     static func curl(_ arguments: [String]) async throws -> (status: Int, body: String, error: String) {
-        try await ThrowawayPostgres.offThePool { try curlNow(arguments) }
-    }
-
-    private static func curlNow(_ arguments: [String]) throws -> (status: Int, body: String, error: String) {
-        let run = try ChildProcess(
+        let run = try await ChildProcess(
             URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "--max-time", "20", "-w", "\n%{http_code}"] + arguments
         )
         .finish()
@@ -46,7 +41,7 @@ import Testing
     @Test func theServerAnswersHTTPSWithItsCertificateAndSecureCookies() async throws {
         let database = try ServeCommandTests.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.directory) }
-        let tls = try await ThrowawayPostgres.offThePool { try Self.selfSigned(in: database.directory) }
+        let tls = try await Self.selfSigned(in: database.directory)
         let child = try ChildProcess(
             try builtExecutable("attendance"),
             ["serve", "--port", "0", "--database", database.path, "--tls-cert", tls.certificate, "--tls-key", tls.key])
@@ -76,18 +71,18 @@ import Testing
             signIn.body.lowercased().contains("set-cookie:") && signIn.body.contains("; Secure"),
             "\(signIn.body.prefix(600))")
         child.signal(SIGTERM)
-        #expect(child.finish().status == 0)
+        #expect(await child.finish().status == 0)
     }
 
-    @Test func aMissingKeyOrAnUnreadableCertificateIsAClearError() throws {
+    @Test func aMissingKeyOrAnUnreadableCertificateIsAClearError() async throws {
         let database = try ServeCommandTests.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.directory) }
-        let alone = try ChildProcess(
+        let alone = try await ChildProcess(
             try builtExecutable("attendance"), ["serve", "--database", database.path, "--tls-cert", "/tmp/x.crt"]
         ).finish()
         #expect(alone.status == 64)
         #expect(alone.stderr.contains("--tls-cert and --tls-key go together: got only --tls-cert"))
-        let missing = try ChildProcess(
+        let missing = try await ChildProcess(
             try builtExecutable("attendance"),
             [
                 "serve", "--port", "0", "--database", database.path, "--tls-cert", "/no/such.crt", "--tls-key",

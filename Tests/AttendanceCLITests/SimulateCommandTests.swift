@@ -5,14 +5,15 @@ import Testing
 /// `attendance simulate` as a user runs it: the real server in the process, the report on
 /// standard output, errors that name the option.
 @Suite struct SimulateCommandTests {
-    static func run(_ arguments: [String]) throws -> ChildProcess.Finished {
-        try ChildProcess(try builtExecutable("attendance"), ["simulate"] + arguments).finish()
+    static func run(_ arguments: [String]) async throws -> ChildProcess.Finished {
+        try await ChildProcess(try builtExecutable("attendance"), ["simulate"] + arguments).finish()
     }
 
-    @Test func theJSONReportHasTheFixedSchemaForEveryPolicy() throws {
+    @Test func theJSONReportHasTheFixedSchemaForEveryPolicy() async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("simulate-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let run = try Self.run(["--employees", "2", "--days", "1", "--seed", "5", "--policy", "all", "--json", "--out", out])
+        let run = try await Self.run(
+            ["--employees", "2", "--days", "1", "--seed", "5", "--policy", "all", "--json", "--out", out])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         for key in ["seed", "employees", "days", "employeeDays", "wallSeconds", "employeeDaysPerSecond", "transport", "policies"] {
@@ -38,8 +39,8 @@ import Testing
         #expect(try String(contentsOfFile: out, encoding: .utf8) + "\n" == run.stdout)
     }
 
-    @Test func theTableShowsThePoliciesSideBySide() throws {
-        let run = try Self.run(["--employees", "1", "--days", "1", "--policy", "all"])
+    @Test func theTableShowsThePoliciesSideBySide() async throws {
+        let run = try await Self.run(["--employees", "1", "--days", "1", "--policy", "all"])
         #expect(run.status == 0, "\(run.stderr)")
         let header = try #require(run.stdout.split(separator: "\n").first { $0.contains("default") })
         #expect(header.contains("naive") && header.contains("altbeacon"))
@@ -57,8 +58,8 @@ import Testing
         (["--employees", "3", "--phone-log", "emp-0007=/tmp/x.log"], "'--phone-log' names 'emp-0007'; expected an employee from emp-0000 to emp-0002"),
         (["--policy", "naive", "--phone-log", "emp-0000=/tmp/x.log"], "'--phone-log' logs our policy's phone; expected '--policy' default or all"),
     ])
-    func badOptionsAreNamed(arguments: [String], message: String) throws {
-        let run = try Self.run(arguments)
+    func badOptionsAreNamed(arguments: [String], message: String) async throws {
+        let run = try await Self.run(arguments)
         #expect(run.status == 1)
         #expect(run.stderr.contains(message), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
@@ -66,12 +67,13 @@ import Testing
 
     /// One employee's phone log: the engine's audit records (the arrival's window, its
     /// decision) and the ranging trace, which `attendance replay` reads back.
-    @Test func aPhoneLogHoldsTheAuditRecordsAndAReplayableTrace() throws {
+    @Test func aPhoneLogHoldsTheAuditRecordsAndAReplayableTrace() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("phone-log-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let log = directory.appendingPathComponent("emp-0001.log").path
-        let run = try Self.run(["--employees", "2", "--days", "1", "--seed", "3", "--json", "--phone-log", "emp-0001=\(log)"])
+        let run = try await Self.run(
+            ["--employees", "2", "--days", "1", "--seed", "3", "--json", "--phone-log", "emp-0001=\(log)"])
         #expect(run.status == 0, "\(run.stderr)")
         let text = try String(contentsOfFile: log, encoding: .utf8)
         let lines = text.split(separator: "\n").map(String.init)
@@ -81,15 +83,15 @@ import Testing
         let trace = directory.appendingPathComponent("trace.csv").path
         try (lines[(traceStart + 1)...].joined(separator: "\n") + "\n").write(toFile: trace, atomically: true, encoding: .utf8)
         #expect(lines.count > traceStart + 1)
-        let replay = try ChildProcess(try builtExecutable("attendance"), ["replay", trace]).finish()
+        let replay = try await ChildProcess(try builtExecutable("attendance"), ["replay", trace]).finish()
         #expect(replay.status == 0, "\(replay.stderr)")
     }
 
-    @Test func anUnknownWorldFieldIsNamed() throws {
+    @Test func anUnknownWorldFieldIsNamed() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("world-\(UUID().uuidString).json").path
         try #"{"people": {"arrivalMeanHr": 9}}"#.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let run = try Self.run(["--world", path, "--employees", "1", "--days", "1"])
+        let run = try await Self.run(["--world", path, "--employees", "1", "--days", "1"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("'people.arrivalMeanHr' is not a known field"), "\(run.stderr)")
     }

@@ -123,7 +123,7 @@ import Testing
         let text = directory.appendingPathComponent("timesheet.csv")
         try xlsx.body.write(to: book)
         try csv.body.write(to: text)
-        let compared = try Self.python(
+        let compared = try await Self.python(
             """
             import csv, sys, openpyxl
             book = openpyxl.load_workbook(sys.argv[1], read_only=True)
@@ -231,7 +231,13 @@ import Testing
     }
 
     /// Runs a Python script (openpyxl comes from PyPI: `.ci/run` installs it) and returns its output.
-    static func python(_ script: String, arguments: [String]) throws -> String {
+    /// Off the cooperative pool: starting Python and openpyxl takes a while, and a blocked pool
+    /// thread (there are as many as cores) stalls every other test meanwhile.
+    static func python(_ script: String, arguments: [String]) async throws -> String {
+        try await ThrowawayPostgres.offThePool { try pythonNow(script, arguments: arguments) }
+    }
+
+    private static func pythonNow(_ script: String, arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script] + arguments

@@ -31,13 +31,14 @@ public enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
 /// database for every test.
 public actor ThrowawayPostgres {
     public static let shared = ThrowawayPostgres()
-    private var server: Result<String, any Error>?
+    /// The one start of the server: every caller awaits it, the first one starts it.
+    private var server: Task<String, any Error>?
 
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/pg-throwaway").path
 
     public func freshDatabaseURL() async throws -> String {
-        let base = try baseURL()
+        let base = try await baseURL()
         let name = "contract_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         // Off the cooperative pool: CREATE DATABASE copies a template with fsync on, and a blocked
         // pool thread (there are as many as cores) stalls every other test meanwhile.
@@ -48,18 +49,22 @@ public actor ThrowawayPostgres {
         return components.string ?? base
     }
 
-    private func baseURL() throws -> String {
-        if let server { return try server.get() }
-        let result = Result { () throws -> String in
-            let output = try Self.run(Self.script, ["start"])
-            let parts = output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
-            guard parts.count == 2 else { throw ThrowawayError(message: "pg-throwaway printed '\(output)'") }
-            throwawayDirectory = String(parts[1])
-            atexit { stopThrowawayPostgres() }
-            return String(parts[0])
-        }
-        server = result
-        return try result.get()
+    /// Off the cooperative pool too: initdb and the server's start take seconds. A failed start is
+    /// kept, like a successful one: every test that needs the server fails with its reason.
+    private func baseURL() async throws -> String {
+        if let server { return try await server.value }
+        let start = Task { try await Self.offThePool { try Self.start() } }
+        server = start
+        return try await start.value
+    }
+
+    private static func start() throws -> String {
+        let output = try run(script, ["start"])
+        let parts = output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
+        guard parts.count == 2 else { throw ThrowawayError(message: "pg-throwaway printed '\(output)'") }
+        throwawayDirectory = String(parts[1])
+        atexit { stopThrowawayPostgres() }
+        return String(parts[0])
     }
 
     /// Runs a blocking call (a child process and its wait) on a Dispatch thread, not on one of

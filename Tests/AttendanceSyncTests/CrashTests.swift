@@ -11,7 +11,7 @@ import Testing
 @Suite(.serialized) struct CrashTests {
     static let killsWanted = 200
 
-    @Test func killedAtRandomEveryAcknowledgedEventIsStoredOnceAndDeliveredOnce() throws {
+    @Test func killedAtRandomEveryAcknowledgedEventIsStoredOnceAndDeliveredOnce() async throws {
         let probe = try builtExecutable("outbox-crash-probe")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -31,15 +31,15 @@ import Testing
             let child = try ChildProcess(probe, ["enqueue", database, String(next), "1000000"])
             if runs % 2 == 0 {
                 // Timed from spawn: start-up, opening the file, migrations, the first enqueues.
-                Thread.sleep(forTimeInterval: Double(UInt64.random(in: 1...80, using: &random)) / 1000)
+                try await Task.sleep(for: .milliseconds(UInt64.random(in: 1...80, using: &random)))
             } else {
                 // Timed from the first acknowledged enqueue: deep in the enqueue loop.
                 let deadline = Date().addingTimeInterval(10)
-                while !child.hasWritten, Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
-                Thread.sleep(forTimeInterval: Double(UInt64.random(in: 0...30, using: &random)) / 1000)
+                while !child.hasWritten, Date() < deadline { try await Task.sleep(for: .milliseconds(1)) }
+                try await Task.sleep(for: .milliseconds(UInt64.random(in: 0...30, using: &random)))
             }
             child.killNow()
-            let result = child.finish()
+            let result = await child.finish()
             if result.reason == .uncaughtSignal { kills += 1 } else {
                 #expect(result.status == 0, "a probe run failed on its own: status \(result.status)")
             }
@@ -50,7 +50,7 @@ import Testing
 
             // After every restart: each acknowledged event is present exactly once.
             let store = try DeviceStore.open(path: database)
-            let stored = try store.writer.read { db in
+            let stored = try await store.writer.read { db in
                 try Double.fetchAll(db, sql: "SELECT eventTimestamp FROM outbox").map { Int($0 - 1_795_338_000) }
             }
             #expect(stored.count == Set(stored).count, "an event is stored twice after kill \(kills)")
@@ -79,13 +79,15 @@ import Testing
             let before = server.state.value.receipts
             let child = try ChildProcess(probe, ["drain", database, server.baseURL.absoluteString])
             let deadline = Date().addingTimeInterval(10)
-            while server.state.value.receipts == before, Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
-            Thread.sleep(forTimeInterval: Double(UInt64.random(in: 0...300, using: &random)) / 1000)
+            while server.state.value.receipts == before, Date() < deadline {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            try await Task.sleep(for: .milliseconds(UInt64.random(in: 0...300, using: &random)))
             child.killNow()
-            if child.finish().reason == .uncaughtSignal { drainKills += 1 }
+            if await child.finish().reason == .uncaughtSignal { drainKills += 1 }
         }
         let final = try ChildProcess(probe, ["drain", database, server.baseURL.absoluteString])
-        let finalResult = final.finish()
+        let finalResult = await final.finish()
         #expect(finalResult.status == 0)
         #expect(finalResult.lines.last?.hasSuffix("pending 0 dead 0") == true, "final drain: \(finalResult.lines)")
 

@@ -16,33 +16,61 @@ public func builtExecutable(_ name: String) throws -> URL {
 
 /// A child process whose standard output is collected as it is written.
 public final class ChildProcess: @unchecked Sendable {
-    // @unchecked: `output` is only touched under `lock`; `process` is used from the creating thread.
+    // @unchecked: `output` and `errors` are only touched under `lock`; `process` is started in
+    // init, then only signalled, and read by `finish` once it has exited.
     public let process = Process()
     private let lock = NSLock()
     private var output = Data()
-    private let pipe = Pipe()
-    private let errorPipe = Pipe()
+    private var errors = Data()
+    /// Left three times: at the end of standard output, at the end of standard error, at the exit.
+    private let ended = DispatchGroup()
 
-    public init(_ executable: URL, _ arguments: [String], standardInput: String? = nil, environment: [String: String] = [:]) throws {
+    public init(
+        _ executable: URL, _ arguments: [String], standardInput: String? = nil, environment: [String: String] = [:]
+    ) throws {
         process.executableURL = executable
         process.arguments = arguments
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }
+        let pipe = Pipe()
+        let errorPipe = Pipe()
         process.standardOutput = pipe
         process.standardError = errorPipe
         let input = Pipe()
         process.standardInput = input
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.lock.lock()
-            self.output.append(data)
-            self.lock.unlock()
-        }
+        // The exit is awaited through this, never with `waitUntilExit()`: off the thread that
+        // started the child, that polls a run loop with nothing in it, a busy loop that burns a core.
+        ended.enter()
+        process.terminationHandler = { [ended] _ in ended.leave() }
         try process.run()
+        // Both pipes are read to their end by threads of their own, with blocking reads: no
+        // cooperative thread waits, and no Dispatch read source (libdispatch on Linux has crashed in
+        // its event loop when one was cancelled while its descriptor was at its end).
+        for (handle, isOutput) in [(pipe.fileHandleForReading, true), (errorPipe.fileHandleForReading, false)] {
+            ended.enter()
+            Thread.detachNewThread { self.readToEnd(handle, isOutput: isOutput) }
+        }
         if let standardInput { input.fileHandleForWriting.write(Data(standardInput.utf8)) }
         try input.fileHandleForWriting.close()
+    }
+
+    /// Appends what the child writes on `handle` to `output` or `errors`, until the end of file.
+    private func readToEnd(_ handle: FileHandle, isOutput: Bool) {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            lock.lock()
+            if isOutput {
+                output.append(contentsOf: buffer[..<count])
+            } else {
+                errors.append(contentsOf: buffer[..<count])
+            }
+            lock.unlock()
+        }
+        ended.leave()
     }
 
     /// Whether the child has written anything yet.
@@ -77,19 +105,26 @@ public final class ChildProcess: @unchecked Sendable {
         public var stderr: String
     }
 
-    /// Waits for the child to exit and returns what it wrote.
-    public func finish() -> Finished {
-        let errors = errorPipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        pipe.fileHandleForReading.readabilityHandler = nil
-        let rest = pipe.fileHandleForReading.readDataToEndOfFile()
+    /// Waits for the child to exit and returns what it wrote. Nothing blocks meanwhile: the result
+    /// is made on a Dispatch thread once both pipes have ended and the child has exited, never on
+    /// one of Swift concurrency's cooperative threads (as many as cores: a blocked one stalls every
+    /// other test).
+    public func finish() async -> Finished {
+        await withCheckedContinuation { continuation in
+            ended.notify(queue: .global()) { continuation.resume(returning: self.finished()) }
+        }
+    }
+
+    /// What the child wrote and how it ended: only once `ended` has been left three times.
+    private func finished() -> Finished {
+        process.waitUntilExit()  // returns at once: the termination handler has run
         lock.lock()
-        output.append(rest)
         let text = String(decoding: output, as: UTF8.self)
+        let errorText = String(decoding: errors, as: UTF8.self)
         lock.unlock()
         var lines = text.components(separatedBy: "\n")
         lines.removeLast()
-        return Finished(status: process.terminationStatus, reason: process.terminationReason, lines: lines, stdout: text,
-                        stderr: String(decoding: errors, as: UTF8.self))
+        return Finished(status: process.terminationStatus, reason: process.terminationReason, lines: lines,
+                        stdout: text, stderr: errorText)
     }
 }

@@ -31,6 +31,9 @@ public actor AttendanceDevice {
         /// URLSession; the simulator's network otherwise, its bytes counted in `traffic`.
         public var transport: (any ClientTransport)?
         public var traffic: TrafficMeter?
+        /// How long a request of the enrollment, configuration and record clients may take before
+        /// the server counts as unreachable (on URLSession).
+        public var requestTimeoutSeconds: Double = 15
         /// Where a background refresh gets the configuration: `nil` for the server
         /// (`GET /v1/me/configuration`); the simulator's employer otherwise.
         public var fetchConfiguration: (@Sendable (_ serverURL: URL, _ token: String) async throws -> Configuration)?
@@ -262,7 +265,9 @@ public actor AttendanceDevice {
 
     /// Enrollment and configuration over the platform's transport (URLSession by default).
     private func enrollmentClient(_ serverURL: URL) -> EnrollmentClient {
-        guard let transport = platform.transport else { return EnrollmentClient(serverURL: serverURL) }
+        guard let transport = platform.transport else {
+            return EnrollmentClient(serverURL: serverURL, timeoutSeconds: platform.requestTimeoutSeconds)
+        }
         return EnrollmentClient(serverURL: serverURL, transport: transport, traffic: platform.traffic)
     }
 
@@ -351,7 +356,7 @@ public actor AttendanceDevice {
             return RecordClient(serverURL: record.serverURL, token: token, transport: transport,
                                 traffic: platform.traffic)
         }
-        return RecordClient(serverURL: record.serverURL, token: token)
+        return RecordClient(serverURL: record.serverURL, token: token, timeoutSeconds: platform.requestTimeoutSeconds)
     }
 
     public func timerFired(_ name: String) async throws { try await receive(.timer(name)) }
