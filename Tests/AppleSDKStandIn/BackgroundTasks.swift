@@ -28,7 +28,8 @@ open class BGProcessingTaskRequest: BGTaskRequest {
 open class BGTaskScheduler: NSObject {
     open class var shared: BGTaskScheduler { fatalError() }
     @discardableResult
-    open func register(forTaskWithIdentifier identifier: String, using queue: DispatchQueue?, launchHandler: @escaping (BGTask) -> Void) -> Bool { true }
+    open func register(forTaskWithIdentifier identifier: String, using queue: DispatchQueue?,
+                       launchHandler: @escaping (BGTask) -> Void) -> Bool { true }
     open func submit(_ taskRequest: BGTaskRequest) throws {}
     open func cancel(taskRequestWithIdentifier identifier: String) {}
 }

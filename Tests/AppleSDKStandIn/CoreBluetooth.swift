@@ -21,6 +21,7 @@ open class CBUUID: NSObject {
 
 open class CBManager: NSObject {
     open var state: CBManagerState { .unknown }
+    @available(iOS 13.1, *)
     open class var authorization: CBManagerAuthorization { .notDetermined }
 }
 
@@ -28,19 +29,24 @@ public let CBCentralManagerOptionShowPowerAlertKey: String = "kCBInitOptionShowP
 
 public protocol CBCentralManagerDelegate: NSObjectProtocol {
     func centralManagerDidUpdateState(_ central: CBCentralManager)
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber)
+    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+                        advertisementData: [String: Any], rssi RSSI: NSNumber)
     func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral)
     func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?)
 #if !STRICT
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?)
+    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
+                        error: (any Error)?)
 #endif
 }
 #if !STRICT
 extension CBCentralManagerDelegate {
-    public func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {}
+    public func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+                               advertisementData: [String: Any], rssi RSSI: NSNumber) {}
     public func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {}
-    public func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?) {}
-    public func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {}
+    public func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral,
+                               error: (any Error)?) {}
+    public func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
+                               error: (any Error)?) {}
 }
 #endif
 
@@ -60,15 +66,19 @@ open class CBPeer: NSObject {
 public protocol CBPeripheralDelegate: NSObjectProtocol {
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?)
     func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?)
-    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic,
+                    error: (any Error)?)
     func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?)
 }
 #if !STRICT
 extension CBPeripheralDelegate {
     public func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {}
-    public func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) {}
-    public func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {}
-    public func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?) {}
+    public func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService,
+                           error: (any Error)?) {}
+    public func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic,
+                           error: (any Error)?) {}
+    public func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic,
+                           error: (any Error)?) {}
 }
 #endif
 
@@ -85,10 +95,12 @@ open class CBAttribute: NSObject {
     open var uuid: CBUUID { CBUUID(string: "") }
 }
 open class CBService: CBAttribute {
-    weak open var peripheral: CBPeripheral?
+    // iOS 18 SDK: `weak var peripheral: CBPeripheral? { get }` (read-only).
+    weak open private(set) var peripheral: CBPeripheral?
     open var characteristics: [CBCharacteristic]? { nil }
 }
 open class CBCharacteristic: CBAttribute {
-    weak open var service: CBService?
+    // iOS 18 SDK: `weak var service: CBService? { get }` (read-only).
+    weak open private(set) var service: CBService?
     open var value: Data? { nil }
 }

@@ -17,12 +17,15 @@ public struct CLLocationCoordinate2D: Sendable {
     public var latitude: CLLocationDegrees
     public var longitude: CLLocationDegrees
     public init() { latitude = 0; longitude = 0 }
-    public init(latitude: CLLocationDegrees, longitude: CLLocationDegrees) { self.latitude = latitude; self.longitude = longitude }
+    public init(latitude: CLLocationDegrees, longitude: CLLocationDegrees) {
+        self.latitude = latitude; self.longitude = longitude
+    }
 }
 
 public enum CLAuthorizationStatus: Int32, Sendable {
     case notDetermined = 0, restricted, denied, authorizedAlways, authorizedWhenInUse
 }
+// The header gives this enum no availability of its own; Apple's page lists it as iOS 2.0+.
 public enum CLAccuracyAuthorization: Int, Sendable {
     case fullAccuracy = 0, reducedAccuracy
 }
@@ -49,11 +52,15 @@ open class CLRegion: NSObject {
     open var notifyOnEntry: Bool = true
     open var notifyOnExit: Bool = true
 }
+// API_TO_BE_DEPRECATED since the iOS 17 SDK; Apple's page now lists it as deprecated in iOS 27.0.
+@available(iOS, introduced: 7.0, deprecated: 27.0, message: "Use CLCircularGeographicCondition")
 open class CLCircularRegion: CLRegion {
     public init(center: CLLocationCoordinate2D, radius: CLLocationDistance, identifier: String) {}
     open var center: CLLocationCoordinate2D { CLLocationCoordinate2D() }
     open var radius: CLLocationDistance { 0 }
 }
+// API_TO_BE_DEPRECATED since the iOS 17 SDK; Apple's page now lists it as deprecated in iOS 27.0.
+@available(iOS, introduced: 7.0, deprecated: 27.0, message: "Use CLBeaconIdentityCondition")
 open class CLBeaconRegion: CLRegion {
     public init(uuid: UUID, identifier: String) {}
     public init(uuid: UUID, major: CLBeaconMajorValue, identifier: String) {}
@@ -66,6 +73,9 @@ open class CLBeaconRegion: CLRegion {
     open var notifyEntryStateOnDisplay: Bool = false
 }
 
+// API_TO_BE_DEPRECATED since the iOS 17 SDK (where it subclasses CLBeaconIdentityCondition, iOS 17.0+,
+// and inherits these initializers from it); Apple's page now lists it as deprecated in iOS 27.0.
+@available(iOS, introduced: 13.0, deprecated: 27.0, message: "Use CLBeaconIdentityCondition")
 open class CLBeaconIdentityConstraint: NSObject {
     public init(uuid: UUID) {}
     public init(uuid: UUID, major: CLBeaconMajorValue) {}
@@ -88,16 +98,20 @@ open class CLBeacon: NSObject {
 public protocol CLLocationManagerDelegate: NSObjectProtocol {
     func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation])
     func locationManager(_ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion)
-    func locationManager(_ manager: CLLocationManager, didRange beacons: [CLBeacon], satisfying beaconConstraint: CLBeaconIdentityConstraint)
-    func locationManager(_ manager: CLLocationManager, didFailRangingFor beaconConstraint: CLBeaconIdentityConstraint, error: any Error)
+    func locationManager(_ manager: CLLocationManager, didRange beacons: [CLBeacon],
+                         satisfying beaconConstraint: CLBeaconIdentityConstraint)
+    func locationManager(_ manager: CLLocationManager, didFailRangingFor beaconConstraint: CLBeaconIdentityConstraint,
+                         error: any Error)
     func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion)
     func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion)
     func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error)
-    func locationManager(_ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?, withError error: any Error)
+    func locationManager(_ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?,
+                         withError error: any Error)
 #if !STRICT
     func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion)
 #endif
     func locationManager(_ manager: CLLocationManager, didVisit visit: CLVisit)
+    @available(iOS 14.0, *)
     func locationManagerDidChangeAuthorization(_ manager: CLLocationManager)
 #if !STRICT
     func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager)
@@ -109,15 +123,20 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
 #if !STRICT
 extension CLLocationManagerDelegate {
     public func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {}
-    public func locationManager(_ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion) {}
-    public func locationManager(_ manager: CLLocationManager, didRange beacons: [CLBeacon], satisfying beaconConstraint: CLBeaconIdentityConstraint) {}
-    public func locationManager(_ manager: CLLocationManager, didFailRangingFor beaconConstraint: CLBeaconIdentityConstraint, error: any Error) {}
+    public func locationManager(_ manager: CLLocationManager, didDetermineState state: CLRegionState,
+                                for region: CLRegion) {}
+    public func locationManager(_ manager: CLLocationManager, didRange beacons: [CLBeacon],
+                                satisfying beaconConstraint: CLBeaconIdentityConstraint) {}
+    public func locationManager(_ manager: CLLocationManager,
+                                didFailRangingFor beaconConstraint: CLBeaconIdentityConstraint, error: any Error) {}
     public func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion) {}
     public func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion) {}
     public func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {}
-    public func locationManager(_ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?, withError error: any Error) {}
+    public func locationManager(_ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?,
+                                withError error: any Error) {}
     public func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion) {}
     public func locationManager(_ manager: CLLocationManager, didVisit visit: CLVisit) {}
+    @available(iOS 14.0, *)
     public func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {}
     public func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager) {}
     public func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager) {}
@@ -132,7 +151,9 @@ open class CLLocationManager: NSObject {
     open var desiredAccuracy: CLLocationAccuracy = 0
     open var distanceFilter: CLLocationDistance = 0
     open var location: CLLocation? { nil }
+    @available(iOS 14.0, *)
     open var authorizationStatus: CLAuthorizationStatus { .notDetermined }
+    @available(iOS 14.0, *)
     open var accuracyAuthorization: CLAccuracyAuthorization { .fullAccuracy }
     open var maximumRegionMonitoringDistance: CLLocationDistance { 0 }
     open var monitoredRegions: Set<CLRegion> { [] }
@@ -145,8 +166,12 @@ open class CLLocationManager: NSObject {
     open func stopMonitoringSignificantLocationChanges() {}
     open func startMonitoringVisits() {}
     open func stopMonitoringVisits() {}
+    // Apple's page now lists it as deprecated in iOS 27.0 (API_TO_BE_DEPRECATED in the header).
+    @available(iOS, introduced: 5.0, deprecated: 27.0, message: "Use CLMonitor to start or stop monitoring constraint")
     open func startMonitoring(for region: CLRegion) {}
     open func stopMonitoring(for region: CLRegion) {}
+    // Apple's page now lists it as deprecated in iOS 27.0 (API_TO_BE_DEPRECATED in the header).
+    @available(iOS, introduced: 5.0, deprecated: 27.0)
     open func requestState(for region: CLRegion) {}
     open func startRangingBeacons(satisfying constraint: CLBeaconIdentityConstraint) {}
     open func stopRangingBeacons(satisfying constraint: CLBeaconIdentityConstraint) {}

@@ -30,7 +30,8 @@ public typealias CMPedometerHandler = (CMPedometerData?, (any Error)?) -> Void
 open class CMMotionActivityManager: NSObject {
     open class func isActivityAvailable() -> Bool { false }
     open class func authorizationStatus() -> CMAuthorizationStatus { .notDetermined }
-    open func queryActivityStarting(from start: Date, to end: Date, to queue: OperationQueue, withHandler handler: @escaping CMMotionActivityQueryHandler) {}
+    open func queryActivityStarting(from start: Date, to end: Date, to queue: OperationQueue,
+                                    withHandler handler: @escaping CMMotionActivityQueryHandler) {}
 }
 
 open class CMPedometerData: NSObject {

@@ -14,7 +14,11 @@ public struct NWPath: Sendable, Equatable {
 final public class NWPathMonitor: @unchecked Sendable {
     public init() {}
     @preconcurrency final public var pathUpdateHandler: (@Sendable (_ newPath: NWPath) -> Void)?
-    final public var currentPath: NWPath { NWPath(status: .satisfied, isExpensive: false, isConstrained: false) }
+    // Apple documents it as `final var currentPath: NWPath { get set }`.
+    final public var currentPath: NWPath {
+        get { NWPath(status: .satisfied, isExpensive: false, isConstrained: false) }
+        set {}
+    }
     final public func start(queue: DispatchQueue) {}
     final public func cancel() {}
 }

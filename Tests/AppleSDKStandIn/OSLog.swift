@@ -3,6 +3,8 @@
 // annotations as Apple documents them. Not a mock: nothing here runs. Limits: docs/ARCHITECTURE.md.
 @_exported import Foundation
 
+@available(iOS 14.0, *)
+@frozen
 public struct OSLogPrivacy: Sendable, Equatable {
     let raw: Int
     public static let auto = OSLogPrivacy(raw: 0)
@@ -11,10 +13,28 @@ public struct OSLogPrivacy: Sendable, Equatable {
     public static let sensitive = OSLogPrivacy(raw: 3)
 }
 
+@available(iOS 14.0, *)
 public struct OSLogStringAlignment: Sendable {
     public static let none = OSLogStringAlignment()
 }
 
+@available(iOS 14.0, *)
+public struct OSLogIntegerFormatting: Sendable {
+    public static let decimal = OSLogIntegerFormatting()
+}
+
+@available(iOS 14.0, *)
+public struct OSLogFloatFormatting: Sendable {
+    public static let fixed = OSLogFloatFormatting()
+}
+
+@available(iOS 14.0, *)
+public enum OSLogBoolFormat: Sendable {
+    case truth, answer
+}
+
+@available(iOS 14.0, *)
+@frozen
 public struct OSLogInterpolation: StringInterpolationProtocol {
     public init(literalCapacity: Int, interpolationCount: Int) {}
     public mutating func appendLiteral(_ literal: String) {}
@@ -22,19 +42,23 @@ public struct OSLogInterpolation: StringInterpolationProtocol {
                                              align: OSLogStringAlignment = .none, privacy: OSLogPrivacy = .auto) {}
     public mutating func appendInterpolation<T: CustomStringConvertible>(_ value: @autoclosure @escaping () -> T,
                                              align: OSLogStringAlignment = .none, privacy: OSLogPrivacy = .auto) {}
-    public mutating func appendInterpolation(_ number: @autoclosure @escaping () -> Int,
-                                             align: OSLogStringAlignment = .none, privacy: OSLogPrivacy = .auto) {}
-    public mutating func appendInterpolation(_ number: @autoclosure @escaping () -> Double,
-                                             privacy: OSLogPrivacy = .auto) {}
+    public mutating func appendInterpolation<T: FixedWidthInteger>(
+        _ number: @autoclosure @escaping () -> T, format: OSLogIntegerFormatting = .decimal,
+        align: OSLogStringAlignment = .none, privacy: OSLogPrivacy = .auto) {}
+    public mutating func appendInterpolation(
+        _ number: @autoclosure @escaping () -> Double, format: OSLogFloatFormatting = .fixed,
+        align: OSLogStringAlignment = .none, privacy: OSLogPrivacy = .auto) {}
     public mutating func appendInterpolation(_ boolean: @autoclosure @escaping () -> Bool,
-                                             privacy: OSLogPrivacy = .auto) {}
+                                             format: OSLogBoolFormat = .truth, privacy: OSLogPrivacy = .auto) {}
 }
 
+@available(iOS 14.0, *)
 public struct OSLogMessage: ExpressibleByStringInterpolation, ExpressibleByStringLiteral {
     public init(stringInterpolation: OSLogInterpolation) {}
     public init(stringLiteral value: String) {}
 }
 
+@available(iOS 14.0, *)
 public struct Logger: @unchecked Sendable {
     public init(subsystem: String, category: String) {}
     public init() {}

@@ -53,7 +53,46 @@ public struct ViewBuilder {
     public static func buildExpression<Content: View>(_ content: Content) -> Content { content }
     public static func buildBlock() -> EmptyView { EmptyView() }
     public static func buildBlock<Content: View>(_ content: Content) -> Content { content }
-    public static func buildBlock<each Content: View>(_ content: repeat each Content) -> TupleView<(repeat each Content)> {
+    // The fixed-arity builders (iOS 13.0+) that the compiler picks below iOS 17, as the SDK has them.
+    public static func buildBlock<C0: View, C1: View>(_ c0: C0, _ c1: C1) -> TupleView<(C0, C1)> {
+        TupleView((c0, c1))
+    }
+    public static func buildBlock<C0: View, C1: View, C2: View>(
+        _ c0: C0, _ c1: C1, _ c2: C2
+    ) -> TupleView<(C0, C1, C2)> { TupleView((c0, c1, c2)) }
+    public static func buildBlock<C0: View, C1: View, C2: View, C3: View>(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3
+    ) -> TupleView<(C0, C1, C2, C3)> { TupleView((c0, c1, c2, c3)) }
+    public static func buildBlock<C0: View, C1: View, C2: View, C3: View, C4: View>(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4
+    ) -> TupleView<(C0, C1, C2, C3, C4)> { TupleView((c0, c1, c2, c3, c4)) }
+    public static func buildBlock<C0: View, C1: View, C2: View, C3: View, C4: View, C5: View>(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4, _ c5: C5
+    ) -> TupleView<(C0, C1, C2, C3, C4, C5)> { TupleView((c0, c1, c2, c3, c4, c5)) }
+    public static func buildBlock<C0: View, C1: View, C2: View, C3: View, C4: View, C5: View, C6: View>(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4, _ c5: C5, _ c6: C6
+    ) -> TupleView<(C0, C1, C2, C3, C4, C5, C6)> { TupleView((c0, c1, c2, c3, c4, c5, c6)) }
+    public static func buildBlock<C0: View, C1: View, C2: View, C3: View, C4: View, C5: View, C6: View, C7: View>(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4, _ c5: C5, _ c6: C6, _ c7: C7
+    ) -> TupleView<(C0, C1, C2, C3, C4, C5, C6, C7)> { TupleView((c0, c1, c2, c3, c4, c5, c6, c7)) }
+    public static func buildBlock<
+        C0: View, C1: View, C2: View, C3: View, C4: View, C5: View, C6: View, C7: View, C8: View
+    >(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4, _ c5: C5, _ c6: C6, _ c7: C7, _ c8: C8
+    ) -> TupleView<(C0, C1, C2, C3, C4, C5, C6, C7, C8)> { TupleView((c0, c1, c2, c3, c4, c5, c6, c7, c8)) }
+    public static func buildBlock<
+        C0: View, C1: View, C2: View, C3: View, C4: View, C5: View, C6: View, C7: View, C8: View, C9: View
+    >(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4, _ c5: C5, _ c6: C6, _ c7: C7, _ c8: C8, _ c9: C9
+    ) -> TupleView<(C0, C1, C2, C3, C4, C5, C6, C7, C8, C9)> {
+        TupleView((c0, c1, c2, c3, c4, c5, c6, c7, c8, c9))
+    }
+    // iOS 18 SDK: the parameter-pack builder is iOS 17.0+ (today's page, for the iOS 27 SDK, says 13.0:
+    // it is back-deployed there); below iOS 17 the fixed-arity builders above are used.
+    @available(iOS 17.0, *)
+    public static func buildBlock<each Content: View>(
+        _ content: repeat each Content
+    ) -> TupleView<(repeat each Content)> {
         TupleView((repeat each content))
     }
     public static func buildIf<Content: View>(_ content: Content?) -> Content? { content }
@@ -63,11 +102,13 @@ public struct ViewBuilder {
     public static func buildEither<TrueContent: View, FalseContent: View>(
         second: FalseContent
     ) -> _ConditionalContent<TrueContent, FalseContent> { _ConditionalContent() }
+    @available(iOS 14.0, *)
     public static func buildLimitedAvailability<Content: View>(_ content: Content) -> AnyView { AnyView(content) }
 }
 
 // MARK: - App and scenes
 
+@available(iOS 14.0, *)
 @preconcurrency @MainActor
 public protocol App {
     associatedtype Body: Scene
@@ -75,24 +116,29 @@ public protocol App {
     @MainActor @preconcurrency init()
 }
 
+@available(iOS 14.0, *)
 extension App {
     @MainActor @preconcurrency public static func main() {}
 }
 
+@available(iOS 14.0, *)
 @preconcurrency @MainActor
 public protocol Scene {
     associatedtype Body: Scene
     @SceneBuilder @MainActor @preconcurrency var body: Self.Body { get }
 }
 
+@available(iOS 14.0, *)
 extension Never: Scene {}
 
+@available(iOS 14.0, *)
 @resultBuilder
 public struct SceneBuilder {
     public static func buildExpression<Content: Scene>(_ content: Content) -> Content { content }
     public static func buildBlock<Content: Scene>(_ content: Content) -> Content { content }
 }
 
+@available(iOS 14.0, *)
 public struct WindowGroup<Content: View>: Scene {
     nonisolated public init(@ViewBuilder content: () -> Content) {}
     public var body: Never { fatalError() }
@@ -118,8 +164,11 @@ extension State where Value: ExpressibleByNilLiteral {
     public init() { stored = nil }
 }
 
-@propertyWrapper @dynamicMemberLookup
+@frozen @propertyWrapper @dynamicMemberLookup
 public struct Binding<Value> {
+    // Apple's page shows `@preconcurrency init(get: @escaping @isolated(any) @Sendable () -> Value, ...)`;
+    // the SDK's interface also marks both closures `@_inheritActorContext` (not shown in docs).
+    @preconcurrency
     public init(
         @_inheritActorContext get: @escaping @isolated(any) @Sendable () -> Value,
         @_inheritActorContext set: @escaping @isolated(any) @Sendable (Value) -> Void
@@ -138,6 +187,7 @@ public struct Binding<Value> {
 
 extension Binding: @unchecked Sendable where Value: Sendable {}
 
+@available(iOS 14.0, *)
 @MainActor @preconcurrency @propertyWrapper @frozen
 public struct StateObject<ObjectType: ObservableObject>: DynamicProperty {
     nonisolated public init(wrappedValue thunk: @autoclosure @escaping () -> ObjectType) {}
@@ -171,6 +221,7 @@ public struct EnvironmentObject<ObjectType: ObservableObject>: DynamicProperty {
     @MainActor public var projectedValue: Wrapper { fatalError() }
 }
 
+@available(iOS 14.0, *)
 @MainActor @preconcurrency @propertyWrapper
 public struct UIApplicationDelegateAdaptor<DelegateType: NSObject & UIApplicationDelegate>: DynamicProperty {
     public init(_ delegateType: DelegateType.Type = DelegateType.self) {}
@@ -185,6 +236,7 @@ public struct LocalizedStringKey: Equatable, Sendable, ExpressibleByStringInterp
         public mutating func appendLiteral(_ literal: String) {}
         public mutating func appendInterpolation(_ string: String) {}
         public mutating func appendInterpolation<T: _FormatSpecifiable>(_ value: T) {}
+        @available(iOS 14.0, *)
         public mutating func appendInterpolation(_ text: Text) {}
         public mutating func appendInterpolation<Subject: ReferenceConvertible>(
             _ subject: Subject, formatter: Formatter? = nil) {}
@@ -204,24 +256,37 @@ extension UInt16: _FormatSpecifiable {}
 extension Double: _FormatSpecifiable {}
 extension Float: _FormatSpecifiable {}
 
+@frozen
 public struct Font: Hashable, Sendable {
-    public static let largeTitle = Font(), title = Font(), title2 = Font(), title3 = Font()
+    public static let largeTitle = Font(), title = Font()
+    @available(iOS 14.0, *)
+    public static let title2 = Font()
+    @available(iOS 14.0, *)
+    public static let title3 = Font()
     public static let headline = Font(), subheadline = Font(), body = Font(), callout = Font()
-    public static let footnote = Font(), caption = Font(), caption2 = Font()
+    public static let footnote = Font(), caption = Font()
+    @available(iOS 14.0, *)
+    public static let caption2 = Font()
     public func bold() -> Font { self }
     public func italic() -> Font { self }
+    @available(iOS 15.0, *)
     public func monospaced() -> Font { self }
     public func monospacedDigit() -> Font { self }
 }
 
+@frozen
 public struct Text: _PrimitiveView, Equatable, Sendable {
-    nonisolated public init(_ key: LocalizedStringKey, tableName: String? = nil, bundle: Bundle? = nil) {}
+    nonisolated public init(
+        _ key: LocalizedStringKey, tableName: String? = nil, bundle: Bundle? = nil, comment: StaticString? = nil) {}
     @_disfavoredOverload nonisolated public init<S: StringProtocol>(_ content: S) {}
     nonisolated public init(verbatim content: String) {}
     nonisolated public func bold() -> Text { self }
     nonisolated public func italic() -> Text { self }
     nonisolated public func font(_ font: Font?) -> Text { self }
+    @available(iOS 15.0, *)
     nonisolated public func monospacedDigit() -> Text { self }
+    // Apple's page now lists it as deprecated in iOS 27.0.
+    @available(iOS, introduced: 13.0, deprecated: 27.0)
     nonisolated public func foregroundColor(_ color: Color?) -> Text { self }
 }
 
@@ -239,6 +304,7 @@ public struct Color: ShapeStyle, Hashable {
 
 extension Color: _PrimitiveView {}
 
+@available(iOS 15.0, *)
 extension ShapeStyle where Self == Color {
     public static var red: Color { .red }
     public static var orange: Color { .orange }
@@ -248,11 +314,13 @@ extension ShapeStyle where Self == Color {
     public static var gray: Color { .gray }
 }
 
+@available(iOS 15.0, *)
 public struct HierarchicalShapeStyle: ShapeStyle {
     public static let primary = HierarchicalShapeStyle(), secondary = HierarchicalShapeStyle()
     public static let tertiary = HierarchicalShapeStyle()
 }
 
+@available(iOS 15.0, *)
 extension ShapeStyle where Self == HierarchicalShapeStyle {
     public static var primary: HierarchicalShapeStyle { .primary }
     public static var secondary: HierarchicalShapeStyle { .secondary }
@@ -332,16 +400,20 @@ extension Section where Parent == EmptyView, Content: View, Footer == EmptyView 
     nonisolated public init(@ViewBuilder content: () -> Content) {}
 }
 
+@available(iOS 15.0, *)
 extension Section where Parent == Text, Content: View, Footer == EmptyView {
     nonisolated public init(_ titleKey: LocalizedStringKey, @ViewBuilder content: () -> Content) {}
     @_disfavoredOverload
     nonisolated public init<S: StringProtocol>(_ title: S, @ViewBuilder content: () -> Content) {}
 }
 
+@available(iOS 16.0, *)
 public struct NavigationPath: Equatable {}
 
+@available(iOS 16.0, *)
 public struct NavigationStack<Data, Root: View>: _PrimitiveView {}
 
+@available(iOS 16.0, *)
 extension NavigationStack where Data == NavigationPath {
     nonisolated public init(@ViewBuilder root: () -> Root) {}
 }
@@ -364,16 +436,20 @@ extension Button where Label == Text {
     nonisolated public init<S: StringProtocol>(_ title: S, action: @escaping @MainActor () -> Void) {}
 }
 
+@available(iOS 14.0, *)
 public struct Label<Title: View, Icon: View>: _PrimitiveView {}
 
+@available(iOS 14.0, *)
 extension Label where Title == Text, Icon == Image {
     nonisolated public init(_ titleKey: LocalizedStringKey, systemImage name: String) {}
     @_disfavoredOverload
     nonisolated public init<S: StringProtocol>(_ title: S, systemImage name: String) {}
 }
 
+@available(iOS 16.0, *)
 public struct LabeledContent<Label, Content>: _PrimitiveView {}
 
+@available(iOS 16.0, *)
 extension LabeledContent where Label == Text, Content == Text {
     nonisolated public init<S: StringProtocol>(_ titleKey: LocalizedStringKey, value: S) {}
     @_disfavoredOverload
@@ -414,7 +490,9 @@ extension TextField where Label == Text {
     nonisolated public init(_ titleKey: LocalizedStringKey, text: Binding<String>) {}
     @_disfavoredOverload
     nonisolated public init<S: StringProtocol>(_ title: S, text: Binding<String>) {}
+    @available(iOS 16.0, *)
     nonisolated public init(_ titleKey: LocalizedStringKey, text: Binding<String>, axis: Axis) {}
+    @available(iOS 16.0, *)
     @_disfavoredOverload
     nonisolated public init<S: StringProtocol>(_ title: S, text: Binding<String>, axis: Axis) {}
 }
@@ -428,13 +506,36 @@ extension Toggle where Label == Text {
 }
 
 /// CoreTransferable's protocol (imported with SwiftUI): what ShareLink shares.
+@available(iOS 16.0, *)
 public protocol Transferable {}
+@available(iOS 16.0, *)
 extension URL: Transferable {}
+@available(iOS 16.0, *)
 extension String: Transferable {}
+@available(iOS 16.0, *)
+extension Never: Transferable {}
 
-public struct ShareLink<Data: RandomAccessCollection, Label: View>: _PrimitiveView where Data.Element: Transferable {}
+@available(iOS 16.0, *)
+public struct ShareLink<Data, PreviewImage, PreviewIcon, Label>: _PrimitiveView
+where Data: RandomAccessCollection, PreviewImage: Transferable, PreviewIcon: Transferable, Label: View,
+      Data.Element: Transferable {}
 
-extension ShareLink where Label == Text {
+/// The system-standard label of a `ShareLink` made with a title.
+@available(iOS 16.0, *)
+public struct DefaultShareLinkLabel: _PrimitiveView {}
+
+// The SDK has the titled initializers without a preview only for URL and String items.
+@available(iOS 16.0, *)
+extension ShareLink
+where PreviewImage == Never, PreviewIcon == Never, Label == DefaultShareLinkLabel, Data.Element == URL {
+    nonisolated public init(_ titleKey: LocalizedStringKey, items: Data, subject: Text? = nil, message: Text? = nil) {}
+    @_disfavoredOverload
+    nonisolated public init<S: StringProtocol>(_ title: S, items: Data, subject: Text? = nil, message: Text? = nil) {}
+}
+
+@available(iOS 16.0, *)
+extension ShareLink
+where PreviewImage == Never, PreviewIcon == Never, Label == DefaultShareLinkLabel, Data.Element == String {
     nonisolated public init(_ titleKey: LocalizedStringKey, items: Data, subject: Text? = nil, message: Text? = nil) {}
     @_disfavoredOverload
     nonisolated public init<S: StringProtocol>(_ title: S, items: Data, subject: Text? = nil, message: Text? = nil) {}
@@ -442,6 +543,7 @@ extension ShareLink where Label == Text {
 
 // MARK: - Toolbars
 
+@available(iOS 14.0, *)
 public struct ToolbarItemPlacement: Sendable {
     public static let automatic = ToolbarItemPlacement(), principal = ToolbarItemPlacement()
     public static let confirmationAction = ToolbarItemPlacement()
@@ -450,30 +552,97 @@ public struct ToolbarItemPlacement: Sendable {
     public static let primaryAction = ToolbarItemPlacement()
 }
 
+@available(iOS 14.0, *)
 @preconcurrency @MainActor
 public protocol ToolbarContent {}
 
+@available(iOS 14.0, *)
 public struct ToolbarItem<ID, Content: View>: ToolbarContent {}
 
+@available(iOS 14.0, *)
 extension ToolbarItem where ID == () {
     nonisolated public init(placement: ToolbarItemPlacement = .automatic, @ViewBuilder content: () -> Content) {}
 }
 
+/// What the SDK's multi-item toolbar builders return (`some ToolbarContent` there).
+@available(iOS 14.0, *)
 public struct _ToolbarTuple<T>: ToolbarContent {
     nonisolated public init(_ value: T) {}
 }
 
+/// The SDK has fixed-arity builders (up to ten items), no parameter-pack one.
+@available(iOS 14.0, *)
 @resultBuilder
 public struct ToolbarContentBuilder {
     public static func buildExpression<Content: ToolbarContent>(_ content: Content) -> Content { content }
     public static func buildBlock<Content: ToolbarContent>(_ content: Content) -> Content { content }
-    public static func buildBlock<each Content: ToolbarContent>(
-        _ content: repeat each Content
-    ) -> _ToolbarTuple<(repeat each Content)> { _ToolbarTuple((repeat each content)) }
+    public static func buildBlock<C0, C1>(
+        _ c0: C0, _ c1: C1
+    ) -> _ToolbarTuple<(C0, C1)>
+    where C0: ToolbarContent, C1: ToolbarContent {
+        _ToolbarTuple((c0, c1))
+    }
+    public static func buildBlock<C0, C1, C2>(
+        _ c0: C0, _ c1: C1, _ c2: C2
+    ) -> _ToolbarTuple<(C0, C1, C2)>
+    where C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent {
+        _ToolbarTuple((c0, c1, c2))
+    }
+    public static func buildBlock<C0, C1, C2, C3>(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3
+    ) -> _ToolbarTuple<(C0, C1, C2, C3)>
+    where C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent, C3: ToolbarContent {
+        _ToolbarTuple((c0, c1, c2, c3))
+    }
+    public static func buildBlock<C0, C1, C2, C3, C4>(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4
+    ) -> _ToolbarTuple<(C0, C1, C2, C3, C4)>
+    where C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent, C3: ToolbarContent,
+          C4: ToolbarContent {
+        _ToolbarTuple((c0, c1, c2, c3, c4))
+    }
+    public static func buildBlock<C0, C1, C2, C3, C4, C5>(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4, _ c5: C5
+    ) -> _ToolbarTuple<(C0, C1, C2, C3, C4, C5)>
+    where C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent, C3: ToolbarContent,
+          C4: ToolbarContent, C5: ToolbarContent {
+        _ToolbarTuple((c0, c1, c2, c3, c4, c5))
+    }
+    public static func buildBlock<C0, C1, C2, C3, C4, C5, C6>(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4, _ c5: C5, _ c6: C6
+    ) -> _ToolbarTuple<(C0, C1, C2, C3, C4, C5, C6)>
+    where C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent, C3: ToolbarContent,
+          C4: ToolbarContent, C5: ToolbarContent, C6: ToolbarContent {
+        _ToolbarTuple((c0, c1, c2, c3, c4, c5, c6))
+    }
+    public static func buildBlock<C0, C1, C2, C3, C4, C5, C6, C7>(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4, _ c5: C5, _ c6: C6, _ c7: C7
+    ) -> _ToolbarTuple<(C0, C1, C2, C3, C4, C5, C6, C7)>
+    where C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent, C3: ToolbarContent,
+          C4: ToolbarContent, C5: ToolbarContent, C6: ToolbarContent, C7: ToolbarContent {
+        _ToolbarTuple((c0, c1, c2, c3, c4, c5, c6, c7))
+    }
+    public static func buildBlock<C0, C1, C2, C3, C4, C5, C6, C7, C8>(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4, _ c5: C5, _ c6: C6, _ c7: C7, _ c8: C8
+    ) -> _ToolbarTuple<(C0, C1, C2, C3, C4, C5, C6, C7, C8)>
+    where C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent, C3: ToolbarContent,
+          C4: ToolbarContent, C5: ToolbarContent, C6: ToolbarContent, C7: ToolbarContent,
+          C8: ToolbarContent {
+        _ToolbarTuple((c0, c1, c2, c3, c4, c5, c6, c7, c8))
+    }
+    public static func buildBlock<C0, C1, C2, C3, C4, C5, C6, C7, C8, C9>(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4, _ c5: C5, _ c6: C6, _ c7: C7, _ c8: C8, _ c9: C9
+    ) -> _ToolbarTuple<(C0, C1, C2, C3, C4, C5, C6, C7, C8, C9)>
+    where C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent, C3: ToolbarContent,
+          C4: ToolbarContent, C5: ToolbarContent, C6: ToolbarContent, C7: ToolbarContent,
+          C8: ToolbarContent, C9: ToolbarContent {
+        _ToolbarTuple((c0, c1, c2, c3, c4, c5, c6, c7, c8, c9))
+    }
 }
 
 // MARK: - Modifiers (each returns the view unchanged: layout is not modelled)
 
+@available(iOS 15.0, *)
 public struct TextInputAutocapitalization: Sendable {
     public static let never = TextInputAutocapitalization(), words = TextInputAutocapitalization()
     public static let sentences = TextInputAutocapitalization(), characters = TextInputAutocapitalization()
@@ -481,35 +650,53 @@ public struct TextInputAutocapitalization: Sendable {
 
 extension View {
     nonisolated public func font(_ font: Font?) -> some View { self }
+    @available(iOS 16.0, *)
     nonisolated public func bold(_ isActive: Bool = true) -> some View { self }
+    @available(iOS 15.0, *)
     nonisolated public func foregroundStyle<S: ShapeStyle>(_ style: S) -> some View { self }
     nonisolated public func opacity(_ opacity: Double) -> some View { self }
     nonisolated public func disabled(_ disabled: Bool) -> some View { self }
+    @available(iOS 14.0, *)
     nonisolated public func navigationTitle(_ titleKey: LocalizedStringKey) -> some View { self }
+    @available(iOS 14.0, *)
     @_disfavoredOverload
     nonisolated public func navigationTitle<S: StringProtocol>(_ title: S) -> some View { self }
+    @available(iOS 14.0, *)
     nonisolated public func navigationTitle(_ title: Text) -> some View { self }
+    @available(iOS 14.0, *)
     nonisolated public func toolbar<Content: ToolbarContent>(
         @ToolbarContentBuilder content: () -> Content) -> some View { self }
+    @available(iOS 14.0, *)
     nonisolated public func toolbar<Content: View>(@ViewBuilder content: () -> Content) -> some View { self }
+    // Apple's page now lists it as deprecated in iOS 27.0.
+    @available(iOS, introduced: 13.0, deprecated: 27.0)
     nonisolated public func tabItem<V: View>(@ViewBuilder _ label: () -> V) -> some View { self }
     nonisolated public func tag<V: Hashable>(_ tag: V) -> some View { self }
+    @available(iOS 15.0, *)
     nonisolated public func overlay<V: View>(
         alignment: Alignment = .center, @ViewBuilder content: () -> V) -> some View { self }
     nonisolated public func environmentObject<T: ObservableObject>(_ object: T) -> some View { self }
     nonisolated public func onAppear(perform action: (() -> Void)? = nil) -> some View { self }
     nonisolated public func onDisappear(perform action: (() -> Void)? = nil) -> some View { self }
-    @available(iOS, introduced: 14.0, deprecated: 17.0, message: "Use `onChange` with a two or zero parameter action closure instead.")
+    @available(
+        iOS, introduced: 14.0, deprecated: 17.0,
+        message: "Use `onChange` with a two or zero parameter action closure instead.")
     nonisolated public func onChange<V: Equatable>(
         of value: V, perform action: @escaping (_ newValue: V) -> Void) -> some View { self }
+    // iOS 18 SDK form: today's page shows the iOS 26 SDK's `task(name:priority:file:line:_:)` taking
+    // `sending @escaping @isolated(any) () async -> Void`.
+    @available(iOS 15.0, *)
     nonisolated public func task(
         priority: TaskPriority = .userInitiated,
         @_inheritActorContext _ action: @escaping @Sendable () async -> Void
     ) -> some View { self }
+    // iOS 18 SDK form (today's page: `task(id:name:priority:file:line:_:)`, iOS 26 SDK).
+    @available(iOS 15.0, *)
     nonisolated public func task<T: Equatable>(
         id value: T, priority: TaskPriority = .userInitiated,
         @_inheritActorContext _ action: @escaping @Sendable () async -> Void
     ) -> some View { self }
+    @available(iOS 15.0, *)
     nonisolated public func refreshable(action: @escaping @Sendable () async -> Void) -> some View { self }
     nonisolated public func sheet<Item: Identifiable, Content: View>(
         item: Binding<Item?>, onDismiss: (() -> Void)? = nil, @ViewBuilder content: @escaping (Item) -> Content
@@ -520,6 +707,7 @@ extension View {
     nonisolated public func textContentType(_ textContentType: UITextContentType?) -> some View { self }
     nonisolated public func keyboardType(_ type: UIKeyboardType) -> some View { self }
     nonisolated public func autocorrectionDisabled(_ disable: Bool = true) -> some View { self }
+    @available(iOS 15.0, *)
     nonisolated public func textInputAutocapitalization(
         _ autocapitalization: TextInputAutocapitalization?) -> some View { self }
 }

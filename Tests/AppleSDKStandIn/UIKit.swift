@@ -20,12 +20,19 @@ public struct UIBackgroundTaskIdentifier: RawRepresentable, Hashable, Sendable {
     open var backgroundRefreshStatus: UIBackgroundRefreshStatus { .available }
     open var backgroundTimeRemaining: TimeInterval { 0 }
     // iOS 18 SDK: nonisolated, handler (@MainActor @Sendable () -> Void)?
-    nonisolated open func beginBackgroundTask(withName taskName: String?, expirationHandler handler: (@MainActor @Sendable () -> Void)? = nil) -> UIBackgroundTaskIdentifier { .invalid }
-    nonisolated open func beginBackgroundTask(expirationHandler handler: (@MainActor @Sendable () -> Void)? = nil) -> UIBackgroundTaskIdentifier { .invalid }
+    nonisolated open func beginBackgroundTask(
+        withName taskName: String?, expirationHandler handler: (@MainActor @Sendable () -> Void)? = nil
+    ) -> UIBackgroundTaskIdentifier { .invalid }
+    nonisolated open func beginBackgroundTask(
+        expirationHandler handler: (@MainActor @Sendable () -> Void)? = nil
+    ) -> UIBackgroundTaskIdentifier { .invalid }
     nonisolated open func endBackgroundTask(_ identifier: UIBackgroundTaskIdentifier) {}
-    nonisolated public static let didEnterBackgroundNotification = NSNotification.Name("UIApplicationDidEnterBackgroundNotification")
-    nonisolated public static let willEnterForegroundNotification = NSNotification.Name("UIApplicationWillEnterForegroundNotification")
-    nonisolated public static let backgroundRefreshStatusDidChangeNotification = NSNotification.Name("UIApplicationBackgroundRefreshStatusDidChangeNotification")
+    nonisolated public static let didEnterBackgroundNotification =
+        NSNotification.Name("UIApplicationDidEnterBackgroundNotification")
+    nonisolated public static let willEnterForegroundNotification =
+        NSNotification.Name("UIApplicationWillEnterForegroundNotification")
+    nonisolated public static let backgroundRefreshStatusDidChangeNotification =
+        NSNotification.Name("UIApplicationBackgroundRefreshStatusDidChangeNotification")
 }
 
 @MainActor open class UIDevice: NSObject {
@@ -45,7 +52,8 @@ extension UIApplication {
         public init(rawValue: String) { self.rawValue = rawValue }
         public static let location = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsLocationKey")
         public static let url = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsURLKey")
-        public static let remoteNotification = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsRemoteNotificationKey")
+        public static let remoteNotification =
+            LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsRemoteNotificationKey")
     }
 
     public struct OpenExternalURLOptionsKey: Hashable, RawRepresentable, Sendable {
@@ -76,7 +84,8 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
 #if !STRICT
 extension UIApplicationDelegate {
     public func application(_ application: UIApplication,
-                            didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
+                            didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?)
+        -> Bool {
         true
     }
     public func application(_ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,

@@ -11,6 +11,7 @@ public struct UNAuthorizationOptions: OptionSet, Sendable {
     public static let sound = UNAuthorizationOptions(rawValue: 1 << 1)
     public static let alert = UNAuthorizationOptions(rawValue: 1 << 2)
     public static let provisional = UNAuthorizationOptions(rawValue: 1 << 6)
+    @available(iOS, introduced: 15.0, deprecated: 15.0, message: "Use time-sensitive entitlement")
     public static let timeSensitive = UNAuthorizationOptions(rawValue: 1 << 8)
 }
 public struct UNNotificationPresentationOptions: OptionSet, Sendable {
@@ -18,8 +19,12 @@ public struct UNNotificationPresentationOptions: OptionSet, Sendable {
     public init(rawValue: UInt) { self.rawValue = rawValue }
     public static let badge = UNNotificationPresentationOptions(rawValue: 1 << 0)
     public static let sound = UNNotificationPresentationOptions(rawValue: 1 << 1)
+    // Deprecated in favour of `.list` and `.banner`.
+    @available(iOS, introduced: 10.0, deprecated: 14.0)
     public static let alert = UNNotificationPresentationOptions(rawValue: 1 << 2)
+    @available(iOS 14.0, *)
     public static let list = UNNotificationPresentationOptions(rawValue: 1 << 3)
+    @available(iOS 14.0, *)
     public static let banner = UNNotificationPresentationOptions(rawValue: 1 << 4)
 }
 public struct UNNotificationActionOptions: OptionSet, Sendable {
@@ -34,6 +39,7 @@ public struct UNNotificationCategoryOptions: OptionSet, Sendable {
     public init(rawValue: UInt) { self.rawValue = rawValue }
     public static let customDismissAction = UNNotificationCategoryOptions(rawValue: 1 << 0)
 }
+@available(iOS 15.0, *)
 public enum UNNotificationInterruptionLevel: UInt, Sendable {
     case passive = 0, active, timeSensitive, critical
 }
@@ -43,7 +49,8 @@ open class UNNotificationAction: NSObject {
     open var identifier: String { "" }
 }
 open class UNNotificationCategory: NSObject {
-    public init(identifier: String, actions: [UNNotificationAction], intentIdentifiers: [String], options: UNNotificationCategoryOptions = []) {}
+    public init(identifier: String, actions: [UNNotificationAction], intentIdentifiers: [String],
+                options: UNNotificationCategoryOptions = []) {}
     open var identifier: String { "" }
 }
 
@@ -54,6 +61,7 @@ open class UNNotificationContent: NSObject {
     open var categoryIdentifier: String { "" }
     open var threadIdentifier: String { "" }
     open var userInfo: [AnyHashable: Any] { [:] }
+    @available(iOS 15.0, *)
     open var interruptionLevel: UNNotificationInterruptionLevel { .active }
 }
 open class UNMutableNotificationContent: UNNotificationContent {
@@ -65,7 +73,11 @@ open class UNMutableNotificationContent: UNNotificationContent {
     open override var body: String { get { _body } set { _body = newValue } }
     open override var categoryIdentifier: String { get { _category } set { _category = newValue } }
     open override var threadIdentifier: String { get { _thread } set { _thread = newValue } }
-    open override var interruptionLevel: UNNotificationInterruptionLevel { get { _level } set { _level = newValue } }
+    @available(iOS 15.0, *)
+    open override var interruptionLevel: UNNotificationInterruptionLevel {
+        get { _level }
+        set { _level = newValue }
+    }
 }
 
 open class UNNotificationTrigger: NSObject {
@@ -102,22 +114,31 @@ public let UNNotificationDismissActionIdentifier: String = "com.apple.UNNotifica
 
 public protocol UNUserNotificationCenterDelegate: NSObjectProtocol {
     // iOS 18 SDK: completion handlers are @Sendable.
-    func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification, withCompletionHandler completionHandler: @escaping @Sendable (UNNotificationPresentationOptions) -> Void)
-    func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse, withCompletionHandler completionHandler: @escaping @Sendable () -> Void)
+    func userNotificationCenter(
+        _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+        withCompletionHandler completionHandler: @escaping @Sendable (UNNotificationPresentationOptions) -> Void)
+    func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
+                                withCompletionHandler completionHandler: @escaping @Sendable () -> Void)
 #if !STRICT
     func userNotificationCenter(_ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?)
 #endif
 }
 #if !STRICT
 extension UNUserNotificationCenterDelegate {
-    public func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification, withCompletionHandler completionHandler: @escaping @Sendable (UNNotificationPresentationOptions) -> Void) {}
-    public func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse, withCompletionHandler completionHandler: @escaping @Sendable () -> Void) {}
-    public func userNotificationCenter(_ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?) {}
+    public func userNotificationCenter(
+        _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+        withCompletionHandler completionHandler: @escaping @Sendable (UNNotificationPresentationOptions) -> Void) {}
+    public func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
+                                       withCompletionHandler completionHandler: @escaping @Sendable () -> Void) {}
+    public func userNotificationCenter(_ center: UNUserNotificationCenter,
+                                       openSettingsFor notification: UNNotification?) {}
 }
 #endif
 
 public enum UNAuthorizationStatus: Int, Sendable {
-    case notDetermined = 0, denied, authorized, provisional, ephemeral
+    case notDetermined = 0, denied, authorized, provisional
+    @available(iOS 14.0, *)
+    case ephemeral
 }
 // iOS 18 SDK: UNNotificationSettings is not Sendable.
 open class UNNotificationSettings: NSObject {
@@ -127,12 +148,14 @@ open class UNNotificationSettings: NSObject {
 open class UNUserNotificationCenter: NSObject {
     open class func current() -> UNUserNotificationCenter { fatalError() }
     weak open var delegate: (any UNUserNotificationCenterDelegate)?
-    open func requestAuthorization(options: UNAuthorizationOptions = [], completionHandler: @escaping @Sendable (Bool, (any Error)?) -> Void) {}
+    open func requestAuthorization(options: UNAuthorizationOptions = [],
+                                   completionHandler: @escaping @Sendable (Bool, (any Error)?) -> Void) {}
     open func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool { false }
     open func getNotificationSettings(completionHandler: @escaping @Sendable (UNNotificationSettings) -> Void) {}
     open func notificationSettings() async -> UNNotificationSettings { UNNotificationSettings() }
     open func setNotificationCategories(_ categories: Set<UNNotificationCategory>) {}
-    open func add(_ request: UNNotificationRequest, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {}
+    open func add(_ request: UNNotificationRequest,
+                  withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {}
     open func add(_ request: UNNotificationRequest) async throws {}
     open func removePendingNotificationRequests(withIdentifiers identifiers: [String]) {}
     open func removeAllPendingNotificationRequests() {}

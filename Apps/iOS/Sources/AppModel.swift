@@ -58,11 +58,10 @@ final class AppModel: ObservableObject {
             let from = Date().addingTimeInterval(-31 * 86_400)
             let sessions = try await client.sessions(from: from, to: nil)
             let requests = try await client.requests()
-            let names = Dictionary(CorrectionRequestForm.siteChoices(status).map { ($0.id, $0.name) },
-                                   uniquingKeysWith: { first, _ in first })
             serverRecord = ServerRecordModel(
                 sessions: sessions, requests: requests,
-                phone: SessionHistory.sessions(events: status.events, open: status.openSessions), siteNames: names,
+                phone: SessionHistory.sessions(events: status.events, open: status.openSessions),
+                siteNames: CorrectionRequestForm.siteNames(status),
                 format: format, now: Date())
         } catch {
             message = "\(error)"
@@ -76,9 +75,8 @@ final class AppModel: ObservableObject {
         do {
             let (days, weeks) = try await apple.device.recordClient().timesheet(
                 from: monday, to: WeekTimesheetModel.weekEnd(monday))
-            let names = Dictionary(CorrectionRequestForm.siteChoices(status).map { ($0.id, $0.name) },
-                                   uniquingKeysWith: { first, _ in first })
-            week = WeekTimesheetModel(weekStart: monday, days: days, weeks: weeks, siteNames: names)
+            week = WeekTimesheetModel(
+                weekStart: monday, days: days, weeks: weeks, siteNames: CorrectionRequestForm.siteNames(status))
         } catch {
             message = "\(error)"
         }
@@ -87,12 +85,11 @@ final class AppModel: ObservableObject {
     /// The "Request a correction" sheet for a session of the server's record, or for a missed one.
     func correctionForm(for session: ServerSession?) async -> CorrectionRequestForm? {
         guard let apple, let status else { return nil }
-        let motion = await apple.device.motionForManualTime()
         let evidence = CorrectionRequestForm.PhoneEvidence(
-            stoppedWalkingAt: motion?.manualTimeOffer(checkIn: true, notBefore: nil),
-            startedWalkingAt: motion?.manualTimeOffer(checkIn: false, notBefore: session?.checkInAt))
-        return CorrectionRequestForm(target: session.map { .session($0) } ?? .missing,
-                                     sites: CorrectionRequestForm.siteChoices(status), evidence: evidence)
+            motion: await apple.device.motionForManualTime(), session: session, status: status)
+        return CorrectionRequestForm(
+            target: session.map { .session($0) } ?? .missing,
+            sites: CorrectionRequestForm.siteChoices(status), evidence: evidence)
     }
 
     /// Sends the request; nil when it was filed, otherwise what to show (the fields to fix, or the server's words).
@@ -172,7 +169,7 @@ final class AppModel: ObservableObject {
     func scanner(open: Bool) {
         guard let apple else { return }
         if open {
-            let uuids = Set([status?.proximityUUID ?? SiteBeacon.defaultUUID] + (status?.sites.compactMap(\.uuid) ?? []))
+            let uuids = ScannerModel.rangedUUIDs(status)
             scanner = ScannerModel(configuration: Configuration(), siteNames: status?.siteNames ?? [:])
             scannerListener = apple.location.addListener { [weak self] callback in
                 guard case .ranged(let samples, let time) = callback else { return }

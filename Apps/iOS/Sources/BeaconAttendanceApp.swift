@@ -9,8 +9,12 @@ import UIKit
 final class AppDelegate: NSObject, UIApplicationDelegate {
     @MainActor static var shared: AppleDevice?
 
-    func application(_ application: UIApplication, didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
-        let reason: LaunchReason = options?[.location] != nil ? .regionEvent
+    func application(
+        _ application: UIApplication, didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?
+    ) -> Bool {
+        let reason: LaunchReason =
+            options?[.location] != nil
+            ? .regionEvent
             : application.applicationState == .background ? .backgroundRefresh : .userOpened
         // The launch is the inbox's first input (AppleDevice posts it before wiring any callback).
         let apple = AppleDevice(launch: reason)
@@ -19,8 +23,10 @@ final class AppDelegate: NSObject, UIApplicationDelegate {
         return true
     }
 
-    func application(_ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,
-                     completionHandler: @escaping () -> Void) {
+    func application(
+        _ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,
+        completionHandler: @escaping () -> Void
+    ) {
         Self.shared?.handleBackgroundSessionEvents(completionHandler)
     }
 }

@@ -1,3 +1,4 @@
+import AttendanceEngine
 import AttendanceModels
 import AttendanceSync
 import Foundation
@@ -36,6 +37,23 @@ public struct CorrectionRequestForm: Hashable, Sendable {
             self.startedWalkingAt = startedWalkingAt
             self.lastBeaconHeardAt = lastBeaconHeardAt
         }
+
+        /// What the phone knows about `session` (nil: a missed one): the walk in and the walk out
+        /// its motion history shows (the walk out after the check-in), and, while the phone still
+        /// tracks the same session, when it last heard the site's beacon.
+        public init(motion: MotionSnapshot?, session: ServerSession?, status: DeviceStatus) {
+            stoppedWalkingAt = motion?.manualTimeOffer(checkIn: true, notBefore: nil)
+            startedWalkingAt = motion?.manualTimeOffer(checkIn: false, notBefore: session?.checkInAt)
+            lastBeaconHeardAt = session.flatMap { session in
+                status.presence.values.lazy.compactMap { presence -> Date? in
+                    switch presence {
+                    case .inside(let tracked), .leaving(let tracked, _):
+                        tracked.key == session.id && tracked.heardSinceCheckIn ? tracked.lastHeardAt : nil
+                    case .outside, .confirming: nil
+                    }
+                }.first
+            }
+        }
     }
 
     public static let reasonLength = 3...500
@@ -68,6 +86,11 @@ public struct CorrectionRequestForm: Hashable, Sendable {
                 checkOutAt = left
             }
         }
+    }
+
+    /// The names of the sites the employee can name, by server id (for the server's record).
+    public static func siteNames(_ status: DeviceStatus) -> [String: String] {
+        Dictionary(siteChoices(status).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The sites the employee can name: those the server gave an id, by name.

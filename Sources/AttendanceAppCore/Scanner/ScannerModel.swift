@@ -33,6 +33,11 @@ public struct ScannerModel: Sendable {
     private let estimator: DistanceEstimator
     private let names: [SiteBeacon: String]
 
+    /// The proximity UUIDs the scanner ranges: the default one and every site's own.
+    public static func rangedUUIDs(_ status: DeviceStatus?) -> Set<UUID> {
+        Set([status?.proximityUUID ?? SiteBeacon.defaultUUID] + (status?.sites.compactMap(\.uuid) ?? []))
+    }
+
     public init(configuration: Configuration, siteNames: [SiteBeacon: String] = [:]) {
         estimator = DistanceEstimator(configuration: configuration)
         names = siteNames

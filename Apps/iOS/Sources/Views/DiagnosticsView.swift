@@ -23,7 +23,10 @@ struct DiagnosticsView: View {
                 Section("Outbox") {
                     Text(diagnostics.outbox)
                     ForEach(diagnostics.deadLetters) { dead in
-                        VStack(alignment: .leading) { Text(dead.summary); Text(dead.reason).font(.caption).foregroundStyle(.red) }
+                        VStack(alignment: .leading) {
+                            Text(dead.summary)
+                            Text(dead.reason).font(.caption).foregroundStyle(.red)
+                        }
                     }
                 }
                 if !diagnostics.stuckOnServer.isEmpty {

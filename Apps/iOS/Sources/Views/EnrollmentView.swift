@@ -10,15 +10,18 @@ struct EnrollmentView: View {
         Form {
             Section("Server") {
                 TextField("attendance.example.com", text: $model.enrollment.serverURL)
-                    .textContentType(.URL).keyboardType(.URL).autocorrectionDisabled().textInputAutocapitalization(.never)
+                    .textContentType(.URL).keyboardType(.URL).autocorrectionDisabled().textInputAutocapitalization(
+                        .never)
             }
             Section("Enrollment code") {
                 TextField("K7P2Q-9XMWD", text: $model.enrollment.code)
                     .autocorrectionDisabled().textInputAutocapitalization(.characters)
             }
             Section {
-                Button(model.enrollment.phase == .submitting ? "Enrolling…" : "Enroll this iPhone") { Task { await model.enroll() } }
-                    .disabled(!model.enrollment.canSubmit)
+                Button(model.enrollment.phase == .submitting ? "Enrolling…" : "Enroll this iPhone") {
+                    Task { await model.enroll() }
+                }
+                .disabled(!model.enrollment.canSubmit)
             }
             if case .failed(let message) = model.enrollment.phase {
                 Section { Text(message).foregroundStyle(.red) }

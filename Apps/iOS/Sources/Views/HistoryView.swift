@@ -14,12 +14,24 @@ struct HistoryView: View {
                     Section {
                         ForEach(day.rows) { row in
                             VStack(alignment: .leading) {
-                                HStack { Text(row.site).bold(); Spacer(); Text(row.duration) }
+                                HStack {
+                                    Text(row.site).bold()
+                                    Spacer()
+                                    Text(row.duration)
+                                }
                                 Text(row.times).font(.callout)
-                                if !row.notes.isEmpty { Text(row.notes.joined(separator: " · ")).font(.caption).foregroundStyle(.secondary) }
+                                if !row.notes.isEmpty {
+                                    Text(row.notes.joined(separator: " · ")).font(.caption).foregroundStyle(.secondary)
+                                }
                             }
                         }
-                    } header: { HStack { Text(day.title); Spacer(); Text(day.total) } }
+                    } header: {
+                        HStack {
+                            Text(day.title)
+                            Spacer()
+                            Text(day.total)
+                        }
+                    }
                 }
                 Section { Text(history.footnote).font(.footnote).foregroundStyle(.secondary) }
             }
@@ -30,7 +42,11 @@ struct HistoryView: View {
                             Task { form = await model.correctionForm(for: row.correctable) }
                         } label: {
                             VStack(alignment: .leading) {
-                                HStack { Text(row.site).bold(); Spacer(); Text(row.duration) }
+                                HStack {
+                                    Text(row.site).bold()
+                                    Spacer()
+                                    Text(row.duration)
+                                }
                                 Text(row.times).font(.callout)
                                 if !row.notes.isEmpty {
                                     Text(row.notes.joined(separator: " · ")).font(.caption).foregroundStyle(.secondary)

@@ -13,8 +13,11 @@ struct OnboardingView: View {
             Section { Text(guide.headline).font(.headline) }
             ForEach(guide.steps) { step in
                 Section(step.title) {
-                    Label(step.status.rawValue.capitalized, systemImage: step.status == .done ? "checkmark.circle.fill" : "exclamationmark.triangle")
-                        .foregroundStyle(step.status == .done ? .green : step.status == .blocking ? .red : .orange)
+                    Label(
+                        step.status.rawValue.capitalized,
+                        systemImage: step.status == .done ? "checkmark.circle.fill" : "exclamationmark.triangle"
+                    )
+                    .foregroundStyle(step.status == .done ? .green : step.status == .blocking ? .red : .orange)
                     Text(step.explanation).font(.callout)
                     if let title = step.actionTitle, step.action != .none {
                         Button(title) { model.perform(step.action) }

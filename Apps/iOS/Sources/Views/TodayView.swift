@@ -25,11 +25,15 @@ struct TodayView: View {
                     if let refused = today.refused { Text(refused).foregroundStyle(.red) }
                 }
                 if !today.warnings.isEmpty {
-                    Section("Automatic attendance is off") { ForEach(today.warnings, id: \.self) { Text($0).foregroundStyle(.orange) } }
+                    Section("Automatic attendance is off") {
+                        ForEach(today.warnings, id: \.self) { Text($0).foregroundStyle(.orange) }
+                    }
                 }
                 Section("By hand") {
-                    Button("Check in by hand") { Task { manual = await model.manualOverride(.checkIn) } }.disabled(!today.canCheckIn)
-                    Button("Check out by hand") { Task { manual = await model.manualOverride(.checkOut) } }.disabled(!today.canCheckOut)
+                    Button("Check in by hand") { Task { manual = await model.manualOverride(.checkIn) } }.disabled(
+                        !today.canCheckIn)
+                    Button("Check out by hand") { Task { manual = await model.manualOverride(.checkOut) } }.disabled(
+                        !today.canCheckOut)
                 }
             }
             if let message = model.message { Section { Text(message).foregroundStyle(.red) } }
@@ -41,7 +45,7 @@ struct TodayView: View {
         .task(id: model.route) {
             guard model.route == .manualCheckIn else { return }
             manual = await model.manualOverride(.checkIn)
-            model.route = nil   // after the await: changing the id cancels this task
+            model.route = nil  // after the await: changing the id cancels this task
         }
         .sheet(item: Binding(get: { manual.map(ManualSheetItem.init) }, set: { manual = $0?.manual })) { item in
             ManualOverrideSheet(manual: item.manual) { manual = nil }
@@ -71,7 +75,9 @@ struct ManualOverrideSheet: View {
                 }
                 Section("Reason (your administrator sees it)") {
                     TextField("Why", text: $manual.reason, axis: .vertical)
-                    ForEach(ManualOverride.reasonPresets, id: \.self) { preset in Button(preset) { manual.reason = preset } }
+                    ForEach(ManualOverride.reasonPresets, id: \.self) { preset in
+                        Button(preset) { manual.reason = preset }
+                    }
                 }
                 switch manual.phase {
                 case .accepted(let text): Text(text).foregroundStyle(.green)
@@ -82,7 +88,9 @@ struct ManualOverrideSheet: View {
             .navigationTitle(manual.title)
             .toolbar {
                 ToolbarItem(placement: .cancellationAction) { Button("Close", action: close) }
-                ToolbarItem(placement: .confirmationAction) { Button("Send") { Task { manual = await model.send(manual) } } }
+                ToolbarItem(placement: .confirmationAction) {
+                    Button("Send") { Task { manual = await model.send(manual) } }
+                }
             }
         }
     }

@@ -13,7 +13,11 @@ struct WeekView: View {
                 Section {
                     ForEach(week.lines) { line in
                         VStack(alignment: .leading) {
-                            HStack { Text(line.title).bold(); Spacer(); Text(line.worked) }
+                            HStack {
+                                Text(line.title).bold()
+                                Spacer()
+                                Text(line.worked)
+                            }
                             if !line.notes.isEmpty {
                                 Text(line.notes.joined(separator: " · ")).font(.caption).foregroundStyle(.secondary)
                             }
@@ -21,13 +25,19 @@ struct WeekView: View {
                     }
                 } header: {
                     HStack {
-                        Button { Task { await model.loadWeek(WeekTimesheetModel.weekStart(week.from, movedBy: -1)) } }
-                            label: { Image(systemName: "chevron.left") }
+                        Button {
+                            Task { await model.loadWeek(WeekTimesheetModel.weekStart(week.from, movedBy: -1)) }
+                        } label: {
+                            Image(systemName: "chevron.left")
+                        }
                         Spacer()
                         Text(week.title)
                         Spacer()
-                        Button { Task { await model.loadWeek(WeekTimesheetModel.weekStart(week.from, movedBy: 1)) } }
-                            label: { Image(systemName: "chevron.right") }
+                        Button {
+                            Task { await model.loadWeek(WeekTimesheetModel.weekStart(week.from, movedBy: 1)) }
+                        } label: {
+                            Image(systemName: "chevron.right")
+                        }
                     }
                 }
                 Section {
