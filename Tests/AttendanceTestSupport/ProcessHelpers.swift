@@ -16,14 +16,16 @@ public func builtExecutable(_ name: String) throws -> URL {
 
 /// A child process whose standard output is collected as it is written.
 public final class ChildProcess: @unchecked Sendable {
-    // @unchecked: `output` and `errors` are only touched under `lock`; `process` is started in
-    // init, then only signalled, and read by `finish` once it has exited.
+    // @unchecked: `output`, `errors`, `pending` and `waiting` are only touched under `lock`;
+    // `process` is started in init, then only signalled, and read once it has exited.
     public let process = Process()
     private let lock = NSLock()
     private var output = Data()
     private var errors = Data()
-    /// Left three times: at the end of standard output, at the end of standard error, at the exit.
-    private let ended = DispatchGroup()
+    /// What is still to come: the end of standard output, the end of standard error, the exit.
+    private var pending = 3
+    /// The callers of `finish` waiting for `pending` to reach 0.
+    private var waiting: [CheckedContinuation<Finished, Never>] = []
 
     public init(
         _ executable: URL, _ arguments: [String], standardInput: String? = nil, environment: [String: String] = [:]
@@ -41,14 +43,12 @@ public final class ChildProcess: @unchecked Sendable {
         process.standardInput = input
         // The exit is awaited through this, never with `waitUntilExit()`: off the thread that
         // started the child, that polls a run loop with nothing in it, a busy loop that burns a core.
-        ended.enter()
-        process.terminationHandler = { [ended] _ in ended.leave() }
+        process.terminationHandler = { [weak self] _ in self?.oneEnded() }
         try process.run()
         // Both pipes are read to their end by threads of their own, with blocking reads: no
         // cooperative thread waits, and no Dispatch read source (libdispatch on Linux has crashed in
         // its event loop when one was cancelled while its descriptor was at its end).
         for (handle, isOutput) in [(pipe.fileHandleForReading, true), (errorPipe.fileHandleForReading, false)] {
-            ended.enter()
             Thread.detachNewThread { self.readToEnd(handle, isOutput: isOutput) }
         }
         if let standardInput { input.fileHandleForWriting.write(Data(standardInput.utf8)) }
@@ -70,7 +70,21 @@ public final class ChildProcess: @unchecked Sendable {
             }
             lock.unlock()
         }
-        ended.leave()
+        oneEnded()
+    }
+
+    /// Counts one of the three ends; the last one gives the waiting callers of `finish` the result,
+    /// on its own thread (a reader's or the termination handler's: no Dispatch queue, whose few
+    /// threads blocking work elsewhere in the tests can hold for seconds).
+    private func oneEnded() {
+        lock.lock()
+        pending -= 1
+        let resumed = pending == 0 ? waiting : []
+        if pending == 0 { waiting = [] }
+        lock.unlock()
+        guard !resumed.isEmpty else { return }
+        let result = finished()
+        for continuation in resumed { continuation.resume(returning: result) }
     }
 
     /// Whether the child has written anything yet.
@@ -105,19 +119,26 @@ public final class ChildProcess: @unchecked Sendable {
         public var stderr: String
     }
 
-    /// Waits for the child to exit and returns what it wrote. Nothing blocks meanwhile: the result
-    /// is made on a Dispatch thread once both pipes have ended and the child has exited, never on
-    /// one of Swift concurrency's cooperative threads (as many as cores: a blocked one stalls every
-    /// other test).
+    /// Waits for the child to exit and returns what it wrote. Nothing blocks meanwhile: the caller
+    /// is resumed once both pipes have ended and the child has exited, and never holds one of Swift
+    /// concurrency's cooperative threads while it waits (as many as cores: a blocked one stalls
+    /// every other test).
     public func finish() async -> Finished {
         await withCheckedContinuation { continuation in
-            ended.notify(queue: .global()) { continuation.resume(returning: self.finished()) }
+            lock.lock()
+            guard pending == 0 else {
+                waiting.append(continuation)
+                lock.unlock()
+                return
+            }
+            lock.unlock()
+            continuation.resume(returning: finished())
         }
     }
 
-    /// What the child wrote and how it ended: only once `ended` has been left three times.
+    /// What the child wrote and how it ended: only once `pending` is 0.
     private func finished() -> Finished {
-        process.waitUntilExit()  // returns at once: the termination handler has run
+        process.waitUntilExit()  // returns at once (at most a moment): the termination handler has run
         lock.lock()
         let text = String(decoding: output, as: UTF8.self)
         let errorText = String(decoding: errors, as: UTF8.self)
