@@ -524,18 +524,10 @@ where Data: RandomAccessCollection, PreviewImage: Transferable, PreviewIcon: Tra
 @available(iOS 16.0, *)
 public struct DefaultShareLinkLabel: _PrimitiveView {}
 
-// The SDK has the titled initializers without a preview only for URL and String items.
+// The SDK has the titled initializers without a preview for URL and String items; the app shares URLs.
 @available(iOS 16.0, *)
 extension ShareLink
 where PreviewImage == Never, PreviewIcon == Never, Label == DefaultShareLinkLabel, Data.Element == URL {
-    nonisolated public init(_ titleKey: LocalizedStringKey, items: Data, subject: Text? = nil, message: Text? = nil) {}
-    @_disfavoredOverload
-    nonisolated public init<S: StringProtocol>(_ title: S, items: Data, subject: Text? = nil, message: Text? = nil) {}
-}
-
-@available(iOS 16.0, *)
-extension ShareLink
-where PreviewImage == Never, PreviewIcon == Never, Label == DefaultShareLinkLabel, Data.Element == String {
     nonisolated public init(_ titleKey: LocalizedStringKey, items: Data, subject: Text? = nil, message: Text? = nil) {}
     @_disfavoredOverload
     nonisolated public init<S: StringProtocol>(_ title: S, items: Data, subject: Text? = nil, message: Text? = nil) {}

@@ -45,13 +45,7 @@ public struct CorrectionRequestForm: Hashable, Sendable {
             stoppedWalkingAt = motion?.manualTimeOffer(checkIn: true, notBefore: nil)
             startedWalkingAt = motion?.manualTimeOffer(checkIn: false, notBefore: session?.checkInAt)
             lastBeaconHeardAt = session.flatMap { session in
-                status.presence.values.lazy.compactMap { presence -> Date? in
-                    switch presence {
-                    case .inside(let tracked), .leaving(let tracked, _):
-                        tracked.key == session.id && tracked.heardSinceCheckIn ? tracked.lastHeardAt : nil
-                    case .outside, .confirming: nil
-                    }
-                }.first
+                status.openSessions.first { $0.key == session.id && $0.heardSinceCheckIn }?.lastHeardAt
             }
         }
     }
