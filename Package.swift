@@ -4,7 +4,7 @@
 import PackageDescription
 
 let strictSwift6: [SwiftSetting] = [
-    .swiftLanguageMode(.v6),
+    .swiftLanguageMode(.v6)
 ]
 
 let package = Package(
@@ -90,16 +90,21 @@ let package = Package(
 
         // The app's platform-free half: the composition root, enrollment, region budgeting, the
         // beacon challenge, and every screen's view model and formatting (tested on Linux).
-        .target(name: "AttendanceAppCore",
-                dependencies: ["AttendanceModels", "AttendanceEngine", "AttendanceSync",
-                               .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
-                swiftSettings: strictSwift6),
+        .target(
+            name: "AttendanceAppCore",
+            dependencies: [
+                "AttendanceModels", "AttendanceEngine", "AttendanceSync",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            swiftSettings: strictSwift6),
 
         // The Apple adapters (CoreLocation, CoreMotion, CoreBluetooth, BackgroundTasks, URLSession,
         // UserNotifications, OSLog, Keychain, Network). Every file is guarded by `#if canImport(...)`,
         // so Linux builds this module empty; `scripts/check-apple` parses each file with `swiftc -parse`.
-        .target(name: "AttendanceApple", dependencies: ["AttendanceAppCore", "AttendanceSync", "AttendanceEngine", "AttendanceModels"],
-                swiftSettings: strictSwift6),
+        .target(
+            name: "AttendanceApple",
+            dependencies: ["AttendanceAppCore", "AttendanceSync", "AttendanceEngine", "AttendanceModels"],
+            swiftSettings: strictSwift6),
 
         // MARK: - Server
         // Exactly-once ingest, idempotency and storage (SQLite now; PostgreSQL next). The HTTP layer
@@ -113,7 +118,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -160,6 +164,8 @@ let package = Package(
                 // swift-nio-ssl is built for PostgresNIO's TLS already.
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                // The console's second factor (TOTPCodes): the core asks through `OneTimeCodes`.
+                .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
             ],
             resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: strictSwift6,
@@ -169,14 +175,17 @@ let package = Package(
         // MARK: - Simulation
         // The field test: a deterministic world driving the real runtime, outbox and HTTP server.
         // HummingbirdTesting: `--transport inprocess` hands requests to the server's router without sockets.
-        .target(name: "AttendanceSimulation",
-                dependencies: ["AttendanceModels", "AttendanceEngine", "AttendanceSync", "AttendanceAppCore",
-                               "AttendanceServer", "AttendanceHTTP", .product(name: "Logging", package: "swift-log"),
-                               .product(name: "HummingbirdTesting", package: "hummingbird"),
-                               .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                               .product(name: "HTTPTypes", package: "swift-http-types"),
-                               .product(name: "NIOCore", package: "swift-nio")],
-                swiftSettings: strictSwift6),
+        .target(
+            name: "AttendanceSimulation",
+            dependencies: [
+                "AttendanceModels", "AttendanceEngine", "AttendanceSync", "AttendanceAppCore",
+                "AttendanceServer", "AttendanceHTTP", .product(name: "Logging", package: "swift-log"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSwift6),
 
         // MARK: - Tools
         .executableTarget(
@@ -241,53 +250,88 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(name: "AttendanceModelsTests", dependencies: ["AttendanceModels"], swiftSettings: strictSwift6),
-        .testTarget(name: "AttendanceEngineTests", dependencies: ["AttendanceEngine", "AttendanceModels"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "AttendanceEngineTests", dependencies: ["AttendanceEngine", "AttendanceModels"],
+            swiftSettings: strictSwift6),
         // The app's view models, enrollment and composition root; enrollment against the real server.
-        .testTarget(name: "AttendanceAppCoreTests",
-                    dependencies: ["AttendanceAppCore", "AttendanceSync", "AttendanceEngine", "AttendanceModels", "AttendanceHTTP",
-                                   "AttendanceServer", "AttendanceServerTestSupport",
-                                   .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                                   .product(name: "HTTPTypes", package: "swift-http-types")],
-                    swiftSettings: strictSwift6),
-        .testTarget(name: "AttendanceSimulationTests", dependencies: ["AttendanceSimulation", "AttendanceModels"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "AttendanceAppCoreTests",
+            dependencies: [
+                "AttendanceAppCore", "AttendanceSync", "AttendanceEngine", "AttendanceModels", "AttendanceHTTP",
+                "AttendanceServer", "AttendanceServerTestSupport", "AttendanceDeviceTestSupport",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSwift6),
+        .testTarget(
+            name: "AttendanceSimulationTests", dependencies: ["AttendanceSimulation", "AttendanceModels"],
+            swiftSettings: strictSwift6),
         // The storage backends the server's contract tests run on, with a private PostgreSQL; the
         // device's JSON through the server's own mapping, for tests of the ingest without a socket.
-        .target(name: "AttendanceServerTestSupport", dependencies: ["AttendanceServer", "AttendanceHTTP", "AttendanceModels"],
-                path: "Tests/AttendanceServerTestSupport",
-                swiftSettings: strictSwift6),
+        .target(
+            name: "AttendanceServerTestSupport",
+            dependencies: ["AttendanceServer", "AttendanceHTTP", "AttendanceModels"],
+            path: "Tests/AttendanceServerTestSupport",
+            swiftSettings: strictSwift6),
         // GRDB and PostgresNIO: the ledger's tamper and upgrade tests write to the database behind the server's back.
-        .testTarget(name: "AttendanceServerTests", dependencies: ["AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport",
-                                                               .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
-                                                               .product(name: "GRDB", package: "GRDB.swift"),
-                                                               .product(name: "PostgresNIO", package: "postgres-nio")],
-                    swiftSettings: strictSwift6),
+        .testTarget(
+            name: "AttendanceServerTests",
+            dependencies: [
+                "AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport",
+                "AttendanceHTTP",
+                .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strictSwift6),
         // The console's pure parts (times, forms, CSRF) and its live feed.
-        .testTarget(name: "AttendanceConsoleTests",
-                    dependencies: ["AttendanceConsole", "AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport"],
-                    swiftSettings: strictSwift6),
+        .testTarget(
+            name: "AttendanceConsoleTests",
+            dependencies: ["AttendanceConsole", "AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport"],
+            swiftSettings: strictSwift6),
         // The HTTP layer over a real loopback socket, on both backends.
-        .testTarget(name: "AttendanceHTTPTests",
-                    dependencies: ["AttendanceHTTP", "AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport",
-                                   .product(name: "Logging", package: "swift-log")],
-                    swiftSettings: strictSwift6),
+        .testTarget(
+            name: "AttendanceHTTPTests",
+            dependencies: [
+                "AttendanceHTTP", "AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSwift6),
         // Device and server together over HTTP: what the device sends is what the server accepts.
-        .testTarget(name: "AttendanceIntegrationTests",
-                    dependencies: ["AttendanceServer", "AttendanceHTTP", "AttendanceSync", "AttendanceEngine", "AttendanceModels",
-                                   "AttendanceServerTestSupport"],
-                    swiftSettings: strictSwift6),
+        .testTarget(
+            name: "AttendanceIntegrationTests",
+            dependencies: [
+                "AttendanceServer", "AttendanceHTTP", "AttendanceSync", "AttendanceEngine", "AttendanceModels",
+                "AttendanceServerTestSupport", "AttendanceDeviceTestSupport",
+            ],
+            swiftSettings: strictSwift6),
+        // The device's test doubles: a clock moved by hand and ports that record every call.
+        .target(
+            name: "AttendanceDeviceTestSupport",
+            dependencies: ["AttendanceSync", "AttendanceEngine", "AttendanceModels"],
+            path: "Tests/AttendanceDeviceTestSupport", swiftSettings: strictSwift6),
         // Helpers shared by the test targets that run built executables as child processes.
         .target(name: "AttendanceTestSupport", path: "Tests/AttendanceTestSupport", swiftSettings: strictSwift6),
-        .testTarget(name: "AttendanceSyncTests", dependencies: ["AttendanceSync", "AttendanceEngine", "AttendanceModels", "outbox-crash-probe",
-                                                             "AttendanceTestSupport",
-                                                             .product(name: "GRDB", package: "GRDB.swift")],
-                    swiftSettings: strictSwift6),
+        .testTarget(
+            name: "AttendanceSyncTests",
+            dependencies: [
+                "AttendanceSync", "AttendanceEngine", "AttendanceModels", "outbox-crash-probe",
+                "AttendanceTestSupport", "AttendanceDeviceTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSwift6),
         // The child process the crash test kills with SIGKILL, over and over.
-        .executableTarget(name: "outbox-crash-probe", dependencies: ["AttendanceSync", "AttendanceModels"], path: "Tests/OutboxCrashProbe",
-                          swiftSettings: strictSwift6),
+        .executableTarget(
+            name: "outbox-crash-probe", dependencies: ["AttendanceSync", "AttendanceModels"],
+            path: "Tests/OutboxCrashProbe",
+            swiftSettings: strictSwift6),
         // Runs the built `attendance` executable end to end (exit status, stdout, stderr).
-        .testTarget(name: "AttendanceCLITests",
-                    dependencies: ["attendance", "AttendanceTestSupport", "AttendanceServerTestSupport", "AttendanceServer",
-                                   "AttendanceModels", .product(name: "GRDB", package: "GRDB.swift")],
-                    swiftSettings: strictSwift6),
+        .testTarget(
+            name: "AttendanceCLITests",
+            dependencies: [
+                "attendance", "AttendanceTestSupport", "AttendanceServerTestSupport", "AttendanceServer",
+                "AttendanceModels", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSwift6),
     ]
 )

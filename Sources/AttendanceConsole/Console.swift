@@ -46,19 +46,19 @@ public struct Console: Sendable {
     let logger: Logger
     /// Tells the HTTP layer the route's name and the caller, for the request's log line and metrics.
     let record: @Sendable (String, Principal?) -> Void
-    let clock: @Sendable () -> Date
+    let environment: ServerEnvironment
 
     public init(
         services: ConsoleServices, hub: PresenceHub, logger: Logger,
         record: @escaping @Sendable (String, Principal?) -> Void = { _, _ in },
-        clock: @escaping @Sendable () -> Date = { Date() }
+        environment: ServerEnvironment
     ) throws {
         self.services = services
         self.hub = hub
         self.renderer = try Renderer()
         self.logger = logger
         self.record = record
-        self.clock = clock
+        self.environment = environment
     }
 
     /// A page's or an action's work, with the request's form: the POST's body, or a GET's query.

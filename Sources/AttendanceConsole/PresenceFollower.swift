@@ -17,17 +17,17 @@ public struct PresenceFollower: Service {
     let hub: PresenceHub
     let interval: Duration
     let logger: Logger
-    let clock: @Sendable () -> Date
+    let environment: ServerEnvironment
 
     public init(
         repository: any ServerRepository, hub: PresenceHub, interval: Duration = .milliseconds(250), logger: Logger,
-        clock: @escaping @Sendable () -> Date = { Date() }
+        environment: ServerEnvironment
     ) {
         self.repository = repository
         self.hub = hub
         self.interval = interval
         self.logger = logger
-        self.clock = clock
+        self.environment = environment
     }
 
     /// The ledger's end at the last few idle ticks (about two seconds).
@@ -66,7 +66,7 @@ public struct PresenceFollower: Service {
     /// One read: the new rows' sessions, as they are now, to the hub.
     func follow(_ tail: inout LedgerTail) async throws {
         let rows = try await repository.ledgerSessionKeys(after: tail.floor, limit: Self.readLimit)
-        let keys = tail.received(rows, now: clock())
+        let keys = tail.received(rows, now: environment.now())
         guard !keys.isEmpty else { return }
         hub.sessionsChanged(try await repository.sessions(keys: keys))
     }

@@ -55,17 +55,17 @@ public final class PresenceHub: SessionObserver, Service {
     private let tick: AsyncStream<Void>.Continuation
     private let keepAlive: Duration
     private let flushInterval: Duration
-    private let clock: @Sendable () -> Date
+    private let environment: ServerEnvironment
 
     public init(
         repository: any ServerRepository, keepAlive: Duration = .seconds(15),
         flushInterval: Duration = .milliseconds(100),
-        clock: @escaping @Sendable () -> Date = { Date() }
+        environment: ServerEnvironment
     ) {
         self.repository = repository
         self.keepAlive = keepAlive
         self.flushInterval = flushInterval
-        self.clock = clock
+        self.environment = environment
         (ticks, tick) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -183,7 +183,7 @@ public final class PresenceHub: SessionObserver, Service {
 
     /// Ends the streams whose sign-in has expired (at every keep-alive).
     func dropExpired() {
-        let now = clock()
+        let now = environment.now()
         let expired = state.withLock { current in
             current.subscribers.filter { $0.value.viewer.expiresAt <= now }.map(\.key)
                 + current.joining.filter { $0.value.subscriber.viewer.expiresAt <= now }.map(\.key)
@@ -204,7 +204,7 @@ public final class PresenceHub: SessionObserver, Service {
             row["since"] = LocalTime.plain(session.checkInAt, zone: zone)
             row["confidence"] =
                 PresenceConfidence.of(
-                    sessionLastSeen: session.lastSeenAt, deviceLastSeen: nil, now: clock()
+                    sessionLastSeen: session.lastSeenAt, deviceLastSeen: nil, now: environment.now()
                 ).rawValue
         }
         let json = (try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys])) ?? Data("{}".utf8)
@@ -225,7 +225,7 @@ public final class PresenceHub: SessionObserver, Service {
     }
 
     private func name(of user: UserID) async -> String {
-        let now = clock()
+        let now = environment.now()
         if let cached = names.withLock({ $0[user] }), now.timeIntervalSince(cached.at) < 60 { return cached.name }
         let name = (try? await repository.employee(id: user))?.name ?? user.rawValue
         names.withLock { $0[user] = (name, now) }
@@ -233,7 +233,7 @@ public final class PresenceHub: SessionObserver, Service {
     }
 
     private func zone(of site: SiteID) async -> String {
-        let now = clock()
+        let now = environment.now()
         if let cached = zones.withLock({ $0[site] }), now.timeIntervalSince(cached.at) < 60 { return cached.zone }
         let zone = (try? await repository.site(id: site))?.timeZone ?? "UTC"
         zones.withLock { $0[site] = (zone, now) }

@@ -24,9 +24,11 @@ struct AttendanceAPI: APIProtocol {
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         do { try await repository.ping() } catch {
-            throw Problem(503, "Database unavailable", "the \(repository.backendName) database does not answer: \(error)")
+            throw Problem(
+                503, "Database unavailable", "the \(repository.backendName) database does not answer: \(error)")
         }
-        let database: Components.Schemas.Health.DatabasePayload = repository.backendName == "postgresql" ? .postgresql : .sqlite
+        let database: Components.Schemas.Health.DatabasePayload =
+            repository.backendName == "postgresql" ? .postgresql : .sqlite
         return .ok(.init(body: .json(.init(status: .ok, database: database))))
     }
 
@@ -34,7 +36,9 @@ struct AttendanceAPI: APIProtocol {
         .ok(.init(body: .plainText(HTTPBody(metrics.exposition()))))
     }
 
-    func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws -> Operations.GetOpenAPIDocument.Output {
+    func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws
+        -> Operations.GetOpenAPIDocument.Output
+    {
         .ok(.init(body: .yaml(HTTPBody(document))))
     }
 
@@ -42,9 +46,15 @@ struct AttendanceAPI: APIProtocol {
 
     func enrollDevice(_ input: Operations.EnrollDevice.Input) async throws -> Operations.EnrollDevice.Output {
         guard case .json(let request) = input.body else { throw Self.unsupportedBody }
-        let (device, token) = try await auth.enroll(code: request.code, platform: request.platform, deviceName: request.deviceName)
+        let (device, token) = try await auth.enroll(
+            code: request.code, platform: request.platform, deviceName: request.deviceName)
         let config = try await deviceConfig(device: device.id, user: device.userId)
-        return .created(.init(body: .json(.init(deviceId: device.id.rawValue, deviceToken: token, userId: device.userId.rawValue, config: config))))
+        return .created(
+            .init(
+                body: .json(
+                    .init(
+                        deviceId: device.id.rawValue, deviceToken: token, userId: device.userId.rawValue, config: config
+                    ))))
     }
 
     func getDeviceConfig(_ input: Operations.GetDeviceConfig.Input) async throws -> Operations.GetDeviceConfig.Output {
@@ -56,7 +66,9 @@ struct AttendanceAPI: APIProtocol {
 
     private func deviceConfig(device: DeviceID, user: UserID) async throws -> Components.Schemas.DeviceConfig {
         let object = try await admin.deviceConfig(device: device, user: user)
-        return try Wire.decode(Components.Schemas.DeviceConfig.self, from: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+        return try Wire.decode(
+            Components.Schemas.DeviceConfig.self,
+            from: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
     }
 
     // The device's events: the body mapped to a typed request (DeviceRequestMapping), and the
@@ -170,8 +182,13 @@ struct AttendanceAPI: APIProtocol {
 
     func createEmployee(_ input: Operations.CreateEmployee.Input) async throws -> Operations.CreateEmployee.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        return .created(.init(body: .json(Self.employee(try await admin.createEmployee(
-            name: body.name, externalId: body.externalId, email: body.email, actor: try Caller.actor())))))
+        return .created(
+            .init(
+                body: .json(
+                    Self.employee(
+                        try await admin.createEmployee(
+                            name: body.name, externalId: body.externalId, email: body.email, actor: try Caller.actor()))
+                )))
     }
 
     func getEmployee(_ input: Operations.GetEmployee.Input) async throws -> Operations.GetEmployee.Output {
@@ -209,13 +226,15 @@ struct AttendanceAPI: APIProtocol {
             .init(
                 body: .json(
                     .init(
-                        exportedAt: Date(), employee: Self.employee(data.employee),
+                        exportedAt: data.exportedAt, employee: Self.employee(data.employee),
                         devices: data.devices.map(Self.device),
                         sessions: data.sessions.map(Self.session), pendingEvents: pending,
                         requests: data.requests.map(Self.request), ledger: try data.ledger.map(Self.entry)))))
     }
 
-    func createEnrollmentCode(_ input: Operations.CreateEnrollmentCode.Input) async throws -> Operations.CreateEnrollmentCode.Output {
+    func createEnrollmentCode(_ input: Operations.CreateEnrollmentCode.Input) async throws
+        -> Operations.CreateEnrollmentCode.Output
+    {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
         let issued = try await auth.issueEnrollmentCode(
             for: try Self.id("userId", body.userId), validForSeconds: Double(body.expiresInSeconds ?? 86_400),
@@ -258,20 +277,26 @@ struct AttendanceAPI: APIProtocol {
             let rows = SessionsCSV(repository: repository, filter: filter)
             return .ok(.init(body: .csv(HTTPBody(rows, length: .unknown, iterationBehavior: .single))))
         }
-        let page = try await admin.sessions(userId: query.userId, siteId: query.siteId, from: query.from.map(RFC3339.format),
-                                            to: query.to.map(RFC3339.format), limit: query.limit, cursor: query.cursor,
-                                            source: query.source.flatMap { EventSource(rawValue: $0.rawValue) },
-                                            correctedOnly: query.source == .corrected,
-                                            minSkewSeconds: query.minSkewSeconds)
+        let page = try await admin.sessions(
+            userId: query.userId, siteId: query.siteId, from: query.from.map(RFC3339.format),
+            to: query.to.map(RFC3339.format), limit: query.limit, cursor: query.cursor,
+            source: query.source.flatMap { EventSource(rawValue: $0.rawValue) },
+            correctedOnly: query.source == .corrected,
+            minSkewSeconds: query.minSkewSeconds)
         return .ok(.init(body: .json(.init(items: page.items.map(Self.session), nextCursor: page.nextCursor))))
     }
 
     func getPresence(_ input: Operations.GetPresence.Input) async throws -> Operations.GetPresence.Output {
         let entries = try await admin.presence(siteId: input.query.siteId, scope: try Caller.current().siteScope)
-        return .ok(.init(body: .json(entries.map {
-            .init(userId: $0.session.userId.rawValue, name: $0.name, siteId: $0.session.siteId.rawValue,
-                  sessionKey: $0.session.sessionKey.rawValue, since: $0.session.checkInAt, lastSeenAt: $0.session.lastSeenAt)
-        })))
+        return .ok(
+            .init(
+                body: .json(
+                    entries.map {
+                        .init(
+                            userId: $0.session.userId.rawValue, name: $0.name, siteId: $0.session.siteId.rawValue,
+                            sessionKey: $0.session.sessionKey.rawValue, since: $0.session.checkInAt,
+                            lastSeenAt: $0.session.lastSeenAt)
+                    })))
     }
 
     // MARK: Records to the contract's types
@@ -290,33 +315,40 @@ struct AttendanceAPI: APIProtocol {
     }
 
     static func siteInput(_ body: Components.Schemas.SiteInput) -> AdminService.SiteInput {
-        AdminService.SiteInput(name: body.name, timeZone: body.timeZone, beaconUUID: body.beaconUUID, major: body.major,
-                               geofence: body.geofence.map { Geofence(latitude: $0.latitude, longitude: $0.longitude, radiusMeters: $0.radiusMeters) })
+        AdminService.SiteInput(
+            name: body.name, timeZone: body.timeZone, beaconUUID: body.beaconUUID, major: body.major,
+            geofence: body.geofence.map {
+                Geofence(latitude: $0.latitude, longitude: $0.longitude, radiusMeters: $0.radiusMeters)
+            })
     }
 
     static func site(_ site: SiteRecord) -> Components.Schemas.Site {
         .init(
             siteId: site.id.rawValue, name: site.name, timeZone: site.timeZone, beaconUUID: site.beacon.uuid.uuidString,
-              major: Int(site.beacon.major),
+            major: Int(site.beacon.major),
             geofence: site.geofence.map {
                 .init(latitude: $0.latitude, longitude: $0.longitude, radiusMeters: $0.radiusMeters)
             },
-              deactivatedAt: site.deactivatedAt)
+            deactivatedAt: site.deactivatedAt)
     }
 
     static func beacon(_ beacon: BeaconRecord) -> Components.Schemas.Beacon {
-        .init(beaconId: beacon.id, siteId: beacon.siteId.rawValue, minor: Int(beacon.minor), label: beacon.label,
-              txPowerDBm: beacon.txPowerDBm)
+        .init(
+            beaconId: beacon.id, siteId: beacon.siteId.rawValue, minor: Int(beacon.minor), label: beacon.label,
+            txPowerDBm: beacon.txPowerDBm)
     }
 
     static func employee(_ employee: EmployeeRecord) -> Components.Schemas.Employee {
-        .init(userId: employee.id.rawValue, name: employee.name, externalId: employee.externalId, email: employee.email,
-              deactivatedAt: employee.deactivatedAt)
+        .init(
+            userId: employee.id.rawValue, name: employee.name, externalId: employee.externalId, email: employee.email,
+            deactivatedAt: employee.deactivatedAt)
     }
 
     static func device(_ device: DeviceRecord) -> Components.Schemas.Device {
-        .init(deviceId: device.id.rawValue, userId: device.userId.rawValue, platform: device.platform, deviceName: device.deviceName,
-              enrolledAt: device.enrolledAt, lastSeenAt: device.lastSeenAt, revoked: device.revokedAt != nil)
+        .init(
+            deviceId: device.id.rawValue, userId: device.userId.rawValue, platform: device.platform,
+            deviceName: device.deviceName,
+            enrolledAt: device.enrolledAt, lastSeenAt: device.lastSeenAt, revoked: device.revokedAt != nil)
     }
 
     /// The same value `IngestService` answers with, so a report and a check-in answer agree.

@@ -27,9 +27,11 @@ public struct ServerOptions: Sendable {
     /// HTTPS with this certificate and key; nil serves plain HTTP (behind a TLS-terminating proxy).
     public var tls: ServerTLS?
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, limits: IngestLimits = IngestLimits(),
-                idleTimeoutSeconds: Int64 = 75, purgeIntervalSeconds: Int64 = 3_600,
-                sealIntervalMilliseconds: Int64 = 1_000, bcryptCost: UInt8 = 12, tls: ServerTLS? = nil) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, limits: IngestLimits = IngestLimits(),
+        idleTimeoutSeconds: Int64 = 75, purgeIntervalSeconds: Int64 = 3_600,
+        sealIntervalMilliseconds: Int64 = 1_000, bcryptCost: UInt8 = 12, tls: ServerTLS? = nil
+    ) {
         self.host = host
         self.port = port
         self.limits = limits
@@ -92,11 +94,14 @@ public enum ServerDatabase {
             return Serving(
                 repository: repository, services: [repository.pool], prepare: { try await repository.migrate() })
         }
-        guard !location.isEmpty else { throw Problem.field("--database", location, expected: "a SQLite file path or a postgres:// URL") }
+        guard !location.isEmpty else {
+            throw Problem.field("--database", location, expected: "a SQLite file path or a postgres:// URL")
+        }
         let directory = URL(fileURLWithPath: location).deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw Problem.field("--database", location, expected: "a file in an existing directory ('\(directory)' does not exist)")
+            throw Problem.field(
+                "--database", location, expected: "a file in an existing directory ('\(directory)' does not exist)")
         }
         return Serving(repository: try SQLiteRepository.open(path: location), services: [], prepare: {})
     }
@@ -108,40 +113,47 @@ public enum AttendanceHTTPServer {
     /// The OpenAPI document served at `/openapi.yaml` (the package's resource).
     public static func contract() throws -> Data {
         guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {
-            throw Problem(500, "Contract missing", "openapi.yaml is not in the AttendanceHTTP resource bundle at \(Bundle.module.bundlePath)")
+            throw Problem(
+                500, "Contract missing",
+                "openapi.yaml is not in the AttendanceHTTP resource bundle at \(Bundle.module.bundlePath)")
         }
         return try Data(contentsOf: url)
     }
 
     /// The application, ready to run as a service. `onListening` receives the bound port.
-    public static func application(repository: any ServerRepository, options: ServerOptions, logger: Logger,
-                                   clock: @escaping @Sendable () -> Date = { Date() },
-                                   onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+    public static func application(
+        repository: any ServerRepository, options: ServerOptions, logger: Logger,
+        environment: ServerEnvironment,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
         let metrics = ServerMetrics()
         let watch = DirectoryWatch(repository: repository)
-        let auth = AuthService(repository: repository, watch: watch, clock: clock)
-        let hub = PresenceHub(repository: repository, clock: clock)
-        let accounts = AccountService(repository: repository, bcryptCost: options.bcryptCost, clock: clock)
+        let auth = AuthService(repository: repository, watch: watch, environment: environment)
+        let hub = PresenceHub(repository: repository, environment: environment)
+        let accounts = AccountService(
+            repository: repository, bcryptCost: options.bcryptCost, codes: TOTPCodes(), environment: environment)
         let services = ConsoleServices(
-            repository: repository, admin: AdminService(repository: repository), auth: auth,
-            corrections: CorrectionService(repository: repository, observer: hub, clock: clock),
-            requests: RequestService(repository: repository, observer: hub, clock: clock),
-            timesheets: TimesheetService(repository: repository, clock: clock),
-            payPeriods: PayPeriodService(repository: repository, clock: clock), accounts: accounts,
-            signIn: SignInService(accounts: accounts, clock: clock),
-            tokens: APITokenService(repository: repository, clock: clock))
-        let api = AttendanceAPI(repository: repository,
-                                ingest: IngestService(
-                                    repository: repository, answers: ContractAnswers(), limits: options.limits,
-                                    observer: hub, watch: watch,
-                                    clock: clock),
-                                admin: services.admin, auth: auth, corrections: services.corrections,
-                                requests: services.requests, timesheets: services.timesheets,
-                                timesheetSettings: TimesheetSettingsService(repository: repository, clock: clock),
-                                payPeriods: services.payPeriods,
-                                deviceStates: DeviceStateService(repository: repository, clock: clock),
-                                metrics: metrics,
-                                document: try contract())
+            repository: repository, admin: AdminService(repository: repository, environment: environment), auth: auth,
+            corrections: CorrectionService(repository: repository, observer: hub, environment: environment),
+            requests: RequestService(repository: repository, observer: hub, environment: environment),
+            timesheets: TimesheetService(repository: repository, environment: environment),
+            payPeriods: PayPeriodService(repository: repository, environment: environment), accounts: accounts,
+            signIn: SignInService(accounts: accounts, environment: environment),
+            tokens: APITokenService(repository: repository, environment: environment))
+        let api = AttendanceAPI(
+            repository: repository,
+            ingest: IngestService(
+                repository: repository, answers: ContractAnswers(), limits: options.limits,
+                observer: hub, watch: watch,
+                environment: environment),
+            admin: services.admin, auth: auth, corrections: services.corrections,
+            requests: services.requests, timesheets: services.timesheets,
+            timesheetSettings: TimesheetSettingsService(
+                repository: repository, environment: environment),
+            payPeriods: services.payPeriods,
+            deviceStates: DeviceStateService(repository: repository, environment: environment),
+            metrics: metrics,
+            document: try contract())
         let router = Router(context: AttendanceRequestContext.self)
         let routes = RouteTable()
         if options.tls != nil { router.add(middleware: HTTPSSchemeMiddleware()) }
@@ -153,31 +165,36 @@ public enum AttendanceHTTPServer {
         try api.registerHandlers(
             on: RecordingTransport(inner: router, table: routes), configuration: Wire.configuration,
             middlewares: [ProblemMiddleware(logger: logger), AuthMiddleware(auth: auth), EmptyBodyMiddleware()])
-        try Console(services: services, hub: hub, logger: logger, record: { operation, principal in
-            RequestRecord.current?.record(operation: operation)
-            if let principal { RequestRecord.current?.record(principal: principal) }
-        }, clock: clock).register(on: router)
+        try Console(
+            services: services, hub: hub, logger: logger,
+            record: { operation, principal in
+                RequestRecord.current?.record(operation: operation)
+                if let principal { RequestRecord.current?.record(principal: principal) }
+            }, environment: environment
+        ).register(on: router)
         let purger = IdempotencyPurger(
             repository: repository, retentionSeconds: options.limits.idempotencyRetentionSeconds,
             interval: .seconds(options.purgeIntervalSeconds), metrics: metrics, logger: logger,
-            clock: clock)
+            environment: environment)
         let sealer = LedgerSealer(
             repository: repository, interval: .milliseconds(options.sealIntervalMilliseconds), batch: 5_000,
-            metrics: metrics, logger: logger, clock: clock)
+            metrics: metrics, logger: logger, environment: environment)
         var background: [any Service] = [DirectoryWatcher(watch: watch, logger: logger), purger, sealer, hub]
         // Replicas share PostgreSQL: live pages follow what the other servers commit too.
         if repository.backendName == "postgresql" {
-            background.append(PresenceFollower(repository: repository, hub: hub, logger: logger, clock: clock))
+            background.append(
+                PresenceFollower(repository: repository, hub: hub, logger: logger, environment: environment))
         }
         let http = HTTPServerBuilder.http1ClosingWhenAsked(idleTimeout: .seconds(options.idleTimeoutSeconds))
         let server =
             try options.tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: try $0.configuration()) } ?? http
-        return Application(router: router,
-                           server: server,
-                           configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
-                           services: background,
-                           onServerRunning: { channel in await onListening(channel.localAddress?.port ?? options.port) },
-                           logger: logger)
+        return Application(
+            router: router,
+            server: server,
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
+            services: background,
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? options.port) },
+            logger: logger)
     }
 }
 
@@ -192,21 +209,29 @@ public final class RunningServer: Sendable {
     public var baseURL: URL { URL(string: "\(scheme)://127.0.0.1:\(port)")! }
 
     /// Starts the server on `repository` and returns once it listens.
-    public static func start(repository: any ServerRepository, options: ServerOptions = ServerOptions(port: 0),
-                             logger: Logger = Logger(label: "attendance.http"), clock: @escaping @Sendable () -> Date = { Date() }) async throws -> RunningServer {
+    public static func start(
+        repository: any ServerRepository, options: ServerOptions = ServerOptions(port: 0),
+        logger: Logger = Logger(label: "attendance.http"),
+        environment: ServerEnvironment
+    ) async throws -> RunningServer {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let app = try AttendanceHTTPServer.application(
-            repository: repository, options: options, logger: logger, clock: clock,
+            repository: repository, options: options, logger: logger, environment: environment,
             onListening: { port in
                 continuation.yield(port)
                 continuation.finish()
             })
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        let task = Task { defer { continuation.finish() }; try await group.run() }
+        let task = Task {
+            defer { continuation.finish() }
+            try await group.run()
+        }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else {
             try await task.value
-            throw Problem(500, "Server did not start", "the HTTP server stopped before it listened on \(options.host):\(options.port)")
+            throw Problem(
+                500, "Server did not start",
+                "the HTTP server stopped before it listened on \(options.host):\(options.port)")
         }
         return RunningServer(port: port, repository: repository, scheme: options.scheme, group: group, task: task)
     }

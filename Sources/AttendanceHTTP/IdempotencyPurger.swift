@@ -15,12 +15,12 @@ struct IdempotencyPurger: Service {
     let interval: Duration
     let metrics: ServerMetrics
     let logger: Logger
-    let clock: @Sendable () -> Date
+    let environment: ServerEnvironment
 
     /// One purge: keys made before now − retention. Returns how many were forgotten.
     @discardableResult
     func purgeOnce() async throws -> Int {
-        let cutoff = clock().addingTimeInterval(-retentionSeconds)
+        let cutoff = environment.now().addingTimeInterval(-retentionSeconds)
         let purged = try await repository.purgeIdempotency(olderThan: cutoff)
         metrics.purged(purged)
         if purged > 0 {
@@ -50,4 +50,3 @@ struct IdempotencyPurger: Service {
         }
     }
 }
-

@@ -15,14 +15,14 @@ struct LedgerSealer: Service {
     let batch: Int
     let metrics: ServerMetrics
     let logger: Logger
-    let clock: @Sendable () -> Date
+    let environment: ServerEnvironment
 
     /// Seals until nothing is left (a backlog goes in batches); returns how many rows.
     @discardableResult
     func sealOnce() async throws -> Int {
         var total = 0
         while true {
-            let sealed = try await repository.sealLedger(limit: batch, now: clock())
+            let sealed = try await repository.sealLedger(limit: batch, now: environment.now())
             metrics.sealed(sealed)
             total += sealed
             if sealed < batch { return total }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AttendanceHTTP
 import AttendanceModels
 import AttendanceServer
 import Foundation
@@ -33,7 +34,9 @@ struct Accounts: AsyncParsableCommand {
             let repository = try await options.open()
             defer { repository.shutdown() }
             do {
-                let created = try await AccountService(repository: repository).add(
+                let created = try await AccountService(
+                    repository: repository, codes: TOTPCodes(), environment: .live
+                ).add(
                     email: email, role: try AccountRules.role(role), sites: site.map { SiteID($0) }, password: password,
                     actor: .server)
                 print("Account \(created.account.id) (\(created.account.email), \(created.account.role.rawValue))")

@@ -32,7 +32,7 @@ struct Ledger: AsyncParsableCommand {
             let repository = try await options.open()
             defer { repository.shutdown() }
             let service = LedgerService(repository: repository)
-            if seal { try await service.sealAll() }
+            if seal { try await service.sealAll(now: ServerEnvironment.live.now()) }
             let result = try await service.verify()
             print("sealed rows: \(result.sealed); not sealed yet: \(result.unsealed)")
             guard let broken = result.firstBreak else {

@@ -51,17 +51,24 @@ struct Serve: AsyncParsableCommand {
     var idempotencyRetentionDays: Double = IngestLimits().idempotencyRetentionSeconds / 86_400
 
     func validate() throws {
-        guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format must be text or json, got '\(logFormat)'") }
+        guard ["text", "json"].contains(logFormat) else {
+            throw ValidationError("--log-format must be text or json, got '\(logFormat)'")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical, got '\(logLevel)'")
+            throw ValidationError(
+                "--log-level must be trace, debug, info, notice, warning, error or critical, got '\(logLevel)'")
         }
         if (tlsCert == nil) != (tlsKey == nil) {
             throw ValidationError(
                 "--tls-cert and --tls-key go together: got only " + (tlsCert == nil ? "--tls-key" : "--tls-cert"))
         }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
-        guard maxFutureSeconds >= 0, maxFutureSeconds.isFinite else { throw ValidationError("--max-future-seconds must be ≥ 0, got \(maxFutureSeconds)") }
-        guard maxPastSeconds > 0, maxPastSeconds.isFinite else { throw ValidationError("--max-past-seconds must be > 0, got \(maxPastSeconds)") }
+        guard maxFutureSeconds >= 0, maxFutureSeconds.isFinite else {
+            throw ValidationError("--max-future-seconds must be ≥ 0, got \(maxFutureSeconds)")
+        }
+        guard maxPastSeconds > 0, maxPastSeconds.isFinite else {
+            throw ValidationError("--max-past-seconds must be > 0, got \(maxPastSeconds)")
+        }
         guard idempotencyRetentionDays >= 3, idempotencyRetentionDays.isFinite else {
             throw ValidationError(
                 "--idempotency-retention-days must be at least 3 (a phone's 72 h offline), "
@@ -74,7 +81,8 @@ struct Serve: AsyncParsableCommand {
         let level = Logger.Level(rawValue: logLevel) ?? .info
         let json = logFormat == "json"
         LoggingSystem.bootstrap { label in
-            var handler: any LogHandler = json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+            var handler: any LogHandler =
+                json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
@@ -98,7 +106,7 @@ struct Serve: AsyncParsableCommand {
             let scheme = options.scheme
             let where_ = "\(repository.backendName) at \(Self.redacted(database))"
             let app = try AttendanceHTTPServer.application(
-                repository: repository, options: options, logger: logger,
+                repository: repository, options: options, logger: logger, environment: .live,
                 onListening: { [host] bound in
                     Self.say("Listening on \(scheme)://\(host):\(bound) (\(where_)); Ctrl-C stops.")
                     Self.say("Console: \(scheme)://\(host):\(bound)/console")
@@ -140,13 +148,18 @@ struct Serve: AsyncParsableCommand {
         }
         let repository = serving.repository
         let configured = ProcessInfo.processInfo.environment["ATTENDANCE_ADMIN_TOKEN"]
-        if let token = try await AuthService(repository: repository).installAdminToken(configured: configured) {
+        if let token = try await AuthService(repository: repository, environment: .live).installAdminToken(
+            configured: configured)
+        {
             Self.say("Admin token (shown once; the server keeps only its hash): \(token)")
         } else if configured != nil {
             Self.say("Admin token: the value of ATTENDANCE_ADMIN_TOKEN")
         }
-        if let owner = try await AccountService(repository: repository).bootstrapOwner(email: ownerEmail),
-           let password = owner.generatedPassword {
+        if let owner = try await AccountService(
+            repository: repository, codes: TOTPCodes(), environment: .live
+        ).bootstrapOwner(email: ownerEmail),
+            let password = owner.generatedPassword
+        {
             Self.say("Console sign-in (shown once): \(owner.account.email) with password \(password)")
         }
     }

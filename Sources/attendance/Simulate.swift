@@ -5,7 +5,8 @@ import Foundation
 
 struct Simulate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the field test: simulated employees on the real engine, outbox and server, scored against the truth.",
+        abstract:
+            "Run the field test: simulated employees on the real engine, outbox and server, scored against the truth.",
         discussion: """
             A deterministic world (radio, people, iOS, network, faults; docs/SIMULATOR.md) drives each phone. By default \
             the real server runs in this process on a temporary SQLite file and the phones talk HTTP to it over loopback; \
@@ -38,10 +39,16 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "A running server's base URL instead of the in-process one.")
     var server: String?
 
-    @Option(help: "How the phones reach the in-process server: http (loopback sockets, the full path) or inprocess (its router, no sockets).")
+    @Option(
+        help:
+            "How the phones reach the in-process server: http (loopback sockets, the full path) or inprocess (its router, no sockets)."
+    )
     var transport = "http"
 
-    @Option(help: "Our policy's engine settings: a JSON engine configuration, missing keys at their defaults (docs/ENGINE.md).")
+    @Option(
+        help:
+            "Our policy's engine settings: a JSON engine configuration, missing keys at their defaults (docs/ENGINE.md)."
+    )
     var engineConfig: String?
 
     @Option(help: "Phones simulated at once.")
@@ -56,7 +63,10 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "Write every true presence and every recorded session (per policy) to this JSON file.")
     var details: String?
 
-    @Option(help: "Write one employee's phone log (our policy: every audit record, then the ranging trace in the replay format) as EMPLOYEE=FILE, e.g. emp-0031=/tmp/emp-0031.log.")
+    @Option(
+        help:
+            "Write one employee's phone log (our policy: every audit record, then the ranging trace in the replay format) as EMPLOYEE=FILE, e.g. emp-0031=/tmp/emp-0031.log."
+    )
     var phoneLog: String?
 
     func run() async throws {
@@ -81,7 +91,8 @@ struct Simulate: AsyncParsableCommand {
         if let phoneLog {
             let parts = phoneLog.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                throw CommandFailure("'--phone-log' is '\(phoneLog)'; expected EMPLOYEE=FILE, e.g. emp-0031=/tmp/emp-0031.log")
+                throw CommandFailure(
+                    "'--phone-log' is '\(phoneLog)'; expected EMPLOYEE=FILE, e.g. emp-0031=/tmp/emp-0031.log")
             }
             options.phoneLog = .init(employee: parts[0], path: parts[1])
         }
@@ -100,7 +111,9 @@ struct Simulate: AsyncParsableCommand {
                 throw CommandFailure("'--server' is '\(server)'; expected an http:// or https:// URL")
             }
             guard let token = ProcessInfo.processInfo.environment["ATTENDANCE_ADMIN_TOKEN"], !token.isEmpty else {
-                throw CommandFailure("'--server' needs the server's admin token in ATTENDANCE_ADMIN_TOKEN (it creates sites, employees and devices)")
+                throw CommandFailure(
+                    "'--server' needs the server's admin token in ATTENDANCE_ADMIN_TOKEN (it creates sites, employees and devices)"
+                )
             }
             options.server = .remote(url, adminToken: token)
         }
@@ -110,7 +123,9 @@ struct Simulate: AsyncParsableCommand {
         let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
         let report: SimulationReport
         do {
-            report = try await Simulation.run(options) { done, total in bar.update(done: done, total: total) }
+            report = try await Simulation.run(options, environment: .live) { done, total in
+                bar.update(done: done, total: total)
+            }
         } catch let failure as Simulation.Failure {
             bar.finish()
             throw CommandFailure(failure.description)
@@ -163,7 +178,8 @@ final class ProgressBar: Sendable {
         let filled = Int(fraction * Double(width))
         let elapsed = Date().timeIntervalSince(started)
         let eta = done > 0 ? elapsed / Double(done) * Double(total - done) : 0
-        let line = "\r[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
+        let line =
+            "\r[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
             + "\(done)/\(total) phones, " + String(format: "%.0f s elapsed, ETA %.0f s ", elapsed, eta)
         FileHandle.standardError.write(Data(line.utf8))
     }

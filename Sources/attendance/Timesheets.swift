@@ -32,7 +32,7 @@ struct Timesheets: AsyncParsableCommand {
         guard let last = LocalDate(to) else { throw CommandFailure("'--to' is '\(to)'; expected a date YYYY-MM-DD") }
         let repository = try await options.open()
         defer { repository.shutdown() }
-        let service = TimesheetService(repository: repository)
+        let service = TimesheetService(repository: repository, environment: .live)
         let query = TimesheetQuery(
             from: first, through: last, siteId: site.map { SiteID($0) }, userId: user.map { UserID($0) })
         let destination = URL(fileURLWithPath: out)

@@ -1,4 +1,5 @@
 import AttendanceAppCore
+import AttendanceDeviceTestSupport
 import AttendanceEngine
 import AttendanceHTTP
 import AttendanceModels
@@ -6,10 +7,11 @@ import AttendanceServer
 import AttendanceServerTestSupport
 import AttendanceSync
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The app's composition root against the real server over loopback HTTP: enrollment with a
 /// one-time code, remote configuration, a manual check-in delivered once, and a relaunch that
@@ -22,23 +24,29 @@ import Testing
 
     func startServer() async throws -> Server {
         let repository = try await Backend.sqlite.makeRepository()
-        try await repository.createSite(SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1),
-                                                   geofence: Geofence(latitude: 52.52, longitude: 13.405, radiusMeters: 150)))
+        try await repository.createSite(
+            SiteRecord(
+                id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1),
+                geofence: Geofence(latitude: 52.52, longitude: 13.405, radiusMeters: 150)))
         try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
-        return Server(http: try await RunningServer.start(repository: repository), auth: AuthService(repository: repository))
+        return Server(
+            http: try await RunningServer.start(repository: repository, environment: .live),
+            auth: AuthService(repository: repository, environment: .live))
     }
 
     /// Requests wait 120 s, not the app's 4 s (uploads) and 15 s (enrollment, record): in the full
     /// parallel run on 2 cores, the in-process server has not answered for over 15 s while other
     /// tests' simulations held both of Swift concurrency's threads.
-    func platform(_ ports: RecordingPorts, secrets: any SecretStore, errors: Locked<[String]>) -> AttendanceDevice.Platform {
+    func platform(_ ports: RecordingPorts, secrets: any SecretStore, errors: Locked<[String]>)
+        -> AttendanceDevice.Platform
+    {
         var platform = AttendanceDevice.Platform(
             clock: SystemClock(), radio: ports, motion: ports, background: ports, notifier: ports,
             makeTimers: { _ in ports },
             makeUploader: { settings in
                 var patient = settings
                 patient.timeoutSeconds = 120
-                return HTTPUploader(settings: patient)
+                return HTTPUploader(settings: patient, clock: SystemClock())
             },
             secrets: secrets, appVersion: "1.0 (7)", deviceName: "Alice's iPhone",
             reportError: { context, error in errors.withLock { $0.append("\(context): \(error)") } })
@@ -85,7 +93,8 @@ import Testing
         #expect(sessions.first?.source == .manual)
 
         // A relaunch (iOS after a reboot): a new composition root on the same folder and Keychain.
-        let relaunched = AttendanceDevice(directory: folder, platform: platform(ports, secrets: secrets, errors: errors))
+        let relaunched = AttendanceDevice(
+            directory: folder, platform: platform(ports, secrets: secrets, errors: errors))
         try await relaunched.launch(.afterReboot)
         let restored = try #require(try await relaunched.status())
         #expect(restored.openSessions.map(\.site) == [SiteBeacon(major: 1)])
@@ -107,9 +116,13 @@ import Testing
         defer { Task { try? await server.http.stop() } }
         let code = try await server.auth.issueEnrollmentCode(for: "alice").code
         let errors = Locked<[String]>([])
-        let device = AttendanceDevice(directory: directory(), platform: platform(RecordingPorts(), secrets: InMemorySecretStore(), errors: errors))
+        let device = AttendanceDevice(
+            directory: directory(), platform: platform(RecordingPorts(), secrets: InMemorySecretStore(), errors: errors)
+        )
         try await device.enroll(serverURL: server.http.baseURL, code: code)
-        let again = AttendanceDevice(directory: directory(), platform: platform(RecordingPorts(), secrets: InMemorySecretStore(), errors: errors))
+        let again = AttendanceDevice(
+            directory: directory(), platform: platform(RecordingPorts(), secrets: InMemorySecretStore(), errors: errors)
+        )
         await #expect {
             try await again.enroll(serverURL: server.http.baseURL, code: code)
         } throws: { error in
@@ -134,7 +147,9 @@ import Testing
     }
 
     @Test func withoutEnrollmentEventsAreRefusedClearly() async throws {
-        let device = AttendanceDevice(directory: directory(), platform: platform(RecordingPorts(), secrets: InMemorySecretStore(), errors: Locked([])))
+        let device = AttendanceDevice(
+            directory: directory(),
+            platform: platform(RecordingPorts(), secrets: InMemorySecretStore(), errors: Locked([])))
         await #expect(throws: AttendanceDevice.DeviceError.notEnrolled) { try await device.send(.networkReachable) }
         await #expect(throws: AttendanceDevice.DeviceError.notEnrolled) { try await device.refreshConfiguration() }
     }
@@ -145,11 +160,14 @@ import Testing
     @Test func theBackgroundTransportsBatchIsAcceptedOnceAndItsAnswerClassified() async throws {
         let server = try await startServer()
         defer { Task { try? await server.http.stop() } }
-        let enrolled = try await server.auth.enroll(code: try await server.auth.issueEnrollmentCode(for: "alice").code, platform: "ios", deviceName: nil)
+        let enrolled = try await server.auth.enroll(
+            code: try await server.auth.issueEnrollmentCode(for: "alice").code, platform: "ios", deviceName: nil)
         let t0 = Date().addingTimeInterval(-3600)
-        let event = AttendanceEvent(kind: .checkIn, userID: "alice", deviceID: enrolled.device.id, site: SiteBeacon(major: 1),
-                                    sessionKey: SessionKey.derive(user: "alice", device: enrolled.device.id, site: SiteBeacon(major: 1), checkIn: t0),
-                                    timestamp: t0, source: .manual, reason: "test")
+        let event = AttendanceEvent(
+            kind: .checkIn, userID: "alice", deviceID: enrolled.device.id, site: SiteBeacon(major: 1),
+            sessionKey: SessionKey.derive(
+                user: "alice", device: enrolled.device.id, site: SiteBeacon(major: 1), checkIn: t0),
+            timestamp: t0, source: .manual, reason: "test")
         let entries = [OutboxEntry(id: 7, event: event, enqueuedAt: t0)]
         let settings = HTTPUploader.Settings(baseURL: server.http.baseURL, deviceToken: enrolled.token, platform: "ios")
         let (key, body) = try HTTPUploader.batchRequest(for: entries, settings: settings)
@@ -161,14 +179,19 @@ import Testing
         for _ in 0..<2 {
             let (data, response) = try await URLSession.shared.upload(for: request, from: body)
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            let outcomes = HTTPUploader.outcomes(status: status, retryAfter: nil, body: data, entries: entries, now: Date())
-            guard case .delivered? = outcomes[7] else { Issue.record("expected delivered, got \(outcomes) (HTTP \(status))"); return }
+            let outcomes = HTTPUploader.outcomes(
+                status: status, retryAfter: nil, body: data, entries: entries, now: Date())
+            guard case .delivered? = outcomes[7] else {
+                Issue.record("expected delivered, got \(outcomes) (HTTP \(status))")
+                return
+            }
         }
         let sessions = try await server.http.repository.sessions(SessionFilter(userId: "alice"), after: nil, limit: 10)
         #expect(sessions.count == 1)
         // A refusal for the whole batch is each entry's.
-        let refused = HTTPUploader.outcomes(status: 401, retryAfter: nil, body: Data(#"{"title":"Unauthorized","detail":"revoked"}"#.utf8),
-                                            entries: entries, now: Date())
+        let refused = HTTPUploader.outcomes(
+            status: 401, retryAfter: nil, body: Data(#"{"title":"Unauthorized","detail":"revoked"}"#.utf8),
+            entries: entries, now: Date())
         #expect(refused[7] == .rejected(status: 401, detail: "Unauthorized: revoked"))
     }
 }

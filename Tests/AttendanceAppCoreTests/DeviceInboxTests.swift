@@ -1,4 +1,5 @@
 import AttendanceAppCore
+import AttendanceDeviceTestSupport
 import AttendanceEngine
 import AttendanceModels
 import AttendanceSync
@@ -140,7 +141,11 @@ import Testing
         device.post(.engine(.regionEntered(region)))
         clock.advance(by: 1)
         for _ in 1..<4 {
-            device.post(.engine(.beaconsRanged([BeaconSample(beacon: BeaconIdentity(uuid: site.uuid, major: site.major, minor: 1), rssi: -60)], region: region)))
+            device.post(
+                .engine(
+                    .beaconsRanged(
+                        [BeaconSample(beacon: BeaconIdentity(uuid: site.uuid, major: site.major, minor: 1), rssi: -60)],
+                        region: region)))
             clock.advance(by: 1)
         }
         // Leaving writes what the ranging seconds left in memory (a soft step waits for a commit).
@@ -158,7 +163,9 @@ import Testing
         // Each ranging second at its own time (the ranging rows are the trace's other rows).
         let files = try await device.diagnosticsFiles()
         let contents = try #require(files.first { $0.name.hasSuffix(".csv") }).contents
-        let rangedAt = contents.split(separator: "\n").filter { $0.hasSuffix(",-60") }.map { String($0.split(separator: ",")[0]) }
+        let rangedAt = contents.split(separator: "\n").filter { $0.hasSuffix(",-60") }.map {
+            String($0.split(separator: ",")[0])
+        }
         #expect(rangedAt == reportedAt[1...].map(RFC3339.format))
         let exit = try #require(trace.last { $0.event == "exit:1" })
         #expect(exit.time == RFC3339.format(reportedAt[3].addingTimeInterval(1)))

@@ -113,11 +113,13 @@ import Testing
         try await repository.createSite(
             SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1)))
         try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
-        let http = try await RunningServer.start(repository: repository)
-        let code = try await AuthService(repository: repository).issueEnrollmentCode(for: "alice").code
-        let enrolled = try await EnrollmentClient(serverURL: http.baseURL, timeoutSeconds: 30)
+        let http = try await RunningServer.start(repository: repository, environment: .live)
+        let code = try await AuthService(repository: repository, environment: .live).issueEnrollmentCode(for: "alice")
+            .code
+        let enrolled = try await EnrollmentClient(serverURL: http.baseURL, clock: SystemClock(), timeoutSeconds: 30)
             .enroll(code: code, deviceName: nil, appVersion: nil)
-        let client = RecordClient(serverURL: http.baseURL, token: enrolled.deviceToken, timeoutSeconds: 30)
+        let client = RecordClient(
+            serverURL: http.baseURL, token: enrolled.deviceToken, clock: SystemClock(), timeoutSeconds: 30)
         return (repository, http, client)
     }
 
@@ -156,7 +158,7 @@ import Testing
         form.reason = "my phone was flat all day"
         let filed = try await client.file(try form.draft(now: Date()))
         #expect(filed.state == "pending")
-        _ = try await RequestService(repository: repository).decide(
+        _ = try await RequestService(repository: repository, environment: .live).decide(
             id: filed.id, approve: true, comment: "ok",
             actor: .adminToken)
         let record = try await client.sessions(from: nil, to: nil)

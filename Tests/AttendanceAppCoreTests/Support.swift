@@ -1,4 +1,5 @@
 import AttendanceAppCore
+import AttendanceDeviceTestSupport
 import AttendanceEngine
 import AttendanceModels
 import AttendanceSync
@@ -7,7 +8,7 @@ import Foundation
 /// A runtime on an in-memory store with recording ports and a manual clock, for the screens'
 /// view models: real engine decisions, real outbox rows.
 struct RuntimeFixture {
-    static let t0 = Date(timeIntervalSince1970: 1_795_338_000)   // 2026-11-22 09:00:00 UTC
+    static let t0 = Date(timeIntervalSince1970: 1_795_338_000)  // 2026-11-22 09:00:00 UTC
     static let hq = SiteBeacon(major: 1)
     static let annex = SiteBeacon(major: 2)
     static let format = DisplayFormat(timeZone: TimeZone(identifier: "UTC")!, locale: Locale(identifier: "en_GB"))
@@ -30,10 +31,15 @@ struct RuntimeFixture {
         var configuration = Configuration()
         configuration.userID = "alice"
         configuration.deviceID = "phone-1"
-        configuration.sites = [SiteConfiguration(siteID: "hq", name: "HQ", major: 1), SiteConfiguration(siteID: "annex", name: "Annex", major: 2)]
-        runtime = try AttendanceRuntime(store: try DeviceStore.inMemory(), configuration: configuration,
-                                        ports: .init(clock: clock, radio: ports, motion: ports, timers: ports, background: ports, notifier: ports,
-                                                     uploader: uploader), jitterSeed: 1)
+        configuration.sites = [
+            SiteConfiguration(siteID: "hq", name: "HQ", major: 1),
+            SiteConfiguration(siteID: "annex", name: "Annex", major: 2),
+        ]
+        runtime = try AttendanceRuntime(
+            store: try DeviceStore.inMemory(), configuration: configuration,
+            ports: .init(
+                clock: clock, radio: ports, motion: ports, timers: ports, background: ports, notifier: ports,
+                uploader: uploader), jitterSeed: 1)
     }
 
     func at(_ seconds: Double, _ event: EngineEvent) async throws {

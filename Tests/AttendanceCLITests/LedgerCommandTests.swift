@@ -1,5 +1,6 @@
 import AttendanceModels
 import AttendanceServer
+import AttendanceServerTestSupport
 import AttendanceTestSupport
 import Foundation
 import GRDB
@@ -20,7 +21,7 @@ import Testing
             SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1)))
         try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
         let now = Date()
-        let service = IngestService.contract(repository: repository, clock: { now })
+        let service = IngestService.contract(repository: repository, environment: .clock({ now }))
         let ada = Principal.device("phone-a", user: "alice")
         for index in 0..<5 {
             let ts = RFC3339.format(now.addingTimeInterval(Double(-3_600 + index * 60)))

@@ -1,5 +1,6 @@
 import AttendanceModels
 import AttendanceServer
+import AttendanceServerTestSupport
 import AttendanceTestSupport
 import Foundation
 import Testing

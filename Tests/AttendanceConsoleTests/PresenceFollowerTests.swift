@@ -39,11 +39,12 @@ import Testing
                 id: "s1", name: "One", timeZone: "Europe/Berlin",
                 beacon: SiteBeacon(uuid: SiteBeacon.defaultUUID, major: 1)))
         try await other.createEmployee(EmployeeRecord(id: "ada", name: "Ada"))
-        let hub = PresenceHub(repository: this, flushInterval: .milliseconds(20))
+        let hub = PresenceHub(repository: this, flushInterval: .milliseconds(20), environment: .live)
         let running = Task { try await hub.run() }
         defer { running.cancel() }
         let page = hub.subscribe(PresenceHub.Viewer(scope: .all, accountId: "acc", expiresAt: .distantFuture), after: 0)
-        let follower = PresenceFollower(repository: this, hub: hub, logger: Logger(label: "test"), clock: { Date() })
+        let follower = PresenceFollower(
+            repository: this, hub: hub, logger: Logger(label: "test"), environment: .clock({ Date() }))
         var tail = LedgerTail(after: try await this.latestLedgerID())
 
         let arrived = Date().addingTimeInterval(-600)
@@ -74,7 +75,7 @@ import Testing
     @Test func aSessionStateSentAlreadyIsNotSentAgain() async throws {
         let repository = try await Backend.sqlite.makeRepository()
         defer { repository.shutdown() }
-        let hub = PresenceHub(repository: repository, flushInterval: .milliseconds(20))
+        let hub = PresenceHub(repository: repository, flushInterval: .milliseconds(20), environment: .live)
         let running = Task { try await hub.run() }
         defer { running.cancel() }
         let page = hub.subscribe(PresenceHub.Viewer(scope: .all, accountId: "acc", expiresAt: .distantFuture), after: 0)

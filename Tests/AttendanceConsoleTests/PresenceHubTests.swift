@@ -30,7 +30,7 @@ import Testing
         try await repository.createEmployee(EmployeeRecord(id: "ada", name: "<Ada>"), audit: nil)
         let hub = PresenceHub(
             repository: repository, keepAlive: keepAlive, flushInterval: .milliseconds(500),
-            clock: { Date(timeIntervalSince1970: 1_795_338_060) })
+            environment: .clock({ Date(timeIntervalSince1970: 1_795_338_060) }))
         return (hub, repository)
     }
 
@@ -102,12 +102,12 @@ import Testing
         hub.disconnect(accountId: "acc-ada")
         var adaEvents = ada.events.makeAsyncIterator()
         #expect(await adaEvents.next() == nil)
-        hub.dropExpired()   // what every keep-alive does
-        #expect(hub.subscriberCount == 1)   // Bob's
+        hub.dropExpired()  // what every keep-alive does
+        #expect(hub.subscriberCount == 1)  // Bob's
         var expiredEvents = expired.events.makeAsyncIterator()
         #expect(await expiredEvents.next() == nil)
         var bobEvents = bob.events.makeAsyncIterator()
-        #expect(await bobEvents.next() == ": keep-alive\n\n")   // the keep-alive (every 100 ms here) still reaches Bob
+        #expect(await bobEvents.next() == ": keep-alive\n\n")  // the keep-alive (every 100 ms here) still reaches Bob
         hub.unsubscribe(bob.id)
     }
 }

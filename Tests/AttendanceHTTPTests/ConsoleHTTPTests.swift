@@ -1,3 +1,4 @@
+import AttendanceHTTP
 import AttendanceModels
 import AttendanceServer
 import AttendanceServerTestSupport
@@ -66,7 +67,9 @@ import Testing
     static func signIn(
         _ live: LiveServer, _ role: Role, sites: [SiteID] = []
     ) async throws -> (cookie: String, csrf: String) {
-        _ = try await AccountService(repository: live.repository, bcryptCost: 4).add(
+        _ = try await AccountService(
+            repository: live.repository, bcryptCost: 4, codes: TOTPCodes(), environment: .live
+        ).add(
             email: "\(role.rawValue)@x.io", role: role, sites: sites, password: "correct horse battery", actor: .server)
         let answer = try await postSignIn(live, email: "\(role.rawValue)@x.io", password: "correct horse battery")
         let cookie = try #require(
@@ -79,7 +82,9 @@ import Testing
     @Test func signingInSetsAStrictHttpOnlyCookieAndEveryPageIsLockedDown() async throws {
         let live = try await LiveServer.start(try await Backend.sqlite.makeRepository())
         #expect(try await Self.request(live, "GET", "/console/presence").header("Location") == "/console/sign-in")
-        _ = try await AccountService(repository: live.repository, bcryptCost: 4).add(
+        _ = try await AccountService(
+            repository: live.repository, bcryptCost: 4, codes: TOTPCodes(), environment: .live
+        ).add(
             email: "o@x.io", role: .owner, sites: [], password: "correct horse battery", actor: .server)
         #expect(try await Self.request(live, "GET", "/console").header("Location") == "/console/sign-in")
         let wrong = try await Self.postSignIn(live, email: "o@x.io", password: "nope")
@@ -122,10 +127,13 @@ import Testing
             ).status == 201)
         let owner = try await Self.signIn(live, .owner)
         // The phone says Bluetooth is off: Exceptions and Devices say so.
-        let reported = try await live.send("PUT", "/v1/me/device-state", token: ada.token, json: [
-            "location": "always", "preciseLocation": true, "bluetooth": "poweredOff", "backgroundRefresh": "available",
-            "appVersion": "2.4.1", "observedAt": RFC3339Text.format(Date()),
-        ])
+        let reported = try await live.send(
+            "PUT", "/v1/me/device-state", token: ada.token,
+            json: [
+                "location": "always", "preciseLocation": true, "bluetooth": "poweredOff",
+                "backgroundRefresh": "available",
+                "appVersion": "2.4.1", "observedAt": RFC3339Text.format(Date()),
+            ])
         #expect(reported.status == 204)
         let exceptions = try await Self.request(live, "GET", "/console/exceptions", cookie: owner.cookie)
         #expect(exceptions.body.contains("<td class=\"why\">Bluetooth is off</td>"))
@@ -152,7 +160,8 @@ import Testing
             "name": "Site 1", "timeZone": "Asia/Tokyo", "beaconUUID": "FDA50693-0000-0000-0000-290995101092",
             "major": "1", "csrf": owner.csrf,
         ]
-        let saved = try await Self.request(live, "POST", "/console/sites/\(ada.siteId)", cookie: owner.cookie, form: site)
+        let saved = try await Self.request(
+            live, "POST", "/console/sites/\(ada.siteId)", cookie: owner.cookie, form: site)
         #expect(saved.status == 303 && saved.header("Location") == "/console/sites?done=saved")
         #expect(try await live.send("GET", "/v1/admin/sites/\(ada.siteId)").json["timeZone"] as? String == "Asia/Tokyo")
         var badZone = site

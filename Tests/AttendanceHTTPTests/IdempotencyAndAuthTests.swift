@@ -19,7 +19,7 @@ import Testing
         #expect(again.status == 201)
         #expect(again.body == first.body)
         // What went over the wire is what the server stored for the key.
-        let stored = try await IngestService.contract(repository: live.repository).handle(
+        let stored = try await IngestService.contract(repository: live.repository, environment: .live).handle(
             .checkIn, body: try JSONSerialization.data(withJSONObject: body), idempotencyKey: "k-1",
             principal: .device(DeviceID(ada.deviceId), user: UserID(ada.userId)))
         #expect(stored.body == first.body)
@@ -47,12 +47,18 @@ import Testing
         let ada = try await live.enrollEmployee()
         let arrived = Date().addingTimeInterval(-3_600)
         let left = arrived.addingTimeInterval(2_700)
-        #expect(try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "in", json: LiveServer.checkIn(ada, ts: arrived)).status == 201)
-        let early = try await live.send("POST", "/v1/attendance/check-out", token: ada.token, key: "early",
-                                        json: LiveServer.checkOut(ts: arrived.addingTimeInterval(-60)))
+        #expect(
+            try await live.send(
+                "POST", "/v1/attendance/check-in", token: ada.token, key: "in",
+                json: LiveServer.checkIn(ada, ts: arrived)
+            ).status == 201)
+        let early = try await live.send(
+            "POST", "/v1/attendance/check-out", token: ada.token, key: "early",
+            json: LiveServer.checkOut(ts: arrived.addingTimeInterval(-60)))
         #expect(early.status == 422)
         #expect(early.detail.contains("expected a time at or after the session's check-in"))
-        let out = try await live.send("POST", "/v1/attendance/check-out", token: ada.token, key: "out", json: LiveServer.checkOut(ts: left))
+        let out = try await live.send(
+            "POST", "/v1/attendance/check-out", token: ada.token, key: "out", json: LiveServer.checkOut(ts: left))
         #expect(out.status == 200)
         let page = try await live.send("GET", "/v1/admin/sessions?userId=\(ada.userId)")
         let items = page.json["items"] as? [[String: Any]] ?? []
@@ -73,19 +79,24 @@ import Testing
         #expect(missing.status == 401)
         #expect(missing.header("Content-Type") == "application/problem+json")
         #expect(try await live.send("GET", "/v1/admin/sites", token: "not-a-token").status == 401)
-        #expect(try await live.send("POST", "/v1/attendance/check-in", token: nil, key: "k", json: LiveServer.checkIn(ada)).status == 401)
+        #expect(
+            try await live.send("POST", "/v1/attendance/check-in", token: nil, key: "k", json: LiveServer.checkIn(ada))
+                .status == 401)
 
         let adminRoute = try await live.send("GET", "/v1/admin/employees", token: ada.token)
         #expect(adminRoute.status == 403)
         #expect(adminRoute.detail.contains("needs an admin or API token"))
 
-        let forBob = try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "k", json: LiveServer.checkIn(bob, session: "bob-1"))
+        let forBob = try await live.send(
+            "POST", "/v1/attendance/check-in", token: ada.token, key: "k",
+            json: LiveServer.checkIn(bob, session: "bob-1"))
         #expect(forBob.status == 403)
         #expect(forBob.detail.contains("cannot check in user '\(bob.userId)'"))
 
         #expect(try await live.send("GET", "/v1/config", token: ada.token).status == 200)
         #expect(try await live.send("POST", "/v1/admin/devices/\(ada.deviceId)/revoke").status == 200)
-        let revoked = try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "k2", json: LiveServer.checkIn(ada))
+        let revoked = try await live.send(
+            "POST", "/v1/attendance/check-in", token: ada.token, key: "k2", json: LiveServer.checkIn(ada))
         #expect(revoked.status == 401)
         #expect(revoked.detail.contains("was revoked"))
         // Bob's device is unaffected.
@@ -98,7 +109,11 @@ import Testing
         let ada = try await live.enrollEmployee()
         let body = try JSONSerialization.data(withJSONObject: LiveServer.checkIn(ada))
         let sameKey = try await withThrowingTaskGroup(of: HTTPAnswer.self) { group in
-            for _ in 0..<20 { group.addTask { try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "same", body: body) } }
+            for _ in 0..<20 {
+                group.addTask {
+                    try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "same", body: body)
+                }
+            }
             return try await group.reduce(into: [HTTPAnswer]()) { $0.append($1) }
         }
         #expect(sameKey.filter { $0.status == 201 }.count >= 1)
@@ -107,7 +122,11 @@ import Testing
         #expect(Set(created.map(\.body)).count == 1)
         let distinctKeys = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<20 {
-                group.addTask { try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "key-\(index)", body: body).status }
+                group.addTask {
+                    try await live.send(
+                        "POST", "/v1/attendance/check-in", token: ada.token, key: "key-\(index)", body: body
+                    ).status
+                }
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
@@ -122,22 +141,26 @@ import Testing
         let live = try await LiveServer.start(store.repository)
         let ada = try await live.enrollEmployee()
         let arrived = Date().addingTimeInterval(-7_200)
-        let first = try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "in", json: LiveServer.checkIn(ada, ts: arrived))
+        let first = try await live.send(
+            "POST", "/v1/attendance/check-in", token: ada.token, key: "in", json: LiveServer.checkIn(ada, ts: arrived))
         #expect(first.status == 201)
-        let pending = try await live.send("POST", "/v1/attendance/check-out", token: ada.token, key: "out-2",
-                                          json: LiveServer.checkOut(session: "s-2", ts: arrived.addingTimeInterval(600)))
+        let pending = try await live.send(
+            "POST", "/v1/attendance/check-out", token: ada.token, key: "out-2",
+            json: LiveServer.checkOut(session: "s-2", ts: arrived.addingTimeInterval(600)))
         #expect(pending.status == 202)
         try await live.stop()
 
         let restarted = try await LiveServer.start(try await store.reopen())
-        let replay = try await restarted.send("POST", "/v1/attendance/check-in", token: ada.token, key: "in", json: LiveServer.checkIn(ada, ts: arrived))
+        let replay = try await restarted.send(
+            "POST", "/v1/attendance/check-in", token: ada.token, key: "in", json: LiveServer.checkIn(ada, ts: arrived))
         #expect(replay.status == 201)
         #expect(replay.body == first.body)
         let sessions = try await restarted.send("GET", "/v1/admin/sessions").json["items"] as? [[String: Any]] ?? []
         #expect(sessions.map { $0["sessionKey"] as? String } == ["s-1"])
         // The pending check-out waited through the restart and closes its session when it arrives.
-        let late = try await restarted.send("POST", "/v1/attendance/check-in", token: ada.token, key: "in-2",
-                                            json: LiveServer.checkIn(ada, session: "s-2", ts: arrived.addingTimeInterval(60)))
+        let late = try await restarted.send(
+            "POST", "/v1/attendance/check-in", token: ada.token, key: "in-2",
+            json: LiveServer.checkIn(ada, session: "s-2", ts: arrived.addingTimeInterval(60)))
         #expect(late.json["status"] as? String == "closed")
         #expect(try await restarted.send("GET", "/v1/config", token: ada.token).status == 200)
         try await restarted.stop()

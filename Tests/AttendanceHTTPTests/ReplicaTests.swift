@@ -100,7 +100,7 @@ import Testing
         let token = try await RolesOverHTTPTests.token(a, .auditor)
         for _ in 0..<3 { #expect(try await b.send("GET", "/v1/admin/audit", token: token).status == 200) }
         let record = try #require(try await a.repository.apiTokens(accountId: nil).first)
-        _ = try await APITokenService(repository: a.repository).revoke(
+        _ = try await APITokenService(repository: a.repository, environment: .live).revoke(
             id: record.id, by: nil, mayRevokeAny: true, actor: .server)
         let results = try await Self.sends { try await b.send("GET", "/v1/admin/audit", token: token).status == 401 }
         #expect(Self.late(results).isEmpty, "honoured by requests sent \(Self.late(results)) s after the revocation")

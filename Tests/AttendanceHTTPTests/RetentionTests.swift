@@ -1,12 +1,14 @@
-@testable import AttendanceHTTP
 import AttendanceServer
 import AttendanceServerTestSupport
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
 import Testing
+
+@testable import AttendanceHTTP
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Idempotency keys are forgotten after their retention (30 days), by a service that runs inside
 /// the server; the clock is injected, so "31 days later" is now.
@@ -25,7 +27,8 @@ import Testing
         let metrics = ServerMetrics()
         let purger = IdempotencyPurger(
             repository: repository, retentionSeconds: IngestLimits().idempotencyRetentionSeconds,
-            interval: .seconds(3_600), metrics: metrics, logger: Logger(label: "test"), clock: { Self.now })
+            interval: .seconds(3_600), metrics: metrics, logger: Logger(label: "test"),
+            environment: .clock({ Self.now }))
         #expect(try await purger.purgeOnce() == 1)
         #expect(try await purger.purgeOnce() == 0)
         #expect(metrics.exposition().contains("idempotency_keys_purged_total 1"))
@@ -40,9 +43,10 @@ import Testing
 
     @Test func theServerPurgesAtStartAndCountsItInItsMetrics() async throws {
         let repository = try await Backend.sqlite.makeRepository()
-        _ = try await repository.claimIdempotency(scope: "device:a", key: "old", requestHash: "h",
-                                                  now: Self.now.addingTimeInterval(-40 * 86_400))
-        let server = try await RunningServer.start(repository: repository, clock: { Self.now })
+        _ = try await repository.claimIdempotency(
+            scope: "device:a", key: "old", requestHash: "h",
+            now: Self.now.addingTimeInterval(-40 * 86_400))
+        let server = try await RunningServer.start(repository: repository, environment: .clock({ Self.now }))
         var exposition = ""
         for _ in 0..<100 where !exposition.contains("idempotency_keys_purged_total 1") {
             let (data, _) = try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("metrics"))

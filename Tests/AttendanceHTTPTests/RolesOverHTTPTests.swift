@@ -1,3 +1,4 @@
+import AttendanceHTTP
 import AttendanceModels
 import AttendanceServer
 import AttendanceServerTestSupport
@@ -9,10 +10,12 @@ import Testing
 @Suite struct RolesOverHTTPTests {
     /// An account of `role` and an API token of it.
     static func token(_ live: LiveServer, _ role: Role, sites: [SiteID] = []) async throws -> String {
-        let accounts = AccountService(repository: live.repository, bcryptCost: 4)
+        let accounts = AccountService(
+            repository: live.repository, bcryptCost: 4, codes: TOTPCodes(), environment: .live
+        )
         let made = try await accounts.add(
             email: "\(role.rawValue)@x.io", role: role, sites: sites, password: nil, actor: .server)
-        return try await APITokenService(repository: live.repository)
+        return try await APITokenService(repository: live.repository, environment: .live)
             .issue(accountId: made.account.id, name: "test", role: nil, actor: .server).token
     }
 
@@ -104,7 +107,7 @@ import Testing
         let token = try await Self.token(live, .auditor)
         #expect(try await live.send("GET", "/v1/admin/audit", token: token).status == 200)
         let record = try #require(try await live.repository.apiTokens(accountId: nil).first)
-        _ = try await APITokenService(repository: live.repository).revoke(
+        _ = try await APITokenService(repository: live.repository, environment: .live).revoke(
             id: record.id, by: nil, mayRevokeAny: true, actor: .server)
         let results = try await ReplicaTests.sends {
             try await live.send("GET", "/v1/admin/audit", token: token).status == 401

@@ -1,3 +1,4 @@
+import AttendanceDeviceTestSupport
 import AttendanceEngine
 import AttendanceHTTP
 import AttendanceModels
@@ -27,7 +28,10 @@ import Testing
                 return true
             }
             guard lost else { return outcomes }
-            return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: "the answer was lost", transport: true, retryAfterSeconds: nil)) })
+            return Dictionary(
+                uniqueKeysWithValues: entries.map {
+                    ($0.id, .retry(reason: "the answer was lost", transport: true, retryAfterSeconds: nil))
+                })
         }
     }
 
@@ -36,13 +40,19 @@ import Testing
         let t0 = Date(timeIntervalSince1970: 1_795_338_000)
         let clock = ManualClock(t0)
         let repository = try await backend.makeRepository()
-        try await repository.createSite(SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1)))
+        try await repository.createSite(
+            SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1)))
         try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
-        let auth = AuthService(repository: repository, clock: { clock.now() })
-        let enrolled = try await auth.enroll(code: try await auth.issueEnrollmentCode(for: "alice").code, platform: "ios", deviceName: nil)
-        let http = try await RunningServer.start(repository: repository, clock: { clock.now() })
+        let auth = AuthService(repository: repository, environment: .clock({ clock.now() }))
+        let enrolled = try await auth.enroll(
+            code: try await auth.issueEnrollmentCode(for: "alice").code, platform: "ios", deviceName: nil)
+        let http = try await RunningServer.start(repository: repository, environment: .clock({ clock.now() }))
         // 30 s, not the app's 4 s: on a loaded 2-core machine a loopback request has taken longer.
-        let server = LosingUploader(inner: HTTPUploader(settings: .init(baseURL: http.baseURL, deviceToken: enrolled.token, timeoutSeconds: 30, platform: "ios")))
+        let server = LosingUploader(
+            inner: HTTPUploader(
+                settings: .init(
+                    baseURL: http.baseURL, deviceToken: enrolled.token, timeoutSeconds: 30, platform: "ios"),
+                clock: SystemClock()))
         server.answersToLose.value = lostAnswers
 
         var configuration = Configuration()
@@ -51,9 +61,11 @@ import Testing
         configuration.sites = [SiteConfiguration(siteID: "hq", major: 1)]
         let ports = RecordingPorts()
         let store = try DeviceStore.inMemory()
-        let runtime = try AttendanceRuntime(store: store, configuration: configuration,
-                                            ports: .init(clock: clock, radio: ports, motion: ports, timers: ports, background: ports, notifier: ports,
-                                                         uploader: server), jitterSeed: 5)
+        let runtime = try AttendanceRuntime(
+            store: store, configuration: configuration,
+            ports: .init(
+                clock: clock, radio: ports, motion: ports, timers: ports, background: ports, notifier: ports,
+                uploader: server), jitterSeed: 5)
         let region = BeaconRegion(uuid: SiteBeacon.defaultUUID, major: 1)
         func at(_ seconds: Double, _ event: EngineEvent) async throws {
             clock.set(t0.addingTimeInterval(seconds))
@@ -61,8 +73,11 @@ import Testing
         }
         try await at(0, .regionEntered(region))
         for second in 1...6 {
-            try await at(Double(second), .beaconsRanged([BeaconSample(beacon: BeaconIdentity(uuid: SiteBeacon.defaultUUID, major: 1, minor: 3), rssi: -60)],
-                                                        region: BeaconRegion(uuid: SiteBeacon.defaultUUID)))
+            try await at(
+                Double(second),
+                .beaconsRanged(
+                    [BeaconSample(beacon: BeaconIdentity(uuid: SiteBeacon.defaultUUID, major: 1, minor: 3), rssi: -60)],
+                    region: BeaconRegion(uuid: SiteBeacon.defaultUUID)))
         }
         try await at(3 * 3600, .regionStateDetermined(region, .inside))
         try await at(8 * 3600, .regionExited(region))

@@ -15,10 +15,9 @@ public enum DeviceEndpoint: Sendable {
 extension IngestService {
     /// The service as `attendance serve` makes it: its answers are the contract's JSON.
     public static func contract(
-        repository: any AttendanceRepository, limits: IngestLimits = IngestLimits(),
-        clock: @escaping @Sendable () -> Date = { Date() }
+        repository: any AttendanceRepository, limits: IngestLimits = IngestLimits(), environment: ServerEnvironment
     ) -> IngestService {
-        IngestService(repository: repository, answers: ContractAnswers(), limits: limits, clock: clock)
+        IngestService(repository: repository, answers: ContractAnswers(), limits: limits, environment: environment)
     }
 
     /// A body of `endpoint` as the typed request the HTTP layer would hand over.

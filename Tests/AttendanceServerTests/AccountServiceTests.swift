@@ -1,3 +1,4 @@
+import AttendanceHTTP
 import AttendanceModels
 import AttendanceServerTestSupport
 import Foundation
@@ -29,10 +30,12 @@ import Testing
                 id: "s1", name: "One", timeZone: "UTC", beacon: SiteBeacon(uuid: SiteBeacon.defaultUUID, major: 1)),
             audit: nil)
         let clock = Clock()
-        let accounts = AccountService(repository: repository, bcryptCost: 4, clock: { clock.now })
+        let accounts = AccountService(
+            repository: repository, bcryptCost: 4, codes: TOTPCodes(), environment: .clock({ clock.now }))
         return Setup(
-            repository: repository, accounts: accounts, signIn: SignInService(accounts: accounts, clock: { clock.now }),
-            tokens: APITokenService(repository: repository, clock: { clock.now }), clock: clock)
+            repository: repository, accounts: accounts,
+            signIn: SignInService(accounts: accounts, environment: .clock({ clock.now })),
+            tokens: APITokenService(repository: repository, environment: .clock({ clock.now })), clock: clock)
     }
 
     func problem(_ body: () async throws -> Void) async -> Problem? {
@@ -137,7 +140,7 @@ import Testing
         defer { s.repository.shutdown() }
         let made = try await s.accounts.add(
             email: "o@x.io", role: .owner, sites: [], password: "correct horse battery", actor: .server)
-        let secret = AccountService.newTOTPSecret()
+        let secret = s.accounts.newTOTPSecret()
         let code = String(format: "%06d", TOTP(secret: secret).compute(date: s.clock.now))
         #expect(
             await problem {

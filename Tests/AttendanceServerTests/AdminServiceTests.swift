@@ -1,20 +1,25 @@
 import AttendanceModels
-@testable import AttendanceServer
 import AttendanceServerTestSupport
 import Foundation
 import Testing
 
+@testable import AttendanceServer
+
 @Suite struct AdminServiceTests {
     func setup(_ backend: Backend) async throws -> (AdminService, any ServerRepository) {
         let repository = try await backend.makeRepository()
-        return (AdminService(repository: repository), repository)
+        return (AdminService(repository: repository, environment: .live), repository)
     }
 
     func problem(_ body: () async throws -> Void) async -> Problem? {
-        do { try await body(); return nil } catch let problem as Problem { return problem } catch { return Problem(-1, "unexpected", "\(error)") }
+        do {
+            try await body()
+            return nil
+        } catch let problem as Problem { return problem } catch { return Problem(-1, "unexpected", "\(error)") }
     }
 
-    let hq = AdminService.SiteInput(name: "HQ", timeZone: "Europe/Berlin", beaconUUID: SiteBeacon.defaultUUID.uuidString, major: 1)
+    let hq = AdminService.SiteInput(
+        name: "HQ", timeZone: "Europe/Berlin", beaconUUID: SiteBeacon.defaultUUID.uuidString, major: 1)
 
     @Test(arguments: Backend.allCases) func sitesAreCreatedReadUpdatedAndDeleted(backend: Backend) async throws {
         let (admin, repository) = try await setup(backend)
@@ -33,13 +38,15 @@ import Testing
         #expect(await problem { try await admin.deleteSite(id: "site-ghost") }?.status == 404)
     }
 
-    @Test(arguments: Backend.allCases, [
-        ("timeZone", "Mars/Olympus", "an IANA time zone"),
-        ("beaconUUID", "not-a-uuid", "a UUID"),
-        ("major", "70000", "0 to 65535"),
-        ("name", " ", "a non-empty text"),
-        ("geofence.radiusMeters", "10.0", "50 to 5000 metres"),
-    ])
+    @Test(
+        arguments: Backend.allCases,
+        [
+            ("timeZone", "Mars/Olympus", "an IANA time zone"),
+            ("beaconUUID", "not-a-uuid", "a UUID"),
+            ("major", "70000", "0 to 65535"),
+            ("name", " ", "a non-empty text"),
+            ("geofence.radiusMeters", "10.0", "50 to 5000 metres"),
+        ])
     func badSiteInputNamesTheField(backend: Backend, example: (String, String, String)) async throws {
         let (field, value, expected) = example
         let (admin, repository) = try await setup(backend)
@@ -67,10 +74,15 @@ import Testing
         let site = try await admin.createSite(hq)
         #expect(await problem { _ = try await admin.createSite(hq) }?.status == 409)
         try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
-        _ = try await repository.checkIn(CheckInCommand(sessionKey: "s-1", userId: "alice", siteId: site.id, deviceId: nil,
-                                                       at: Date(timeIntervalSince1970: 100), source: .automatic), now: Date())
-        try await admin.deleteSite(id: site.id, now: Date(timeIntervalSince1970: 500))
-        try await admin.deleteSite(id: site.id, now: Date(timeIntervalSince1970: 900))
+        _ = try await repository.checkIn(
+            CheckInCommand(
+                sessionKey: "s-1", userId: "alice", siteId: site.id, deviceId: nil,
+                at: Date(timeIntervalSince1970: 100), source: .automatic), now: Date())
+        let clock = TestClock(Date(timeIntervalSince1970: 500))
+        let deleting = AdminService(repository: repository, environment: clock.environment)
+        try await deleting.deleteSite(id: site.id)
+        clock.set(Date(timeIntervalSince1970: 900))
+        try await deleting.deleteSite(id: site.id)
         let kept = try await admin.site(id: site.id)
         #expect(kept.deactivatedAt == Date(timeIntervalSince1970: 500))
         #expect(try await repository.session(key: "s-1")?.siteId == site.id)
@@ -90,9 +102,16 @@ import Testing
         let site = try await admin.createSite(hq)
         let beacon = try await admin.createBeacon(siteId: site.id, minor: 7, label: "Front door", txPowerDBm: -62)
         #expect(try await admin.beacons(siteId: site.id) == [beacon])
-        #expect(await problem { _ = try await admin.createBeacon(siteId: site.id, minor: 7, label: nil, txPowerDBm: nil) }?.status == 409)
-        #expect(await problem { _ = try await admin.createBeacon(siteId: site.id, minor: 8, label: nil, txPowerDBm: 4) }?.status == 400)
-        #expect(await problem { _ = try await admin.createBeacon(siteId: "nowhere", minor: 1, label: nil, txPowerDBm: nil) }?.status == 404)
+        #expect(
+            await problem { _ = try await admin.createBeacon(siteId: site.id, minor: 7, label: nil, txPowerDBm: nil) }?
+                .status == 409)
+        #expect(
+            await problem { _ = try await admin.createBeacon(siteId: site.id, minor: 8, label: nil, txPowerDBm: 4) }?
+                .status == 400)
+        #expect(
+            await problem {
+                _ = try await admin.createBeacon(siteId: "nowhere", minor: 1, label: nil, txPowerDBm: nil)
+            }?.status == 404)
         try await admin.deleteBeacon(id: beacon.id)
         #expect(try await admin.beacons(siteId: site.id).isEmpty)
     }
@@ -101,10 +120,18 @@ import Testing
         let (admin, repository) = try await setup(backend)
         defer { repository.shutdown() }
         let alice = try await admin.createEmployee(name: "Alice", externalId: "HR-1", email: "alice@example.com")
-        #expect(await problem { _ = try await admin.createEmployee(name: "Other", externalId: "HR-1", email: nil) }?.status == 409)
-        #expect(await problem { _ = try await admin.createEmployee(name: "Bob", externalId: nil, email: "bob") }?.status == 400)
-        #expect(try await admin.updateEmployee(id: alice.id, name: "Alice B.", externalId: "HR-1", email: nil).name == "Alice B.")
-        #expect(await problem { _ = try await admin.updateEmployee(id: "ghost", name: "X", externalId: nil, email: nil) }?.status == 404)
+        #expect(
+            await problem { _ = try await admin.createEmployee(name: "Other", externalId: "HR-1", email: nil) }?.status
+                == 409)
+        #expect(
+            await problem { _ = try await admin.createEmployee(name: "Bob", externalId: nil, email: "bob") }?.status
+                == 400)
+        #expect(
+            try await admin.updateEmployee(id: alice.id, name: "Alice B.", externalId: "HR-1", email: nil).name
+                == "Alice B.")
+        #expect(
+            await problem { _ = try await admin.updateEmployee(id: "ghost", name: "X", externalId: nil, email: nil) }?
+                .status == 404)
     }
 
     @Test(arguments: Backend.allCases) func sessionsAreFilteredByHowTheyWereCheckedIn(backend: Backend) async throws {
@@ -113,18 +140,22 @@ import Testing
         let site = try await admin.createSite(hq)
         try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
         for (key, source) in [("s-auto", EventSource.automatic), ("s-manual", .manual)] {
-            let command = CheckInCommand(sessionKey: SessionKey(key), userId: "alice", siteId: site.id, deviceId: nil,
-                                         at: Date(timeIntervalSince1970: 100), source: source)
+            let command = CheckInCommand(
+                sessionKey: SessionKey(key), userId: "alice", siteId: site.id, deviceId: nil,
+                at: Date(timeIntervalSince1970: 100), source: source)
             _ = try await repository.checkIn(command, now: Date())
         }
-        let manual = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: nil, cursor: nil,
-                                              source: .manual)
+        let manual = try await admin.sessions(
+            userId: nil, siteId: nil, from: nil, to: nil, limit: nil, cursor: nil,
+            source: .manual)
         #expect(manual.items.map(\.sessionKey) == ["s-manual"])
         let all = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: nil, cursor: nil)
         #expect(all.items.count == 2)
     }
 
-    @Test(arguments: Backend.allCases) func sessionsAreFilteredAndPagedWithoutGapsOrRepeats(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func sessionsAreFilteredAndPagedWithoutGapsOrRepeats(backend: Backend)
+        async throws
+    {
         let (admin, repository) = try await setup(backend)
         defer { repository.shutdown() }
         let a = try await admin.createSite(hq)
@@ -133,17 +164,21 @@ import Testing
         let b = try await admin.createSite(other)
         try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
         try await repository.createEmployee(EmployeeRecord(id: "bob", name: "Bob"))
-        let day = 1_795_305_600.0   // 2026-11-22T00:00:00Z
+        let day = 1_795_305_600.0  // 2026-11-22T00:00:00Z
         for index in 0..<25 {
             let user: UserID = index % 2 == 0 ? "alice" : "bob"
             let site = index % 3 == 0 ? b.id : a.id
             // Five sessions share each check-in time, so the cursor must break ties by key.
             let start = Date(timeIntervalSince1970: day + Double(index / 5) * 3600)
-            _ = try await repository.checkIn(CheckInCommand(sessionKey: SessionKey("s-\(index)"), userId: user, siteId: site, deviceId: nil,
-                                                           at: start, source: .automatic), now: start)
+            _ = try await repository.checkIn(
+                CheckInCommand(
+                    sessionKey: SessionKey("s-\(index)"), userId: user, siteId: site, deviceId: nil,
+                    at: start, source: .automatic), now: start)
             if index < 20 {
-                _ = try await repository.apply(SessionEventCommand(kind: .checkOut, sessionKey: SessionKey("s-\(index)"), deviceId: nil, userId: nil,
-                                                                  at: start.addingTimeInterval(1800), reason: "regionExit", source: .automatic), now: start)
+                _ = try await repository.apply(
+                    SessionEventCommand(
+                        kind: .checkOut, sessionKey: SessionKey("s-\(index)"), deviceId: nil, userId: nil,
+                        at: start.addingTimeInterval(1800), reason: "regionExit", source: .automatic), now: start)
             }
         }
         var seen: [String] = []
@@ -155,24 +190,37 @@ import Testing
         } while cursor != nil
         #expect(seen.count == 25 && Set(seen).count == 25)
 
-        let alices = try await admin.sessions(userId: "alice", siteId: a.id.rawValue, from: nil, to: nil, limit: 100, cursor: nil)
+        let alices = try await admin.sessions(
+            userId: "alice", siteId: a.id.rawValue, from: nil, to: nil, limit: 100, cursor: nil)
         #expect(alices.items.allSatisfy { $0.userId == "alice" && $0.siteId == a.id })
         #expect(alices.items.count == 8)
         // From 03:00: sessions still open or closed after it; to 04:00: begun before it.
-        let window = try await admin.sessions(userId: nil, siteId: nil, from: "2026-11-22T03:00:00Z", to: "2026-11-22T04:00:00Z", limit: 100, cursor: nil)
+        let window = try await admin.sessions(
+            userId: nil, siteId: nil, from: "2026-11-22T03:00:00Z", to: "2026-11-22T04:00:00Z", limit: 100, cursor: nil)
         #expect(window.items.map(\.sessionKey.rawValue).sorted() == (15..<20).map { "s-\($0)" }.sorted())
 
-        #expect(await problem { _ = try await admin.sessions(userId: nil, siteId: nil, from: "yesterday", to: nil, limit: nil, cursor: nil) }?.detail
-            .hasPrefix("'from' is 'yesterday'") == true)
-        #expect(await problem { _ = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: 0, cursor: nil) }?.status == 400)
-        #expect(await problem { _ = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: nil, cursor: "%%%") }?.status == 400)
+        #expect(
+            await problem {
+                _ = try await admin.sessions(
+                    userId: nil, siteId: nil, from: "yesterday", to: nil, limit: nil, cursor: nil)
+            }?.detail
+                .hasPrefix("'from' is 'yesterday'") == true)
+        #expect(
+            await problem {
+                _ = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: 0, cursor: nil)
+            }?.status == 400)
+        #expect(
+            await problem {
+                _ = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: nil, cursor: "%%%")
+            }?.status == 400)
 
         let present = try await admin.presence(siteId: nil)
         #expect(present.map(\.session.sessionKey.rawValue).sorted() == (20..<25).map { "s-\($0)" }.sorted())
         #expect(present.allSatisfy { $0.name == ($0.session.userId == "alice" ? "Alice" : "Bob") })
     }
 
-    @Test(arguments: Backend.allCases) func aDevicesConfigListsSitesAndCalibratedBeacons(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func aDevicesConfigListsSitesAndCalibratedBeacons(backend: Backend) async throws
+    {
         let (admin, repository) = try await setup(backend)
         defer { repository.shutdown() }
         var fenced = hq

@@ -1,8 +1,9 @@
 import AttendanceModels
-@testable import AttendanceServer
 import AttendanceServerTestSupport
 import Foundation
 import Testing
+
+@testable import AttendanceServer
 
 @Suite struct AuthServiceTests {
     final class Clock: @unchecked Sendable {
@@ -14,11 +15,14 @@ import Testing
         let repository = try await backend.makeRepository()
         try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
         let clock = Clock()
-        return (AuthService(repository: repository, clock: { clock.now }), repository, clock)
+        return (AuthService(repository: repository, environment: .clock({ clock.now })), repository, clock)
     }
 
     func status(_ body: () async throws -> Void) async -> Int? {
-        do { try await body(); return nil } catch let problem as Problem { return problem.status } catch { return -1 }
+        do {
+            try await body()
+            return nil
+        } catch let problem as Problem { return problem.status } catch { return -1 }
     }
 
     @Test(arguments: Backend.allCases) func theFirstStartCreatesAnAdminTokenPrintedOnce(backend: Backend) async throws {
@@ -26,9 +30,9 @@ import Testing
         defer { repository.shutdown() }
         let token = try #require(try await auth.installAdminToken(configured: nil))
         #expect(token.count == 43)
-        #expect(try await auth.installAdminToken(configured: nil) == nil)          // the second start prints nothing
+        #expect(try await auth.installAdminToken(configured: nil) == nil)  // the second start prints nothing
         #expect(try await auth.authenticate(authorization: "Bearer \(token)") == .admin)
-        #expect(try await repository.isAdminToken(hash: token) == false)            // only the hash is stored
+        #expect(try await repository.isAdminToken(hash: token) == false)  // only the hash is stored
     }
 
     @Test(arguments: Backend.allCases) func aConfiguredAdminTokenIsTheAdminToken(backend: Backend) async throws {
@@ -40,7 +44,8 @@ import Testing
         // Rotating the variable rotates the token: the old one stops working.
         #expect(try await auth.installAdminToken(configured: "another-long-admin-token") == nil)
         #expect(try await auth.authenticate(authorization: "Bearer another-long-admin-token") == .admin)
-        #expect(await status { _ = try await auth.authenticate(authorization: "Bearer a-long-enough-admin-token") } == 401)
+        #expect(
+            await status { _ = try await auth.authenticate(authorization: "Bearer a-long-enough-admin-token") } == 401)
         // Without the variable, a later start keeps the configured token and prints nothing.
         #expect(try await auth.installAdminToken(configured: nil) == nil)
         #expect(try await auth.authenticate(authorization: "Bearer another-long-admin-token") == .admin)
@@ -61,7 +66,9 @@ import Testing
         #expect(expiresAt == clock.now.addingTimeInterval(600))
         #expect(code.count == 11 && code.contains("-"))
         // Typed by a person: lower case, without the dash.
-        let (device, token) = try await auth.enroll(code: code.lowercased().replacingOccurrences(of: "-", with: ""), platform: "ios", deviceName: "Alice's iPhone")
+        let (device, token) = try await auth.enroll(
+            code: code.lowercased().replacingOccurrences(of: "-", with: ""), platform: "ios",
+            deviceName: "Alice's iPhone")
         #expect(device.userId == "alice")
         #expect(try await auth.authenticate(authorization: "Bearer \(token)") == .device(device.id, user: "alice"))
         #expect(await status { _ = try await auth.enroll(code: code, platform: "ios", deviceName: nil) } == 410)
@@ -90,7 +97,9 @@ import Testing
         #expect(try await repository.devices(userId: "alice").first?.lastSeenAt != nil)
     }
 
-    @Test(arguments: Backend.allCases) func lastSeenIsKeptToTheMinuteWithoutAWritePerRequest(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func lastSeenIsKeptToTheMinuteWithoutAWritePerRequest(backend: Backend)
+        async throws
+    {
         let (auth, repository, clock) = try await setup(backend)
         defer { repository.shutdown() }
         let (code, _) = try await auth.issueEnrollmentCode(for: "alice")

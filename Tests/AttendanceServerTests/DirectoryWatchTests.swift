@@ -39,7 +39,10 @@ import Testing
         #expect(try await moved { _ = try await repository.revokeDevice(id: "phone", now: now, audit: nil) })
         let input = AdminService.SiteInput(
             name: "HQ", timeZone: "Europe/Berlin", beaconUUID: SiteBeacon.defaultUUID.uuidString, major: 2)
-        #expect(try await moved { _ = try await AdminService(repository: repository).updateSite(id: "hq", input) })
+        #expect(
+            try await moved {
+                _ = try await AdminService(repository: repository, environment: .live).updateSite(id: "hq", input)
+            })
     }
 
     @Test func aReadingIsTrustedForHalfASecondFromWhenItStarted() async throws {

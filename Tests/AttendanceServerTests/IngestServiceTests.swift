@@ -1,12 +1,13 @@
 import AttendanceModels
-@testable import AttendanceServer
 import AttendanceServerTestSupport
 import Foundation
 import Testing
 
+@testable import AttendanceServer
+
 /// The exactly-once rules of docs/SERVER.md, against both backends (the shared contract suite).
 @Suite struct IngestServiceTests {
-    static let now = Date(timeIntervalSince1970: 1_795_338_000)   // 2026-11-22T09:00:00Z
+    static let now = Date(timeIntervalSince1970: 1_795_338_000)  // 2026-11-22T09:00:00Z
     static let site = SiteRecord(id: "hq", name: "HQ", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 1))
     static let alice = Principal.device("phone-a", user: "alice")
 
@@ -16,11 +17,15 @@ import Testing
             try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
             try await repository.createEmployee(EmployeeRecord(id: "bob", name: "Bob"))
         }
-        return IngestService.contract(repository: repository, clock: { now })
+        return IngestService.contract(repository: repository, environment: .clock({ now }))
     }
 
-    static func checkIn(user: String = "alice", session: String = "s-1", ts: String = "2026-11-22T08:55:00Z", major: Int = 1) -> Data {
-        Data(#"{"userId":"\#(user)","beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":\#(major)},"ts":"\#(ts)","sessionKey":"\#(session)","source":"automatic","deviceMeta":{"deviceId":"phone-a","platform":"ios"}}"#.utf8)
+    static func checkIn(
+        user: String = "alice", session: String = "s-1", ts: String = "2026-11-22T08:55:00Z", major: Int = 1
+    ) -> Data {
+        Data(
+            #"{"userId":"\#(user)","beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":\#(major)},"ts":"\#(ts)","sessionKey":"\#(session)","source":"automatic","deviceMeta":{"deviceId":"phone-a","platform":"ios"}}"#
+                .utf8)
     }
 
     static func checkOut(session: String = "s-1", ts: String = "2026-11-22T08:58:00Z") -> Data {
@@ -45,14 +50,18 @@ import Testing
         try json(reply)["results"] as? [[String: Any]] ?? []
     }
 
-    @Test(arguments: Backend.allCases) func aCheckInCreatesASessionAndItsReplayIsTheSameBytes(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func aCheckInCreatesASessionAndItsReplayIsTheSameBytes(backend: Backend)
+        async throws
+    {
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }
-        let first = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
+        let first = try await service.handle(
+            .checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
         #expect(first.status == 201)
         #expect(try json(first)["checkInAt"] as? String == "2026-11-22T08:55:00Z")
         #expect(try json(first)["siteId"] as? String == "hq")
-        let again = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
+        let again = try await service.handle(
+            .checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
         #expect(again == first)
     }
 
@@ -60,18 +69,24 @@ import Testing
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }
         _ = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
-        let clash = try await service.handle(.checkIn, body: Self.checkIn(ts: "2026-11-22T08:56:00Z"), idempotencyKey: "k1", principal: Self.alice)
+        let clash = try await service.handle(
+            .checkIn, body: Self.checkIn(ts: "2026-11-22T08:56:00Z"), idempotencyKey: "k1", principal: Self.alice)
         #expect(clash.status == 422)
         #expect(clash.contentType == "application/problem+json")
-        #expect((try json(clash)["detail"] as? String)?.contains("'k1' was already used with a different payload") == true)
+        #expect(
+            (try json(clash)["detail"] as? String)?.contains("'k1' was already used with a different payload") == true)
     }
 
     @Test(arguments: Backend.allCases) func keyOrderAndSpacingDoNotMakeAnotherPayload(backend: Backend) async throws {
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }
-        let first = try await service.handle(.checkOut, body: Self.checkOut(), idempotencyKey: "k2", principal: Self.alice)
-        let reordered = Data(#"{ "source": "automatic", "reason": "regionExit", "ts": "2026-11-22T08:58:00Z", "sessionKey": "s-1" }"#.utf8)
-        #expect(try await service.handle(.checkOut, body: reordered, idempotencyKey: "k2", principal: Self.alice) == first)
+        let first = try await service.handle(
+            .checkOut, body: Self.checkOut(), idempotencyKey: "k2", principal: Self.alice)
+        let reordered = Data(
+            #"{ "source": "automatic", "reason": "regionExit", "ts": "2026-11-22T08:58:00Z", "sessionKey": "s-1" }"#
+                .utf8)
+        #expect(
+            try await service.handle(.checkOut, body: reordered, idempotencyKey: "k2", principal: Self.alice) == first)
     }
 
     @Test(arguments: Backend.allCases) func aMissingKeyIs400(backend: Backend) async throws {
@@ -156,9 +171,10 @@ import Testing
             BatchWrite.checkIn(
                 CheckInCommand(
                     sessionKey: SessionKey("s-b\(index)"), userId: "alice", siteId: "hq", deviceId: "phone-a",
-                                              at: Self.now.addingTimeInterval(-300), source: .automatic),
-                               AnswerSlot(scope: Self.alice.scope, key: "i-\(index)", requestHash: "x") { _ in
-                                   StoredReply(status: 201, contentType: "application/json", body: Data()) })
+                    at: Self.now.addingTimeInterval(-300), source: .automatic),
+                AnswerSlot(scope: Self.alice.scope, key: "i-\(index)", requestHash: "x") { _ in
+                    StoredReply(status: 201, contentType: "application/json", body: Data())
+                })
         }
         await #expect(throws: (any Error).self) {
             _ = try await repository.ingestBatch(writes, now: Self.now, answering: failing)
@@ -196,25 +212,35 @@ import Testing
         #expect(try await repository.openSessions(siteId: nil).count == 30)
     }
 
-    @Test(arguments: Backend.allCases) func aKnownSessionKeyReturnsTheSessionWithoutCountingItTwice(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func aKnownSessionKeyReturnsTheSessionWithoutCountingItTwice(backend: Backend)
+        async throws
+    {
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }
-        let first = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
-        let second = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "another-key", principal: Self.alice)
+        let first = try await service.handle(
+            .checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
+        let second = try await service.handle(
+            .checkIn, body: Self.checkIn(), idempotencyKey: "another-key", principal: Self.alice)
         #expect(first.status == 201 && second.status == 200)
         #expect(first.body == second.body)
         #expect(try await service.repository.openSessions(siteId: nil).count == 1)
     }
 
-    @Test(arguments: Backend.allCases) func aCheckOutBeforeItsCheckInIsStoredAndReconciled(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func aCheckOutBeforeItsCheckInIsStoredAndReconciled(backend: Backend)
+        async throws
+    {
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }
-        let early = try await service.handle(.checkOut, body: Self.checkOut(), idempotencyKey: "out", principal: Self.alice)
+        let early = try await service.handle(
+            .checkOut, body: Self.checkOut(), idempotencyKey: "out", principal: Self.alice)
         #expect(early.status == 202)
         #expect(try json(early)["status"] as? String == "awaitingCheckIn")
         let heartbeat = Data(#"{"sessionKey":"s-1","ts":"2026-11-22T08:57:00Z"}"#.utf8)
-        #expect(try await service.handle(.heartbeat, body: heartbeat, idempotencyKey: "hb", principal: Self.alice).status == 202)
-        let checkIn = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "in", principal: Self.alice)
+        #expect(
+            try await service.handle(.heartbeat, body: heartbeat, idempotencyKey: "hb", principal: Self.alice).status
+                == 202)
+        let checkIn = try await service.handle(
+            .checkIn, body: Self.checkIn(), idempotencyKey: "in", principal: Self.alice)
         #expect(checkIn.status == 201)
         let session = try json(checkIn)
         #expect(session["status"] as? String == "closed")
@@ -234,7 +260,8 @@ import Testing
         #expect(
             try await service.handle(.checkOut, body: manualOut, idempotencyKey: "out", principal: Self.alice).status
                 == 202)
-        let checkIn = Data(("""
+        let checkIn = Data(
+            ("""
             {"userId":"alice","beacon":{"uuid":"FDA50693-0000-0000-0000-290995101092","major":1},
             "ts":"2026-11-22T08:55:00Z",
             "sessionKey":"s-1","source":"manual","reason":"beacon down \u{1F50B}",
@@ -293,25 +320,37 @@ import Testing
         #expect(try await service.repository.session(key: "s-1")?.checkOutAt == nil)
     }
 
-    @Test(arguments: Backend.allCases) func aCheckOutEarlierThanTheCheckInIsRefusedAndWritesNothing(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func aCheckOutEarlierThanTheCheckInIsRefusedAndWritesNothing(backend: Backend)
+        async throws
+    {
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }
         _ = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "in", principal: Self.alice)
-        let early = try await service.handle(.checkOut, body: Self.checkOut(ts: "2026-11-22T08:50:00Z"), idempotencyKey: "out", principal: Self.alice)
+        let early = try await service.handle(
+            .checkOut, body: Self.checkOut(ts: "2026-11-22T08:50:00Z"), idempotencyKey: "out", principal: Self.alice)
         #expect(early.status == 422)
-        #expect((try json(early)["detail"] as? String)?.contains("'ts' is '2026-11-22T08:50:00Z'; expected a time at or after the session's check-in (2026-11-22T08:55:00Z)") == true)
+        #expect(
+            (try json(early)["detail"] as? String)?.contains(
+                "'ts' is '2026-11-22T08:50:00Z'; expected a time at or after the session's check-in (2026-11-22T08:55:00Z)"
+            ) == true)
         let session = try #require(try await service.repository.session(key: "s-1"))
         #expect(session.checkOutAt == nil)
         // The right check-out is still accepted afterwards.
-        #expect(try await service.handle(.checkOut, body: Self.checkOut(), idempotencyKey: "out-2", principal: Self.alice).status == 200)
+        #expect(
+            try await service.handle(.checkOut, body: Self.checkOut(), idempotencyKey: "out-2", principal: Self.alice)
+                .status == 200)
     }
 
-    @Test(arguments: Backend.allCases) func aPendingCheckOutEarlierThanItsCheckInIsNotAppliedAndIsKept(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func aPendingCheckOutEarlierThanItsCheckInIsNotAppliedAndIsKept(backend: Backend)
+        async throws
+    {
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }
-        let early = try await service.handle(.checkOut, body: Self.checkOut(ts: "2026-11-22T08:50:00Z"), idempotencyKey: "out", principal: Self.alice)
+        let early = try await service.handle(
+            .checkOut, body: Self.checkOut(ts: "2026-11-22T08:50:00Z"), idempotencyKey: "out", principal: Self.alice)
         #expect(early.status == 202)
-        let checkIn = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "in", principal: Self.alice)
+        let checkIn = try await service.handle(
+            .checkIn, body: Self.checkIn(), idempotencyKey: "in", principal: Self.alice)
         #expect(try json(checkIn)["status"] as? String == "open")
         #expect(try await service.repository.openSessions(siteId: nil).map(\.sessionKey) == ["s-1"])
         #expect(try await service.repository.pendingEventCount(sessionKey: "s-1") == 1)
@@ -321,37 +360,45 @@ import Testing
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }
         _ = try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "in", principal: Self.alice)
-        let beat = try await service.handle(.heartbeat, body: Data(#"{"sessionKey":"s-1","ts":"2026-11-22T08:57:30Z"}"#.utf8),
-                                            idempotencyKey: "hb", principal: Self.alice)
+        let beat = try await service.handle(
+            .heartbeat, body: Data(#"{"sessionKey":"s-1","ts":"2026-11-22T08:57:30Z"}"#.utf8),
+            idempotencyKey: "hb", principal: Self.alice)
         #expect(try json(beat)["lastSeenAt"] as? String == "2026-11-22T08:57:30Z")
         #expect(try await service.repository.openSessions(siteId: "hq").map(\.sessionKey) == ["s-1"])
-        let out = try await service.handle(.checkOut, body: Self.checkOut(), idempotencyKey: "out", principal: Self.alice)
+        let out = try await service.handle(
+            .checkOut, body: Self.checkOut(), idempotencyKey: "out", principal: Self.alice)
         #expect(out.status == 200)
         #expect(try json(out)["checkOutAt"] as? String == "2026-11-22T08:58:00Z")
         // A second check-out with another time does not move the first.
-        let later = try await service.handle(.checkOut, body: Self.checkOut(ts: "2026-11-22T08:59:00Z"), idempotencyKey: "out2", principal: Self.alice)
+        let later = try await service.handle(
+            .checkOut, body: Self.checkOut(ts: "2026-11-22T08:59:00Z"), idempotencyKey: "out2", principal: Self.alice)
         #expect(try json(later)["checkOutAt"] as? String == "2026-11-22T08:58:00Z")
     }
 
     @Test(arguments: Backend.allCases) func aDeviceCannotActForAnotherUser(backend: Backend) async throws {
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }
-        let reply = try await service.handle(.checkIn, body: Self.checkIn(user: "bob"), idempotencyKey: "k", principal: Self.alice)
+        let reply = try await service.handle(
+            .checkIn, body: Self.checkIn(user: "bob"), idempotencyKey: "k", principal: Self.alice)
         #expect(reply.status == 403)
-        _ = try await service.handle(.checkIn, body: Self.checkIn(session: "s-bob", ), idempotencyKey: "k-a", principal: Self.alice)
+        _ = try await service.handle(
+            .checkIn, body: Self.checkIn(session: "s-bob", ), idempotencyKey: "k-a", principal: Self.alice)
         let bobsPhone = Principal.device("phone-b", user: "bob")
-        let foreign = try await service.handle(.checkOut, body: Self.checkOut(session: "s-bob"), idempotencyKey: "k-b", principal: bobsPhone)
+        let foreign = try await service.handle(
+            .checkOut, body: Self.checkOut(session: "s-bob"), idempotencyKey: "k-b", principal: bobsPhone)
         #expect(foreign.status == 403)
     }
 
-    @Test(arguments: Backend.allCases, [
-        (IngestServiceTests.checkIn(major: 9), 422, "'beacon' is 'FDA50693-0000-0000-0000-290995101092:9'"),
-        (IngestServiceTests.checkIn(ts: "yesterday"), 400, "'ts': 'yesterday' is not an RFC 3339 timestamp"),
-        (IngestServiceTests.checkIn(ts: "2026-11-22T09:10:00Z"), 422, "no later than 300 s after"),
-        (IngestServiceTests.checkIn(ts: "2026-09-01T09:00:00Z"), 422, "within the last 30 days"),
-        (Data(#"{"userId":"alice"}"#.utf8), 400, "'beacon' is missing"),
-        (Data("not json".utf8), 400, "JSON"),
-    ])
+    @Test(
+        arguments: Backend.allCases,
+        [
+            (IngestServiceTests.checkIn(major: 9), 422, "'beacon' is 'FDA50693-0000-0000-0000-290995101092:9'"),
+            (IngestServiceTests.checkIn(ts: "yesterday"), 400, "'ts': 'yesterday' is not an RFC 3339 timestamp"),
+            (IngestServiceTests.checkIn(ts: "2026-11-22T09:10:00Z"), 422, "no later than 300 s after"),
+            (IngestServiceTests.checkIn(ts: "2026-09-01T09:00:00Z"), 422, "within the last 30 days"),
+            (Data(#"{"userId":"alice"}"#.utf8), 400, "'beacon' is missing"),
+            (Data("not json".utf8), 400, "JSON"),
+        ])
     func badInputNamesTheFieldAndTheValue(backend: Backend, example: (Data, Int, String)) async throws {
         let (body, status, detail) = example
         let service = try await Self.service(try await backend.makeRepository())
@@ -367,7 +414,8 @@ import Testing
         let repository = try SQLiteRepository.inMemory()
         let heartbeat = Data(#"{"sessionKey":"s","ts":"2026-11-22T08:00:00Z"}"#.utf8)
         let batch = Self.batch(Array(repeating: ("i", "heartbeat", heartbeat), count: 3))
-        let wide = IngestService.contract(repository: repository, limits: IngestLimits(maxBatchItems: 2), clock: { Self.now })
+        let wide = IngestService.contract(
+            repository: repository, limits: IngestLimits(maxBatchItems: 2), environment: .clock({ Self.now }))
         let reply = try await wide.handleBatch(body: batch, idempotencyKey: "b", principal: Self.alice)
         #expect(reply.status == 413)
         #expect((try json(reply)["detail"] as? String)?.contains("3 events; the limit is 2") == true)
@@ -376,7 +424,8 @@ import Testing
     @Test(arguments: Backend.allCases) func aBatchAnswersEachItemAsItsEndpointWould(backend: Backend) async throws {
         let service = try await Self.service(try await backend.makeRepository())
         defer { service.repository.shutdown() }
-        _ = try await service.handle(.checkIn, body: Self.checkIn(session: "s-0"), idempotencyKey: "already", principal: Self.alice)
+        _ = try await service.handle(
+            .checkIn, body: Self.checkIn(session: "s-0"), idempotencyKey: "already", principal: Self.alice)
         let body = Self.batch([
             ("already", "checkIn", Self.checkIn(session: "s-0")),
             ("new-in", "checkIn", Self.checkIn(session: "s-2")),
@@ -403,8 +452,11 @@ import Testing
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<20 {
                 group.addTask {
-                    try await service.handle(.checkIn, body: Self.checkIn(session: "s-race"), idempotencyKey: sameKey ? "race" : "race-\(index)",
-                                             principal: Self.alice).status
+                    try await service.handle(
+                        .checkIn, body: Self.checkIn(session: "s-race"),
+                        idempotencyKey: sameKey ? "race" : "race-\(index)",
+                        principal: Self.alice
+                    ).status
                 }
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
@@ -423,20 +475,29 @@ import Testing
     @Test(arguments: Backend.allCases) func everythingIsStillThereAfterARestart(backend: Backend) async throws {
         let (repository, reopen) = try await backend.makeStore()
         let service = try await Self.service(repository)
-        #expect(try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice).status == 201)
+        #expect(
+            try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice).status
+                == 201)
         repository.shutdown()
         let reopened = try await Self.service(try await reopen())
         defer { reopened.repository.shutdown() }
-        #expect(try await reopened.repository.session(key: "s-1")?.checkInAt == (try RFC3339.parse("2026-11-22T08:55:00Z")))
-        let replay = try await reopened.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
+        #expect(
+            try await reopened.repository.session(key: "s-1")?.checkInAt == (try RFC3339.parse("2026-11-22T08:55:00Z")))
+        let replay = try await reopened.handle(
+            .checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
         #expect(replay.status == 201)
     }
 
-    @Test(arguments: Backend.allCases) func idempotencyKeysArePurgedOnlyAfterTheRetention(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func idempotencyKeysArePurgedOnlyAfterTheRetention(backend: Backend) async throws
+    {
         let repository = try await backend.makeRepository()
         defer { repository.shutdown() }
-        _ = try await repository.claimIdempotency(scope: "s", key: "old", requestHash: "h", now: Self.now.addingTimeInterval(-31 * 86_400))
-        _ = try await repository.claimIdempotency(scope: "s", key: "new", requestHash: "h", now: Self.now.addingTimeInterval(-29 * 86_400))
-        #expect(try await repository.purgeIdempotency(olderThan: Self.now.addingTimeInterval(-IngestLimits().idempotencyRetentionSeconds)) == 1)
+        _ = try await repository.claimIdempotency(
+            scope: "s", key: "old", requestHash: "h", now: Self.now.addingTimeInterval(-31 * 86_400))
+        _ = try await repository.claimIdempotency(
+            scope: "s", key: "new", requestHash: "h", now: Self.now.addingTimeInterval(-29 * 86_400))
+        #expect(
+            try await repository.purgeIdempotency(
+                olderThan: Self.now.addingTimeInterval(-IngestLimits().idempotencyRetentionSeconds)) == 1)
     }
 }

@@ -94,7 +94,7 @@ import Testing
         #expect(rebuilt.sessions == 7 && rebuilt.differing.isEmpty)
         #expect(Set(try await repository.allSessions()) == live)
         #expect(try await repository.pendingEventCount(sessionKey: nil) == pendingBefore)
-        try await ledger.sealAll()
+        try await ledger.sealAll(now: Self.now)
         #expect(try await ledger.verify() == LedgerVerification(sealed: check.rows, unsealed: 0, firstBreak: nil))
     }
 
@@ -107,7 +107,7 @@ import Testing
             _ = try await service.handle(endpoint, body: body, idempotencyKey: key, principal: principal)
         }
         let ledger = LedgerService(repository: repository)
-        let sealed = try await ledger.sealAll()
+        let sealed = try await ledger.sealAll(now: Self.now)
         #expect(try await ledger.verify().isIntact)
         let table = backend == .sqlite ? "ledgerEvents" : "ledger_events"
         let column = backend == .sqlite ? "deviceAt" : "device_at"
@@ -142,7 +142,7 @@ import Testing
                 + #""deviceMeta":{"deviceId":"phone-a","platform":"ios","appVersion":"1.4"}}"#).utf8)
         #expect(
             try await service.handle(.checkIn, body: manual, idempotencyKey: "m", principal: Self.alice).status == 201)
-        let corrections = CorrectionService(repository: repository, clock: { Self.now })
+        let corrections = CorrectionService(repository: repository, environment: .clock({ Self.now }))
         let corrected = try await corrections.correct(
             "s-m", checkInAt: Date(timeIntervalSince1970: 1_795_330_800 - 600), checkOutAt: nil, siteId: nil,
             reason: "arrived earlier, per the gate log", actor: .adminToken)
@@ -153,7 +153,7 @@ import Testing
                 actor: .adminToken)
         }
 
-        let requests = RequestService(repository: repository, clock: { Self.now })
+        let requests = RequestService(repository: repository, environment: .clock({ Self.now }))
         let filed = try await requests.file(
             RequestService.Input(
                 sessionKey: "s-m", siteId: nil, checkInAt: nil, checkOutAt: Self.now.addingTimeInterval(-60),
@@ -210,7 +210,7 @@ import Testing
         let service = try await IngestServiceTests.service(try await backend.makeRepository())
         let repository = try #require(service.repository as? any ServerRepository)
         defer { repository.shutdown() }
-        let admin = AdminService(repository: repository)
+        let admin = AdminService(repository: repository, environment: .live)
         let eve = try await admin.createEmployee(name: "Eve Example", externalId: "E-17", email: "eve@example.com")
         try await repository.appendLedger(
             LedgerEvent.checkIn(
@@ -218,7 +218,7 @@ import Testing
                     sessionKey: "s-eve", userId: eve.id, siteId: "hq", deviceId: nil, at: Self.now,
                     source: .manual), now: Self.now))
         let ledger = LedgerService(repository: repository)
-        try await ledger.sealAll()
+        try await ledger.sealAll(now: Self.now)
         await #expect(throws: Problem.self) { _ = try await admin.eraseEmployee(id: eve.id) }
         _ = try await admin.deactivateEmployee(id: eve.id)
         let erased = try await admin.eraseEmployee(id: eve.id)
@@ -226,7 +226,7 @@ import Testing
         let rows = try await repository.ledgerEvents(LedgerFilter(userId: eve.id), before: nil, limit: 100)
         #expect(rows.allSatisfy { $0.personal == nil })
         #expect(rows.contains { $0.kind == .employeeCreated && $0.personalDigest != nil })
-        try await ledger.sealAll()
+        try await ledger.sealAll(now: Self.now)
         #expect(try await ledger.verify().isIntact)
     }
 
@@ -269,7 +269,7 @@ import Testing
         let rows = try await repository.ledgerEvents(after: 0, limit: 100)
         #expect(rows.allSatisfy { $0.actor == .migration })
         #expect(rows.map(\.kind) == [.heartbeat, .checkIn, .checkOut, .heartbeat, .checkIn])
-        try await ledger.sealAll()
+        try await ledger.sealAll(now: Self.now)
         #expect(try await ledger.verify().isIntact)
         // The upgraded database takes new events as usual.
         let service = try await IngestServiceTests.service(repository)

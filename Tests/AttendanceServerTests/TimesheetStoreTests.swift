@@ -29,7 +29,7 @@ import Testing
         try await repository.createEmployee(EmployeeRecord(id: TimesheetFixtures.user, name: "Ada"))
         var policy = TimesheetPolicy()
         policy.dayBoundary = example.matrix.boundary
-        try await TimesheetSettingsService(repository: repository).saveRules(
+        try await TimesheetSettingsService(repository: repository, environment: .live).saveRules(
             siteId: site.id, policy: policy, defaultScheduleId: nil, actor: .adminToken)
         var sessions: [SessionRecord] = []
         for (index, times) in example.matrix.sessions.enumerated() {
@@ -49,7 +49,7 @@ import Testing
         let query = TimesheetQuery(from: try #require(dates.first), through: try #require(dates.last))
         let later = TimesheetFixtures.later
         var stored: [TimesheetDay] = []
-        try await TimesheetService(repository: repository, clock: { later }).forEachEmployee(query) {
+        try await TimesheetService(repository: repository, environment: .clock({ later })).forEachEmployee(query) {
             stored += $0.days
         }
         let pure = Timesheet.compute(

@@ -1,14 +1,19 @@
 import AttendanceModels
-@testable import AttendanceSimulation
 import AttendanceSync
 import Foundation
 import Testing
 
+@testable import AttendanceSimulation
+
 /// The people: seeded plans whose ground truth matches their path.
 @Suite struct DayPlannerTests {
-    static func plan(_ world: WorldSpec = WorldSpec(), people: Int = 40, days: Int = 5, seed: UInt64 = 1) -> [(EmployeeProfile, Timeline)] {
+    static func plan(_ world: WorldSpec = WorldSpec(), people: Int = 40, days: Int = 5, seed: UInt64 = 1) -> [(
+        EmployeeProfile, Timeline
+    )] {
         let planner = DayPlanner(world: world)
-        return planner.profiles(count: people, seed: seed).map { ($0, planner.timeline(for: $0, days: days, seed: seed)) }
+        return planner.profiles(count: people, seed: seed).map {
+            ($0, planner.timeline(for: $0, days: days, seed: seed))
+        }
     }
 
     @Test func theSameSeedPlansTheSameDays() {
@@ -26,7 +31,9 @@ import Testing
                 let inside = DayPlanner.contains(site, timeline.position(at: minute).0)
                 let present = timeline.presences.contains { $0.start + 60 <= minute && minute <= $0.end - 60 }
                 let near = timeline.presences.contains { abs($0.start - minute) < 60 || abs($0.end - minute) < 60 }
-                if !near { #expect(inside == present, "\(profile.id) at \(minute): inside \(inside), present \(present)") }
+                if !near {
+                    #expect(inside == present, "\(profile.id) at \(minute): inside \(inside), present \(present)")
+                }
             }
         }
     }
@@ -62,7 +69,8 @@ import Testing
             // Some waypoint is 10–20 m from another site's nearest beacon, outside its zone.
             let passes = timeline.waypoints.contains { point in
                 others.contains { site in
-                    let nearest = DayPlanner.beaconPositions(site).map { $0.distance(to: point.position) }.min() ?? .infinity
+                    let nearest =
+                        DayPlanner.beaconPositions(site).map { $0.distance(to: point.position) }.min() ?? .infinity
                     return (10...20).contains(nearest) && !DayPlanner.contains(site, point.position)
                 }
             }
@@ -77,7 +85,8 @@ import Testing
         var random = SplitMix64(seed: 7)
         for site in world.sites {
             for _ in 0..<200 {
-                let point = DayPlanner.point(outside: site, nearestBeaconWithin: 10...20, avoiding: world.sites, random: &random)
+                let point = DayPlanner.point(
+                    outside: site, nearestBeaconWithin: 10...20, avoiding: world.sites, random: &random)
                 let nearest = DayPlanner.beaconPositions(site).map { $0.distance(to: point) }.min() ?? .infinity
                 #expect((10...20).contains(nearest))
                 #expect(!world.sites.contains { DayPlanner.contains($0, point) }, "\(site.id): \(point)")
@@ -89,7 +98,9 @@ import Testing
         let timelines = Self.plan(people: 20, days: 3).map { $0.1 }
         var trips: [Double] = []
         for timeline in timelines {
-            for (a, b) in zip(timeline.waypoints, timeline.waypoints.dropFirst()) where a.shieldedDB > 0 { trips.append(b.time - a.time) }
+            for (a, b) in zip(timeline.waypoints, timeline.waypoints.dropFirst()) where a.shieldedDB > 0 {
+                trips.append(b.time - a.time)
+            }
         }
         #expect(!trips.isEmpty)
         #expect(trips.allSatisfy { (5...300).contains($0) })
@@ -106,7 +117,9 @@ import Testing
         for (_, timeline) in annex where !timeline.presences.isEmpty {
             let crossings = timeline.passages.filter { $0.site.rawValue == "hq" }
             // In on arrival and out at the end of each day (lunch leaves by the annex's own door).
-            #expect(crossings.count >= 2 && crossings.count % 2 == 0, "\(crossings.count) crossings, \(timeline.presences.count) presences")
+            #expect(
+                crossings.count >= 2 && crossings.count % 2 == 0,
+                "\(crossings.count) crossings, \(timeline.presences.count) presences")
             for crossing in crossings {
                 #expect(abs(crossing.duration - 40 / DayPlanner.walkingMetersPerSecond) < 0.5)
             }
@@ -123,7 +136,7 @@ import Testing
         let plans = Self.plan(people: 5, days: 1)
         let (_, timeline) = try #require(plans.first { !$0.1.presences.isEmpty })
         let epoch = Date(timeIntervalSince1970: 0)
-        let ports = SimulatedPorts(timeline: timeline, epoch: epoch, clock: ManualClock(epoch))
+        let ports = SimulatedPorts(timeline: timeline, epoch: epoch, clock: SimulatedClock(epoch))
         let departure = try #require(timeline.presences.last).end
         // The last walk out: desk → door → outside; two minutes after the door, 10 minutes back.
         let walk = try #require(ports.latestWalk(before: departure + 120, lookbackMinutes: 10))
@@ -132,15 +145,21 @@ import Testing
         #expect(abs(walk.start - leftDesk.time) < 0.001)
         #expect(walk.end.map { $0 > walk.start && $0 <= departure + 120 } == true)
         #expect(ports.latestWalk(before: departure + 3_600, lookbackMinutes: 10) == nil)
-        #expect(ports.motion(at: departure + 120, lookbackMinutes: 10).departedAt == epoch.addingTimeInterval(walk.start))
+        #expect(
+            ports.motion(at: departure + 120, lookbackMinutes: 10).departedAt == epoch.addingTimeInterval(walk.start))
         // Looked back to a minute before the walk out: it is the first walk begun since; looked
         // back to mid-walk, that walk is under way, not begun.
-        #expect(ports.firstWalkStart(before: departure + 3_600, lookbackMinutes: (departure + 3_600 - walk.start + 60) / 60) == walk.start)
-        #expect(ports.firstWalkStart(before: departure + 3_600, lookbackMinutes: (departure + 3_600 - walk.start - 1) / 60) == nil)
+        #expect(
+            ports.firstWalkStart(before: departure + 3_600, lookbackMinutes: (departure + 3_600 - walk.start + 60) / 60)
+                == walk.start)
+        #expect(
+            ports.firstWalkStart(before: departure + 3_600, lookbackMinutes: (departure + 3_600 - walk.start - 1) / 60)
+                == nil)
 
         // Still walking in: no arrival to offer yet; seated: the end of the walk in.
         let arrival = try #require(timeline.presences.first).start
-        let seated = try #require(timeline.waypoints.first { $0.time > arrival && timeline.position(at: $0.time + 1).0 == $0.position })
+        let seated = try #require(
+            timeline.waypoints.first { $0.time > arrival && timeline.position(at: $0.time + 1).0 == $0.position })
         #expect(ports.motion(at: (arrival + seated.time) / 2, lookbackMinutes: 60).arrivedAt == nil)
         let offered = try #require(ports.motion(at: seated.time + 30, lookbackMinutes: 60).arrivedAt)
         #expect(offered == epoch.addingTimeInterval(seated.time))

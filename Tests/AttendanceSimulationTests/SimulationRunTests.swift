@@ -1,12 +1,15 @@
 import AttendanceModels
-@testable import AttendanceSimulation
 import Foundation
 import Testing
+
+@testable import AttendanceSimulation
 
 /// Whole runs: the real runtime, outbox and in-process HTTP server driven by the world. Small
 /// (a few employees, a few days) so that they stay quick in a debug build.
 @Suite(.serialized) struct SimulationRunTests {
-    static func options(employees: Int = 3, days: Int = 2, seed: UInt64 = 7, policies: [Simulation.Policy] = Simulation.Policy.allCases) -> Simulation.Options {
+    static func options(
+        employees: Int = 3, days: Int = 2, seed: UInt64 = 7, policies: [Simulation.Policy] = Simulation.Policy.allCases
+    ) -> Simulation.Options {
         var options = Simulation.Options()
         options.employees = employees
         options.days = days
@@ -26,8 +29,8 @@ import Testing
     }
 
     @Test func theSameSeedGivesTheSameReport() async throws {
-        let first = try await Simulation.run(Self.options())
-        let second = try await Simulation.run(Self.options())
+        let first = try await Simulation.run(Self.options(), environment: .live)
+        let second = try await Simulation.run(Self.options(), environment: .live)
         #expect(Self.comparable(first) == Self.comparable(second))
         #expect(try Self.comparable(first).json() == Self.comparable(second).json())
         // And the report is about something: sessions were recorded and delivered by every policy.
@@ -35,7 +38,7 @@ import Testing
             let report = try #require(first.policies[policy.rawValue])
             #expect(report.delivery.recorded > 0 && report.delivery.delivered > 0, "\(policy)")
         }
-        let other = try await Simulation.run(Self.options(seed: 8))
+        let other = try await Simulation.run(Self.options(seed: 8), environment: .live)
         #expect(Self.comparable(other) != Self.comparable(first))
     }
 
@@ -45,9 +48,9 @@ import Testing
     /// measured with `--transport http`.
     @Test func theInProcessTransportGivesTheSameReportAsHTTP() async throws {
         var options = Self.options(employees: 4, days: 2, seed: 5, policies: [.default])
-        let http = try await Simulation.run(options)
+        let http = try await Simulation.run(options, environment: .live)
         options.transport = .inprocess
-        let inProcess = try await Simulation.run(options)
+        let inProcess = try await Simulation.run(options, environment: .live)
         #expect(http.transport == "http" && inProcess.transport == "inprocess")
         func withoutBytes(_ report: SimulationReport) throws -> SimulationReport {
             var copy = Self.comparable(report)
@@ -61,8 +64,10 @@ import Testing
             return copy
         }
         #expect(try withoutBytes(inProcess) == withoutBytes(http))
-        let bytes = (try #require(inProcess.policies["default"]).device.bytesPerDay.p50,
-                     try #require(http.policies["default"]).device.bytesPerDay.p50)
+        let bytes = (
+            try #require(inProcess.policies["default"]).device.bytesPerDay.p50,
+            try #require(http.policies["default"]).device.bytesPerDay.p50
+        )
         #expect(bytes.0 < bytes.1 && bytes.0 > 0.9 * bytes.1)
         #expect(try #require(inProcess.policies["default"]).delivery.delivered > 0)
     }
@@ -71,8 +76,9 @@ import Testing
         var options = Self.options()
         options.transport = .inprocess
         options.server = .remote(URL(string: "http://127.0.0.1:9")!, adminToken: "t")
-        #expect(options.validationErrors().contains(
-            "'--transport' is inprocess with '--server'; expected http (a running server is reached over HTTP)"))
+        #expect(
+            options.validationErrors().contains(
+                "'--transport' is inprocess with '--server'; expected http (a running server is reached over HTTP)"))
     }
 
     /// A hostile world and both fault options: every kind of fault strikes, and still every
@@ -85,7 +91,7 @@ import Testing
         options.world.iOS.rebootProbabilityPerDay = 0.5
         options.world.network.failureProbability = 0.3
         options.world.network.serverRestartsPerDay = 1_000
-        let report = try await Simulation.run(options)
+        let report = try await Simulation.run(options, environment: .live)
         let faults = try #require(report.faults)
         #expect(faults.crashes > 0 && faults.crashesMidWrite > 0 && faults.crashesMidUpload > 0)
         #expect(faults.terminations > 0 && faults.forceQuits > 0 && faults.reboots > 0)
@@ -113,7 +119,7 @@ import Testing
             options.world.iOS.deniedFraction = 0
             options.world.iOS.whenInUseOnlyFraction = 0
             options.world.iOS.reminderTapProbability = tap
-            return try await Simulation.run(options)
+            return try await Simulation.run(options, environment: .live)
         }
         let tapped = try await run(tap: 1)
         let ignored = try await run(tap: 0)
@@ -135,7 +141,7 @@ import Testing
             options.world.iOS.deniedFraction = 0
             options.world.iOS.whenInUseOnlyFraction = 0
             options.world.iOS.reminderTapProbability = 1
-            return try #require(try await Simulation.run(options).faults)
+            return try #require(try await Simulation.run(options, environment: .live).faults)
         }
         let running = try await run(forceQuits: 0)
         #expect(running.arrivalRemindersDelivered > 0)
@@ -153,7 +159,7 @@ import Testing
         var options = Self.options(employees: 4, days: 3, seed: 5, policies: [.default, .naive])
         options.world.iOS.deniedFraction = 1
         options.world.iOS.whenInUseOnlyFraction = 0
-        let report = try await Simulation.run(options)
+        let report = try await Simulation.run(options, environment: .live)
         let ours = try #require(report.policies["default"])
         let naive = try #require(report.policies["naive"])
         #expect(ours.checkOut.timestampErrorSeconds.p95 <= 60)
@@ -167,18 +173,26 @@ import Testing
         var options = Self.options()
         options.faults.crashRate = 2
         options.employees = 0
-        #expect(options.validationErrors() == ["'--employees' is 0; expected at least 1", "'--crash-rate' is 2.0; expected a probability from 0 to 1"])
-        await #expect(throws: Simulation.Failure.self) { try await Simulation.run(options) }
+        #expect(
+            options.validationErrors() == [
+                "'--employees' is 0; expected at least 1", "'--crash-rate' is 2.0; expected a probability from 0 to 1",
+            ])
+        await #expect(throws: Simulation.Failure.self) { try await Simulation.run(options, environment: .live) }
     }
 
     @Test func duplicatesAreSessionsOverlappingAnotherOfTheSameStay() {
         func session(_ employee: String, _ site: String, _ checkIn: Double, _ checkOut: Double?) -> RecordedSession {
-            RecordedSession(employee: UserID(employee), site: SiteID(site), checkIn: checkIn, checkOut: checkOut, checkInDecidedAt: checkIn)
+            RecordedSession(
+                employee: UserID(employee), site: SiteID(site), checkIn: checkIn, checkOut: checkOut,
+                checkInDecidedAt: checkIn)
         }
         #expect(Simulation.duplicateSessions([session("a", "hq", 0, 100), session("a", "hq", 200, 300)]) == 0)
         #expect(Simulation.duplicateSessions([session("a", "hq", 0, 100), session("a", "hq", 50, 300)]) == 1)
         #expect(Simulation.duplicateSessions([session("a", "hq", 0, nil), session("a", "hq", 500, 600)]) == 1)
-        #expect(Simulation.duplicateSessions([session("a", "hq", 0, 100), session("b", "hq", 50, 300), session("a", "annex", 50, 60)]) == 0)
+        #expect(
+            Simulation.duplicateSessions([
+                session("a", "hq", 0, 100), session("b", "hq", 50, 300), session("a", "annex", 50, 60),
+            ]) == 0)
     }
 
     /// iOS's region monitor over a planned day: it reports the arrival shortly before or after
@@ -188,8 +202,9 @@ import Testing
         let planner = DayPlanner(world: world)
         let profile = try #require(planner.profiles(count: 20, seed: 1).first { $0.siteIndex == 0 && !$0.nightShift })
         let timeline = planner.timeline(for: profile, days: 3, seed: 1)
-        let plan = PhonePlan(index: 0, profile: profile, timeline: timeline, days: 3, world: world,
-                             environment: RadioEnvironment(world: world, seed: 1), faults: FaultOptions(), seed: 1)
+        let plan = PhonePlan(
+            index: 0, profile: profile, timeline: timeline, days: 3, world: world,
+            environment: RadioEnvironment(world: world, seed: 1), faults: FaultOptions(), seed: 1)
         let hq = plan.regionCallbacks.filter { $0.siteIndex == 0 }
         let first = try #require(timeline.presences.first)
         let entry = try #require(hq.first { $0.entered })

@@ -1,8 +1,10 @@
+import AttendanceDeviceTestSupport
 import AttendanceEngine
 import AttendanceModels
-@testable import AttendanceSync
 import Foundation
 import Testing
+
+@testable import AttendanceSync
 
 /// How each server answer is handled, over a real loopback socket.
 @Suite(.serialized) struct DeliveryTests {
@@ -21,14 +23,18 @@ import Testing
         let store = try DeviceStore.inMemory()
         try store.enqueue(events, at: t0)
         let clock = ManualClock(t0)
-        let uploader = HTTPUploader(settings: .init(baseURL: server.baseURL, deviceToken: "device-token", timeoutSeconds: timeoutSeconds))
+        let uploader = HTTPUploader(
+            settings: .init(baseURL: server.baseURL, deviceToken: "device-token", timeoutSeconds: timeoutSeconds),
+            clock: SystemClock())
         let drainer = OutboxDrainer(store: store, uploader: uploader, clock: clock, jitterSeed: 1)
         return Setup(server: server, store: store, clock: clock, drainer: drainer, uploader: uploader)
     }
 
     @Test func aBatchIsDeliveredOnceAndReplaysAreHarmless() async throws {
-        let events = [Fixtures.event(.checkIn, session: "s-a", at: 0), Fixtures.event(.heartbeat, session: "s-a", at: 900),
-                      Fixtures.event(.checkOut, session: "s-a", at: 1000)]
+        let events = [
+            Fixtures.event(.checkIn, session: "s-a", at: 0), Fixtures.event(.heartbeat, session: "s-a", at: 900),
+            Fixtures.event(.checkOut, session: "s-a", at: 1000),
+        ]
         let s = try setup(events: events)
         defer { s.server.stop() }
         let report = try #require(try await s.drainer.drain())
@@ -43,7 +49,9 @@ import Testing
     }
 
     @Test func withoutTheBatchEndpointEventsGoOneByOneInOrder() async throws {
-        let events = [Fixtures.event(.checkIn, session: "s-a", at: 0), Fixtures.event(.checkOut, session: "s-a", at: 100)]
+        let events = [
+            Fixtures.event(.checkIn, session: "s-a", at: 0), Fixtures.event(.checkOut, session: "s-a", at: 100),
+        ]
         let s = try setup(events: events)
         defer { s.server.stop() }
         s.server.state.withLock { $0.offersBatch = false }
@@ -98,13 +106,17 @@ import Testing
         #expect(ResponseClassifier.parseRetryAfter("soon", now: now) == nil)
     }
 
-    @Test(arguments: [(422, "unknown site 'FDA50693…:9'"), (400, "ts is 3 days in the future"), (403, "device acts for another user")])
+    @Test(arguments: [
+        (422, "unknown site 'FDA50693…:9'"), (400, "ts is 3 days in the future"), (403, "device acts for another user"),
+    ])
     func otherClientErrorsAreDeadLetteredWithTheProblemDetail(status: Int, detail: String) async throws {
-        let s = try setup(events: [Fixtures.event(.checkIn, session: "s-a", at: 0), Fixtures.event(.checkIn, session: "s-b", at: 5)])
+        let s = try setup(events: [
+            Fixtures.event(.checkIn, session: "s-a", at: 0), Fixtures.event(.checkIn, session: "s-b", at: 5),
+        ])
         defer { s.server.stop() }
         s.server.script(.status(status, detail: detail))
         let report = try #require(try await s.drainer.drain())
-        #expect(report.deadLetters == 2)   // the whole batch was answered with it
+        #expect(report.deadLetters == 2)  // the whole batch was answered with it
         let dead = try s.store.deadLetters()
         #expect(dead.count == 2)
         #expect(dead.allSatisfy { $0.lastError == "HTTP \(status): scripted: \(detail)" })
@@ -118,9 +130,12 @@ import Testing
         defer { s.server.stop() }
         // The server already holds s-b's key with a different payload.
         clash.reason = "something else"
-        _ = await HTTPUploader(settings: .init(baseURL: s.server.baseURL)).upload([
-            OutboxEntry(id: 99, event: clash, idempotencyKey: clash.idempotencyKey, state: .pending, attempts: 0, nextAttemptAt: t0,
-                        lastError: nil, lastErrorWasTransport: false, enqueuedAt: t0, deliveredAt: nil)])
+        _ = await HTTPUploader(settings: .init(baseURL: s.server.baseURL), clock: SystemClock()).upload([
+            OutboxEntry(
+                id: 99, event: clash, idempotencyKey: clash.idempotencyKey, state: .pending, attempts: 0,
+                nextAttemptAt: t0,
+                lastError: nil, lastErrorWasTransport: false, enqueuedAt: t0, deliveredAt: nil)
+        ])
         let report = try #require(try await s.drainer.drain())
         #expect(report.delivered == 1 && report.deadLetters == 1)
         #expect(try s.store.deadLetters().first?.lastError?.contains("422") == true)
@@ -153,9 +168,12 @@ import Testing
         defer { server.stop() }
         server.state.withLock { $0.offersBatch = false }
         let event = Fixtures.event(.heartbeat, session: "s-a", at: 0)
-        let entry = OutboxEntry(id: 1, event: event, idempotencyKey: event.idempotencyKey, state: .pending, attempts: 0, nextAttemptAt: t0,
-                                lastError: nil, lastErrorWasTransport: false, enqueuedAt: t0, deliveredAt: nil)
-        let outcomes = await HTTPUploader(settings: .init(baseURL: server.baseURL, deviceToken: "t")).upload([entry])
+        let entry = OutboxEntry(
+            id: 1, event: event, idempotencyKey: event.idempotencyKey, state: .pending, attempts: 0, nextAttemptAt: t0,
+            lastError: nil, lastErrorWasTransport: false, enqueuedAt: t0, deliveredAt: nil)
+        let outcomes = await HTTPUploader(
+            settings: .init(baseURL: server.baseURL, deviceToken: "t"), clock: SystemClock()
+        ).upload([entry])
         #expect(outcomes[1] == .delivered(status: 201))
         #expect(server.state.value.stored[event.idempotencyKey]?.sessionKey == "s-a")
     }
@@ -165,9 +183,11 @@ import Testing
         var random = SplitMix64(seed: 9)
         for attempts in 1...20 {
             let ceiling = min(600, 2 * pow(2, Double(attempts - 1)))
-            let samples = (0..<200).map { _ in policy.delay(afterAttempts: attempts, retryAfterSeconds: nil, using: &random) }
+            let samples = (0..<200).map { _ in
+                policy.delay(afterAttempts: attempts, retryAfterSeconds: nil, using: &random)
+            }
             #expect(samples.allSatisfy { $0 >= 1 && $0 <= max(ceiling, 1) })
-            if ceiling >= 64 { #expect(samples.max()! > ceiling / 2) }   // spread over the range, not pinned
+            if ceiling >= 64 { #expect(samples.max()! > ceiling / 2) }  // spread over the range, not pinned
         }
         #expect(policy.delay(afterAttempts: 1, retryAfterSeconds: 3600, using: &random) == 3600)
     }

@@ -1,8 +1,10 @@
+import AttendanceDeviceTestSupport
 import AttendanceEngine
 import AttendanceModels
-@testable import AttendanceSync
 import Foundation
 import Testing
+
+@testable import AttendanceSync
 
 /// The drainer starts no request that the background time left might cut short: the rest waits
 /// for the next wake, and nothing is lost or marked.
@@ -23,8 +25,9 @@ import Testing
         let store = try DeviceStore.inMemory()
         try store.enqueue([Fixtures.event(.checkIn, session: "s-a", at: 0)], at: t0)
         let uploader = CountingUploader()
-        let drainer = OutboxDrainer(store: store, uploader: uploader, clock: ManualClock(t0), jitterSeed: 1,
-                                    timeLeft: { timeLeft }, secondsPerRequest: 5)
+        let drainer = OutboxDrainer(
+            store: store, uploader: uploader, clock: ManualClock(t0), jitterSeed: 1,
+            timeLeft: { timeLeft }, secondsPerRequest: 5)
         return (drainer, store, uploader)
     }
 

@@ -1,3 +1,4 @@
+import AttendanceDeviceTestSupport
 import AttendanceEngine
 import AttendanceModels
 import AttendanceSync
@@ -12,7 +13,8 @@ import Testing
     /// queries suspend for a while (as a real request does), so an event sent meanwhile would
     /// run in between if the runtime let it.
     final class OrderedLog: BeaconRadio, MotionProvider, TimerScheduler, BackgroundTime, Notifier, TelemetrySink,
-        Uploader, Sendable {
+        Uploader, Sendable
+    {
         let lines = Locked<[String]>([])
         let uploads = Locked<[[OutboxEntry]]>([])
         let motionQueries = Locked(0)
@@ -61,12 +63,14 @@ import Testing
 
     static func runtime(_ log: OrderedLog, store: DeviceStore) throws -> AttendanceRuntime {
         var configuration = Configuration()
-        configuration.resumeReminderHours = 0   // no reminders: only what the events below do
-        return try AttendanceRuntime(store: store, configuration: configuration,
-                                     ports: .init(clock: ManualClock(Fixtures.t0), radio: log, motion: log,
-                                                  timers: log, background: log, notifier: log, uploader: log,
-                                                  telemetry: log),
-                                     jitterSeed: 3)
+        configuration.resumeReminderHours = 0  // no reminders: only what the events below do
+        return try AttendanceRuntime(
+            store: store, configuration: configuration,
+            ports: .init(
+                clock: ManualClock(Fixtures.t0), radio: log, motion: log,
+                timers: log, background: log, notifier: log, uploader: log,
+                telemetry: log),
+            jitterSeed: 3)
     }
 
     static func site(_ major: Int) -> SiteBeacon { SiteBeacon(major: UInt16(major)) }
@@ -104,9 +108,12 @@ import Testing
         var handled: [UInt16] = []
         for block in stride(from: 0, to: lines.count - 3, by: 4) {
             let first = lines[block]
-            guard first.hasPrefix("windowConfirmed "), let major = first.split(separator: " ").dropFirst().first
-                .flatMap({ UInt16($0) }) else {
-                Issue.record("block \(block / 4) starts with \(first)"); continue
+            guard first.hasPrefix("windowConfirmed "),
+                let major = first.split(separator: " ").dropFirst().first
+                    .flatMap({ UInt16($0) })
+            else {
+                Issue.record("block \(block / 4) starts with \(first)")
+                continue
             }
             handled.append(major)
             #expect(lines[block + 1] == "upload \(major)")
@@ -124,7 +131,7 @@ import Testing
     /// Events that lead to events (a motion query's answer, a drain's report) are handled within
     /// their turn, while drains, timers and the network callback from outside wait theirs: nothing
     /// deadlocks, and each event is delivered exactly once.
-    @Test(.timeLimit(.minutes(3)))   // as above
+    @Test(.timeLimit(.minutes(3)))  // as above
     func followUpEventsAndOutsideDrainsDoNotDeadlock() async throws {
         let walking = MotionSnapshot(at: Fixtures.t0, activity: .walking, steps: 30, walkingSince: Fixtures.t0)
         let log = OrderedLog(motion: walking)
@@ -154,7 +161,7 @@ import Testing
             if case .event(_, .motion, _) = row { return true }
             return false
         }
-        #expect(log.motionQueries.value >= sites)   // one per departure, and one as ranging starts
+        #expect(log.motionQueries.value >= sites)  // one per departure, and one as ranging starts
         #expect(motionRows.count == log.motionQueries.value)
         #expect(try Self.tracedCheckIns(store).sorted() == (1...(2 * sites)).map(UInt16.init))
     }

@@ -1,8 +1,10 @@
+import AttendanceDeviceTestSupport
 import AttendanceEngine
 import AttendanceModels
-@testable import AttendanceSync
 import Foundation
 import Testing
+
+@testable import AttendanceSync
 
 @Suite(.serialized) struct RuntimeTests {
     /// A radio that looks at the database at the moment it is asked to range.
@@ -24,9 +26,13 @@ import Testing
         let store = try DeviceStore.inMemory()
         let radio = SnapshotCheckingRadio(store: store)
         let ports = RecordingPorts()
-        let runtime = try AttendanceRuntime(store: store, configuration: Configuration(),
-                                            ports: .init(clock: ManualClock(Fixtures.t0), radio: radio, motion: ports, timers: ports, background: ports,
-                                                         notifier: ports, uploader: SwitchableNetwork(HTTPUploader(settings: .init(baseURL: URL(string: "http://127.0.0.1:9")!)))))
+        let runtime = try AttendanceRuntime(
+            store: store, configuration: Configuration(),
+            ports: .init(
+                clock: ManualClock(Fixtures.t0), radio: radio, motion: ports, timers: ports, background: ports,
+                notifier: ports,
+                uploader: SwitchableNetwork(
+                    HTTPUploader(settings: .init(baseURL: URL(string: "http://127.0.0.1:9")!), clock: SystemClock()))))
         try await runtime.send(.regionEntered(RuntimeHarness.region))
         #expect(radio.sawPersistedWindow.value == true)
     }
@@ -37,7 +43,8 @@ import Testing
     @Test func aReportedTimeIsKeptUnlessItWouldGoBackByAMinuteOrLess() async throws {
         let store = try DeviceStore.inMemory()
         let ports = RecordingPorts()
-        let uploader = SwitchableNetwork(HTTPUploader(settings: .init(baseURL: URL(string: "http://127.0.0.1:9")!)))
+        let uploader = SwitchableNetwork(
+            HTTPUploader(settings: .init(baseURL: URL(string: "http://127.0.0.1:9")!), clock: SystemClock()))
         let runtime = try AttendanceRuntime(
             store: store, configuration: Configuration(),
             ports: .init(
@@ -70,7 +77,7 @@ import Testing
         try await harness.runtime.launch(.afterReboot)
         let events = try harness.outboxEvents()
         #expect(events.map(\.kind) == [.checkIn, .checkOut])
-        #expect(events[1].timestamp == harness.time(60))             // the last sample, not the relaunch
+        #expect(events[1].timestamp == harness.time(60))  // the last sample, not the relaunch
         #expect(events[0].sessionKey == events[1].sessionKey)
         #expect(try harness.store.counts() == OutboxCounts(delivered: 2))
         #expect(harness.server.state.value.arrivalOrder == events.map(\.idempotencyKey))
@@ -111,7 +118,9 @@ import Testing
     @Test func motionAndRegionStateWaitForTheCheckpointUnlessTheyDateADeparture() async throws {
         let harness = try RuntimeHarness()
         defer { harness.server.stop() }
-        func persisted() throws -> Engine? { try harness.store.loadSnapshot().map { try JSONDecoder().decode(Engine.self, from: $0) } }
+        func persisted() throws -> Engine? {
+            try harness.store.loadSnapshot().map { try JSONDecoder().decode(Engine.self, from: $0) }
+        }
         try await harness.at(0, .regionEntered(RuntimeHarness.region))
         try await harness.ranged(-60, from: 1, count: 10)
         #expect(try harness.outboxEvents().map(\.kind) == [.checkIn])
@@ -122,7 +131,8 @@ import Testing
         #expect(await harness.runtime.engine != (try persisted()))
 
         // Leaving: the exit asks for motion, whose walk (from 20 s) dates the check-out.
-        harness.ports.motion.value = MotionSnapshot(at: harness.time(60), activity: .walking, steps: 40, walkingSince: harness.time(20))
+        harness.ports.motion.value = MotionSnapshot(
+            at: harness.time(60), activity: .walking, steps: 40, walkingSince: harness.time(20))
         try await harness.at(60, .regionExited(RuntimeHarness.region))
         let leaving = try #require(try persisted()?.openSessions.first)
         #expect(leaving.lastHeardAt == harness.time(20))
@@ -145,13 +155,19 @@ import Testing
         #expect(audit.filter { $0 == .windowInsufficient }.count == 2)
         #expect(audit.filter { $0 == .windowOpened }.count == 3)
         #expect(try harness.store.loadSnapshot() == opened)
-        if case .confirming = await harness.runtime.engine.status(of: site) {} else { Issue.record("the entry is no longer being decided") }
+        if case .confirming = await harness.runtime.engine.status(of: site) {
+        } else {
+            Issue.record("the entry is no longer being decided")
+        }
 
         // Past the checkpoint, the next soft step writes; killed then, a window is still deciding.
         try await harness.ranged(-101, from: 21, count: 12)
         #expect(try harness.store.loadSnapshot() != opened)
         try harness.relaunchProcess()
-        if case .confirming = await harness.runtime.engine.status(of: site) {} else { Issue.record("the relaunch lost the window being decided") }
+        if case .confirming = await harness.runtime.engine.status(of: site) {
+        } else {
+            Issue.record("the relaunch lost the window being decided")
+        }
         #expect(try harness.outboxEvents().isEmpty)
     }
 
@@ -159,7 +175,8 @@ import Testing
         let harness = try RuntimeHarness()
         defer { harness.server.stop() }
         // Walked in and stopped: what the port answers is what the walking rule decides on.
-        harness.ports.motion.value = MotionSnapshot(at: Fixtures.t0, activity: .stationary, confidence: .high, steps: 25)
+        harness.ports.motion.value = MotionSnapshot(
+            at: Fixtures.t0, activity: .stationary, confidence: .high, steps: 25)
         try await harness.at(0, .regionEntered(RuntimeHarness.region))
         try await harness.ranged(-76, from: 1, count: 10)
         try await harness.advance(to: 20)

@@ -16,9 +16,10 @@ func fail(_ message: String) -> Never {
 /// Event number n: sessions of five (check-in, three heartbeats, check-out), one second apart.
 func event(_ n: Int) -> AttendanceEvent {
     let kinds: [AttendanceEvent.Kind] = [.checkIn, .heartbeat, .heartbeat, .heartbeat, .checkOut]
-    return AttendanceEvent(kind: kinds[n % 5], userID: "crash-user", deviceID: "crash-device", site: SiteBeacon(major: 1),
-                           sessionKey: SessionKey("s-crash-\(n / 5)"), timestamp: Date(timeIntervalSince1970: 1_795_338_000 + Double(n)),
-                           source: .automatic, reason: n % 5 == 4 ? "regionExit" : nil)
+    return AttendanceEvent(
+        kind: kinds[n % 5], userID: "crash-user", deviceID: "crash-device", site: SiteBeacon(major: 1),
+        sessionKey: SessionKey("s-crash-\(n / 5)"), timestamp: Date(timeIntervalSince1970: 1_795_338_000 + Double(n)),
+        source: .automatic, reason: n % 5 == 4 ? "regionExit" : nil)
 }
 
 let arguments = CommandLine.arguments
@@ -28,7 +29,9 @@ do { store = try DeviceStore.open(path: arguments[2]) } catch { fail("cannot ope
 
 switch arguments[1] {
 case "enqueue":
-    guard arguments.count == 5, let first = Int(arguments[3]), let count = Int(arguments[4]) else { fail("enqueue DB FIRST COUNT") }
+    guard arguments.count == 5, let first = Int(arguments[3]), let count = Int(arguments[4]) else {
+        fail("enqueue DB FIRST COUNT")
+    }
     for n in first..<(first + count) {
         do { try store.enqueue([event(n)], at: Date()) } catch { fail("enqueue \(n): \(error)") }
         // write(2) on a pipe: the line is out before the next enqueue starts.
@@ -38,8 +41,10 @@ case "drain":
     guard arguments.count == 4, let url = URL(string: arguments[3]) else { fail("drain DB URL") }
     do {
         try store.recoverInFlight()
-        let drainer = OutboxDrainer(store: store, uploader: HTTPUploader(settings: .init(baseURL: url)), clock: SystemClock(),
-                                    policy: RetryPolicy(baseDelaySeconds: 0.01, maxDelaySeconds: 0.05, minDelaySeconds: 0), jitterSeed: 7)
+        let drainer = OutboxDrainer(
+            store: store, uploader: HTTPUploader(settings: .init(baseURL: url), clock: SystemClock()),
+            clock: SystemClock(),
+            policy: RetryPolicy(baseDelaySeconds: 0.01, maxDelaySeconds: 0.05, minDelaySeconds: 0), jitterSeed: 7)
         let report = try await drainer.drain()
         let counts = try store.counts()
         print("delivered \(report?.delivered ?? 0) pending \(counts.undelivered) dead \(counts.dead)")

@@ -42,7 +42,9 @@ struct Options {
             case "--employees": employees = try rest.number(argument)
             case "--batch": batch = try rest.number(argument)
             case "--seed": seed = UInt64(try rest.number(argument))
-            case "-h", "--help": print(Self.usage); exit(0)
+            case "-h", "--help":
+                print(Self.usage)
+                exit(0)
             default: throw rest.unknown(argument)
             }
         }
@@ -158,15 +160,19 @@ struct Fleet {
                 deviceAt: checkInAt, payload: payload.encoded())
         ]
         for heartbeat in heartbeats {
-            rows.append(sessionEvent(
-                .heartbeat, key: key, user: user, device: device, at: heartbeat.at, receivedAt: heartbeat.receivedAt,
-                reason: nil, source: .automatic))
+            rows.append(
+                sessionEvent(
+                    .heartbeat, key: key, user: user, device: device, at: heartbeat.at,
+                    receivedAt: heartbeat.receivedAt,
+                    reason: nil, source: .automatic))
         }
-        let reason = manual
+        let reason =
+            manual
             ? "left for the day" : rng.pick(["regionExit", "regionExit", "rangingSilence", "regionStateOutside"])
-        rows.append(sessionEvent(
-            .checkOut, key: key, user: user, device: device, at: checkOutAt, receivedAt: checkOutReceived,
-            reason: reason, source: manual ? .manual : .automatic))
+        rows.append(
+            sessionEvent(
+                .checkOut, key: key, user: user, device: device, at: checkOutAt, receivedAt: checkOutReceived,
+                reason: reason, source: manual ? .manual : .automatic))
         return rows
     }
 
@@ -209,11 +215,12 @@ final class SQLiteWriter: LedgerWriter {
 
     func write(_ rows: [LedgerEvent]) async throws {
         try await queue.write { db in
-            let statement = try db.cachedStatement(sql: """
-                INSERT INTO ledgerEvents (kind, sessionKey, userId, actor, receivedAt, deviceAt, payload, personal,
-                                          personalDigest, hash)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO ledgerEvents (kind, sessionKey, userId, actor, receivedAt, deviceAt, payload, personal,
+                                              personalDigest, hash)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
             for event in rows {
                 try statement.execute(arguments: [
                     event.kind.rawValue, event.sessionKey?.rawValue, event.userId?.rawValue, event.actor.rawValue,
@@ -295,9 +302,10 @@ func createDirectory(_ options: Options, logger: Logger) async throws -> (SiteRe
     guard try await repository.ledgerEvents(after: 0, limit: 1).isEmpty else {
         throw BenchError("\(options.database) already holds ledger rows; the bench needs a new database")
     }
-    let admin = AdminService(repository: repository)
-    let site = try await admin.createSite(AdminService.SiteInput(
-        name: "hq", timeZone: "Europe/Berlin", beaconUUID: SiteBeacon.defaultUUID.uuidString, major: 1))
+    let admin = AdminService(repository: repository, environment: .live)
+    let site = try await admin.createSite(
+        AdminService.SiteInput(
+            name: "hq", timeZone: "Europe/Berlin", beaconUUID: SiteBeacon.defaultUUID.uuidString, major: 1))
     var employees: [UserID] = []
     for number in 1...options.employees {
         let label = String(format: "%05d", number)
@@ -315,8 +323,9 @@ func run(_ options: Options) async throws {
     let directoryStart = ContinuousClock.now
     let (site, employees) = try await createDirectory(options, logger: logger)
     let auditRows = 1 + employees.count
-    print("\(backend): site \(site.id) and \(employees.count) employees created (\(auditRows) audit rows) "
-        + String(format: "in %.2f s", seconds(since: directoryStart)))
+    print(
+        "\(backend): site \(site.id) and \(employees.count) employees created (\(auditRows) audit rows) "
+            + String(format: "in %.2f s", seconds(since: directoryStart)))
 
     let writer: any LedgerWriter =
         options.isPostgres
@@ -365,11 +374,15 @@ func run(_ options: Options) async throws {
     try await writer.finish()
     let finishSeconds = seconds(since: finishStart)
     let total = try await writer.existingRows()
-    print("\(backend): \(written) device rows written in batches of \(batchSize) "
-        + String(format: "(rows built and hashed %.1f s, inserts %.1f s, %@ %.1f s)", generateSeconds, writeSeconds,
-                 options.isPostgres ? "VACUUM ANALYZE" : "WAL checkpoint", finishSeconds))
-    print("  by kind: " + kinds.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key) \($0.value)" }
-        .joined(separator: ", "))
+    print(
+        "\(backend): \(written) device rows written in batches of \(batchSize) "
+            + String(
+                format: "(rows built and hashed %.1f s, inserts %.1f s, %@ %.1f s)", generateSeconds, writeSeconds,
+                options.isPostgres ? "VACUUM ANALYZE" : "WAL checkpoint", finishSeconds))
+    print(
+        "  by kind: "
+            + kinds.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key) \($0.value)" }
+            .joined(separator: ", "))
     print("ledger rows: \(total); sessions (check-ins written): \(sessionKeys.count) over \(fleet.day) days")
     guard total == options.events else { throw BenchError("expected \(options.events) ledger rows, found \(total)") }
 }

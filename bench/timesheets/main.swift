@@ -394,7 +394,7 @@ func createDirectory(_ options: Options, logger: Logger) async throws -> (sites:
     guard try await repository.sites().isEmpty else {
         throw BenchError("\(options.database) already holds sites; the bench needs a new database")
     }
-    let admin = AdminService(repository: repository)
+    let admin = AdminService(repository: repository, environment: .live)
     var sites: [SiteRecord] = []
     for (major, zone) in [(1, "Europe/Berlin"), (2, "America/New_York")] {
         sites.append(
@@ -404,7 +404,7 @@ func createDirectory(_ options: Options, logger: Logger) async throws -> (sites:
                     beaconUUID: SiteBeacon.defaultUUID.uuidString, major: major), actor: .adminToken))
     }
 
-    let settings = TimesheetSettingsService(repository: repository)
+    let settings = TimesheetSettingsService(repository: repository, environment: .live)
     let office = ScheduledShift(startMinute: 9 * 60, endMinute: 17 * 60, expectedMinutes: 480)
     let schedule = try await settings.saveSchedule(
         WorkSchedule(
@@ -547,7 +547,7 @@ func compute(_ options: Options) async throws {
     defer { repository.shutdown() }
     let query = TimesheetQuery(from: options.month, through: options.days.last ?? options.month)
     let started = ContinuousClock.now
-    var reader = try await TimesheetService(repository: repository).open(query)
+    var reader = try await TimesheetService(repository: repository, environment: .live).open(query)
     var employees = 0
     var rows = 0
     var weeks = 0

@@ -2,6 +2,7 @@ import AttendanceEngine
 import AttendanceModels
 import AttendanceSync
 import Foundation
+
 public import protocol OpenAPIRuntime.ClientTransport
 
 /// The app's composition root, the same on iOS and in Linux tests: the durable store, the
@@ -43,14 +44,17 @@ public actor AttendanceDevice {
         /// the location service learns the sites' geofences (`RegionMonitor`).
         public var configurationApplied: @Sendable (Configuration) -> Void = { _ in }
 
-        public init(clock: any AttendanceClock, radio: any BeaconRadio, motion: any MotionProvider, background: any BackgroundTime,
-                    notifier: any Notifier, telemetry: (any TelemetrySink)? = nil,
-                    makeTimers: @escaping @Sendable (@escaping @Sendable (String) -> Void) -> any TimerScheduler,
-                    makeUploader: @escaping @Sendable (HTTPUploader.Settings) -> any Uploader = { HTTPUploader(settings: $0) },
-                    secrets: any SecretStore, appVersion: String? = nil, deviceName: String? = nil,
-                    reportError: @escaping @Sendable (String, any Error) -> Void = { context, error in
-                        FileHandle.standardError.write(Data("attendance: \(context): \(error)\n".utf8))
-                    }) {
+        public init(
+            clock: any AttendanceClock, radio: any BeaconRadio, motion: any MotionProvider,
+            background: any BackgroundTime,
+            notifier: any Notifier, telemetry: (any TelemetrySink)? = nil,
+            makeTimers: @escaping @Sendable (@escaping @Sendable (String) -> Void) -> any TimerScheduler,
+            makeUploader: (@Sendable (HTTPUploader.Settings) -> any Uploader)? = nil,
+            secrets: any SecretStore, appVersion: String? = nil, deviceName: String? = nil,
+            reportError: @escaping @Sendable (String, any Error) -> Void = { context, error in
+                FileHandle.standardError.write(Data("attendance: \(context): \(error)\n".utf8))
+            }
+        ) {
             self.clock = clock
             self.radio = radio
             self.motion = motion
@@ -58,7 +62,7 @@ public actor AttendanceDevice {
             self.notifier = notifier
             self.telemetry = telemetry
             self.makeTimers = makeTimers
-            self.makeUploader = makeUploader
+            self.makeUploader = makeUploader ?? { HTTPUploader(settings: $0, clock: clock) }
             self.secrets = secrets
             self.appVersion = appVersion
             self.deviceName = deviceName
@@ -81,8 +85,10 @@ public actor AttendanceDevice {
 
         public var description: String {
             switch self {
-            case .notEnrolled: "This phone is not enrolled yet: enter the server address and the code from your administrator."
-            case .tokenMissing(let name): "The device token '\(name)' is missing from the Keychain (restored from a backup to a new phone?). Enroll again."
+            case .notEnrolled:
+                "This phone is not enrolled yet: enter the server address and the code from your administrator."
+            case .tokenMissing(let name):
+                "The device token '\(name)' is missing from the Keychain (restored from a backup to a new phone?). Enroll again."
             case .unreadableEnrollment(let path, let reason): "The enrollment file \(path) could not be read: \(reason)"
             }
         }
@@ -266,17 +272,20 @@ public actor AttendanceDevice {
     /// Enrollment and configuration over the platform's transport (URLSession by default).
     private func enrollmentClient(_ serverURL: URL) -> EnrollmentClient {
         guard let transport = platform.transport else {
-            return EnrollmentClient(serverURL: serverURL, timeoutSeconds: platform.requestTimeoutSeconds)
+            return EnrollmentClient(
+                serverURL: serverURL, clock: platform.clock, timeoutSeconds: platform.requestTimeoutSeconds)
         }
-        return EnrollmentClient(serverURL: serverURL, transport: transport, traffic: platform.traffic)
+        return EnrollmentClient(
+            serverURL: serverURL, clock: platform.clock, transport: transport, traffic: platform.traffic)
     }
 
     /// Keeps an enrollment made elsewhere (the form's, or the simulator's): the token in the
     /// secret store, the record on disk, then the engine starts.
     public func adopt(_ enrolled: EnrolledDevice) async throws {
         try platform.secrets.write(enrolled.deviceToken, as: Self.tokenName)
-        let record = EnrollmentRecord(serverURL: enrolled.serverURL, userID: enrolled.userID.rawValue,
-                                      deviceID: enrolled.deviceID.rawValue, configuration: enrolled.configuration)
+        let record = EnrollmentRecord(
+            serverURL: enrolled.serverURL, userID: enrolled.userID.rawValue,
+            deviceID: enrolled.deviceID.rawValue, configuration: enrolled.configuration)
         try save(record)
         enrollment = record
         try await begin(try makeRuntime(record), .userOpened, at: nil)
@@ -288,7 +297,9 @@ public actor AttendanceDevice {
     /// engine, which validates and applies it.
     public func refreshConfiguration() async throws {
         guard var record = enrollment, let runtime else { throw DeviceError.notEnrolled }
-        guard let token = try platform.secrets.read(Self.tokenName) else { throw DeviceError.tokenMissing(Self.tokenName) }
+        guard let token = try platform.secrets.read(Self.tokenName) else {
+            throw DeviceError.tokenMissing(Self.tokenName)
+        }
         let configuration: Configuration
         if let fetch = platform.fetchConfiguration {
             configuration = try await fetch(record.serverURL, token)
@@ -353,10 +364,13 @@ public actor AttendanceDevice {
             throw DeviceError.tokenMissing(Self.tokenName)
         }
         if let transport = platform.transport {
-            return RecordClient(serverURL: record.serverURL, token: token, transport: transport,
-                                traffic: platform.traffic)
+            return RecordClient(
+                serverURL: record.serverURL, token: token, clock: platform.clock, transport: transport,
+                traffic: platform.traffic)
         }
-        return RecordClient(serverURL: record.serverURL, token: token, timeoutSeconds: platform.requestTimeoutSeconds)
+        return RecordClient(
+            serverURL: record.serverURL, token: token, clock: platform.clock,
+            timeoutSeconds: platform.requestTimeoutSeconds)
     }
 
     public func timerFired(_ name: String) async throws { try await receive(.timer(name)) }
@@ -366,7 +380,8 @@ public actor AttendanceDevice {
     /// The screens' snapshot; `nil` before enrollment.
     public func status(regionStates: [BeaconRegion: RegionState] = [:]) async throws -> DeviceStatus? {
         guard let runtime, let record = enrollment else { return nil }
-        let identity = DeviceStatus.Enrollment(serverURL: record.serverURL, userID: UserID(record.userID), deviceID: DeviceID(record.deviceID))
+        let identity = DeviceStatus.Enrollment(
+            serverURL: record.serverURL, userID: UserID(record.userID), deviceID: DeviceID(record.deviceID))
         return try await runtime.status(enrollment: identity, regionStates: regionStates)
     }
 
@@ -397,22 +412,27 @@ public actor AttendanceDevice {
     }
 
     private func makeRuntime(_ record: EnrollmentRecord) throws -> AttendanceRuntime {
-        guard let token = try platform.secrets.read(Self.tokenName) else { throw DeviceError.tokenMissing(Self.tokenName) }
+        guard let token = try platform.secrets.read(Self.tokenName) else {
+            throw DeviceError.tokenMissing(Self.tokenName)
+        }
         var siteIDs: [SiteBeacon: SiteID] = [:]
         for site in record.configuration.sites {
             if let id = site.siteID { siteIDs[site.beacon(defaultUUID: record.configuration.proximityUUID)] = id }
         }
-        let settings = HTTPUploader.Settings(baseURL: record.serverURL, deviceToken: token, appVersion: platform.appVersion, siteIDs: siteIDs)
+        let settings = HTTPUploader.Settings(
+            baseURL: record.serverURL, deviceToken: token, appVersion: platform.appVersion, siteIDs: siteIDs)
         let store = try platform.openStore(databasePath)
         let inbox = inboxWriter
         let clock = platform.clock
         let timers = platform.makeTimers { name in inbox.yield(Posted(input: .timer(name), at: clock.now())) }
-        let ports = AttendanceRuntime.Ports(clock: platform.clock, radio: platform.radio, motion: platform.motion, timers: timers,
-                                            background: platform.background, notifier: platform.notifier,
-                                            uploader: platform.makeUploader(settings), telemetry: platform.telemetry)
+        let ports = AttendanceRuntime.Ports(
+            clock: platform.clock, radio: platform.radio, motion: platform.motion, timers: timers,
+            background: platform.background, notifier: platform.notifier,
+            uploader: platform.makeUploader(settings), telemetry: platform.telemetry)
         if let seed = platform.jitterSeed {
-            return try AttendanceRuntime(store: store, configuration: record.configuration, ports: ports,
-                                         jitterSeed: seed)
+            return try AttendanceRuntime(
+                store: store, configuration: record.configuration, ports: ports,
+                jitterSeed: seed)
         }
         return try AttendanceRuntime(store: store, configuration: record.configuration, ports: ports)
     }

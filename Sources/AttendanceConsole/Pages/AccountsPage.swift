@@ -109,14 +109,14 @@ extension Console {
                 "revoked": LocalTime.text(token.revokedAt, zone: "UTC"), "mayRevoke": token.revokedAt == nil,
             ]
         }
-        let secret = AccountService.newTOTPSecret()
+        let secret = services.accounts.newTOTPSecret()
         return [
             "accounts": accountRows, "tokens": tokenRows, "noTokens": tokenRows.isEmpty, "mayManage": manage,
             "roles": Role.allCases.map(\.rawValue),
             "tokenRoles": Role.allCases.filter { AccessPolicy.covers(viewer.account.role, $0) }.map(\.rawValue),
             "sites": sites.map { ["id": $0.id.rawValue, "name": $0.name] },
             "totpOn": viewer.account.totpSecret != nil, "totpSecret": secret,
-            "totpURL": AccountService.authenticatorURL(secret: secret, email: viewer.account.email),
+            "totpURL": services.accounts.authenticatorURL(secret: secret, email: viewer.account.email),
         ]
     }
 }

@@ -19,7 +19,7 @@ extension Console {
     }
 
     private func exceptionData(_ viewer: Viewer) async throws -> [String: Any] {
-        let now = clock()
+        let now = environment.now()
         let today = LocalDate(dayNumber: Int((now.timeIntervalSince1970 / 86_400).rounded(.down)))
         var unconfirmed: [[String: Any]] = []
         var openTooLong: [[String: Any]] = []

@@ -37,7 +37,7 @@ extension Console {
             "people/:id/deactivate",
             use: signedIn("deactivateEmployee", needs: .managePeople) { _, context, viewer, form in
                 _ = try await services.admin.deactivateEmployee(
-                    id: UserID(try context.parameters.require("id")), now: clock(), actor: viewer.actor)
+                    id: UserID(try context.parameters.require("id")), actor: viewer.actor)
                 return Self.redirect("/console/people?done=deactivated")
             })
         console.post(
@@ -63,7 +63,7 @@ extension Console {
             "devices/:id/revoke",
             use: signedIn("revokeDevice", needs: .managePeople) { _, context, viewer, form in
                 _ = try await services.admin.revokeDevice(
-                    id: DeviceID(try context.parameters.require("id")), now: clock(), actor: viewer.actor)
+                    id: DeviceID(try context.parameters.require("id")), actor: viewer.actor)
                 return Self.redirect("/console/devices?done=revoked")
             })
     }
@@ -82,7 +82,7 @@ extension Console {
     }
 
     private func deviceData(_ viewer: Viewer) async throws -> [String: Any] {
-        let now = clock()
+        let now = environment.now()
         let names = Dictionary(
             try await services.repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let mayManage = viewer.may(.managePeople)

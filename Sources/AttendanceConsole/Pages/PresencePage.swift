@@ -26,7 +26,7 @@ extension Console {
     func presenceData(_ viewer: Viewer) async throws -> [String: Any] {
         // Read before the sessions: a change after this number is replayed to the page's stream.
         let after = hub.sequence
-        let now = clock()
+        let now = environment.now()
         let sites = try await services.repository.sites().filter { $0.isActive && viewer.scope.permits($0.id) }
         let open = try await services.admin.presence(siteId: nil, scope: viewer.scope)
         let devices = Dictionary(

@@ -46,7 +46,7 @@ extension Console {
 
     /// The form with a new token, set as its cookie too.
     private func signInForm(email: String, problem: String?, status: Int, secure: Bool) -> Response {
-        let token = Tokens.newToken()
+        let token = environment.newToken()
         var data: [String: Any] = ["title": "Sign in", "email": email, "csrf": token]
         if let problem { data["problem"] = problem }
         var response = Self.html(renderer.render("sign-in", data), status: status)

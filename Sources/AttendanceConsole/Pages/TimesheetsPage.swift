@@ -59,7 +59,7 @@ extension Console {
     }
 
     private func timesheetData(_ query: FormData, _ viewer: Viewer) async throws -> [String: Any] {
-        let today = LocalDate(dayNumber: Int((clock().timeIntervalSince1970 / 86_400).rounded(.down)))
+        let today = LocalDate(dayNumber: Int((environment.now().timeIntervalSince1970 / 86_400).rounded(.down)))
         let periods = try await services.payPeriods.periods(from: today.adding(days: -120), through: today)
         let chosen =
             query["from"] != nil

@@ -5,14 +5,14 @@ import Foundation
 /// last use, revoked one at a time.
 public struct APITokenService: Sendable {
     public let repository: any ServerRepository
-    private let clock: @Sendable () -> Date
+    private let environment: ServerEnvironment
 
     /// Tokens start with this, so a request's token is looked up in one table.
     public static let prefix = "bat_"
 
-    public init(repository: any ServerRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(repository: any ServerRepository, environment: ServerEnvironment) {
         self.repository = repository
-        self.clock = clock
+        self.environment = environment
     }
 
     public func issue(
@@ -30,9 +30,10 @@ public struct APITokenService: Sendable {
                 "role", role.rawValue, expected: "the account's role (\(account.role.rawValue)) or one it covers",
                 status: 422)
         }
-        let token = Self.prefix + Tokens.newToken()
+        let token = Self.prefix + environment.newToken()
         let record = APITokenRecord(
-            id: "tok-" + Tokens.newToken().prefix(12), accountId: accountId, name: name, role: role, createdAt: clock())
+            id: environment.newId("tok-", length: 12, lowercased: false), accountId: accountId, name: name, role: role,
+            createdAt: environment.now())
         let audit = LedgerEvent.admin(
             .apiTokenIssued, target: record.id,
             changes: [
@@ -40,7 +41,7 @@ public struct APITokenService: Sendable {
                 "role": LedgerChange(before: nil, after: role.rawValue),
                 "name": LedgerChange(before: nil, after: name),
             ],
-            actor: actor, now: clock())
+            actor: actor, now: environment.now())
         try await repository.createAPIToken(record, hash: Tokens.hash(token), audit: audit)
         return (record, token)
     }
@@ -54,8 +55,8 @@ public struct APITokenService: Sendable {
         guard let token = try await repository.apiToken(id: id),
             mayRevokeAny || token.accountId == accountId
         else { throw Problem(404, "Not found", "no API token with id '\(id)' that this account may revoke") }
-        let audit = LedgerEvent.admin(.apiTokenRevoked, target: id, changes: [:], actor: actor, now: clock())
-        guard let revoked = try await repository.revokeAPIToken(id: id, now: clock(), audit: audit) else {
+        let audit = LedgerEvent.admin(.apiTokenRevoked, target: id, changes: [:], actor: actor, now: environment.now())
+        guard let revoked = try await repository.revokeAPIToken(id: id, now: environment.now(), audit: audit) else {
             throw Problem(404, "Not found", "no API token with id '\(id)'")
         }
         return revoked
@@ -64,7 +65,7 @@ public struct APITokenService: Sendable {
     /// The identity a bearer token of ours stands for, or nil when it is not one.
     public func identity(token: String) async throws -> StaffIdentity? {
         guard token.hasPrefix(Self.prefix),
-            let (record, account) = try await repository.apiToken(hash: Tokens.hash(token), now: clock())
+            let (record, account) = try await repository.apiToken(hash: Tokens.hash(token), now: environment.now())
         else { return nil }
         if let revoked = record.revokedAt {
             throw Problem(401, "Token revoked", "API token '\(record.id)' was revoked at \(RFC3339.format(revoked))")

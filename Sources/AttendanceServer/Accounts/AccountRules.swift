@@ -53,5 +53,7 @@ public enum AccountRules {
     }
 
     /// A new random password for a created account (printed once), 24 characters of base64url.
-    public static func newPassword() -> String { String(Tokens.newToken().prefix(24)) }
+    public static func newPassword(_ environment: ServerEnvironment) -> String {
+        String(environment.newToken().prefix(24))
+    }
 }

@@ -1,7 +1,6 @@
 import AttendanceModels
 import Foundation
 import HummingbirdBcrypt
-import HummingbirdOTP
 
 /// Accounts: the owner made at first start, adding, changing and deactivating accounts, passwords
 /// and TOTP second factors. Every change is an audit row.
@@ -9,14 +8,18 @@ public struct AccountService: Sendable {
     public let repository: any ServerRepository
     /// bcrypt's log2 rounds: 12 in production (about a quarter second on one core), less in tests.
     public let bcryptCost: UInt8
-    private let clock: @Sendable () -> Date
+    /// The second factor's codes.
+    public let codes: any OneTimeCodes
+    private let environment: ServerEnvironment
 
     public init(
-        repository: any ServerRepository, bcryptCost: UInt8 = 12, clock: @escaping @Sendable () -> Date = { Date() }
+        repository: any ServerRepository, bcryptCost: UInt8 = 12, codes: any OneTimeCodes,
+        environment: ServerEnvironment
     ) {
         self.repository = repository
         self.bcryptCost = bcryptCost
-        self.clock = clock
+        self.codes = codes
+        self.environment = environment
     }
 
     /// What a new account's creator is told once.
@@ -42,10 +45,10 @@ public struct AccountService: Sendable {
         if let password { try AccountRules.password(password) }
         try AccountRules.sites(sites, for: role)
         try await requireExisting(sites)
-        let chosen = password ?? AccountRules.newPassword()
+        let chosen = password ?? AccountRules.newPassword(environment)
         let account = AccountRecord(
-            id: "acc-" + Tokens.newToken().prefix(12), email: email, role: role, sites: sites,
-            passwordHash: await Self.hash(chosen, cost: bcryptCost), createdAt: clock())
+            id: environment.newId("acc-", length: 12, lowercased: false), email: email, role: role, sites: sites,
+            passwordHash: await Self.hash(chosen, cost: bcryptCost), createdAt: environment.now())
         let audit = LedgerEvent.admin(
             .accountCreated, target: account.id,
             changes: [
@@ -53,7 +56,7 @@ public struct AccountService: Sendable {
                 "role": LedgerChange(before: nil, after: role.rawValue),
                 "sites": LedgerChange(before: nil, after: Self.text(sites)),
             ],
-            actor: actor, now: clock())
+            actor: actor, now: environment.now())
         do {
             try await repository.createAccount(account, audit: audit)
         } catch let error as RepositoryError where error.kind == .conflict {
@@ -87,7 +90,7 @@ public struct AccountService: Sendable {
         let before = account
         account.role = role
         account.sites = sites
-        if !active, account.deactivatedAt == nil { account.deactivatedAt = clock() }
+        if !active, account.deactivatedAt == nil { account.deactivatedAt = environment.now() }
         if active { account.deactivatedAt = nil }
         guard account != before else { return account }
         var changes: [String: LedgerChange] = [:]
@@ -98,7 +101,8 @@ public struct AccountService: Sendable {
         if before.isActive != active {
             changes["active"] = LedgerChange(before: String(before.isActive), after: String(active))
         }
-        let audit = LedgerEvent.admin(.accountUpdated, target: id, changes: changes, actor: actor, now: clock())
+        let audit = LedgerEvent.admin(
+            .accountUpdated, target: id, changes: changes, actor: actor, now: environment.now())
         _ = try await repository.updateAccount(account, audit: audit)
         if !active || before.role != role { try await repository.deleteConsoleSessions(accountId: id) }
         return account
@@ -112,17 +116,17 @@ public struct AccountService: Sendable {
         let audit = LedgerEvent.admin(
             .accountUpdated, target: id, changes: ["password": LedgerChange(before: nil, after: "changed")],
             actor: actor,
-            now: clock())
+            now: environment.now())
         _ = try await repository.updateAccount(account, audit: audit)
         try await repository.deleteConsoleSessions(accountId: id)
     }
 
     /// A new TOTP secret for the account to add to an authenticator app; nothing is stored until
     /// `enableTOTP` sees a code made from it.
-    public static func newTOTPSecret() -> String { String(Tokens.newToken().prefix(20)) }
+    public func newTOTPSecret() -> String { String(environment.newToken().prefix(20)) }
 
-    public static func authenticatorURL(secret: String, email: String) -> String {
-        TOTP(secret: secret).createAuthenticatorURL(label: email, issuer: "Beacon Attendance")
+    public func authenticatorURL(secret: String, email: String) -> String {
+        codes.authenticatorURL(secret: secret, label: email, issuer: "Beacon Attendance")
     }
 
     /// Turns the second factor on once `code` shows the app holds `secret`.
@@ -131,7 +135,7 @@ public struct AccountService: Sendable {
         guard secret.count == 20,
             secret.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
         else { throw Problem.field("secret", secret, expected: "the 20-character key this page made") }
-        guard Self.totpMatches(secret: secret, code: number, at: clock()) else {
+        guard totpMatches(secret: secret, code: number, at: environment.now()) else {
             throw Problem.field("code", code, expected: "the code the authenticator app shows now", status: 422)
         }
         var account = try await self.account(id: id)
@@ -141,14 +145,13 @@ public struct AccountService: Sendable {
         account.totpSecret = secret
         let audit = LedgerEvent.admin(
             .accountUpdated, target: id, changes: ["totp": LedgerChange(before: nil, after: "enabled")], actor: actor,
-            now: clock())
+            now: environment.now())
         _ = try await repository.updateAccount(account, audit: audit)
     }
 
     /// A code of the step before, this step or the next: a phone's clock may be 30 s off.
-    static func totpMatches(secret: String, code: Int, at now: Date) -> Bool {
-        let totp = TOTP(secret: secret)
-        return [-30.0, 0, 30].contains { totp.compute(date: now.addingTimeInterval($0)) == code }
+    func totpMatches(secret: String, code: Int, at now: Date) -> Bool {
+        [-30.0, 0, 30].contains { codes.code(secret: secret, at: now.addingTimeInterval($0)) == code }
     }
 
     /// bcrypt off the cooperative pool: a hash takes a quarter second of one core at cost 12.

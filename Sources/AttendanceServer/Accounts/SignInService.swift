@@ -9,18 +9,18 @@ public final class SignInService: Sendable {
     /// How long a console sign-in lasts (absolute, not sliding).
     public let sessionLifetime: TimeInterval
     private let throttle: Mutex<SignInThrottle>
-    private let clock: @Sendable () -> Date
+    private let environment: ServerEnvironment
     /// Compared against when the e-mail is unknown, so an unknown address takes as long as a wrong password.
     private let decoyHash: String
 
     public init(
         accounts: AccountService, policy: SignInThrottle.Policy = .init(), sessionLifetime: TimeInterval = 12 * 3_600,
-        clock: @escaping @Sendable () -> Date = { Date() }
+        environment: ServerEnvironment
     ) {
         self.accounts = accounts
         self.sessionLifetime = sessionLifetime
         self.throttle = Mutex(SignInThrottle(policy: policy))
-        self.clock = clock
+        self.environment = environment
         self.decoyHash = "$2b$\(String(format: "%02d", accounts.bcryptCost))$" + String(repeating: "a", count: 53)
     }
 
@@ -37,7 +37,7 @@ public final class SignInService: Sendable {
     /// (the same words for each, so the form does not tell which accounts exist), 429 with the
     /// time to wait when throttled.
     public func signIn(email: String, password: String, code: String?, address: String) async throws -> SignedIn {
-        let now = clock()
+        let now = environment.now()
         let key = email.trimmingCharacters(in: .whitespaces).lowercased()
         try begin(key, address: address, now: now)
         let account = try await repository.account(email: key)
@@ -50,13 +50,13 @@ public final class SignInService: Sendable {
                 throw Problem(401, "Code required", "this account needs the 6-digit code from its authenticator app")
             }
             guard let number = try? AccountRules.totpCode(code),
-                AccountService.totpMatches(secret: secret, code: number, at: now)
+                accounts.totpMatches(secret: secret, code: number, at: now)
             else { try await fail(key, account: account, address: address, now: now, why: "code") }
         }
         throttle.withLock { $0.succeeded(email: key, address: address) }
-        let token = Tokens.newToken()
+        let token = environment.newToken()
         let session = ConsoleSessionRecord(
-            accountId: account.id, csrfToken: Tokens.newToken(), createdAt: now,
+            accountId: account.id, csrfToken: environment.newToken(), createdAt: now,
             expiresAt: now.addingTimeInterval(sessionLifetime))
         let audit = LedgerEvent.admin(
             .accountSignedIn, target: account.id, changes: ["address": LedgerChange(before: nil, after: address)],
@@ -67,7 +67,7 @@ public final class SignInService: Sendable {
 
     /// The signed-in account behind a cookie's value, or nil when it is unknown or expired.
     public func session(cookieToken: String) async throws -> (session: ConsoleSessionRecord, account: AccountRecord)? {
-        guard let found = try await repository.consoleSession(hash: Tokens.hash(cookieToken), now: clock()),
+        guard let found = try await repository.consoleSession(hash: Tokens.hash(cookieToken), now: environment.now()),
             found.account.isActive
         else { return nil }
         return found
@@ -75,14 +75,14 @@ public final class SignInService: Sendable {
 
     public func signOut(cookieToken: String, accountId: String) async throws {
         let audit = LedgerEvent.admin(
-            .accountSignedOut, target: accountId, changes: [:], actor: .account(accountId), now: clock())
+            .accountSignedOut, target: accountId, changes: [:], actor: .account(accountId), now: environment.now())
         try await repository.deleteConsoleSession(hash: Tokens.hash(cookieToken), audit: audit)
     }
 
     /// Checks the account's current password before a change to the account (its password, its
     /// second factor), throttled like a sign-in.
     public func confirmPassword(_ password: String, of account: AccountRecord, address: String) async throws {
-        try begin(account.email, address: address, now: clock())
+        try begin(account.email, address: address, now: environment.now())
         guard await AccountService.verify(password, hash: account.passwordHash) else {
             throw Problem.field(
                 "current", "not the current password", expected: "this account's current password", status: 422)

@@ -5,8 +5,12 @@ import Foundation
 /// value and what was expected. HTTP-agnostic; the HTTP layer maps records to the contract's types.
 public struct AdminService: Sendable {
     public let repository: any ServerRepository
+    private let environment: ServerEnvironment
 
-    public init(repository: any ServerRepository) { self.repository = repository }
+    public init(repository: any ServerRepository, environment: ServerEnvironment) {
+        self.repository = repository
+        self.environment = environment
+    }
 
     public struct SiteInput: Hashable, Sendable {
         public var name: String
@@ -27,8 +31,8 @@ public struct AdminService: Sendable {
     // MARK: Sites
 
     public func createSite(_ input: SiteInput, actor: LedgerActor = .adminToken) async throws -> SiteRecord {
-        let site = try validated(input, id: SiteID("site-" + Tokens.newToken().prefix(10).lowercased()))
-        let audit = Self.audit(
+        let site = try validated(input, id: SiteID(environment.newId("site-", length: 10)))
+        let audit = audit(
             .siteCreated, target: site.id.rawValue, before: [:], after: Self.fields(site), actor: actor)
         do { try await repository.createSite(site, audit: audit) } catch let error as RepositoryError {
             throw Problem(409, "Conflict", error.detail)
@@ -41,7 +45,7 @@ public struct AdminService: Sendable {
         var site = try validated(input, id: id)
         let before = try await repository.site(id: id)
         site.deactivatedAt = before?.deactivatedAt
-        let audit = Self.audit(
+        let audit = audit(
             .siteUpdated, target: id.rawValue, before: before.map(Self.fields) ?? [:], after: Self.fields(site),
             actor: actor)
         do {
@@ -54,18 +58,20 @@ public struct AdminService: Sendable {
 
     /// An admin action's ledger row: what changed, field by field. The repository writes it in the
     /// change's own transaction, when the change happens.
-    static func audit(
+    func audit(
         _ kind: LedgerKind, target: String, userId: UserID? = nil, before: [String: String?], after: [String: String?],
-        actor: LedgerActor, now: Date = Date()
+        actor: LedgerActor, now: Date? = nil
     ) -> LedgerEvent {
         LedgerEvent.admin(
-            kind, target: target, userId: userId, changes: LedgerChange.diff(before, after), actor: actor, now: now)
+            kind, target: target, userId: userId, changes: LedgerChange.diff(before, after), actor: actor,
+            now: now ?? environment.now())
     }
 
     static func fields(_ site: SiteRecord) -> [String: String?] {
         [
             "name": site.name, "timeZone": site.timeZone, "beaconUUID": site.beacon.uuid.uuidString,
-            "major": String(site.beacon.major), "geofence": site.geofence.map {
+            "major": String(site.beacon.major),
+            "geofence": site.geofence.map {
                 "\($0.latitude),\($0.longitude) r=\($0.radiusMeters) m"
             },
             "deactivatedAt": site.deactivatedAt.map(RFC3339.format),
@@ -87,8 +93,9 @@ public struct AdminService: Sendable {
     /// Deletes a site by deactivating it: it stays, with its sessions, and is shown as deleted;
     /// devices stop hearing of it, and its new check-ins are refused (422). No check-in can race
     /// a deletion into a 500.
-    public func deleteSite(id: SiteID, now: Date = Date(), actor: LedgerActor = .adminToken) async throws {
-        let audit = Self.audit(
+    public func deleteSite(id: SiteID, actor: LedgerActor = .adminToken) async throws {
+        let now = environment.now()
+        let audit = audit(
             .siteDeleted, target: id.rawValue, before: ["deactivatedAt": nil],
             after: ["deactivatedAt": RFC3339.format(now)], actor: actor, now: now)
         guard try await repository.deactivateSite(id: id, now: now, audit: audit) else {
@@ -103,23 +110,31 @@ public struct AdminService: Sendable {
         guard TimeZone(identifier: input.timeZone) != nil else {
             throw Problem.field(
                 "timeZone", input.timeZone, expected: "an IANA time zone such as Europe/Berlin or America/New_York",
-                                status: 422)
+                status: 422)
         }
         guard let uuid = UUID(uuidString: input.beaconUUID) else {
-            throw Problem.field("beaconUUID", input.beaconUUID, expected: "a UUID such as \(SiteBeacon.defaultUUID.uuidString)")
+            throw Problem.field(
+                "beaconUUID", input.beaconUUID, expected: "a UUID such as \(SiteBeacon.defaultUUID.uuidString)")
         }
         guard (0...65_535).contains(input.major) else {
             throw Problem.field("major", String(input.major), expected: "an integer from 0 to 65535")
         }
         if let fence = input.geofence {
-            guard (-90...90).contains(fence.latitude) else { throw Problem.field("geofence.latitude", "\(fence.latitude)", expected: "-90 to 90") }
-            guard (-180...180).contains(fence.longitude) else { throw Problem.field("geofence.longitude", "\(fence.longitude)", expected: "-180 to 180") }
+            guard (-90...90).contains(fence.latitude) else {
+                throw Problem.field("geofence.latitude", "\(fence.latitude)", expected: "-90 to 90")
+            }
+            guard (-180...180).contains(fence.longitude) else {
+                throw Problem.field("geofence.longitude", "\(fence.longitude)", expected: "-180 to 180")
+            }
             guard (50...5_000).contains(fence.radiusMeters) else {
-                throw Problem.field("geofence.radiusMeters", "\(fence.radiusMeters)", expected: "50 to 5000 metres (iOS reports smaller circles unreliably)")
+                throw Problem.field(
+                    "geofence.radiusMeters", "\(fence.radiusMeters)",
+                    expected: "50 to 5000 metres (iOS reports smaller circles unreliably)")
             }
         }
-        return SiteRecord(id: id, name: name, timeZone: input.timeZone, beacon: SiteBeacon(uuid: uuid, major: UInt16(input.major)),
-                          geofence: input.geofence)
+        return SiteRecord(
+            id: id, name: name, timeZone: input.timeZone, beacon: SiteBeacon(uuid: uuid, major: UInt16(input.major)),
+            geofence: input.geofence)
     }
 
     // MARK: Beacons
@@ -129,13 +144,17 @@ public struct AdminService: Sendable {
     ) async throws -> BeaconRecord {
         _ = try await site(id: siteId)
         if let label { try InputRules.text("label", label, maxLength: InputRules.maxNameLength) }
-        guard (0...65_535).contains(minor) else { throw Problem.field("minor", String(minor), expected: "an integer from 0 to 65535") }
-        if let power = txPowerDBm, !(-127...0).contains(power) {
-            throw Problem.field("txPowerDBm", "\(power)", expected: "the measured power at 1 m, from -127 to 0 dBm (typically -59)")
+        guard (0...65_535).contains(minor) else {
+            throw Problem.field("minor", String(minor), expected: "an integer from 0 to 65535")
         }
-        let beacon = BeaconRecord(id: "beacon-" + Tokens.newToken().prefix(10).lowercased(), siteId: siteId, minor: UInt16(minor),
-                                  label: label, txPowerDBm: txPowerDBm)
-        let audit = Self.audit(.beaconCreated, target: beacon.id, before: [:], after: Self.fields(beacon), actor: actor)
+        if let power = txPowerDBm, !(-127...0).contains(power) {
+            throw Problem.field(
+                "txPowerDBm", "\(power)", expected: "the measured power at 1 m, from -127 to 0 dBm (typically -59)")
+        }
+        let beacon = BeaconRecord(
+            id: environment.newId("beacon-", length: 10), siteId: siteId, minor: UInt16(minor),
+            label: label, txPowerDBm: txPowerDBm)
+        let audit = audit(.beaconCreated, target: beacon.id, before: [:], after: Self.fields(beacon), actor: actor)
         do { try await repository.createBeacon(beacon, audit: audit) } catch let error as RepositoryError {
             throw Problem(409, "Conflict", error.detail)
         }
@@ -156,7 +175,7 @@ public struct AdminService: Sendable {
 
     public func deleteBeacon(id: String, actor: LedgerActor = .adminToken) async throws {
         let before = try await repository.beacons(siteId: nil).first { $0.id == id }
-        let audit = Self.audit(
+        let audit = audit(
             .beaconDeleted, target: id, before: before.map(Self.fields) ?? [:], after: [:], actor: actor)
         guard try await repository.deleteBeacon(id: id, audit: audit) else { throw Self.notFound("beacon", id) }
     }
@@ -166,9 +185,10 @@ public struct AdminService: Sendable {
     public func createEmployee(
         name: String, externalId: String?, email: String?, actor: LedgerActor = .adminToken
     ) async throws -> EmployeeRecord {
-        let employee = try validatedEmployee(id: UserID("user-" + Tokens.newToken().prefix(10).lowercased()), name: name,
-                                             externalId: externalId, email: email)
-        let audit = Self.audit(
+        let employee = try validatedEmployee(
+            id: UserID(environment.newId("user-", length: 10)), name: name,
+            externalId: externalId, email: email)
+        let audit = audit(
             .employeeCreated, target: employee.id.rawValue, userId: employee.id, before: [:],
             after: Self.fields(employee), actor: actor)
         do { try await repository.createEmployee(employee, audit: audit) } catch let error as RepositoryError {
@@ -184,7 +204,7 @@ public struct AdminService: Sendable {
         let before = try await repository.employee(id: id)
         var after = employee
         after.deactivatedAt = before?.deactivatedAt
-        let audit = Self.audit(
+        let audit = audit(
             .employeeUpdated, target: id.rawValue, userId: id, before: before.map(Self.fields) ?? [:],
             after: Self.fields(after), actor: actor)
         do {
@@ -202,7 +222,9 @@ public struct AdminService: Sendable {
     public func eraseEmployee(id: UserID, actor: LedgerActor = .adminToken) async throws -> EmployeeRecord {
         try InputRules.identifier("userId", id.rawValue, maxLength: InputRules.maxIdLength)
         let pseudonym = "Erased employee \(id.rawValue)"
-        guard let employee = try await repository.eraseEmployee(id: id, pseudonym: pseudonym, actor: actor, now: Date())
+        guard
+            let employee = try await repository.eraseEmployee(
+                id: id, pseudonym: pseudonym, actor: actor, now: environment.now())
         else { throw Self.notFound("employee", id.rawValue) }
         guard !employee.isActive else {
             throw Problem(
@@ -215,10 +237,11 @@ public struct AdminService: Sendable {
     /// Deactivates an employee: every device of theirs is revoked (refused from its next request),
     /// their sessions and records are kept, and new check-ins and enrollment codes for them are
     /// refused (422). Deactivating again changes nothing.
-    public func deactivateEmployee(id: UserID, now: Date = Date(), actor: LedgerActor = .adminToken) async throws
+    public func deactivateEmployee(id: UserID, actor: LedgerActor = .adminToken) async throws
         -> EmployeeRecord
     {
-        let audit = Self.audit(
+        let now = environment.now()
+        let audit = audit(
             .employeeDeactivated, target: id.rawValue, userId: id, before: ["deactivatedAt": nil],
             after: ["deactivatedAt": RFC3339.format(now)], actor: actor, now: now)
         guard let employee = try await repository.deactivateEmployee(id: id, now: now, audit: audit) else {
@@ -228,11 +251,12 @@ public struct AdminService: Sendable {
     }
 
     /// Revokes a device (refused from its next request).
-    public func revokeDevice(id: DeviceID, now: Date = Date(), actor: LedgerActor = .adminToken) async throws
+    public func revokeDevice(id: DeviceID, actor: LedgerActor = .adminToken) async throws
         -> DeviceRecord
     {
+        let now = environment.now()
         let owner = try await repository.devices(userId: nil).first { $0.id == id }?.userId
-        let audit = Self.audit(
+        let audit = audit(
             .deviceRevoked, target: id.rawValue, userId: owner, before: ["revokedAt": nil],
             after: ["revokedAt": RFC3339.format(now)], actor: actor, now: now)
         guard let device = try await repository.revokeDevice(id: id, now: now, audit: audit) else {
@@ -245,6 +269,8 @@ public struct AdminService: Sendable {
     /// every session of theirs, the events their devices sent that no session took, their
     /// requests, and every ledger row about them (oldest first).
     public struct PersonalData: Sendable {
+        /// When the export was made (the server's clock).
+        public var exportedAt: Date
         public var employee: EmployeeRecord
         public var devices: [DeviceRecord]
         public var sessions: [SessionRecord]
@@ -271,9 +297,11 @@ public struct AdminService: Sendable {
             ledger += page
             before = page.count == 500 ? page.last?.id : nil
         } while before != nil
-        return PersonalData(employee: employee, devices: try await repository.devices(userId: id), sessions: sessions,
-                            pendingEvents: try await repository.pendingEvents(userId: id),
-                            requests: try await repository.requests(userId: id, state: nil), ledger: ledger.reversed())
+        return PersonalData(
+            exportedAt: environment.now(), employee: employee, devices: try await repository.devices(userId: id),
+            sessions: sessions,
+            pendingEvents: try await repository.pendingEvents(userId: id),
+            requests: try await repository.requests(userId: id, state: nil), ledger: ledger.reversed())
     }
 
     public func employee(id: UserID) async throws -> EmployeeRecord {
@@ -281,7 +309,9 @@ public struct AdminService: Sendable {
         return employee
     }
 
-    private func validatedEmployee(id: UserID, name: String, externalId: String?, email: String?) throws -> EmployeeRecord {
+    private func validatedEmployee(id: UserID, name: String, externalId: String?, email: String?) throws
+        -> EmployeeRecord
+    {
         try InputRules.text("name", name, maxLength: InputRules.maxNameLength, allowEmpty: false)
         if let externalId {
             try InputRules.text("externalId", externalId, maxLength: InputRules.maxNameLength, allowEmpty: false)
@@ -295,8 +325,10 @@ public struct AdminService: Sendable {
     // MARK: Sessions and presence
 
     /// A page of sessions. Query parameters arrive as text and are validated here.
-    public func sessions(userId: String?, siteId: String?, from: String?, to: String?, limit: Int?, cursor: String?,
-                         source: EventSource? = nil, correctedOnly: Bool = false, minSkewSeconds: Double? = nil)
+    public func sessions(
+        userId: String?, siteId: String?, from: String?, to: String?, limit: Int?, cursor: String?,
+        source: EventSource? = nil, correctedOnly: Bool = false, minSkewSeconds: Double? = nil
+    )
         async throws -> (items: [SessionRecord], nextCursor: String?)
     {
         let pageSize = limit ?? 100
@@ -308,37 +340,45 @@ public struct AdminService: Sendable {
                     "cursor", InputRules.shown(cursor), expected: "the nextCursor of a previous page (A-Z a-z 0-9 _ -)")
             }
             guard let decoded = SessionCursor(token: cursor),
-                  (try? InputRules.identifier("cursor", decoded.sessionKey.rawValue)) != nil else {
+                (try? InputRules.identifier("cursor", decoded.sessionKey.rawValue)) != nil
+            else {
                 throw Problem.field("cursor", cursor, expected: "the nextCursor of a previous page", status: 422)
             }
             after = decoded
         }
-        let filter = try sessionFilter(userId: userId, siteId: siteId, from: from, to: to, source: source,
-                                       correctedOnly: correctedOnly, minSkewSeconds: minSkewSeconds)
+        let filter = try sessionFilter(
+            userId: userId, siteId: siteId, from: from, to: to, source: source,
+            correctedOnly: correctedOnly, minSkewSeconds: minSkewSeconds)
         let items = try await repository.sessions(filter, after: after, limit: pageSize + 1)
         let page = Array(items.prefix(pageSize))
-        let next = items.count > pageSize ? page.last.map { SessionCursor(checkInAt: $0.checkInAt, sessionKey: $0.sessionKey).token } : nil
+        let next =
+            items.count > pageSize
+            ? page.last.map { SessionCursor(checkInAt: $0.checkInAt, sessionKey: $0.sessionKey).token } : nil
         return (page, next)
     }
 
     /// The session list's filter from the query, each refusal naming its parameter (the list and
     /// its CSV export share it).
-    public func sessionFilter(userId: String?, siteId: String?, from: String?, to: String?, source: EventSource? = nil,
-                              correctedOnly: Bool = false, minSkewSeconds: Double? = nil) throws -> SessionFilter {
+    public func sessionFilter(
+        userId: String?, siteId: String?, from: String?, to: String?, source: EventSource? = nil,
+        correctedOnly: Bool = false, minSkewSeconds: Double? = nil
+    ) throws -> SessionFilter {
         if let skew = minSkewSeconds, !(0...31_536_000).contains(skew) {
             throw Problem.field("minSkewSeconds", "\(skew)", expected: "0 to 31536000 seconds")
         }
         func time(_ name: String, _ text: String?) throws -> Date? {
             guard let text else { return nil }
             do { return try RFC3339.parse(text) } catch {
-                throw Problem.field(name, text, expected: "an RFC 3339 time such as 2026-11-22T00:00:00Z (\(error.reason))")
+                throw Problem.field(
+                    name, text, expected: "an RFC 3339 time such as 2026-11-22T00:00:00Z (\(error.reason))")
             }
         }
         if let userId { try InputRules.identifier("userId", userId, maxLength: InputRules.maxIdLength) }
         if let siteId { try InputRules.identifier("siteId", siteId, maxLength: InputRules.maxIdLength) }
-        let filter = SessionFilter(userId: userId.map { UserID($0) }, siteId: siteId.map { SiteID($0) },
-                                   from: try time("from", from), to: try time("to", to), source: source,
-                                   correctedOnly: correctedOnly, minSkewSeconds: minSkewSeconds)
+        let filter = SessionFilter(
+            userId: userId.map { UserID($0) }, siteId: siteId.map { SiteID($0) },
+            from: try time("from", from), to: try time("to", to), source: source,
+            correctedOnly: correctedOnly, minSkewSeconds: minSkewSeconds)
         if let from = filter.from, let to = filter.to, from > to {
             throw Problem.field("from", RFC3339.format(from), expected: "a time before 'to'", status: 422)
         }
@@ -358,7 +398,8 @@ public struct AdminService: Sendable {
         }
         let open = try await repository.openSessions(siteId: siteId.map { SiteID($0) })
             .filter { scope.permits($0.siteId) }
-        let names = Dictionary(try await repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let names = Dictionary(
+            try await repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         return open.map { PresenceEntry(session: $0, name: names[$0.userId]) }
     }
 
@@ -372,15 +413,23 @@ public struct AdminService: Sendable {
         let byId = Dictionary(sites.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let calibrations: [[String: Any]] = try await repository.beacons(siteId: nil).compactMap { beacon in
             guard let power = beacon.txPowerDBm, let site = byId[beacon.siteId] else { return nil }
-            return ["uuid": site.beacon.uuid.uuidString, "major": Int(site.beacon.major), "minor": Int(beacon.minor), "txPowerDBm": power]
+            return [
+                "uuid": site.beacon.uuid.uuidString, "major": Int(site.beacon.major), "minor": Int(beacon.minor),
+                "txPowerDBm": power,
+            ]
         }
         return [
             "userID": user.rawValue,
             "deviceID": device.rawValue,
             "sites": sites.map { site -> [String: Any] in
-                var entry: [String: Any] = ["siteID": site.id.rawValue, "name": site.name, "uuid": site.beacon.uuid.uuidString, "major": Int(site.beacon.major)]
+                var entry: [String: Any] = [
+                    "siteID": site.id.rawValue, "name": site.name, "uuid": site.beacon.uuid.uuidString,
+                    "major": Int(site.beacon.major),
+                ]
                 if let fence = site.geofence {
-                    entry["geofence"] = ["latitude": fence.latitude, "longitude": fence.longitude, "radiusMeters": fence.radiusMeters]
+                    entry["geofence"] = [
+                        "latitude": fence.latitude, "longitude": fence.longitude, "radiusMeters": fence.radiusMeters,
+                    ]
                 }
                 return entry
             },
@@ -388,5 +437,7 @@ public struct AdminService: Sendable {
         ]
     }
 
-    static func notFound(_ what: String, _ id: String) -> Problem { Problem(404, "Not found", "no \(what) with id '\(id)'") }
+    static func notFound(_ what: String, _ id: String) -> Problem {
+        Problem(404, "Not found", "no \(what) with id '\(id)'")
+    }
 }

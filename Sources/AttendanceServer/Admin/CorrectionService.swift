@@ -6,18 +6,20 @@ import Foundation
 /// the session and its ledger row in one transaction.
 public struct CorrectionService: Sendable {
     public let repository: any ServerRepository
-    private let clock: @Sendable () -> Date
+    private let environment: ServerEnvironment
     /// A correction may not record a time later than now + this (it hasn't happened yet).
     static let futureAllowanceSeconds: Double = 300
 
     /// Told about each session a correction, an addition or a void changed.
     private let observer: (any SessionObserver)?
 
-    public init(repository: any ServerRepository, observer: (any SessionObserver)? = nil,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        repository: any ServerRepository, observer: (any SessionObserver)? = nil,
+        environment: ServerEnvironment
+    ) {
         self.repository = repository
         self.observer = observer
-        self.clock = clock
+        self.environment = environment
     }
 
     private func changed(_ session: SessionRecord) -> SessionRecord {
@@ -40,10 +42,10 @@ public struct CorrectionService: Sendable {
         let correction = SessionCorrection(checkInAt: checkInAt, checkOutAt: checkOutAt, siteId: siteId, reason: reason)
         let before = siteId == nil ? nil : try await repository.session(key: key)
         let after = try Self.session(
-            try await repository.correctSession(key, correction, actor: actor, requestId: nil, now: clock()))
+            try await repository.correctSession(key, correction, actor: actor, requestId: nil, now: environment.now()))
         if var moved = before, moved.siteId != after.siteId {
             // Moved to another site: the old site's pages drop the row first.
-            moved.voidedAt = clock()
+            moved.voidedAt = environment.now()
             observer?.sessionsChanged([moved, after])
             return after
         }
@@ -60,19 +62,21 @@ public struct CorrectionService: Sendable {
         guard try await repository.employee(id: userId) != nil else {
             throw Problem.field("userId", userId.rawValue, expected: "the id of an employee", status: 422)
         }
-        let key = SessionKey("added-" + Tokens.newToken().prefix(16).lowercased())
+        let key = SessionKey(environment.newId("added-", length: 16))
         let added = AddedSession(
             sessionKey: key, userId: userId, siteId: siteId, checkInAt: checkInAt, checkOutAt: checkOutAt,
             reason: reason)
         return changed(
-            try Self.session(try await repository.addSession(added, actor: actor, requestId: nil, now: clock())))
+            try Self.session(
+                try await repository.addSession(added, actor: actor, requestId: nil, now: environment.now())))
     }
 
     public func void(_ key: SessionKey, reason: String, actor: LedgerActor) async throws -> SessionRecord {
         try InputRules.identifier("sessionKey", key.rawValue)
         let reason = try validatedReason(reason)
         return changed(
-            try Self.session(try await repository.voidSession(key, reason: reason, actor: actor, now: clock())))
+            try Self.session(
+                try await repository.voidSession(key, reason: reason, actor: actor, now: environment.now())))
     }
 
     /// The session, refused (403) when its site is outside `scope` (a manager's other sites).
@@ -120,7 +124,7 @@ public struct CorrectionService: Sendable {
 
     private func notInTheFuture(_ field: String, _ time: Date?) throws {
         guard let time else { return }
-        let now = clock()
+        let now = environment.now()
         guard time.timeIntervalSince(now) <= Self.futureAllowanceSeconds else {
             throw Problem.field(
                 field, RFC3339.format(time), expected: "a time that has happened (now is \(RFC3339.format(now)))",

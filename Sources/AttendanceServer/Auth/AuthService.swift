@@ -4,16 +4,16 @@ import Foundation
 /// Bearer tokens to principals, first-start admin token, and device enrollment.
 public struct AuthService: Sendable {
     public let repository: any ServerRepository
-    private let clock: @Sendable () -> Date
+    private let environment: ServerEnvironment
     private let credentials: CredentialCache
 
     /// `watch`: what lets checked tokens be cached (nil: every request looks its token up).
     public init(
         repository: any ServerRepository, watch: DirectoryWatch? = nil,
-        clock: @escaping @Sendable () -> Date = { Date() }
+        environment: ServerEnvironment
     ) {
         self.repository = repository
-        self.clock = clock
+        self.environment = environment
         self.credentials = CredentialCache(watch: watch)
     }
 
@@ -24,22 +24,26 @@ public struct AuthService: Sendable {
     public func installAdminToken(configured: String?) async throws -> String? {
         if let configured {
             guard configured.count >= 16 else {
-                throw Problem.field("ATTENDANCE_ADMIN_TOKEN", "\(configured.count) characters long", expected: "at least 16 characters")
+                throw Problem.field(
+                    "ATTENDANCE_ADMIN_TOKEN", "\(configured.count) characters long", expected: "at least 16 characters")
             }
             let hash = Tokens.hash(configured)
             if try await !repository.isAdminToken(hash: hash) {
-                try await repository.replaceAdminTokens(hash: hash, now: clock())
+                try await repository.replaceAdminTokens(hash: hash, now: environment.now())
                 try await repository.appendLedger(
                     LedgerEvent.admin(
                         .adminTokenReplaced, target: "ATTENDANCE_ADMIN_TOKEN", changes: [:], actor: .server,
-                                      now: clock()))
+                        now: environment.now()))
             }
             return nil
         }
-        let token = Tokens.newToken()
-        guard try await repository.installAdminToken(hash: Tokens.hash(token), now: clock()) else { return nil }
+        let token = environment.newToken()
+        guard try await repository.installAdminToken(hash: Tokens.hash(token), now: environment.now()) else {
+            return nil
+        }
         try await repository.appendLedger(
-            LedgerEvent.admin(.adminTokenInstalled, target: "first start", changes: [:], actor: .server, now: clock()))
+            LedgerEvent.admin(
+                .adminTokenInstalled, target: "first start", changes: [:], actor: .server, now: environment.now()))
         return token
     }
 
@@ -50,7 +54,7 @@ public struct AuthService: Sendable {
         }
         let token = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
         let hash = Tokens.hash(token)
-        let now = clock()
+        let now = environment.now()
         return try await credentials.principal(tokenHash: hash, now: now) {
             try await lookUp(token: token, hash: hash, now: now)
         }
@@ -58,7 +62,9 @@ public struct AuthService: Sendable {
 
     /// Whom the token stands for, from the database, and when it was last seen there.
     private func lookUp(token: String, hash: String, now: Date) async throws -> (Principal, seenAt: Date) {
-        if let staff = try await APITokenService(repository: repository, clock: clock).identity(token: token) {
+        if let staff = try await APITokenService(repository: repository, environment: environment).identity(
+            token: token)
+        {
             return (.staff(staff), now)
         }
         // Devices first: they make nearly all the requests.
@@ -67,7 +73,9 @@ public struct AuthService: Sendable {
             throw Problem(401, "Unauthorized", "the bearer token is not a valid admin, API or device token")
         }
         if let revoked = device.revokedAt {
-            throw Problem(401, "Device revoked", "device '\(device.id)' was revoked at \(RFC3339.format(revoked)); enroll it again with a new code")
+            throw Problem(
+                401, "Device revoked",
+                "device '\(device.id)' was revoked at \(RFC3339.format(revoked)); enroll it again with a new code")
         }
         return (.device(device.id, user: device.userId), device.lastSeenAt ?? now)
     }
@@ -77,7 +85,8 @@ public struct AuthService: Sendable {
         for user: UserID, validForSeconds: Double = 86_400, actor: LedgerActor = .adminToken
     ) async throws -> (code: String, expiresAt: Date) {
         guard (60...30 * 86_400).contains(validForSeconds) else {
-            throw Problem.field("expiresInSeconds", String(Int(validForSeconds)), expected: "from 60 to 2592000 seconds")
+            throw Problem.field(
+                "expiresInSeconds", String(Int(validForSeconds)), expected: "from 60 to 2592000 seconds")
         }
         guard let employee = try await repository.employee(id: user) else {
             throw Problem(404, "Not found", "no employee with id '\(user)'")
@@ -86,39 +95,49 @@ public struct AuthService: Sendable {
             throw Problem.field(
                 "userId", user.rawValue, expected: "an active employee (this one was deactivated)", status: 422)
         }
-        let code = Tokens.newEnrollmentCode()
-        let expiresAt = clock().addingTimeInterval(validForSeconds)
+        let code = environment.newEnrollmentCode()
+        let expiresAt = environment.now().addingTimeInterval(validForSeconds)
         let audit = LedgerEvent.admin(
             .enrollmentCodeIssued, target: user.rawValue, userId: user,
             changes: ["expiresAt": LedgerChange(before: nil, after: RFC3339.format(expiresAt))], actor: actor,
-            now: clock())
+            now: environment.now())
         try await repository.createEnrollmentCode(
-            hash: Tokens.hash(Tokens.normalizeCode(code)), userId: user, expiresAt: expiresAt, now: clock(),
+            hash: Tokens.hash(Tokens.normalizeCode(code)), userId: user, expiresAt: expiresAt, now: environment.now(),
             audit: audit)
         return (code, expiresAt)
     }
 
     /// Redeems a code for a new device and its token (shown once).
-    public func enroll(code: String, platform: String, deviceName: String?) async throws -> (device: DeviceRecord, token: String) {
+    public func enroll(code: String, platform: String, deviceName: String?) async throws -> (
+        device: DeviceRecord, token: String
+    ) {
         try InputRules.text("code", code, maxLength: 64, allowEmpty: false)
         try InputRules.text("platform", platform, maxLength: 32)
         if let deviceName { try InputRules.text("deviceName", deviceName, maxLength: InputRules.maxNameLength) }
-        guard !platform.isEmpty else { throw Problem.field("platform", platform, expected: "the device platform, e.g. ios") }
-        switch try await repository.redeemEnrollmentCode(hash: Tokens.hash(Tokens.normalizeCode(code)), now: clock()) {
+        guard !platform.isEmpty else {
+            throw Problem.field("platform", platform, expected: "the device platform, e.g. ios")
+        }
+        switch try await repository.redeemEnrollmentCode(
+            hash: Tokens.hash(Tokens.normalizeCode(code)), now: environment.now())
+        {
         case .unknown:
             throw Problem.field("code", code, expected: "an enrollment code issued by an administrator", status: 422)
         case .alreadyUsed:
             throw Problem(410, "Code already used", "the enrollment code '\(code)' was already used; ask for a new one")
         case .expired(let at):
-            throw Problem(410, "Code expired", "the enrollment code '\(code)' expired at \(RFC3339.format(at)); ask for a new one")
+            throw Problem(
+                410, "Code expired", "the enrollment code '\(code)' expired at \(RFC3339.format(at)); ask for a new one"
+            )
         case .redeemed(let user):
-            let token = Tokens.newToken()
-            let device = DeviceRecord(id: DeviceID("dev-" + Tokens.newToken().prefix(12)), userId: user, platform: platform,
-                                      deviceName: deviceName, enrolledAt: clock(), lastSeenAt: nil, revokedAt: nil)
+            let token = environment.newToken()
+            let device = DeviceRecord(
+                id: DeviceID(environment.newId("dev-", length: 12, lowercased: false)), userId: user,
+                platform: platform,
+                deviceName: deviceName, enrolledAt: environment.now(), lastSeenAt: nil, revokedAt: nil)
             let audit = LedgerEvent.admin(
                 .deviceEnrolled, target: device.id.rawValue, userId: user,
                 changes: ["platform": LedgerChange(before: nil, after: platform)], actor: .device(device.id),
-                now: clock())
+                now: environment.now())
             try await repository.createDevice(device, tokenHash: Tokens.hash(token), audit: audit)
             return (device, token)
         }

@@ -6,16 +6,16 @@ public struct DeviceStateService: Sendable {
     public let repository: any ServerRepository
     /// A report may not be from later than now + this (the phone's clock may run ahead a little).
     static let futureAllowanceSeconds: Double = 300
-    private let clock: @Sendable () -> Date
+    private let environment: ServerEnvironment
 
-    public init(repository: any ServerRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(repository: any ServerRepository, environment: ServerEnvironment) {
         self.repository = repository
-        self.clock = clock
+        self.environment = environment
     }
 
     public func report(_ state: DeviceState, device: DeviceID) async throws {
         if let version = state.appVersion { try InputRules.text("appVersion", version, maxLength: 64) }
-        let latest = clock().addingTimeInterval(Self.futureAllowanceSeconds)
+        let latest = environment.now().addingTimeInterval(Self.futureAllowanceSeconds)
         guard state.observedAt <= latest else {
             throw Problem.field(
                 "observedAt", RFC3339.format(state.observedAt),

@@ -35,8 +35,7 @@ public enum TimesheetColumns {
 
     /// A day's cells, in `days` order. Times are shown twice: by the site's clock with its offset,
     /// and in UTC. The leave note is not exported (it can be health data).
-    public static func cells(_ day: TimesheetDay, employeeName: String, zones: ZoneCache = ZoneCache()) -> [ExportCell]
-    {
+    public static func cells(_ day: TimesheetDay, employeeName: String, zones: ZoneCache) -> [ExportCell] {
         let zone = zones.zone(day.timeZone)
         func local(_ instant: Date?) -> ExportCell {
             guard let instant, let zone else { return .empty }

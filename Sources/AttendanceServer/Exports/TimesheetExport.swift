@@ -37,8 +37,8 @@ public struct TimesheetCSV: AsyncSequence, Sendable {
             var text = ""
             for employee in chunk {
                 for day in employee.days {
-                    text += CSVText.record(
-                        TimesheetColumns.cells(day, employeeName: employee.employee.name).map(\.text))
+                    let cells = TimesheetColumns.cells(day, employeeName: employee.employee.name, zones: zones)
+                    text += CSVText.record(cells.map(\.text))
                 }
             }
             return ArraySlice(text.utf8)

@@ -32,8 +32,10 @@ public struct IngestLimits: Hashable, Sendable {
     /// Idempotency keys are kept at least this long (published in the OpenAPI document).
     public var idempotencyRetentionSeconds: Double
 
-    public init(maxBodyBytes: Int = 1 << 20, maxBatchItems: Int = 500, maxFutureSeconds: Double = 300,
-                maxPastSeconds: Double = 30 * 86_400, idempotencyRetentionSeconds: Double = 30 * 86_400) {
+    public init(
+        maxBodyBytes: Int = 1 << 20, maxBatchItems: Int = 500, maxFutureSeconds: Double = 300,
+        maxPastSeconds: Double = 30 * 86_400, idempotencyRetentionSeconds: Double = 30 * 86_400
+    ) {
         self.maxBodyBytes = maxBodyBytes
         self.maxBatchItems = maxBatchItems
         self.maxFutureSeconds = maxFutureSeconds
@@ -49,21 +51,23 @@ public struct IngestService: Sendable {
     public let repository: any AttendanceRepository
     public let limits: IngestLimits
     private let answers: any IngestAnswers
-    private let clock: @Sendable () -> Date
+    private let environment: ServerEnvironment
     private let directory: DirectoryCache
     /// Told about each session a committed request changed (the console's live presence).
     private let observer: (any SessionObserver)?
 
     /// `watch`: what lets sites and employees be cached (nil: every check-in reads them).
-    public init(repository: any AttendanceRepository, answers: any IngestAnswers, limits: IngestLimits = IngestLimits(),
-                observer: (any SessionObserver)? = nil, watch: DirectoryWatch? = nil,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        repository: any AttendanceRepository, answers: any IngestAnswers, limits: IngestLimits = IngestLimits(),
+        observer: (any SessionObserver)? = nil, watch: DirectoryWatch? = nil,
+        environment: ServerEnvironment
+    ) {
         self.repository = repository
         self.answers = answers
         self.limits = limits
         self.observer = observer
         self.directory = DirectoryCache(watch: watch)
-        self.clock = clock
+        self.environment = environment
     }
 
     /// `POST /v1/attendance/{check-in, check-out, heartbeat}`.
@@ -79,10 +83,11 @@ public struct IngestService: Sendable {
         let changed = ChangedSessions()
         switch try await prepare(request, key: key, principal: principal, deviceDate: deviceDate, changed: changed) {
         case .checkIn(let command, let slot):
-            outcome = try await repository.checkIn(command, now: clock(), answering: slot)
-        case .apply(let command, let slot): outcome = try await repository.apply(command, now: clock(), answering: slot)
+            outcome = try await repository.checkIn(command, now: environment.now(), answering: slot)
+        case .apply(let command, let slot):
+            outcome = try await repository.apply(command, now: environment.now(), answering: slot)
         case .refusal(let slot):
-            outcome = try await repository.storeAnswer(try slot.render(()), now: clock(), answering: slot)
+            outcome = try await repository.storeAnswer(try slot.render(()), now: environment.now(), answering: slot)
         case .unkeyed(let reply): return reply
         }
         if case .answered = outcome { changed.publish(to: observer) }
@@ -114,22 +119,26 @@ public struct IngestService: Sendable {
             case .refused(_, let problem): items.append(.unkeyed(answers.problem(problem)))
             case .request(let itemKey, let request):
                 let field = "events[\(index)].idempotencyKey"
-                if case .failure(let problem) = checkedKey(itemKey, field: field, expected: InputRules.identifierExpectation) {
+                if case .failure(let problem) = checkedKey(
+                    itemKey, field: field, expected: InputRules.identifierExpectation)
+                {
                     items.append(.unkeyed(answers.problem(problem)))
                     continue
                 }
                 items.append(
-                    try await prepare(request, key: itemKey, principal: principal, deviceDate: deviceDate, changed: changed))
+                    try await prepare(
+                        request, key: itemKey, principal: principal, deviceDate: deviceDate, changed: changed))
             }
         }
         let keys = batch.items.map(\.idempotencyKey)
         let slot = AnswerSlot<[SlotOutcome]>(scope: principal.scope, key: key, requestHash: batch.identity) {
             [answers] outcomes in
-            try answers.batch(zip(keys, outcomes).map { itemKey, outcome in
-                (itemKey, Self.reply(to: outcome, key: itemKey, answers: answers))
-            })
+            try answers.batch(
+                zip(keys, outcomes).map { itemKey, outcome in
+                    (itemKey, Self.reply(to: outcome, key: itemKey, answers: answers))
+                })
         }
-        let outcome = try await repository.ingestBatch(items, now: clock(), answering: slot)
+        let outcome = try await repository.ingestBatch(items, now: environment.now(), answering: slot)
         if case .answered = outcome { changed.publish(to: observer) }
         return reply(to: outcome, key: key)
     }
@@ -165,18 +174,24 @@ public struct IngestService: Sendable {
             switch request.event {
             case .checkIn(let checkIn):
                 let command = try await checkInCommand(checkIn, principal: principal, deviceDate: deviceDate)
-                return .checkIn(command, AnswerSlot(scope: scope, key: key, requestHash: request.identity) { found in
-                    if case .recorded(let session, _) = found, session.userId == command.userId { changed.add(session) }
-                    return try Self.reply(to: found, command: command, answers: answers)
-                })
+                return .checkIn(
+                    command,
+                    AnswerSlot(scope: scope, key: key, requestHash: request.identity) { found in
+                        if case .recorded(let session, _) = found, session.userId == command.userId {
+                            changed.add(session)
+                        }
+                        return try Self.reply(to: found, command: command, answers: answers)
+                    })
             case .checkOut(let event), .heartbeat(let event):
                 let kind: SessionEventCommand.Kind
                 if case .checkOut = request.event { kind = .checkOut } else { kind = .heartbeat }
                 let command = try sessionEventCommand(kind, event, principal: principal)
-                return .apply(command, AnswerSlot(scope: scope, key: key, requestHash: request.identity) { found in
-                    if case .applied(let session) = found { changed.add(session) }
-                    return try Self.reply(to: found, command: command, answers: answers)
-                })
+                return .apply(
+                    command,
+                    AnswerSlot(scope: scope, key: key, requestHash: request.identity) { found in
+                        if case .applied(let session) = found { changed.add(session) }
+                        return try Self.reply(to: found, command: command, answers: answers)
+                    })
             }
         } catch let problem as Problem {
             let reply = answers.problem(problem)
@@ -293,12 +308,17 @@ public struct IngestService: Sendable {
             site = known
         }
         guard site.isActive else {
-            throw Problem.field(request.siteId == nil ? "beacon" : "siteId", request.siteId ?? "\(beacon)",
-                                expected: "an active site (site '\(site.id)' was deleted)", status: 422)
+            throw Problem.field(
+                request.siteId == nil ? "beacon" : "siteId", request.siteId ?? "\(beacon)",
+                expected: "an active site (site '\(site.id)' was deleted)", status: 422)
         }
-        guard try await directory.employeeExists(user, load: {
-            try await repository.employee(id: user)?.isActive == true
-        }) else {
+        guard
+            try await directory.employeeExists(
+                user,
+                load: {
+                    try await repository.employee(id: user)?.isActive == true
+                })
+        else {
             let known = try await repository.employee(id: user) != nil
             throw Problem.field(
                 "userId", user.rawValue,
@@ -308,7 +328,7 @@ public struct IngestService: Sendable {
         var deviceId: DeviceID?
         if case .device(let device, _) = principal { deviceId = device }
         // Receive time − the device's clock (its Date header, whole seconds).
-        let skew = deviceDate.map { clock().timeIntervalSince($0).rounded() }
+        let skew = deviceDate.map { environment.now().timeIntervalSince($0).rounded() }
         let signal = request.evidence
         let evidence = SessionEvidence(
             checkInReason: request.reason, appVersion: request.appVersion, rule: signal?.rule,
@@ -331,7 +351,10 @@ public struct IngestService: Sendable {
         }
         var user: UserID?
         var device: DeviceID?
-        if case .device(let id, let own) = principal { user = own; device = id }
+        if case .device(let id, let own) = principal {
+            user = own
+            device = id
+        }
         return SessionEventCommand(
             kind: kind, sessionKey: SessionKey(event.sessionKey), deviceId: device, userId: user, at: event.at,
             reason: event.reason, source: event.source)
@@ -341,7 +364,7 @@ public struct IngestService: Sendable {
 
     /// Refuses a time too far ahead of the server's clock (skew) or older than a phone is offline.
     private func checkWindow(_ at: Date, field: String) throws {
-        let now = clock()
+        let now = environment.now()
         let text = RFC3339.format(at)
         if at.timeIntervalSince(now) > limits.maxFutureSeconds {
             throw Problem.field(
@@ -352,7 +375,8 @@ public struct IngestService: Sendable {
         }
         if now.timeIntervalSince(at) > limits.maxPastSeconds {
             throw Problem.field(
-                field, text, expected: "a time within the last \(Int(limits.maxPastSeconds / 86_400)) days", status: 422)
+                field, text, expected: "a time within the last \(Int(limits.maxPastSeconds / 86_400)) days", status: 422
+            )
         }
     }
 }

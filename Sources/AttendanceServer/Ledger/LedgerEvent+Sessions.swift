@@ -69,8 +69,17 @@ extension LedgerEvent {
         return CheckInCommand(
             sessionKey: sessionKey, userId: userId, siteId: SiteID(siteId),
             deviceId: payload.deviceId.map { DeviceID($0) },
-            at: deviceAt, source: EventSource(rawValue: payload.source ?? "") ?? .automatic,
-            reason: payload.checkInReason, evidence: evidence)
+            at: deviceAt, source: try source(payload), reason: payload.checkInReason, evidence: evidence)
+    }
+
+    /// The event's source: automatic where the row names none (rows written before sources were
+    /// kept); a source this release does not know stops the read.
+    private func source(_ payload: LedgerPayload) throws -> EventSource {
+        guard let text = payload.source else { return .automatic }
+        guard let source = EventSource(rawValue: text) else {
+            throw LedgerReadError(id: id, expected: "a source this release knows, not '\(text.prefix(40))'")
+        }
+        return source
     }
 
     /// The check-out or heartbeat this row recorded.
@@ -81,7 +90,7 @@ extension LedgerEvent {
         return SessionEventCommand(
             kind: kind == .checkOut ? .checkOut : .heartbeat, sessionKey: sessionKey,
             deviceId: payload.deviceId.map { DeviceID($0) }, userId: userId, at: deviceAt, reason: payload.reason,
-            source: EventSource(rawValue: payload.source ?? "") ?? .automatic)
+            source: try source(payload))
     }
 }
 

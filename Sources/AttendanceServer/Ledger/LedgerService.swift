@@ -14,7 +14,7 @@ public struct LedgerService: Sendable {
 
     /// Seals everything committed so far (the sealer does this in the background); returns how many.
     @discardableResult
-    public func sealAll(now: Date = Date()) async throws -> Int {
+    public func sealAll(now: Date) async throws -> Int {
         var total = 0
         while true {
             let sealed = try await repository.sealLedger(limit: pageSize, now: now)

@@ -16,13 +16,13 @@ public struct PayPeriodService: Sendable {
     public let repository: any ServerRepository
     let timesheets: TimesheetService
     let settings: TimesheetSettingsService
-    private let clock: @Sendable () -> Date
+    private let environment: ServerEnvironment
 
-    public init(repository: any ServerRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(repository: any ServerRepository, environment: ServerEnvironment) {
         self.repository = repository
-        self.timesheets = TimesheetService(repository: repository, clock: clock)
-        self.settings = TimesheetSettingsService(repository: repository, clock: clock)
-        self.clock = clock
+        self.timesheets = TimesheetService(repository: repository, environment: environment)
+        self.settings = TimesheetSettingsService(repository: repository, environment: environment)
+        self.environment = environment
     }
 
     // MARK: - Cycles
@@ -47,7 +47,7 @@ public struct PayPeriodService: Sendable {
                     + "a new cycle can start on \(settled.dates.end.adding(days: 1)) at the earliest")
         }
         let setting = PayCycleSetting(cycle: cycle, anchor: anchor ?? effectiveFrom, effectiveFrom: effectiveFrom)
-        try await settings.save(TimesheetSettingCodec.row(setting, now: clock()), actor: actor)
+        try await settings.save(TimesheetSettingCodec.row(setting, now: environment.now()), actor: actor)
         return setting
     }
 
@@ -78,7 +78,7 @@ public struct PayPeriodService: Sendable {
     {
         let period = try await period(startingOn: start)
         var machine = PayPeriodMachine(state: period.state)
-        let now = clock()
+        let now = environment.now()
         // Days still running can't be locked (a day's rows are provisional while phones may hold events).
         let today = LocalDate(dayNumber: Int((now.timeIntervalSince1970 / 86_400).rounded(.down)))
         if event == .lock, period.dates.end >= today {

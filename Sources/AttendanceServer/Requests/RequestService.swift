@@ -5,15 +5,17 @@ import Foundation
 /// `RequestRules` decides, and the repository writes each step with its ledger row.
 public struct RequestService: Sendable {
     public let repository: any ServerRepository
-    private let clock: @Sendable () -> Date
+    private let environment: ServerEnvironment
     /// Told about the session an approval corrected or added (the console's live presence).
     private let observer: (any SessionObserver)?
 
-    public init(repository: any ServerRepository, observer: (any SessionObserver)? = nil,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        repository: any ServerRepository, observer: (any SessionObserver)? = nil,
+        environment: ServerEnvironment
+    ) {
         self.repository = repository
         self.observer = observer
-        self.clock = clock
+        self.environment = environment
     }
 
     public struct Input: Sendable {
@@ -82,9 +84,9 @@ public struct RequestService: Sendable {
             }
         }
         let request = CorrectionRequestRecord(
-            id: "req-" + Tokens.newToken().prefix(12).lowercased(), userId: user, kind: kind,
+            id: environment.newId("req-", length: 12), userId: user, kind: kind,
             sessionKey: input.sessionKey.map { SessionKey($0) }, siteId: siteId, checkInAt: input.checkInAt,
-            checkOutAt: input.checkOutAt, reason: input.reason, evidence: input.evidence, createdAt: clock())
+            checkOutAt: input.checkOutAt, reason: input.reason, evidence: input.evidence, createdAt: environment.now())
         try await repository.fileRequest(request, actor: .device(device))
         return request
     }
@@ -132,11 +134,12 @@ public struct RequestService: Sendable {
             throw Problem.field("comment", nil, expected: "why the request is rejected (the employee reads it)")
         }
         switch try await repository.decideRequest(
-            id: id, approve: approve, comment: comment, actor: actor, now: clock())
+            id: id, approve: approve, comment: comment, actor: actor, now: environment.now())
         {
         case .decided(let request):
             if let observer, request.state == .approved, let key = request.sessionKey,
-               let session = try await repository.session(key: key) {
+                let session = try await repository.session(key: key)
+            {
                 observer.sessionsChanged([session])
             }
             return request

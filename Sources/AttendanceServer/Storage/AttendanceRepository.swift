@@ -16,10 +16,6 @@ public protocol AttendanceRepository: Sendable {
     func directoryVersion() async throws -> Int64
 
     // MARK: Idempotency (docs/SERVER.md, exactly-once ingest)
-    /// Claims `key` in `scope` in a transaction of its own and commits the claim unanswered: what
-    /// releases before the batch became one transaction did, and what a crash then left behind.
-    /// Nothing in the server calls it; tests use it to stand for such a stranded claim.
-    func claimIdempotency(scope: String, key: String, requestHash: String, now: Date) async throws -> IdempotencyClaim
     /// Forgets keys older than the retention period; returns how many.
     func purgeIdempotency(olderThan: Date) async throws -> Int
 
@@ -42,7 +38,8 @@ public protocol AttendanceRepository: Sendable {
         _ command: CheckInCommand, now: Date, answering slot: AnswerSlot<CheckInOutcome>
     ) async throws -> SlotOutcome
     /// The same for a check-out or heartbeat.
-    func apply(_ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>) async throws -> SlotOutcome
+    func apply(_ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>) async throws
+        -> SlotOutcome
     /// Stores a refusal under the key (claimed and answered at once).
     func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome
     /// A batch: its own key, every item (each with its key) and the batch's answer, rendered from

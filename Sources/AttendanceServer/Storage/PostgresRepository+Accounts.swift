@@ -74,7 +74,7 @@ extension PostgresRepository: AccountRepository {
             try value.map { PostgresQuery(unsafeSQL: sql, binds: try binds($0)) } ?? PostgresQuery(unsafeSQL: sql)
         var found: [AccountRecord] = []
         for try await row in try await client.query(query, logger: logger).decode(AccountRow.self) {
-            found.append(Self.account(row))
+            found.append(try Self.account(row))
         }
         return found
     }
@@ -111,7 +111,7 @@ extension PostgresRepository: AccountRepository {
         for try await row in try await client.query(
             PostgresQuery(unsafeSQL: sql, binds: try binds(hash)), logger: logger
         )
-        .decode(TokenRow.self) { token = Self.token(row) }
+        .decode(TokenRow.self) { token = try Self.token(row) }
         guard let token, let account = try await account(id: token.accountId) else { return nil }
         if token.revokedAt == nil, DeviceRecord.lastSeenIsStale(token.lastUsedAt, now: now) {
             try await client.query(
@@ -129,7 +129,7 @@ extension PostgresRepository: AccountRepository {
             try accountId.map { PostgresQuery(unsafeSQL: sql, binds: try binds($0)) } ?? PostgresQuery(unsafeSQL: sql)
         var found: [APITokenRecord] = []
         for try await row in try await client.query(query, logger: logger).decode(TokenRow.self) {
-            found.append(Self.token(row))
+            found.append(try Self.token(row))
         }
         return found
     }
@@ -137,7 +137,8 @@ extension PostgresRepository: AccountRepository {
     public func apiToken(id: String) async throws -> APITokenRecord? {
         let sql = "SELECT \(Self.tokenColumns) FROM api_tokens WHERE id = $1"
         for try await row in try await client.query(PostgresQuery(unsafeSQL: sql, binds: try binds(id)), logger: logger)
-            .decode(TokenRow.self) { return Self.token(row) }
+            .decode(TokenRow.self)
+        { return try Self.token(row) }
         return nil
     }
 
@@ -199,16 +200,19 @@ extension PostgresRepository: AccountRepository {
         try await client.query("DELETE FROM console_sessions WHERE account_id = \(accountId)", logger: logger)
     }
 
-    private static func account(_ row: AccountRow) -> AccountRecord {
+    private static func account(_ row: AccountRow) throws -> AccountRecord {
         AccountRecord(
-            id: row.0, email: row.1, role: Role(rawValue: row.2) ?? .auditor, sites: AccountRecord.sites(row.3),
+            id: row.0, email: row.1,
+            role: try StoredValue.decode(row.2, as: Role.self, table: "accounts", row: row.0, column: "role"),
+            sites: AccountRecord.sites(row.3),
             passwordHash: row.4, totpSecret: row.5, createdAt: Date(timeIntervalSince1970: row.6),
             deactivatedAt: row.7.map(Date.init(timeIntervalSince1970:)))
     }
 
-    private static func token(_ row: TokenRow) -> APITokenRecord {
+    private static func token(_ row: TokenRow) throws -> APITokenRecord {
         APITokenRecord(
-            id: row.0, accountId: row.1, name: row.2, role: Role(rawValue: row.3) ?? .auditor,
+            id: row.0, accountId: row.1, name: row.2,
+            role: try StoredValue.decode(row.3, as: Role.self, table: "api_tokens", row: row.0, column: "role"),
             createdAt: Date(timeIntervalSince1970: row.4), lastUsedAt: row.5.map(Date.init(timeIntervalSince1970:)),
             revokedAt: row.6.map(Date.init(timeIntervalSince1970:)))
     }

@@ -24,11 +24,15 @@ extension PostgresRepository: RequestRepository {
         Double?, String?, String?
     )
 
-    static func request(_ row: RequestRow) -> CorrectionRequestRecord {
+    static func request(_ row: RequestRow) throws -> CorrectionRequestRecord {
         let (id, user, kind, state, key, site, checkIn, checkOut, reason, evidence, created, decided, by, comment) = row
         return CorrectionRequestRecord(
-            id: id, userId: UserID(user), kind: CorrectionRequestRecord.Kind(rawValue: kind) ?? .correction,
-            state: CorrectionRequestRecord.State(rawValue: state) ?? .pending, sessionKey: key.map { SessionKey($0) },
+            id: id, userId: UserID(user),
+            kind: try StoredValue.decode(
+                kind, as: CorrectionRequestRecord.Kind.self, table: "correction_requests", row: id, column: "kind"),
+            state: try StoredValue.decode(
+                state, as: CorrectionRequestRecord.State.self, table: "correction_requests", row: id, column: "state"),
+            sessionKey: key.map { SessionKey($0) },
             siteId: site.map { SiteID($0) }, checkInAt: checkIn.map(Date.init(timeIntervalSince1970:)),
             checkOutAt: checkOut.map(Date.init(timeIntervalSince1970:)), reason: reason,
             evidence: RequestJSON.decode(evidence), createdAt: Date(timeIntervalSince1970: created),
@@ -48,7 +52,7 @@ extension PostgresRepository: RequestRepository {
                 try await client.query(query, logger: logger)
             }
         var found: [CorrectionRequestRecord] = []
-        for try await row in rows.decode(RequestRow.self) { found.append(Self.request(row)) }
+        for try await row in rows.decode(RequestRow.self) { found.append(try Self.request(row)) }
         return found
     }
 
@@ -115,11 +119,13 @@ extension PostgresRepository: RequestRepository {
             case .decide(let request, let applying): (decided, change) = (request, applying)
             }
             if let change {
-                let outcome = switch change {
-                case .correct(let key, let correction):
-                    try await self.correct(key, correction, actor: actor, requestId: id, now: now, on: connection)
-                case .add(let added): try await self.add(added, actor: actor, requestId: id, now: now, on: connection)
-                }
+                let outcome =
+                    switch change {
+                    case .correct(let key, let correction):
+                        try await self.correct(key, correction, actor: actor, requestId: id, now: now, on: connection)
+                    case .add(let added):
+                        try await self.add(added, actor: actor, requestId: id, now: now, on: connection)
+                    }
                 guard case .applied(let session) = outcome else { return .correctionRefused(outcome) }
                 decided.sessionKey = session.sessionKey
             }

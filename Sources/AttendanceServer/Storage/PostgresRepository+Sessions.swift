@@ -17,11 +17,14 @@ extension PostgresRepository {
 
     static func site(_ row: SiteRow) -> SiteRecord {
         let (id, name, timeZone, uuid, major, latitude, longitude, radius, deactivated) = row
-        let geofence = latitude.flatMap { lat in longitude.flatMap { lon in radius.map { Geofence(latitude: lat, longitude: lon, radiusMeters: $0) } } }
-        return SiteRecord(id: SiteID(id), name: name, timeZone: timeZone,
+        let geofence = latitude.flatMap { lat in
+            longitude.flatMap { lon in radius.map { Geofence(latitude: lat, longitude: lon, radiusMeters: $0) } }
+        }
+        return SiteRecord(
+            id: SiteID(id), name: name, timeZone: timeZone,
             beacon: SiteBeacon(uuid: UUID(uuidString: uuid) ?? SiteBeacon.defaultUUID, major: UInt16(major)),
             geofence: geofence,
-                          deactivatedAt: deactivated.map(Date.init(timeIntervalSince1970:)))
+            deactivatedAt: deactivated.map(Date.init(timeIntervalSince1970:)))
     }
 
     /// The session in `sessionColumns` starting at column `first` of `row`, or nil when its key
@@ -34,7 +37,9 @@ extension PostgresRepository {
         let time = { (seconds: Double?) in seconds.map(Date.init(timeIntervalSince1970:)) }
         let evidence = SessionEvidence(
             checkInReason: try column(9),
-            checkOutSource: try column(10, String?.self).flatMap(EventSource.init(rawValue:)),
+            checkOutSource: try StoredValue.decode(
+                try column(10, String?.self), as: EventSource.self, table: "sessions", row: key,
+                column: "check_out_source"),
             appVersion: try column(11), rule: try column(12), sampleCount: try column(13), medianRSSI: try column(14),
             stdevDB: try column(15), walking: try column(16), clockSkewSeconds: try column(17))
         return SessionRecord(
@@ -42,13 +47,17 @@ extension PostgresRepository {
             deviceId: try column(3, String?.self).map { DeviceID($0) },
             checkInAt: Date(timeIntervalSince1970: try column(4)), checkOutAt: time(try column(5)),
             checkOutReason: try column(6), lastSeenAt: Date(timeIntervalSince1970: try column(7)),
-            source: EventSource(rawValue: try column(8)) ?? .automatic, evidence: evidence,
+            source: try StoredValue.decode(
+                try column(8, String.self), as: EventSource.self, table: "sessions", row: key, column: "source"),
+            evidence: evidence,
             corrected: try column(18), voidedAt: time(try column(19)), voidReason: try column(20))
     }
 
     func sites(_ query: PostgresQuery) async throws -> [SiteRecord] {
         var sites: [SiteRecord] = []
-        for try await row in try await client.query(query, logger: logger).decode(SiteRow.self) { sites.append(Self.site(row)) }
+        for try await row in try await client.query(query, logger: logger).decode(SiteRow.self) {
+            sites.append(Self.site(row))
+        }
         return sites
     }
 
@@ -71,7 +80,8 @@ extension PostgresRepository {
     public func createSite(_ site: SiteRecord, audit: LedgerEvent?) async throws {
         do {
             try await audited(audit) { connection in
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO sites (id, name, time_zone, beacon_uuid, major, geofence_latitude, geofence_longitude,
                                        geofence_radius_meters)
                     VALUES (\(site.id.rawValue), \(site.name), \(site.timeZone), \(site.beacon.uuid.uuidString),
@@ -80,18 +90,25 @@ extension PostgresRepository {
                     """, logger: self.logger)
                 return true
             }
-        } catch where Self.isUniqueViolation(error) {
-            throw RepositoryError(kind: .conflict, detail: "a site with id '\(site.id)' or beacon \(site.beacon) already exists")
+        } catch  where Self.isUniqueViolation(error) {
+            throw RepositoryError(
+                kind: .conflict, detail: "a site with id '\(site.id)' or beacon \(site.beacon) already exists")
         }
     }
 
     public func site(id: SiteID) async throws -> SiteRecord? {
-        try await sites(PostgresQuery(unsafeSQL: "SELECT \(Self.siteColumns) FROM sites WHERE id = $1", binds: try binds(id.rawValue))).first
+        try await sites(
+            PostgresQuery(
+                unsafeSQL: "SELECT \(Self.siteColumns) FROM sites WHERE id = $1", binds: try binds(id.rawValue))
+        ).first
     }
 
     public func site(beacon: SiteBeacon) async throws -> SiteRecord? {
-        try await sites(PostgresQuery(unsafeSQL: "SELECT \(Self.siteColumns) FROM sites WHERE beacon_uuid = $1 AND major = $2",
-                                      binds: try binds(beacon.uuid.uuidString, Int(beacon.major)))).first
+        try await sites(
+            PostgresQuery(
+                unsafeSQL: "SELECT \(Self.siteColumns) FROM sites WHERE beacon_uuid = $1 AND major = $2",
+                binds: try binds(beacon.uuid.uuidString, Int(beacon.major)))
+        ).first
     }
 
     public func sites() async throws -> [SiteRecord] {
@@ -101,30 +118,38 @@ extension PostgresRepository {
     public func createEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws {
         do {
             try await audited(audit) { connection in
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO employees (id, name, external_id, email)
                     VALUES (\(employee.id.rawValue), \(employee.name), \(employee.externalId), \(employee.email))
                     """, logger: self.logger)
                 return true
             }
-        } catch where Self.isUniqueViolation(error) {
-            throw RepositoryError(kind: .conflict, detail: "an employee with id '\(employee.id)' or external id '\(employee.externalId ?? "")' already exists")
+        } catch  where Self.isUniqueViolation(error) {
+            throw RepositoryError(
+                kind: .conflict,
+                detail:
+                    "an employee with id '\(employee.id)' or external id '\(employee.externalId ?? "")' already exists")
         }
     }
 
     public func employee(id: UserID) async throws -> EmployeeRecord? {
-        try await employees(PostgresQuery(unsafeSQL: "SELECT \(Self.employeeColumns) FROM employees WHERE id = $1",
-                                          binds: try binds(id.rawValue))).first
+        try await employees(
+            PostgresQuery(
+                unsafeSQL: "SELECT \(Self.employeeColumns) FROM employees WHERE id = $1",
+                binds: try binds(id.rawValue))
+        ).first
     }
 
     static let employeeColumns = "id, name, external_id, email, deactivated_at"
 
     func employees(_ query: PostgresQuery, on connection: PostgresConnection? = nil) async throws -> [EmployeeRecord] {
-        let rows = if let connection {
-            try await connection.query(query, logger: logger)
-        } else {
-            try await client.query(query, logger: logger)
-        }
+        let rows =
+            if let connection {
+                try await connection.query(query, logger: logger)
+            } else {
+                try await client.query(query, logger: logger)
+            }
         var employees: [EmployeeRecord] = []
         for try await (id, name, externalId, email, deactivated) in rows.decode(
             (String, String, String?, String?, Double?).self)
@@ -141,7 +166,8 @@ extension PostgresRepository {
 
     /// Claim, write, render, store, inside the caller's transaction, for a write that is not a
     /// session's (a refusal, a batch's own key). A key used before writes nothing.
-    private func answer<Found: Sendable>(_ slot: AnswerSlot<Found>, now: Date, on connection: PostgresConnection,
+    private func answer<Found: Sendable>(
+        _ slot: AnswerSlot<Found>, now: Date, on connection: PostgresConnection,
         _ write: (PostgresConnection) async throws -> Found
     ) async throws -> SlotOutcome {
         let claim = try await claim(
@@ -155,7 +181,8 @@ extension PostgresRepository {
     /// One transaction that first takes the advisory locks of `sessionKeys`, in the order of their
     /// lock ids (so two batches can never wait for each other), in one statement; then identical
     /// requests queue instead of colliding.
-    func transaction<Result: Sendable>(locking sessionKeys: [SessionKey],
+    func transaction<Result: Sendable>(
+        locking sessionKeys: [SessionKey],
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try await client.withTransaction(logger: logger) { connection in
@@ -165,7 +192,8 @@ extension PostgresRepository {
             } else if !sessionKeys.isEmpty {
                 // A volatile function in the select list runs after ORDER BY: the locks are taken in order.
                 let keys = sessionKeys.map(\.rawValue)
-                try await connection.query("""
+                try await connection.query(
+                    """
                     SELECT pg_advisory_xact_lock(id)
                     FROM (SELECT DISTINCT hashtext(k)::bigint AS id FROM unnest(\(keys)::text[]) AS k) AS ids
                     ORDER BY id
@@ -193,7 +221,9 @@ extension PostgresRepository {
         }
     }
 
-    public func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome {
+    public func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws
+        -> SlotOutcome
+    {
         try await transaction(locking: []) { connection in
             try await self.answer(slot, now: now, on: connection) { _ in () }
         }
@@ -317,7 +347,8 @@ extension PostgresRepository {
                 pending: try Self.pendingEvents(json: try columns[8].decode(String?.self)))
             if try !columns[0].decode(Bool.self) {
                 if let hash = try columns[1].decode(String?.self) {
-                    let status = try columns[3].decode(Int?.self), contentType = try columns[4].decode(String?.self)
+                    let status = try columns[3].decode(Int?.self)
+                    let contentType = try columns[4].decode(String?.self)
                     if hash != slot.requestHash {
                         context.claim = .payloadMismatch
                     } else if try columns[2].decode(String.self) == "done", let status, let contentType {
@@ -365,15 +396,24 @@ extension PostgresRepository {
         guard let rows = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[Any]] else {
             throw RepositoryError(kind: .conflict, detail: "pending events were not rows: \(json.prefix(200))")
         }
-        return rows.compactMap { row in
+        return try rows.map { row in
             guard row.count == 6, let id = (row[0] as? NSNumber)?.int64Value, let kind = row[1] as? String,
                 let at = (row[2] as? NSNumber)?.doubleValue
-            else { return nil }
+            else {
+                throw StoredValueError(
+                    table: "pending_session_events", row: "\(row.first ?? "?")", column: "(aggregated)",
+                    value: "\(row)", expected: "[id, kind, at, reason, user_id, source]")
+            }
             return SessionLedger.PendingEvent(
-                id: id, kind: SessionEventCommand.Kind(rawValue: kind) ?? .heartbeat,
+                id: id,
+                kind: try StoredValue.decode(
+                    kind, as: SessionEventCommand.Kind.self, table: "pending_session_events", row: "\(id)",
+                    column: "kind"),
                 at: Date(timeIntervalSince1970: at), reason: row[3] as? String,
                 userId: (row[4] as? String).map { UserID($0) },
-                source: (row[5] as? String).flatMap(EventSource.init(rawValue:)))
+                source: try StoredValue.decode(
+                    row[5] as? String, as: EventSource.self, table: "pending_session_events", row: "\(id)",
+                    column: "source"))
         }
     }
 
@@ -381,7 +421,8 @@ extension PostgresRepository {
         id: Int64, key: SessionKey, kind: SessionEventCommand.Kind, at: Date, reason: String?, userId: UserID?,
         receivedAt: Date, source: EventSource?, on connection: PostgresConnection
     ) async throws {
-        try await connection.query("""
+        try await connection.query(
+            """
             INSERT INTO pending_session_events (id, session_key, kind, at, reason, user_id, received_at, source)
             VALUES (\(id), \(key.rawValue), \(kind.rawValue), \(at.timeIntervalSince1970), \(reason),
                     \(userId?.rawValue), \(receivedAt.timeIntervalSince1970), \(source?.rawValue))
@@ -474,12 +515,13 @@ extension PostgresRepository {
         ledgerRowCTE + " " + sessionUpsertSQL(firstBind: ledgerInsertColumns.count + 1)
     /// `recordAndUpsertSQL` with the key's answer stored and the absorbed pending events deleted:
     /// binds $11…$15 the answer (status, content type, body, scope, key), $16 the pending ids.
-    static let recordAnswerAndUpsertSQL = ledgerRowCTE + """
-        , answered AS (
-            UPDATE idempotency_keys SET state = 'done', status = $11, content_type = $12, body = $13
-            WHERE scope = $14 AND key = $15),
-        absorbed AS (DELETE FROM pending_session_events WHERE id = ANY($16::bigint[]))
-        """ + " " + sessionUpsertSQL(firstBind: ledgerInsertColumns.count + 7)
+    static let recordAnswerAndUpsertSQL =
+        ledgerRowCTE + """
+            , answered AS (
+                UPDATE idempotency_keys SET state = 'done', status = $11, content_type = $12, body = $13
+                WHERE scope = $14 AND key = $15),
+            absorbed AS (DELETE FROM pending_session_events WHERE id = ANY($16::bigint[]))
+            """ + " " + sessionUpsertSQL(firstBind: ledgerInsertColumns.count + 7)
 
     func session(key: String, on connection: PostgresConnection) async throws -> SessionRecord? {
         try await sessions(
@@ -490,15 +532,20 @@ extension PostgresRepository {
     }
 
     public func session(key: SessionKey) async throws -> SessionRecord? {
-        try await sessions(PostgresQuery(unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1", binds: try binds(key.rawValue))).first
+        try await sessions(
+            PostgresQuery(
+                unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = $1",
+                binds: try binds(key.rawValue))
+        ).first
     }
 
     public func pendingEventCount(sessionKey: SessionKey?) async throws -> Int {
-        let query: PostgresQuery = if let sessionKey {
-            "SELECT COUNT(*)::bigint FROM pending_session_events WHERE session_key = \(sessionKey.rawValue)"
-        } else {
-            "SELECT COUNT(*)::bigint FROM pending_session_events"
-        }
+        let query: PostgresQuery =
+            if let sessionKey {
+                "SELECT COUNT(*)::bigint FROM pending_session_events WHERE session_key = \(sessionKey.rawValue)"
+            } else {
+                "SELECT COUNT(*)::bigint FROM pending_session_events"
+            }
         for try await count in try await client.query(query, logger: logger).decode(Int.self) { return count }
         return 0
     }
@@ -509,14 +556,14 @@ extension PostgresRepository {
                 PostgresQuery(
                     unsafeSQL:
                         "SELECT \(Self.sessionColumns) FROM sessions WHERE check_out_at IS NULL AND voided_at IS NULL "
-                            + "AND site_id = $1 ORDER BY check_in_at",
-                                                    binds: try binds(siteId.rawValue)))
+                        + "AND site_id = $1 ORDER BY check_in_at",
+                    binds: try binds(siteId.rawValue)))
         }
         return try await sessions(
             PostgresQuery(
                 unsafeSQL:
                     "SELECT \(Self.sessionColumns) FROM sessions WHERE check_out_at IS NULL AND voided_at IS NULL "
-                        + "ORDER BY check_in_at"
+                    + "ORDER BY check_in_at"
             ))
     }
 }

@@ -114,7 +114,9 @@ extension PostgresRepository: TimesheetRepository {
         {
             found.append(
                 TimesheetSettingRow(
-                    kind: TimesheetSettingRow.Kind(rawValue: kind) ?? .schedule, id: id,
+                    kind: try StoredValue.decode(
+                        kind, as: TimesheetSettingRow.Kind.self, table: "timesheet_settings", row: id, column: "kind"),
+                    id: id,
                     userId: user.map { UserID($0) },
                     siteId: site.map { SiteID($0) }, date: date.flatMap(LocalDate.init), body: Data(body.utf8),
                     updatedAt: Date(timeIntervalSince1970: updated)))

@@ -32,7 +32,9 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
     /// Connects to `url` (`postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require]`)
     /// and runs the migrations. The pool runs in a task of the repository's own until `shutdown`
     /// (tests, the CLI's one-shot commands).
-    public static func connect(url: String, logger: Logger = Logger(label: "attendance.postgres")) async throws -> PostgresRepository {
+    public static func connect(url: String, logger: Logger = Logger(label: "attendance.postgres")) async throws
+        -> PostgresRepository
+    {
         try await connect(url: url, logger: logger, migratingThrough: nil)
     }
 
@@ -70,12 +72,17 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
     }
 
     static func configuration(url: String) throws -> PostgresClient.Configuration {
-        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
-              let host = components.host, !host.isEmpty else {
-            throw Problem.field("--database", url, expected: "a file path, or a URL like postgres://user:password@host:5432/database")
+        guard let components = URLComponents(string: url),
+            ["postgres", "postgresql"].contains(components.scheme ?? ""),
+            let host = components.host, !host.isEmpty
+        else {
+            throw Problem.field(
+                "--database", url, expected: "a file path, or a URL like postgres://user:password@host:5432/database")
         }
         let database = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        guard !database.isEmpty else { throw Problem.field("--database", url, expected: "a database name after the host, e.g. /attendance") }
+        guard !database.isEmpty else {
+            throw Problem.field("--database", url, expected: "a database name after the host, e.g. /attendance")
+        }
         let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
         let tls: PostgresClient.Configuration.TLS
         switch mode {
@@ -84,8 +91,9 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         case "require", "verify-full": tls = .require(.makeClientConfiguration())
         default: throw Problem.field("sslmode", mode, expected: "disable, prefer or require")
         }
-        var configuration = PostgresClient.Configuration(host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
-                                                         password: components.password, database: database, tls: tls)
+        var configuration = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
+            password: components.password, database: database, tls: tls)
         configuration.options.maximumConnections = 32
         return configuration
     }
@@ -93,58 +101,73 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
     // MARK: - Migrations (named, append-only)
 
     static let migrations: [(name: String, statements: [String])] = [
-        ("2026-11-22 directory", [
-            """
-            CREATE TABLE sites (id TEXT PRIMARY KEY, name TEXT NOT NULL, time_zone TEXT NOT NULL, beacon_uuid TEXT NOT NULL,
-                major INTEGER NOT NULL CHECK (major BETWEEN 0 AND 65535), geofence_latitude DOUBLE PRECISION,
-                geofence_longitude DOUBLE PRECISION, geofence_radius_meters DOUBLE PRECISION, UNIQUE (beacon_uuid, major))
-            """,
-            "CREATE TABLE employees (id TEXT PRIMARY KEY, name TEXT NOT NULL, external_id TEXT UNIQUE, email TEXT)",
-        ]),
-        ("2026-11-22 sessions", [
-            """
-            CREATE TABLE sessions (session_key TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES employees(id),
-                site_id TEXT NOT NULL REFERENCES sites(id), device_id TEXT, check_in_at DOUBLE PRECISION NOT NULL,
-                check_out_at DOUBLE PRECISION, check_out_reason TEXT, last_seen_at DOUBLE PRECISION NOT NULL, source TEXT NOT NULL,
-                created_at DOUBLE PRECISION NOT NULL)
-            """,
-            "CREATE INDEX sessions_by_user ON sessions (user_id, check_in_at)",
-            "CREATE INDEX sessions_by_site ON sessions (site_id, check_in_at)",
-            "CREATE INDEX sessions_open ON sessions (check_out_at, site_id)",
-            """
-            CREATE TABLE pending_session_events (id BIGSERIAL PRIMARY KEY, session_key TEXT NOT NULL,
-                kind TEXT NOT NULL CHECK (kind IN ('checkOut', 'heartbeat')), at DOUBLE PRECISION NOT NULL, reason TEXT, user_id TEXT,
-                received_at DOUBLE PRECISION NOT NULL)
-            """,
-            "CREATE INDEX pending_by_session ON pending_session_events (session_key)",
-        ]),
-        ("2026-11-22 idempotency keys", [
-            """
-            CREATE TABLE idempotency_keys (scope TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
-                state TEXT NOT NULL CHECK (state IN ('inFlight', 'done')), status INTEGER, content_type TEXT, body BYTEA,
-                created_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (scope, key))
-            """,
-            "CREATE INDEX idempotency_by_age ON idempotency_keys (created_at)",
-        ]),
-        ("2026-11-22 auth", [
-            "CREATE TABLE admin_tokens (token_hash TEXT PRIMARY KEY, created_at DOUBLE PRECISION NOT NULL)",
-            """
-            CREATE TABLE enrollment_codes (code_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES employees(id),
-                expires_at DOUBLE PRECISION NOT NULL, used_at DOUBLE PRECISION, created_at DOUBLE PRECISION NOT NULL)
-            """,
-            """
-            CREATE TABLE devices (id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES employees(id), token_hash TEXT NOT NULL UNIQUE,
-                platform TEXT NOT NULL, device_name TEXT, enrolled_at DOUBLE PRECISION NOT NULL, last_seen_at DOUBLE PRECISION,
-                revoked_at DOUBLE PRECISION)
-            """,
-            "CREATE INDEX devices_by_user ON devices (user_id)",
-        ]),
-        ("2026-11-22 beacons", [
-            """
-            CREATE TABLE beacons (id TEXT PRIMARY KEY, site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
-                minor INTEGER NOT NULL CHECK (minor BETWEEN 0 AND 65535), label TEXT, tx_power_dbm DOUBLE PRECISION, UNIQUE (site_id, minor))
-            """,
-        ]),
+        (
+            "2026-11-22 directory",
+            [
+                """
+                CREATE TABLE sites (id TEXT PRIMARY KEY, name TEXT NOT NULL, time_zone TEXT NOT NULL, beacon_uuid TEXT NOT NULL,
+                    major INTEGER NOT NULL CHECK (major BETWEEN 0 AND 65535), geofence_latitude DOUBLE PRECISION,
+                    geofence_longitude DOUBLE PRECISION, geofence_radius_meters DOUBLE PRECISION, UNIQUE (beacon_uuid, major))
+                """,
+                "CREATE TABLE employees (id TEXT PRIMARY KEY, name TEXT NOT NULL, external_id TEXT UNIQUE, email TEXT)",
+            ]
+        ),
+        (
+            "2026-11-22 sessions",
+            [
+                """
+                CREATE TABLE sessions (session_key TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES employees(id),
+                    site_id TEXT NOT NULL REFERENCES sites(id), device_id TEXT, check_in_at DOUBLE PRECISION NOT NULL,
+                    check_out_at DOUBLE PRECISION, check_out_reason TEXT, last_seen_at DOUBLE PRECISION NOT NULL, source TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL)
+                """,
+                "CREATE INDEX sessions_by_user ON sessions (user_id, check_in_at)",
+                "CREATE INDEX sessions_by_site ON sessions (site_id, check_in_at)",
+                "CREATE INDEX sessions_open ON sessions (check_out_at, site_id)",
+                """
+                CREATE TABLE pending_session_events (id BIGSERIAL PRIMARY KEY, session_key TEXT NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('checkOut', 'heartbeat')), at DOUBLE PRECISION NOT NULL, reason TEXT, user_id TEXT,
+                    received_at DOUBLE PRECISION NOT NULL)
+                """,
+                "CREATE INDEX pending_by_session ON pending_session_events (session_key)",
+            ]
+        ),
+        (
+            "2026-11-22 idempotency keys",
+            [
+                """
+                CREATE TABLE idempotency_keys (scope TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
+                    state TEXT NOT NULL CHECK (state IN ('inFlight', 'done')), status INTEGER, content_type TEXT, body BYTEA,
+                    created_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (scope, key))
+                """,
+                "CREATE INDEX idempotency_by_age ON idempotency_keys (created_at)",
+            ]
+        ),
+        (
+            "2026-11-22 auth",
+            [
+                "CREATE TABLE admin_tokens (token_hash TEXT PRIMARY KEY, created_at DOUBLE PRECISION NOT NULL)",
+                """
+                CREATE TABLE enrollment_codes (code_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES employees(id),
+                    expires_at DOUBLE PRECISION NOT NULL, used_at DOUBLE PRECISION, created_at DOUBLE PRECISION NOT NULL)
+                """,
+                """
+                CREATE TABLE devices (id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES employees(id), token_hash TEXT NOT NULL UNIQUE,
+                    platform TEXT NOT NULL, device_name TEXT, enrolled_at DOUBLE PRECISION NOT NULL, last_seen_at DOUBLE PRECISION,
+                    revoked_at DOUBLE PRECISION)
+                """,
+                "CREATE INDEX devices_by_user ON devices (user_id)",
+            ]
+        ),
+        (
+            "2026-11-22 beacons",
+            [
+                """
+                CREATE TABLE beacons (id TEXT PRIMARY KEY, site_id TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+                    minor INTEGER NOT NULL CHECK (minor BETWEEN 0 AND 65535), label TEXT, tx_power_dbm DOUBLE PRECISION, UNIQUE (site_id, minor))
+                """
+            ]
+        ),
         // A deleted site is deactivated, never removed: its sessions keep pointing to it.
         ("2026-11-24 site deactivation", ["ALTER TABLE sites ADD COLUMN deactivated_at DOUBLE PRECISION"]),
         // Claims now commit with their answers; one left unanswered was stranded by a crash of an
@@ -154,16 +177,19 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         // A deactivated employee is kept with their records; their devices are revoked.
         ("2026-11-24 employee deactivation", ["ALTER TABLE employees ADD COLUMN deactivated_at DOUBLE PRECISION"]),
         // What a device said about a session, kept as sent (SessionEvidence).
-        ("2026-11-24 session evidence", [
-            """
-            ALTER TABLE sessions ADD COLUMN check_in_reason TEXT, ADD COLUMN check_out_source TEXT,
-                ADD COLUMN app_version TEXT,
-                ADD COLUMN evidence_rule TEXT, ADD COLUMN evidence_samples BIGINT,
-                    ADD COLUMN evidence_median_rssi DOUBLE PRECISION,
-                ADD COLUMN evidence_stdev_db DOUBLE PRECISION, ADD COLUMN evidence_walking BOOLEAN
-            """,
-            "ALTER TABLE pending_session_events ADD COLUMN source TEXT",
-        ]),
+        (
+            "2026-11-24 session evidence",
+            [
+                """
+                ALTER TABLE sessions ADD COLUMN check_in_reason TEXT, ADD COLUMN check_out_source TEXT,
+                    ADD COLUMN app_version TEXT,
+                    ADD COLUMN evidence_rule TEXT, ADD COLUMN evidence_samples BIGINT,
+                        ADD COLUMN evidence_median_rssi DOUBLE PRECISION,
+                    ADD COLUMN evidence_stdev_db DOUBLE PRECISION, ADD COLUMN evidence_walking BOOLEAN
+                """,
+                "ALTER TABLE pending_session_events ADD COLUMN source TEXT",
+            ]
+        ),
         ("2026-11-25 ledger", ledgerStatements),
         // Sessions and pending rows recorded before the ledger become its first rows (`migrationCode`).
         ("2026-11-25 sessions into the ledger", []),
@@ -171,10 +197,13 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         ("2026-11-25 timesheet settings", timesheetStatements),
         ("2026-11-25 pay periods", payPeriodStatements),
         ("2026-11-25 accounts", accountStatements),
-        ("2026-11-25 device state", [
-            "ALTER TABLE devices ADD COLUMN state TEXT",
-            "ALTER TABLE devices ADD COLUMN state_observed_at DOUBLE PRECISION",
-        ]),
+        (
+            "2026-11-25 device state",
+            [
+                "ALTER TABLE devices ADD COLUMN state TEXT",
+                "ALTER TABLE devices ADD COLUMN state_observed_at DOUBLE PRECISION",
+            ]
+        ),
         ("2026-11-26 directory version", directoryVersionStatements),
     ]
 
@@ -182,7 +211,7 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
     static let migrationCode: [String: @Sendable (PostgresRepository, PostgresConnection) async throws -> Void] = [
         "2026-11-25 sessions into the ledger": { repository, connection in
             try await repository.moveSessionsIntoLedger(on: connection)
-        },
+        }
     ]
 
     /// Runs the migrations not yet applied, in one transaction, under an advisory lock, so that
@@ -192,10 +221,13 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
     func migrate(through last: String?) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(731001)", logger: logger)
-            try await connection.query("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)",
-                                       logger: logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)",
+                logger: logger)
             var applied = Set<String>()
-            for try await name in try await connection.query("SELECT name FROM schema_migrations", logger: logger).decode(String.self) {
+            for try await name in try await connection.query("SELECT name FROM schema_migrations", logger: logger)
+                .decode(String.self)
+            {
                 applied.insert(name)
             }
             let count = last.flatMap { name in Self.migrations.firstIndex { $0.name == name } }.map { $0 + 1 }
@@ -205,8 +237,9 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
                 try await Self.migrationCode[migration.name]?(self, connection)
-                let now = Date().timeIntervalSince1970
-                try await connection.query("INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), \(now))", logger: logger)
+                try await connection.query(
+                    "INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), extract(epoch FROM now()))",
+                    logger: logger)
             }
         }
     }
@@ -220,12 +253,6 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
 
     // MARK: - Idempotency
 
-    public func claimIdempotency(scope: String, key: String, requestHash: String, now: Date) async throws -> IdempotencyClaim {
-        try await client.withConnection { connection in
-            try await self.claim(scope: scope, key: key, requestHash: requestHash, now: now, on: connection)
-        }
-    }
-
     /// A new key is claimed; a claim an earlier release left unanswered past its lease is taken
     /// over; otherwise the key's earlier answer, a payload mismatch, or in flight. A concurrent
     /// transaction's uncommitted claim of the same key makes the INSERT wait for its outcome.
@@ -236,38 +263,47 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
     {
         let time = now.timeIntervalSince1970
         let stale = time - IdempotencyLease.seconds
-        let claimed = try await connection.query("""
+        let claimed = try await connection.query(
+            """
             INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at)
             VALUES (\(scope), \(key), \(requestHash), 'inFlight', \(time))
             ON CONFLICT (scope, key) DO UPDATE
                 SET request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at
             WHERE idempotency_keys.state = 'inFlight' AND idempotency_keys.created_at < \(stale)
             RETURNING 1
-            """, logger: logger).collect()
+            """, logger: logger
+        ).collect()
         if !claimed.isEmpty { return .claimed }
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT request_hash, state, status, content_type, body FROM idempotency_keys
             WHERE scope = \(scope) AND key = \(key)
             """, logger: logger)
-        for try await (hash, state, status, contentType, body) in rows.decode((String, String, Int?, String?, ByteBuffer?).self) {
+        for try await (hash, state, status, contentType, body) in rows.decode(
+            (String, String, Int?, String?, ByteBuffer?).self)
+        {
             guard hash == requestHash else { return .payloadMismatch }
             guard state == "done", let status, let contentType else { return .inFlight }
-            return .replay(StoredReply(status: status, contentType: contentType, body: body.map { Data(buffer: $0) } ?? Data()))
+            return .replay(
+                StoredReply(status: status, contentType: contentType, body: body.map { Data(buffer: $0) } ?? Data()))
         }
         return .claimed
     }
 
     func complete(scope: String, key: String, reply: StoredReply, on connection: PostgresConnection) async throws {
         let body = ByteBuffer(data: reply.body)
-        try await connection.query("""
+        try await connection.query(
+            """
             UPDATE idempotency_keys SET state = 'done', status = \(reply.status), content_type = \(reply.contentType), body = \(body)
             WHERE scope = \(scope) AND key = \(key)
             """, logger: logger)
     }
 
     public func purgeIdempotency(olderThan cutoff: Date) async throws -> Int {
-        let rows = try await client.query("DELETE FROM idempotency_keys WHERE created_at < \(cutoff.timeIntervalSince1970) RETURNING 1",
-                                          logger: logger).collect()
+        let rows = try await client.query(
+            "DELETE FROM idempotency_keys WHERE created_at < \(cutoff.timeIntervalSince1970) RETURNING 1",
+            logger: logger
+        ).collect()
         return rows.count
     }
 }

@@ -110,7 +110,7 @@ extension SQLiteRepository: AccountRepository {
                 let account = try Row.fetchOne(
                     db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [row["accountId"] as String])
             else { return nil }
-            return (Self.apiToken(row), Self.account(account))
+            return (try Self.apiToken(row), try Self.account(account))
         }
         guard let (token, account) = found else { return nil }
         if token.revokedAt == nil, DeviceRecord.lastSeenIsStale(token.lastUsedAt, now: now) {
@@ -182,7 +182,7 @@ extension SQLiteRepository: AccountRepository {
                 accountId: row["accountId"], csrfToken: row["csrfToken"],
                 createdAt: Date(timeIntervalSince1970: row["createdAt"]),
                 expiresAt: Date(timeIntervalSince1970: row["expiresAt"]))
-            return (session, Self.account(account))
+            return (session, try Self.account(account))
         }
     }
 
@@ -207,18 +207,21 @@ extension SQLiteRepository: AccountRepository {
         ]
     }
 
-    private static func account(_ row: Row) -> AccountRecord {
+    private static func account(_ row: Row) throws -> AccountRecord {
         AccountRecord(
-            id: row["id"], email: row["email"], role: Role(rawValue: row["role"]) ?? .auditor,
+            id: row["id"], email: row["email"],
+            role: try StoredValue.decode(
+                row["role"] as String, as: Role.self, table: "accounts", row: row["id"] as String, column: "role"),
             sites: AccountRecord.sites(row["sites"]), passwordHash: row["passwordHash"], totpSecret: row["totpSecret"],
             createdAt: Date(timeIntervalSince1970: row["createdAt"]),
             deactivatedAt: (row["deactivatedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 
-    private static func apiToken(_ row: Row) -> APITokenRecord {
+    private static func apiToken(_ row: Row) throws -> APITokenRecord {
         APITokenRecord(
             id: row["id"], accountId: row["accountId"], name: row["name"],
-            role: Role(rawValue: row["role"]) ?? .auditor,
+            role: try StoredValue.decode(
+                row["role"] as String, as: Role.self, table: "apiTokens", row: row["id"] as String, column: "role"),
             createdAt: Date(timeIntervalSince1970: row["createdAt"]),
             lastUsedAt: (row["lastUsedAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
             revokedAt: (row["revokedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))

@@ -5,16 +5,17 @@ import GRDB
 extension SQLiteRepository: AdminRepository {
     static func registerAdminMigrations(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("2026-11-22 beacons") { db in
-            try db.execute(sql: """
-                CREATE TABLE beacons (
-                    id TEXT PRIMARY KEY,
-                    siteId TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
-                    minor INTEGER NOT NULL CHECK (minor BETWEEN 0 AND 65535),
-                    label TEXT,
-                    txPowerDBm REAL,
-                    UNIQUE (siteId, minor)
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE beacons (
+                        id TEXT PRIMARY KEY,
+                        siteId TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+                        minor INTEGER NOT NULL CHECK (minor BETWEEN 0 AND 65535),
+                        label TEXT,
+                        txPowerDBm REAL,
+                        UNIQUE (siteId, minor)
+                    );
+                    """)
         }
         // A deleted site is deactivated, never removed: its sessions keep pointing to it.
         migrator.registerMigration("2026-11-24 site deactivation") { db in
@@ -29,11 +30,16 @@ extension SQLiteRepository: AdminRepository {
     public func updateSite(_ site: SiteRecord, audit: LedgerEvent?) async throws -> Bool {
         try await writer.write { db in
             do {
-                try db.cachedStatement(sql: """
-                    UPDATE sites SET name = ?, timeZone = ?, beaconUUID = ?, major = ?, geofenceLatitude = ?, geofenceLongitude = ?,
-                    geofenceRadiusMeters = ? WHERE id = ?
-                    """).execute(arguments: [site.name, site.timeZone, site.beacon.uuid.uuidString, Int(site.beacon.major), site.geofence?.latitude,
-                                     site.geofence?.longitude, site.geofence?.radiusMeters, site.id.rawValue])
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE sites SET name = ?, timeZone = ?, beaconUUID = ?, major = ?, geofenceLatitude = ?, geofenceLongitude = ?,
+                        geofenceRadiusMeters = ? WHERE id = ?
+                        """
+                ).execute(arguments: [
+                    site.name, site.timeZone, site.beacon.uuid.uuidString, Int(site.beacon.major),
+                    site.geofence?.latitude,
+                    site.geofence?.longitude, site.geofence?.radiusMeters, site.id.rawValue,
+                ])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw RepositoryError(kind: .conflict, detail: "another site already uses beacon \(site.beacon)")
             }
@@ -63,9 +69,14 @@ extension SQLiteRepository: AdminRepository {
     public func createBeacon(_ beacon: BeaconRecord, audit: LedgerEvent?) async throws {
         try await writer.write { db in
             do {
-                try db.cachedStatement(sql: "INSERT INTO beacons (id, siteId, minor, label, txPowerDBm) VALUES (?, ?, ?, ?, ?)").execute(arguments: [beacon.id, beacon.siteId.rawValue, Int(beacon.minor), beacon.label, beacon.txPowerDBm])
+                try db.cachedStatement(
+                    sql: "INSERT INTO beacons (id, siteId, minor, label, txPowerDBm) VALUES (?, ?, ?, ?, ?)"
+                ).execute(arguments: [
+                    beacon.id, beacon.siteId.rawValue, Int(beacon.minor), beacon.label, beacon.txPowerDBm,
+                ])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                throw RepositoryError(kind: .conflict, detail: "site '\(beacon.siteId)' already has a beacon with minor \(beacon.minor)")
+                throw RepositoryError(
+                    kind: .conflict, detail: "site '\(beacon.siteId)' already has a beacon with minor \(beacon.minor)")
             }
             _ = try Self.audited(true, audit, db: db)
         }
@@ -73,11 +84,18 @@ extension SQLiteRepository: AdminRepository {
 
     public func beacons(siteId: SiteID?) async throws -> [BeaconRecord] {
         try await writer.read { db in
-            let rows = try siteId.map { try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM beacons WHERE siteId = ? ORDER BY minor"), arguments: [$0.rawValue]) }
+            let rows =
+                try siteId.map {
+                    try Row.fetchAll(
+                        db.cachedStatement(sql: "SELECT * FROM beacons WHERE siteId = ? ORDER BY minor"),
+                        arguments: [$0.rawValue])
+                }
                 ?? Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM beacons ORDER BY siteId, minor"))
             return rows.map { row in
-                BeaconRecord(id: row["id"], siteId: SiteID(row["siteId"]), minor: UInt16(row["minor"] as Int), label: row["label"],
-                             txPowerDBm: row["txPowerDBm"])
+                BeaconRecord(
+                    id: row["id"], siteId: SiteID(row["siteId"]), minor: UInt16(row["minor"] as Int),
+                    label: row["label"],
+                    txPowerDBm: row["txPowerDBm"])
             }
         }
     }
@@ -104,7 +122,9 @@ extension SQLiteRepository: AdminRepository {
             ).map { row in
                 PendingEventRecord(
                     sessionKey: SessionKey(row["sessionKey"]),
-                    kind: SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat,
+                    kind: try StoredValue.decode(
+                        row["kind"] as String, as: SessionEventCommand.Kind.self, table: "pendingSessionEvents",
+                        row: "\(row["id"] as Int64)", column: "kind"),
                     at: Date(timeIntervalSince1970: row["at"]), reason: row["reason"],
                     receivedAt: Date(timeIntervalSince1970: row["receivedAt"]))
             }
@@ -132,32 +152,61 @@ extension SQLiteRepository: AdminRepository {
     public func updateEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws -> Bool {
         try await writer.write { db in
             do {
-                try db.cachedStatement(sql: "UPDATE employees SET name = ?, externalId = ?, email = ? WHERE id = ?").execute(arguments: [employee.name, employee.externalId, employee.email, employee.id.rawValue])
+                try db.cachedStatement(sql: "UPDATE employees SET name = ?, externalId = ?, email = ? WHERE id = ?")
+                    .execute(arguments: [employee.name, employee.externalId, employee.email, employee.id.rawValue])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                throw RepositoryError(kind: .conflict, detail: "another employee already has external id '\(employee.externalId ?? "")'")
+                throw RepositoryError(
+                    kind: .conflict, detail: "another employee already has external id '\(employee.externalId ?? "")'")
             }
             return try Self.audited(db.changesCount == 1, audit, db: db)
         }
     }
 
-    public func sessions(_ filter: SessionFilter, after cursor: SessionCursor?, limit: Int) async throws -> [SessionRecord] {
+    public func sessions(_ filter: SessionFilter, after cursor: SessionCursor?, limit: Int) async throws
+        -> [SessionRecord]
+    {
         var conditions: [String] = []
         var arguments: [(any DatabaseValueConvertible)?] = []
-        if let user = filter.userId { conditions.append("userId = ?"); arguments.append(user.rawValue) }
-        if let site = filter.siteId { conditions.append("siteId = ?"); arguments.append(site.rawValue) }
-        if let from = filter.from { conditions.append("(checkOutAt IS NULL OR checkOutAt >= ?)"); arguments.append(from.timeIntervalSince1970) }
-        if let to = filter.to { conditions.append("checkInAt < ?"); arguments.append(to.timeIntervalSince1970) }
-        if let source = filter.source { conditions.append("source = ?"); arguments.append(source.rawValue) }
+        if let user = filter.userId {
+            conditions.append("userId = ?")
+            arguments.append(user.rawValue)
+        }
+        if let site = filter.siteId {
+            conditions.append("siteId = ?")
+            arguments.append(site.rawValue)
+        }
+        if let from = filter.from {
+            conditions.append("(checkOutAt IS NULL OR checkOutAt >= ?)")
+            arguments.append(from.timeIntervalSince1970)
+        }
+        if let to = filter.to {
+            conditions.append("checkInAt < ?")
+            arguments.append(to.timeIntervalSince1970)
+        }
+        if let source = filter.source {
+            conditions.append("source = ?")
+            arguments.append(source.rawValue)
+        }
         if filter.correctedOnly { conditions.append("corrected = 1") }
-        if let skew = filter.minSkewSeconds { conditions.append("ABS(clockSkewSeconds) >= ?"); arguments.append(skew) }
+        if let skew = filter.minSkewSeconds {
+            conditions.append("ABS(clockSkewSeconds) >= ?")
+            arguments.append(skew)
+        }
         if let cursor {
             conditions.append("(checkInAt > ? OR (checkInAt = ? AND sessionKey > ?))")
-            arguments += [cursor.checkInAt.timeIntervalSince1970, cursor.checkInAt.timeIntervalSince1970, cursor.sessionKey.rawValue]
+            arguments += [
+                cursor.checkInAt.timeIntervalSince1970, cursor.checkInAt.timeIntervalSince1970,
+                cursor.sessionKey.rawValue,
+            ]
         }
         arguments.append(limit)
-        let sql = "SELECT \(Self.sessionColumns) FROM sessions" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+        let sql =
+            "SELECT \(Self.sessionColumns) FROM sessions"
+            + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             + " ORDER BY checkInAt, sessionKey LIMIT ?"
         let bound = StatementArguments(arguments)
-        return try await writer.read { db in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: bound).map(Self.sessionRecord) }
+        return try await writer.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: bound).map(Self.sessionRecord)
+        }
     }
 }

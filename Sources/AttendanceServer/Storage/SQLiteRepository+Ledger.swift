@@ -70,8 +70,10 @@ extension SQLiteRepository: LedgerRepository {
                     id: id, key: key, kind: kind, at: at, reason: row["reason"], userId: userId,
                     receivedAt: receivedAt, source: source, db: db)
             }
-            for row in try Row.fetchAll(db, sql: "SELECT \(sessionColumns), createdAt FROM sessions ORDER BY createdAt, sessionKey") {
-                let session = sessionRecord(row)
+            for row in try Row.fetchAll(
+                db, sql: "SELECT \(sessionColumns), createdAt FROM sessions ORDER BY createdAt, sessionKey")
+            {
+                let session = try sessionRecord(row)
                 for event in LedgerMigration.events(
                     for: session, createdAt: Date(timeIntervalSince1970: row["createdAt"]))
                 {
@@ -219,7 +221,9 @@ extension SQLiteRepository: LedgerRepository {
     }
 
     public func allSessions() async throws -> [SessionRecord] {
-        try await writer.read { db in try Row.fetchAll(db, sql: "SELECT \(Self.sessionColumns) FROM sessions").map(Self.sessionRecord) }
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(Self.sessionColumns) FROM sessions").map(Self.sessionRecord)
+        }
     }
 
     public func replaceSessions(with replay: LedgerReplay) async throws {

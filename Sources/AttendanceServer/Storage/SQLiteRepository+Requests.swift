@@ -95,11 +95,12 @@ extension SQLiteRepository: RequestRepository {
             case .decide(let request, let applying): (decided, change) = (request, applying)
             }
             if let change {
-                let outcome = switch change {
-                case .correct(let key, let correction):
-                    try Self.correct(key, correction, actor: actor, requestId: id, now: now, db: db)
-                case .add(let added): try Self.add(added, actor: actor, requestId: id, now: now, db: db)
-                }
+                let outcome =
+                    switch change {
+                    case .correct(let key, let correction):
+                        try Self.correct(key, correction, actor: actor, requestId: id, now: now, db: db)
+                    case .add(let added): try Self.add(added, actor: actor, requestId: id, now: now, db: db)
+                    }
                 guard case .applied(let session) = outcome else { return .correctionRefused(outcome) }
                 decided.sessionKey = session.sessionKey
             }
@@ -142,11 +143,16 @@ extension SQLiteRepository: RequestRepository {
         }
     }
 
-    static func request(_ row: Row) -> CorrectionRequestRecord {
-        CorrectionRequestRecord(
-            id: row["id"], userId: UserID(row["userId"]),
-            kind: CorrectionRequestRecord.Kind(rawValue: row["kind"]) ?? .correction,
-            state: CorrectionRequestRecord.State(rawValue: row["state"]) ?? .pending,
+    static func request(_ row: Row) throws -> CorrectionRequestRecord {
+        let id: String = row["id"]
+        return CorrectionRequestRecord(
+            id: id, userId: UserID(row["userId"]),
+            kind: try StoredValue.decode(
+                row["kind"] as String, as: CorrectionRequestRecord.Kind.self, table: "correctionRequests", row: id,
+                column: "kind"),
+            state: try StoredValue.decode(
+                row["state"] as String, as: CorrectionRequestRecord.State.self, table: "correctionRequests", row: id,
+                column: "state"),
             sessionKey: (row["sessionKey"] as String?).map { SessionKey($0) },
             siteId: (row["siteId"] as String?).map { SiteID($0) },
             checkInAt: (row["checkInAt"] as Double?).map(Date.init(timeIntervalSince1970:)),

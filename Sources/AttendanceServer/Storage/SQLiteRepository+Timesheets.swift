@@ -122,9 +122,12 @@ extension SQLiteRepository: TimesheetRepository {
         }
     }
 
-    private static func setting(_ row: Row) -> TimesheetSettingRow {
+    private static func setting(_ row: Row) throws -> TimesheetSettingRow {
         TimesheetSettingRow(
-            kind: TimesheetSettingRow.Kind(rawValue: row["kind"]) ?? .schedule, id: row["id"],
+            kind: try StoredValue.decode(
+                row["kind"] as String, as: TimesheetSettingRow.Kind.self, table: "timesheetSettings",
+                row: row["id"] as String, column: "kind"),
+            id: row["id"],
             userId: (row["userId"] as String?).map { UserID($0) },
             siteId: (row["siteId"] as String?).map { SiteID($0) },
             date: (row["date"] as String?).flatMap(LocalDate.init), body: Data((row["body"] as String).utf8),

@@ -26,7 +26,10 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     /// The journal mode and synchronous level in force on the connection that commits.
     func durabilitySettings() throws -> (journalMode: String, synchronous: Int) {
         try writer.writeWithoutTransaction { db in
-            (try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?", try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1)
+            (
+                try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?",
+                try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
+            )
         }
     }
 
@@ -53,63 +56,66 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("2026-11-22 directory") { db in
-            try db.execute(sql: """
-                CREATE TABLE sites (
-                    id TEXT PRIMARY KEY, name TEXT NOT NULL, timeZone TEXT NOT NULL,
-                    beaconUUID TEXT NOT NULL, major INTEGER NOT NULL CHECK (major BETWEEN 0 AND 65535),
-                    geofenceLatitude REAL, geofenceLongitude REAL, geofenceRadiusMeters REAL,
-                    UNIQUE (beaconUUID, major)
-                );
-                CREATE TABLE employees (
-                    id TEXT PRIMARY KEY, name TEXT NOT NULL, externalId TEXT UNIQUE, email TEXT
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE sites (
+                        id TEXT PRIMARY KEY, name TEXT NOT NULL, timeZone TEXT NOT NULL,
+                        beaconUUID TEXT NOT NULL, major INTEGER NOT NULL CHECK (major BETWEEN 0 AND 65535),
+                        geofenceLatitude REAL, geofenceLongitude REAL, geofenceRadiusMeters REAL,
+                        UNIQUE (beaconUUID, major)
+                    );
+                    CREATE TABLE employees (
+                        id TEXT PRIMARY KEY, name TEXT NOT NULL, externalId TEXT UNIQUE, email TEXT
+                    );
+                    """)
         }
         migrator.registerMigration("2026-11-22 sessions") { db in
-            try db.execute(sql: """
-                CREATE TABLE sessions (
-                    sessionKey TEXT PRIMARY KEY,
-                    userId TEXT NOT NULL REFERENCES employees(id),
-                    siteId TEXT NOT NULL REFERENCES sites(id),
-                    deviceId TEXT,
-                    checkInAt REAL NOT NULL,
-                    checkOutAt REAL,
-                    checkOutReason TEXT,
-                    lastSeenAt REAL NOT NULL,
-                    source TEXT NOT NULL,
-                    createdAt REAL NOT NULL
-                );
-                CREATE INDEX sessions_by_user ON sessions (userId, checkInAt);
-                CREATE INDEX sessions_by_site ON sessions (siteId, checkInAt);
-                CREATE INDEX sessions_open ON sessions (checkOutAt, siteId);
-                -- Check-outs and heartbeats that arrived before their session's check-in.
-                CREATE TABLE pendingSessionEvents (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    sessionKey TEXT NOT NULL,
-                    kind TEXT NOT NULL CHECK (kind IN ('checkOut', 'heartbeat')),
-                    at REAL NOT NULL,
-                    reason TEXT,
-                    userId TEXT,
-                    receivedAt REAL NOT NULL
-                );
-                CREATE INDEX pending_by_session ON pendingSessionEvents (sessionKey);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE sessions (
+                        sessionKey TEXT PRIMARY KEY,
+                        userId TEXT NOT NULL REFERENCES employees(id),
+                        siteId TEXT NOT NULL REFERENCES sites(id),
+                        deviceId TEXT,
+                        checkInAt REAL NOT NULL,
+                        checkOutAt REAL,
+                        checkOutReason TEXT,
+                        lastSeenAt REAL NOT NULL,
+                        source TEXT NOT NULL,
+                        createdAt REAL NOT NULL
+                    );
+                    CREATE INDEX sessions_by_user ON sessions (userId, checkInAt);
+                    CREATE INDEX sessions_by_site ON sessions (siteId, checkInAt);
+                    CREATE INDEX sessions_open ON sessions (checkOutAt, siteId);
+                    -- Check-outs and heartbeats that arrived before their session's check-in.
+                    CREATE TABLE pendingSessionEvents (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        sessionKey TEXT NOT NULL,
+                        kind TEXT NOT NULL CHECK (kind IN ('checkOut', 'heartbeat')),
+                        at REAL NOT NULL,
+                        reason TEXT,
+                        userId TEXT,
+                        receivedAt REAL NOT NULL
+                    );
+                    CREATE INDEX pending_by_session ON pendingSessionEvents (sessionKey);
+                    """)
         }
         migrator.registerMigration("2026-11-22 idempotency keys") { db in
-            try db.execute(sql: """
-                CREATE TABLE idempotencyKeys (
-                    scope TEXT NOT NULL,
-                    key TEXT NOT NULL,
-                    requestHash TEXT NOT NULL,
-                    state TEXT NOT NULL CHECK (state IN ('inFlight', 'done')),
-                    status INTEGER,
-                    contentType TEXT,
-                    body BLOB,
-                    createdAt REAL NOT NULL,
-                    PRIMARY KEY (scope, key)
-                );
-                CREATE INDEX idempotency_by_age ON idempotencyKeys (createdAt);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE idempotencyKeys (
+                        scope TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        requestHash TEXT NOT NULL,
+                        state TEXT NOT NULL CHECK (state IN ('inFlight', 'done')),
+                        status INTEGER,
+                        contentType TEXT,
+                        body BLOB,
+                        createdAt REAL NOT NULL,
+                        PRIMARY KEY (scope, key)
+                    );
+                    CREATE INDEX idempotency_by_age ON idempotencyKeys (createdAt);
+                    """)
         }
         registerAuthMigrations(&migrator)
         registerAdminMigrations(&migrator)
@@ -121,17 +127,18 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         }
         // What a device said about a session, kept as sent (SessionEvidence).
         migrator.registerMigration("2026-11-24 session evidence") { db in
-            try db.execute(sql: """
-                ALTER TABLE sessions ADD COLUMN checkInReason TEXT;
-                ALTER TABLE sessions ADD COLUMN checkOutSource TEXT;
-                ALTER TABLE sessions ADD COLUMN appVersion TEXT;
-                ALTER TABLE sessions ADD COLUMN evidenceRule TEXT;
-                ALTER TABLE sessions ADD COLUMN evidenceSamples INTEGER;
-                ALTER TABLE sessions ADD COLUMN evidenceMedianRSSI REAL;
-                ALTER TABLE sessions ADD COLUMN evidenceStdevDB REAL;
-                ALTER TABLE sessions ADD COLUMN evidenceWalking INTEGER;
-                ALTER TABLE pendingSessionEvents ADD COLUMN source TEXT;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE sessions ADD COLUMN checkInReason TEXT;
+                    ALTER TABLE sessions ADD COLUMN checkOutSource TEXT;
+                    ALTER TABLE sessions ADD COLUMN appVersion TEXT;
+                    ALTER TABLE sessions ADD COLUMN evidenceRule TEXT;
+                    ALTER TABLE sessions ADD COLUMN evidenceSamples INTEGER;
+                    ALTER TABLE sessions ADD COLUMN evidenceMedianRSSI REAL;
+                    ALTER TABLE sessions ADD COLUMN evidenceStdevDB REAL;
+                    ALTER TABLE sessions ADD COLUMN evidenceWalking INTEGER;
+                    ALTER TABLE pendingSessionEvents ADD COLUMN source TEXT;
+                    """)
         }
         registerLedgerMigrations(&migrator)
         registerRequestMigrations(&migrator)
@@ -145,17 +152,17 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     // MARK: - Idempotency
 
-    public func claimIdempotency(scope: String, key: String, requestHash: String, now: Date) async throws -> IdempotencyClaim {
-        try await writer.write { db in try Self.claim(scope: scope, key: key, requestHash: requestHash, now: now, db: db) }
-    }
-
     /// A new key is claimed; a claim an earlier release left unanswered past its lease is taken
     /// over; otherwise the key's earlier answer, a payload mismatch, or in flight.
-    private static func claim(scope: String, key: String, requestHash: String, now: Date, db: Database) throws -> IdempotencyClaim {
-        try db.cachedStatement(sql: """
-            INSERT INTO idempotencyKeys (scope, key, requestHash, state, createdAt) VALUES (?, ?, ?, 'inFlight', ?)
-            ON CONFLICT (scope, key) DO NOTHING
-            """).execute(arguments: [scope, key, requestHash, now.timeIntervalSince1970])
+    static func claim(scope: String, key: String, requestHash: String, now: Date, db: Database) throws
+        -> IdempotencyClaim
+    {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO idempotencyKeys (scope, key, requestHash, state, createdAt) VALUES (?, ?, ?, 'inFlight', ?)
+                ON CONFLICT (scope, key) DO NOTHING
+                """
+        ).execute(arguments: [scope, key, requestHash, now.timeIntervalSince1970])
         if db.changesCount == 1 { return .claimed }
         let sql = "SELECT * FROM idempotencyKeys WHERE scope = ? AND key = ?"
         guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [scope, key]) else { return .claimed }
@@ -165,7 +172,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
             try db.cachedStatement(
                 sql: "UPDATE idempotencyKeys SET requestHash = ?, createdAt = ? WHERE scope = ? AND key = ?"
             )
-                .execute(arguments: [requestHash, now.timeIntervalSince1970, scope, key])
+            .execute(arguments: [requestHash, now.timeIntervalSince1970, scope, key])
             return .claimed
         }
         guard row["requestHash"] as String == requestHash else { return .payloadMismatch }
@@ -174,14 +181,18 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     }
 
     private static func complete(scope: String, key: String, reply: StoredReply, db: Database) throws {
-        try db.cachedStatement(sql: """
-            UPDATE idempotencyKeys SET state = 'done', status = ?, contentType = ?, body = ? WHERE scope = ? AND key = ?
-            """).execute(arguments: [reply.status, reply.contentType, reply.body, scope, key])
+        try db.cachedStatement(
+            sql: """
+                UPDATE idempotencyKeys SET state = 'done', status = ?, contentType = ?, body = ? WHERE scope = ? AND key = ?
+                """
+        ).execute(arguments: [reply.status, reply.contentType, reply.body, scope, key])
     }
 
     /// Claim, write, render, store, inside the caller's transaction. A key used before writes nothing.
-    private static func answer<Found: Sendable>(_ slot: AnswerSlot<Found>, now: Date, db: Database,
-                                                _ write: (Database) throws -> Found) throws -> SlotOutcome {
+    private static func answer<Found: Sendable>(
+        _ slot: AnswerSlot<Found>, now: Date, db: Database,
+        _ write: (Database) throws -> Found
+    ) throws -> SlotOutcome {
         let claim = try claim(scope: slot.scope, key: slot.key, requestHash: slot.requestHash, now: now, db: db)
         guard claim == .claimed else { return .earlier(claim) }
         let reply = try slot.render(try write(db))
@@ -211,7 +222,9 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         }
     }
 
-    public func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome {
+    public func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws
+        -> SlotOutcome
+    {
         try await group.write { db in try Self.answer(slot, now: now, db: db) { _ in () } }
     }
 
@@ -243,7 +256,9 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     public func purgeIdempotency(olderThan cutoff: Date) async throws -> Int {
         try await writer.write { db in
-            try db.cachedStatement(sql: "DELETE FROM idempotencyKeys WHERE createdAt < ?").execute(arguments: [cutoff.timeIntervalSince1970])
+            try db.cachedStatement(sql: "DELETE FROM idempotencyKeys WHERE createdAt < ?").execute(arguments: [
+                cutoff.timeIntervalSince1970
+            ])
             return db.changesCount
         }
     }
@@ -253,38 +268,56 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     public func createSite(_ site: SiteRecord, audit: LedgerEvent?) async throws {
         try await writer.write { db in
             do {
-                try db.cachedStatement(sql: """
-                    INSERT INTO sites (id, name, timeZone, beaconUUID, major, geofenceLatitude, geofenceLongitude, geofenceRadiusMeters)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [site.id.rawValue, site.name, site.timeZone, site.beacon.uuid.uuidString, Int(site.beacon.major),
-                                     site.geofence?.latitude, site.geofence?.longitude, site.geofence?.radiusMeters])
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO sites (id, name, timeZone, beaconUUID, major, geofenceLatitude, geofenceLongitude, geofenceRadiusMeters)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """
+                ).execute(arguments: [
+                    site.id.rawValue, site.name, site.timeZone, site.beacon.uuid.uuidString, Int(site.beacon.major),
+                    site.geofence?.latitude, site.geofence?.longitude, site.geofence?.radiusMeters,
+                ])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                throw RepositoryError(kind: .conflict, detail: "a site with id '\(site.id)' or beacon \(site.beacon) already exists")
+                throw RepositoryError(
+                    kind: .conflict, detail: "a site with id '\(site.id)' or beacon \(site.beacon) already exists")
             }
             if let audit { try Self.append(audit, db: db) }
         }
     }
 
     public func site(id: SiteID) async throws -> SiteRecord? {
-        try await writer.read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sites WHERE id = ?"), arguments: [id.rawValue]).map(Self.site) }
+        try await writer.read { db in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sites WHERE id = ?"), arguments: [id.rawValue]).map(
+                Self.site)
+        }
     }
 
     public func site(beacon: SiteBeacon) async throws -> SiteRecord? {
         try await writer.read { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sites WHERE beaconUUID = ? AND major = ?"), arguments: [beacon.uuid.uuidString, Int(beacon.major)]).map(Self.site)
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM sites WHERE beaconUUID = ? AND major = ?"),
+                arguments: [beacon.uuid.uuidString, Int(beacon.major)]
+            ).map(Self.site)
         }
     }
 
     public func sites() async throws -> [SiteRecord] {
-        try await writer.read { db in try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM sites ORDER BY name, id")).map(Self.site) }
+        try await writer.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM sites ORDER BY name, id")).map(Self.site)
+        }
     }
 
     public func createEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws {
         try await writer.write { db in
             do {
-                try db.cachedStatement(sql: "INSERT INTO employees (id, name, externalId, email) VALUES (?, ?, ?, ?)").execute(arguments: [employee.id.rawValue, employee.name, employee.externalId, employee.email])
+                try db.cachedStatement(sql: "INSERT INTO employees (id, name, externalId, email) VALUES (?, ?, ?, ?)")
+                    .execute(arguments: [employee.id.rawValue, employee.name, employee.externalId, employee.email])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                throw RepositoryError(kind: .conflict, detail: "an employee with id '\(employee.id)' or external id '\(employee.externalId ?? "")' already exists")
+                throw RepositoryError(
+                    kind: .conflict,
+                    detail:
+                        "an employee with id '\(employee.id)' or external id '\(employee.externalId ?? "")' already exists"
+                )
             }
             if let audit { try Self.append(audit, db: db) }
         }
@@ -306,13 +339,17 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     ) throws -> CheckInOutcome {
         let key = command.sessionKey.rawValue
         let known = try session(key: key, db: db)
-        let active = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT (SELECT deactivatedAt IS NULL FROM sites WHERE id = ?) AS site,
-                   (SELECT deactivatedAt IS NULL FROM employees WHERE id = ?) AS employee
-            """), arguments: [command.siteId.rawValue, command.userId.rawValue])
+        let active = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT (SELECT deactivatedAt IS NULL FROM sites WHERE id = ?) AS site,
+                           (SELECT deactivatedAt IS NULL FROM employees WHERE id = ?) AS employee
+                    """), arguments: [command.siteId.rawValue, command.userId.rawValue])
         let pending = known == nil ? try pendingEvents(key: key, db: db) : []
-        switch SessionLedger.checkIn(command, known: known, siteIsActive: active?["site"] == true,
-                                     employeeIsActive: active?["employee"] == true, pending: pending, now: now) {
+        switch SessionLedger.checkIn(
+            command, known: known, siteIsActive: active?["site"] == true,
+            employeeIsActive: active?["employee"] == true, pending: pending, now: now)
+        {
         case .answer(let outcome):
             return outcome
         case .record(let session, let applied):
@@ -350,56 +387,68 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         id: Int64, key: SessionKey, kind: SessionEventCommand.Kind, at: Date, reason: String?, userId: UserID?,
         receivedAt: Date, source: EventSource?, db: Database
     ) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO pendingSessionEvents (id, sessionKey, kind, at, reason, userId, receivedAt, source)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                id, key.rawValue, kind.rawValue, at.timeIntervalSince1970, reason, userId?.rawValue,
-                receivedAt.timeIntervalSince1970, source?.rawValue,
-            ])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO pendingSessionEvents (id, sessionKey, kind, at, reason, userId, receivedAt, source)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            id, key.rawValue, kind.rawValue, at.timeIntervalSince1970, reason, userId?.rawValue,
+            receivedAt.timeIntervalSince1970, source?.rawValue,
+        ])
     }
 
     /// The session's row as it is now, inserted or replaced (its `createdAt` kept when it exists).
     static func write(_ session: SessionRecord, createdAt: Date, db: Database) throws {
         let evidence = session.evidence
-        try db.cachedStatement(sql: """
-            INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason,
-                                  lastSeenAt, source, createdAt, checkInReason, checkOutSource, appVersion,
-                                  evidenceRule, evidenceSamples, evidenceMedianRSSI, evidenceStdevDB,
-                                  evidenceWalking, clockSkewSeconds, corrected, voidedAt, voidReason)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (sessionKey) DO UPDATE SET
-                userId = excluded.userId, siteId = excluded.siteId, deviceId = excluded.deviceId,
-                checkInAt = excluded.checkInAt, checkOutAt = excluded.checkOutAt,
-                checkOutReason = excluded.checkOutReason, lastSeenAt = excluded.lastSeenAt, source = excluded.source,
-                checkInReason = excluded.checkInReason, checkOutSource = excluded.checkOutSource,
-                appVersion = excluded.appVersion, evidenceRule = excluded.evidenceRule,
-                evidenceSamples = excluded.evidenceSamples, evidenceMedianRSSI = excluded.evidenceMedianRSSI,
-                evidenceStdevDB = excluded.evidenceStdevDB, evidenceWalking = excluded.evidenceWalking,
-                clockSkewSeconds = excluded.clockSkewSeconds, corrected = excluded.corrected,
-                voidedAt = excluded.voidedAt, voidReason = excluded.voidReason
-            """).execute(arguments: [
-                session.sessionKey.rawValue, session.userId.rawValue, session.siteId.rawValue,
-                session.deviceId?.rawValue, session.checkInAt.timeIntervalSince1970,
-                session.checkOutAt?.timeIntervalSince1970, session.checkOutReason,
-                session.lastSeenAt.timeIntervalSince1970, session.source.rawValue, createdAt.timeIntervalSince1970,
-                evidence.checkInReason, evidence.checkOutSource?.rawValue, evidence.appVersion, evidence.rule,
-                evidence.sampleCount, evidence.medianRSSI, evidence.stdevDB, evidence.walking,
-                evidence.clockSkewSeconds, session.corrected, session.voidedAt?.timeIntervalSince1970,
-                session.voidReason,
-            ])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason,
+                                      lastSeenAt, source, createdAt, checkInReason, checkOutSource, appVersion,
+                                      evidenceRule, evidenceSamples, evidenceMedianRSSI, evidenceStdevDB,
+                                      evidenceWalking, clockSkewSeconds, corrected, voidedAt, voidReason)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (sessionKey) DO UPDATE SET
+                    userId = excluded.userId, siteId = excluded.siteId, deviceId = excluded.deviceId,
+                    checkInAt = excluded.checkInAt, checkOutAt = excluded.checkOutAt,
+                    checkOutReason = excluded.checkOutReason, lastSeenAt = excluded.lastSeenAt, source = excluded.source,
+                    checkInReason = excluded.checkInReason, checkOutSource = excluded.checkOutSource,
+                    appVersion = excluded.appVersion, evidenceRule = excluded.evidenceRule,
+                    evidenceSamples = excluded.evidenceSamples, evidenceMedianRSSI = excluded.evidenceMedianRSSI,
+                    evidenceStdevDB = excluded.evidenceStdevDB, evidenceWalking = excluded.evidenceWalking,
+                    clockSkewSeconds = excluded.clockSkewSeconds, corrected = excluded.corrected,
+                    voidedAt = excluded.voidedAt, voidReason = excluded.voidReason
+                """
+        ).execute(arguments: [
+            session.sessionKey.rawValue, session.userId.rawValue, session.siteId.rawValue,
+            session.deviceId?.rawValue, session.checkInAt.timeIntervalSince1970,
+            session.checkOutAt?.timeIntervalSince1970, session.checkOutReason,
+            session.lastSeenAt.timeIntervalSince1970, session.source.rawValue, createdAt.timeIntervalSince1970,
+            evidence.checkInReason, evidence.checkOutSource?.rawValue, evidence.appVersion, evidence.rule,
+            evidence.sampleCount, evidence.medianRSSI, evidence.stdevDB, evidence.walking,
+            evidence.clockSkewSeconds, session.corrected, session.voidedAt?.timeIntervalSince1970,
+            session.voidReason,
+        ])
     }
 
     /// The events stored before this session's check-in, in arrival order.
     private static func pendingEvents(key: String, db: Database) throws -> [SessionLedger.PendingEvent] {
-        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE sessionKey = ? ORDER BY id"),
-                         arguments: [key]).map { row in
+        try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE sessionKey = ? ORDER BY id"),
+            arguments: [key]
+        ).map { row in
             let user: String? = row["userId"]
             let source: String? = row["source"]
+            let id: Int64 = row["id"]
             return SessionLedger.PendingEvent(
-                id: row["id"], kind: SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat,
+                id: id,
+                kind: try StoredValue.decode(
+                    row["kind"] as String, as: SessionEventCommand.Kind.self, table: "pendingSessionEvents",
+                    row: "\(id)", column: "kind"),
                 at: Date(timeIntervalSince1970: row["at"]), reason: row["reason"],
-                userId: user.map { UserID($0) }, source: source.flatMap(EventSource.init(rawValue:)))
+                userId: user.map { UserID($0) },
+                source: try StoredValue.decode(
+                    source, as: EventSource.self, table: "pendingSessionEvents", row: "\(id)", column: "source"))
         }
     }
 
@@ -409,8 +458,12 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     public func pendingEventCount(sessionKey: SessionKey?) async throws -> Int {
         try await writer.read { db in
-            guard let sessionKey else { return try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM pendingSessionEvents")) ?? 0 }
-            return try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM pendingSessionEvents WHERE sessionKey = ?"), arguments: [sessionKey.rawValue]) ?? 0
+            guard let sessionKey else {
+                return try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM pendingSessionEvents")) ?? 0
+            }
+            return try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM pendingSessionEvents WHERE sessionKey = ?"),
+                arguments: [sessionKey.rawValue]) ?? 0
         }
     }
 
@@ -426,7 +479,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         }
     }
 
-    static func sessionRecord(_ row: Row) -> SessionRecord { session(row) }
+    static func sessionRecord(_ row: Row) throws -> SessionRecord { try session(row) }
 
     // MARK: - Rows
 
@@ -444,20 +497,26 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         evidenceWalking, clockSkewSeconds, corrected, voidedAt, voidReason
         """
 
-    private static func session(_ row: Row) -> SessionRecord {
+    private static func session(_ row: Row) throws -> SessionRecord {
         let checkOut: Double? = row[5]
         let device: String? = row[3]
         let checkOutSource: String? = row[10]
         let voidedAt: Double? = row[19]
+        let key: String = row[0]
         let evidence = SessionEvidence(
-            checkInReason: row[9], checkOutSource: checkOutSource.flatMap(EventSource.init(rawValue:)),
+            checkInReason: row[9],
+            checkOutSource: try StoredValue.decode(
+                checkOutSource, as: EventSource.self, table: "sessions", row: key, column: "checkOutSource"),
             appVersion: row[11], rule: row[12], sampleCount: row[13], medianRSSI: row[14], stdevDB: row[15],
             walking: row[16], clockSkewSeconds: row[17])
         return SessionRecord(
             sessionKey: SessionKey(row[0]), userId: UserID(row[1]), siteId: SiteID(row[2]),
             deviceId: device.map { DeviceID($0) }, checkInAt: Date(timeIntervalSince1970: row[4]),
             checkOutAt: checkOut.map(Date.init(timeIntervalSince1970:)), checkOutReason: row[6],
-            lastSeenAt: Date(timeIntervalSince1970: row[7]), source: EventSource(rawValue: row[8]) ?? .automatic,
+            lastSeenAt: Date(timeIntervalSince1970: row[7]),
+            source: try StoredValue.decode(
+                row[8] as String, as: EventSource.self, table: "sessions", row: key,
+                column: "source"),
             evidence: evidence, corrected: row[18], voidedAt: voidedAt.map(Date.init(timeIntervalSince1970:)),
             voidReason: row[20])
     }
@@ -473,9 +532,13 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         let latitude: Double? = row["geofenceLatitude"]
         let longitude: Double? = row["geofenceLongitude"]
         let radius: Double? = row["geofenceRadiusMeters"]
-        let geofence = latitude.flatMap { lat in longitude.flatMap { lon in radius.map { Geofence(latitude: lat, longitude: lon, radiusMeters: $0) } } }
-        return SiteRecord(id: SiteID(row["id"]), name: row["name"], timeZone: row["timeZone"],
-                          beacon: SiteBeacon(uuid: UUID(uuidString: row["beaconUUID"]) ?? SiteBeacon.defaultUUID, major: UInt16(row["major"] as Int)),
+        let geofence = latitude.flatMap { lat in
+            longitude.flatMap { lon in radius.map { Geofence(latitude: lat, longitude: lon, radiusMeters: $0) } }
+        }
+        return SiteRecord(
+            id: SiteID(row["id"]), name: row["name"], timeZone: row["timeZone"],
+            beacon: SiteBeacon(
+                uuid: UUID(uuidString: row["beaconUUID"]) ?? SiteBeacon.defaultUUID, major: UInt16(row["major"] as Int)),
             geofence: geofence, deactivatedAt: (row["deactivatedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 }

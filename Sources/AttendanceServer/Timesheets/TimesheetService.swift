@@ -28,13 +28,13 @@ public struct EmployeeTimesheet: Sendable {
 /// chunk of them at a time: an export of any size holds one chunk's sessions, not the company's.
 public struct TimesheetService: Sendable {
     public let repository: any ServerRepository
-    private let clock: @Sendable () -> Date
+    private let environment: ServerEnvironment
     /// Employees read and computed together (one session query each).
     static let chunkSize = 500
 
-    public init(repository: any ServerRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(repository: any ServerRepository, environment: ServerEnvironment) {
         self.repository = repository
-        self.clock = clock
+        self.environment = environment
     }
 
     /// Checks a query's range and filters; each refusal names the field.
@@ -81,7 +81,7 @@ public struct TimesheetService: Sendable {
         _ query: TimesheetQuery, after cursor: UserID? = nil, ignoringLocks: Bool = false
     ) async throws -> TimesheetReader {
         try await validate(query)
-        let calculator = try await calculator(for: query, now: clock())
+        let calculator = try await calculator(for: query, now: environment.now())
         let dates = calculator.first...calculator.last
         var reader = TimesheetReader(
             repository: repository, query: query, calculator: calculator,

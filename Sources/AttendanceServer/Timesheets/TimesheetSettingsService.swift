@@ -6,11 +6,11 @@ import Foundation
 /// ledger in the same transaction (`timesheetSetting.saved` / `.removed`, before and after).
 public struct TimesheetSettingsService: Sendable {
     public let repository: any ServerRepository
-    private let clock: @Sendable () -> Date
+    private let environment: ServerEnvironment
 
-    public init(repository: any ServerRepository, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(repository: any ServerRepository, environment: ServerEnvironment) {
         self.repository = repository
-        self.clock = clock
+        self.environment = environment
     }
 
     // MARK: - Schedules
@@ -43,7 +43,7 @@ public struct TimesheetSettingsService: Sendable {
                     expected: "no more than the shift's length from start to end", status: 422)
             }
         }
-        try await save(TimesheetSettingCodec.row(schedule, now: clock()), actor: actor)
+        try await save(TimesheetSettingCodec.row(schedule, now: environment.now()), actor: actor)
         return schedule
     }
 
@@ -83,7 +83,7 @@ public struct TimesheetSettingsService: Sendable {
             throw Problem.field("through", through.description, expected: "a date on or after 'from'", status: 422)
         }
         let candidate = ScheduleAssignment(
-            id: "asg-" + Tokens.newToken().prefix(16).lowercased(), userId: userId, siteId: siteId,
+            id: environment.newId("asg-", length: 16), userId: userId, siteId: siteId,
             scheduleId: scheduleId, from: from, through: through)
         if let clash = try await assignments(userId: userId).first(where: { overlaps($0, candidate) }) {
             throw Problem(
@@ -91,7 +91,7 @@ public struct TimesheetSettingsService: Sendable {
                 "employee '\(userId)' already works '\(clash.scheduleId)' at site '\(clash.siteId)' from \(clash.from)"
                     + (clash.through.map { " through \($0)" } ?? "") + " (assignment \(clash.id))")
         }
-        try await save(TimesheetSettingCodec.row(candidate, now: clock()), actor: actor)
+        try await save(TimesheetSettingCodec.row(candidate, now: environment.now()), actor: actor)
         return candidate
     }
 
@@ -149,7 +149,8 @@ public struct TimesheetSettingsService: Sendable {
         }
         try await save(
             TimesheetSettingCodec.row(
-                siteId: siteId, policy: policy, defaultScheduleId: defaultScheduleId, now: clock()), actor: actor)
+                siteId: siteId, policy: policy, defaultScheduleId: defaultScheduleId, now: environment.now()),
+            actor: actor)
     }
 
     // MARK: - Holidays
@@ -167,7 +168,8 @@ public struct TimesheetSettingsService: Sendable {
         try await existingSite(siteId)
         try InputRules.text("name", name, maxLength: 200, allowEmpty: false)
         try await save(
-            TimesheetSettingCodec.holidayRow(siteId: siteId, date: date, name: name, now: clock()), actor: actor)
+            TimesheetSettingCodec.holidayRow(siteId: siteId, date: date, name: name, now: environment.now()),
+            actor: actor)
     }
 
     public func deleteHoliday(siteId: SiteID, date: LocalDate, actor: LedgerActor) async throws {
@@ -208,7 +210,7 @@ public struct TimesheetSettingsService: Sendable {
                 status: 422)
         }
         let day = LeaveDay(userId: userId, siteId: site, date: date, type: type, note: note)
-        try await save(TimesheetSettingCodec.row(day, now: clock()), actor: actor)
+        try await save(TimesheetSettingCodec.row(day, now: environment.now()), actor: actor)
         return day
     }
 
@@ -238,7 +240,7 @@ public struct TimesheetSettingsService: Sendable {
         let before = try await repository.timesheetSetting(kind: kind, id: id)
         let change = LedgerChange(before: before.map { String(decoding: $0.body, as: UTF8.self) }, after: nil)
         let audit = LedgerEvent.timesheetSetting(
-            kind, id: id, userId: before?.userId, change: change, removed: true, actor: actor, now: clock())
+            kind, id: id, userId: before?.userId, change: change, removed: true, actor: actor, now: environment.now())
         guard try await repository.deleteTimesheetSetting(kind: kind, id: id, audit: audit) else {
             throw Problem(404, "Not found", "no \(kind.rawValue) has the id '\(id)'")
         }

@@ -62,10 +62,15 @@ public struct FaultCounts: Hashable, Sendable, Codable {
 
     /// Every counter, for adding phones' counts up.
     private static var counters: [WritableKeyPath<FaultCounts, Int>] {
-        [\.crashes, \.crashesMidWrite, \.crashesMidUpload, \.terminations, \.forceQuits, \.reboots, \.eventsMissedWhileForceQuit,
-         \.networkOutages, \.uploadsWhileOffline, \.uploadsDuringServerRestart, \.requestsFailed, \.answersLost, \.deniedOrWhenInUse,
-         \.remindersShown, \.remindersTapped, \.arrivalRemindersDelivered, \.arrivalRemindersWithdrawn, \.arrivalRemindersSeen,
-         \.arrivalRemindersTapped, \.appErrors]
+        [
+            \.crashes, \.crashesMidWrite, \.crashesMidUpload, \.terminations, \.forceQuits, \.reboots,
+            \.eventsMissedWhileForceQuit,
+            \.networkOutages, \.uploadsWhileOffline, \.uploadsDuringServerRestart, \.requestsFailed, \.answersLost,
+            \.deniedOrWhenInUse,
+            \.remindersShown, \.remindersTapped, \.arrivalRemindersDelivered, \.arrivalRemindersWithdrawn,
+            \.arrivalRemindersSeen,
+            \.arrivalRemindersTapped, \.appErrors,
+        ]
     }
 
     public static func + (a: FaultCounts, b: FaultCounts) -> FaultCounts {
@@ -89,7 +94,8 @@ final class DefaultPolicyPhone {
         case crash(PlannedCrash)
         case timer(String, Date)
         case rangingTick, backgroundExpiry
-        case manualCheckIn(Int), manualCheckOut(Int, leftFirst: Bool)
+        case manualCheckIn(Int)
+        case manualCheckOut(Int, leftFirst: Bool)
         case regionState(BeaconRegion)
         case reminderDue(sequence: Int, Date)
     }
@@ -97,10 +103,12 @@ final class DefaultPolicyPhone {
     private let plan: PhonePlan
     private let world: WorldSpec
     private let epoch: Date
-    private let clock: ManualClock
+    private let clock: SimulatedClock
     private let ports: SimulatedPorts
     private let network: SimulatedNetwork
     private let store: DeviceStore
+    /// Set by a crash in mid-write: the store's next commit fails after its writes.
+    private let midWriteCrash: MidWriteCrash
     private let configuration: Configuration
     private let jitterSeed: UInt64
     private var radio: PhoneRadio
@@ -142,22 +150,30 @@ final class DefaultPolicyPhone {
     /// Where to write this phone's full log (`--phone-log`), if anywhere.
     private let logPath: String?
 
-    init(plan: PhonePlan, world: WorldSpec, environment: RadioEnvironment, account: PhoneAccount, link: any ServerLink, siteIDs: [SiteBeacon: SiteID],
-         serverRestarts: [Range<Double>], epoch: Date, seed: UInt64, logPath: String? = nil, engine: Configuration = Configuration()) throws {
+    init(
+        plan: PhonePlan, world: WorldSpec, environment: RadioEnvironment, account: PhoneAccount, link: any ServerLink,
+        siteIDs: [SiteBeacon: SiteID],
+        serverRestarts: [Range<Double>], epoch: Date, seed: UInt64, logPath: String? = nil,
+        engine: Configuration = Configuration()
+    ) throws {
         self.plan = plan
         self.world = world
         self.epoch = epoch
-        clock = ManualClock(epoch)
+        clock = SimulatedClock(epoch)
         ports = SimulatedPorts(timeline: plan.timeline, epoch: epoch, clock: clock)
-        network = SimulatedNetwork(link: link, account: account, siteIDs: siteIDs, platform: "ios", appVersion: "simulator", clock: clock,
-                                   epoch: epoch, plan: plan, serverRestarts: serverRestarts, network: world.network, seed: seed ^ 0x4E37)
+        network = SimulatedNetwork(
+            link: link, account: account, siteIDs: siteIDs, platform: "ios", appVersion: "simulator", clock: clock,
+            epoch: epoch, plan: plan, serverRestarts: serverRestarts, network: world.network, seed: seed ^ 0x4E37)
         self.logPath = logPath
         self.account = account
         self.link = link
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("attendance-simulation-\(UUID().uuidString)", isDirectory: true)
         // A phone whose log is wanted keeps all of it, not the app's rolling window.
-        store = try logPath == nil ? DeviceStore.inMemory() : DeviceStore.inMemory(limits: .init(telemetryRows: .max / 2, traceRows: .max / 2))
+        let limits = logPath == nil ? DeviceStore.Limits() : .init(telemetryRows: .max / 2, traceRows: .max / 2)
+        let crash = MidWriteCrash()
+        midWriteCrash = crash
+        store = try DeviceStore.inMemory(limits: limits, beforeCommit: { try crash.strikeIfArmed() })
         var configuration = engine
         configuration.userID = account.userID
         configuration.deviceID = account.deviceID
@@ -220,7 +236,10 @@ final class DefaultPolicyPhone {
             let region = regionOf(site: callback.siteIndex)
             arrivalReminderIfDue(callback, region: region, phoneOn: time >= offUntil)
             guard time >= offUntil else { return }
-            guard !forceQuit else { outcome.faults.eventsMissedWhileForceQuit += 1; return }
+            guard !forceQuit else {
+                outcome.faults.eventsMissedWhileForceQuit += 1
+                return
+            }
             guard ports.state.value.monitored.contains(region) else { return }
             try await wake(at: time, reason: .regionEvent, budget: world.iOS.backgroundSecondsPerEvent)
             try await send(callback.entered ? .regionEntered(region) : .regionExited(region), at: time)
@@ -238,12 +257,19 @@ final class DefaultPolicyPhone {
                 reminderShowing = false
                 arrivalReminderShowing = false
                 if Double.random(in: 0..<1, using: &reminderTaps) < world.iOS.reminderTapProbability {
-                    if arrival { outcome.faults.arrivalRemindersTapped += 1 } else { outcome.faults.remindersTapped += 1 }
+                    if arrival {
+                        outcome.faults.arrivalRemindersTapped += 1
+                    } else {
+                        outcome.faults.remindersTapped += 1
+                    }
                     return try await handle(.manualOpen, at: time)
                 }
             }
             guard plan.access == .always else { return }
-            guard !forceQuit else { outcome.faults.eventsMissedWhileForceQuit += 1; return }
+            guard !forceQuit else {
+                outcome.faults.eventsMissedWhileForceQuit += 1
+                return
+            }
             try await wake(at: time, reason: .regionEvent, budget: world.iOS.backgroundSecondsPerEvent)
             for region in ports.state.value.monitored.sorted() { try await deliverState(region, at: time) }
         case .regionState(let region):
@@ -276,7 +302,7 @@ final class DefaultPolicyPhone {
             switch crash.mode {
             case .idle: processEnded(at: time)
             case .midWrite:
-                store.failNextCommit(with: SimulatedCrash())
+                midWriteCrash.arm()
                 outcome.faults.crashesMidWrite += 1
             case .midUpload:
                 network.crashDuringNextUpload()
@@ -295,8 +321,10 @@ final class DefaultPolicyPhone {
             outcome.rangingSeconds += 1
             outcome.usage.scanSeconds += 1
             for region in regions {
-                let samples = heard.filter { region.uuid == $0.beacon.uuid && (region.major == nil || region.major == $0.beacon.major) }
-                    .map { BeaconSample(beacon: $0.beacon, rssi: $0.rssi) }
+                let samples = heard.filter {
+                    region.uuid == $0.beacon.uuid && (region.major == nil || region.major == $0.beacon.major)
+                }
+                .map { BeaconSample(beacon: $0.beacon, rssi: $0.rssi) }
                 try await send(.beaconsRanged(samples, region: region), at: time)
             }
             scheduleTick(after: time)
@@ -318,8 +346,12 @@ final class DefaultPolicyPhone {
             // The sheet offers the end of the last walk as the arrival; the employee keeps it.
             guard time >= offUntil else { return }
             try await wake(at: time, reason: .userOpened, budget: Self.foregroundSeconds)
-            let arrived = ports.motion(at: time, lookbackMinutes: manualLookbackMinutes).manualTimeOffer(checkIn: true, notBefore: nil)
-            try await send(.manualCheckIn(Simulation.siteBeacon(world.sites[siteIndex]), reason: Self.manualReason(plan.access), at: arrived), at: time)
+            let arrived = ports.motion(at: time, lookbackMinutes: manualLookbackMinutes).manualTimeOffer(
+                checkIn: true, notBefore: nil)
+            try await send(
+                .manualCheckIn(
+                    Simulation.siteBeacon(world.sites[siteIndex]), reason: Self.manualReason(plan.access), at: arrived),
+                at: time)
         case .manualCheckOut(let siteIndex, let leftFirst):
             // The sheet offers the start of the last walk as the departure; the employee keeps
             // it only if they have already left.
@@ -327,7 +359,10 @@ final class DefaultPolicyPhone {
             try await wake(at: time, reason: .userOpened, budget: Self.foregroundSeconds)
             let site = Simulation.siteBeacon(world.sites[siteIndex])
             let checkedIn = await device?.runtime?.engine.openSessions.first { $0.site == site }?.checkInAt
-            let departed = leftFirst ? ports.motion(at: time, lookbackMinutes: manualLookbackMinutes).manualTimeOffer(checkIn: false, notBefore: checkedIn) : nil
+            let departed =
+                leftFirst
+                ? ports.motion(at: time, lookbackMinutes: manualLookbackMinutes).manualTimeOffer(
+                    checkIn: false, notBefore: checkedIn) : nil
             try await send(.manualCheckOut(site, reason: Self.manualReason(plan.access), at: departed), at: time)
         }
     }
@@ -354,9 +389,11 @@ final class DefaultPolicyPhone {
             self.device = device
             if !enrolled {
                 // Installed, enrolled (the code exchanged by the admin client) and opened.
-                try await device.adopt(EnrolledDevice(serverURL: link.baseURL, deviceID: account.deviceID,
-                                                      userID: account.userID, deviceToken: account.token,
-                                                      configuration: configuration))
+                try await device.adopt(
+                    EnrolledDevice(
+                        serverURL: link.baseURL, deviceID: account.deviceID,
+                        userID: account.userID, deviceToken: account.token,
+                        configuration: configuration))
                 enrolled = true
             }
             try await call(.launch(reason))
@@ -365,7 +402,8 @@ final class DefaultPolicyPhone {
         let online = network.isOnline(at: time)
         if online && !onlineWhenLastRan { try await call(.networkReachable) }
         onlineWhenLastRan = online
-        for (name, due) in ports.state.value.timers.sorted(by: { $0.key < $1.key }) where due.timeIntervalSince(epoch) <= time {
+        for (name, due) in ports.state.value.timers.sorted(by: { $0.key < $1.key })
+        where due.timeIntervalSince(epoch) <= time {
             try await call(.timer(name))
         }
         scheduleTick(after: time)
@@ -403,7 +441,9 @@ final class DefaultPolicyPhone {
     /// iOS answers a state request or a screen wake for a monitored region; without Always
     /// access region monitoring does not run, and no state is delivered.
     private func deliverState(_ region: BeaconRegion, at time: Double) async throws {
-        guard plan.access == .always, let major = region.major, let siteIndex = world.sites.firstIndex(where: { $0.major == major }) else { return }
+        guard plan.access == .always, let major = region.major,
+            let siteIndex = world.sites.firstIndex(where: { $0.major == major })
+        else { return }
         let inside = plan.regionState(site: siteIndex, at: time)
         try await send(.regionStateDetermined(region, inside ? .inside : .outside), at: time)
     }
@@ -546,20 +586,27 @@ final class DefaultPolicyPhone {
     private func arrivalReminderIfDue(_ callback: RegionCallback, region: BeaconRegion, phoneOn: Bool) {
         let sameUUID = insideSites.filter { regionOf(site: $0).uuid == region.uuid }
         if callback.entered { insideSites.insert(callback.siteIndex) } else { insideSites.remove(callback.siteIndex) }
-        guard phoneOn, callback.entered, sameUUID.isEmpty, ports.state.value.arrivalReminders.values.contains(region.uuid) else { return }
+        guard phoneOn, callback.entered, sameUUID.isEmpty,
+            ports.state.value.arrivalReminders.values.contains(region.uuid)
+        else { return }
         arrivalReminderShowing = true
         outcome.faults.arrivalRemindersDelivered += 1
     }
 
-    private func regionOf(site index: Int) -> BeaconRegion { BeaconRegion(site: Simulation.siteBeacon(world.sites[index])) }
+    private func regionOf(site index: Int) -> BeaconRegion {
+        BeaconRegion(site: Simulation.siteBeacon(world.sites[index]))
+    }
 
     /// The engine's audit records (seconds of the run, kind, site major, detail), then the
     /// ranging trace in the replay format (`attendance replay` reads it back).
     private func writeLog(to path: String) throws {
-        var lines = ["# \(plan.profile.id) (\(plan.access.rawValue)): audit records, seconds since the simulation's start"]
+        var lines = [
+            "# \(plan.profile.id) (\(plan.access.rawValue)): audit records, seconds since the simulation's start"
+        ]
         for record in try store.telemetry() {
             let seconds = String(format: "%.1f", record.at.timeIntervalSince(epoch))
-            lines.append("\(seconds) \(record.kind.rawValue) \(record.site.map { "major \($0.major)" } ?? "-") \(record.detail)")
+            lines.append(
+                "\(seconds) \(record.kind.rawValue) \(record.site.map { "major \($0.major)" } ?? "-") \(record.detail)")
         }
         lines.append("# ranging trace (replay format)")
         lines.append(ReplayTrace.header)
@@ -585,7 +632,8 @@ final class DefaultPolicyPhone {
             try await call(.drain)
             let counts = try store.counts()
             if counts.undelivered == 0 { break }
-            let next = try store.earliestPendingAttempt(heartbeatHoldSeconds: configuration.heartbeatHoldSeconds)?
+            let next =
+                try store.earliestPendingAttempt(heartbeatHoldSeconds: configuration.heartbeatHoldSeconds)?
                 .timeIntervalSince(epoch) ?? time + 60
             time = max(clock.now().timeIntervalSince(epoch), next) + 1
         }

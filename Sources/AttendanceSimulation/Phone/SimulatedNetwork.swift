@@ -35,15 +35,18 @@ public final class SimulatedNetwork: Uploader, Sendable {
     private let inner: any Uploader
     /// The bytes of the exchanges with the server, when the network built the real uploader.
     let traffic: TrafficMeter?
-    private let clock: ManualClock
+    private let clock: SimulatedClock
     private let epoch: Date
     private let plan: PhonePlan
     private let serverRestarts: [Range<Double>]
     private let network: NetworkSpec
     private let state: Locked<State>
 
-    public init(inner: any Uploader, traffic: TrafficMeter? = nil, clock: ManualClock, epoch: Date, plan: PhonePlan, serverRestarts: [Range<Double>],
-                network: NetworkSpec, seed: UInt64) {
+    public init(
+        inner: any Uploader, traffic: TrafficMeter? = nil, clock: SimulatedClock, epoch: Date, plan: PhonePlan,
+        serverRestarts: [Range<Double>],
+        network: NetworkSpec, seed: UInt64
+    ) {
         self.inner = inner
         self.traffic = traffic
         self.clock = clock
@@ -60,13 +63,24 @@ public final class SimulatedNetwork: Uploader, Sendable {
     /// machine was busy (with the app's 4 s, a 200 × 5 crash/offline run on a loaded machine gave a
     /// different report for the same seed). In process, the same client hands each request to the
     /// server's router.
-    public convenience init(link: any ServerLink, account: PhoneAccount, siteIDs: [SiteBeacon: SiteID], platform: String, appVersion: String,
-                            clock: ManualClock, epoch: Date, plan: PhonePlan, serverRestarts: [Range<Double>], network: NetworkSpec, seed: UInt64) {
+    public convenience init(
+        link: any ServerLink, account: PhoneAccount, siteIDs: [SiteBeacon: SiteID], platform: String,
+        appVersion: String,
+        clock: SimulatedClock, epoch: Date, plan: PhonePlan, serverRestarts: [Range<Double>], network: NetworkSpec,
+        seed: UInt64
+    ) {
         let traffic = TrafficMeter()
-        let settings = HTTPUploader.Settings(baseURL: link.baseURL, deviceToken: account.token, timeoutSeconds: Self.hostTimeoutSeconds,
-                                             platform: platform, appVersion: appVersion, siteIDs: siteIDs, traffic: traffic)
-        let http = link is HTTPLink ? HTTPUploader(settings: settings) : HTTPUploader(settings: settings, transport: LinkTransport(link: link))
-        self.init(inner: http, traffic: traffic, clock: clock, epoch: epoch, plan: plan, serverRestarts: serverRestarts, network: network, seed: seed)
+        let settings = HTTPUploader.Settings(
+            baseURL: link.baseURL, deviceToken: account.token, timeoutSeconds: Self.hostTimeoutSeconds,
+            platform: platform, appVersion: appVersion, siteIDs: siteIDs, traffic: traffic)
+        // The requests' Date header is the machine's: the in-process server checks it with its live clock.
+        let http =
+            link is HTTPLink
+            ? HTTPUploader(settings: settings, clock: SystemClock())
+            : HTTPUploader(settings: settings, clock: SystemClock(), transport: LinkTransport(link: link))
+        self.init(
+            inner: http, traffic: traffic, clock: clock, epoch: epoch, plan: plan, serverRestarts: serverRestarts,
+            network: network, seed: seed)
     }
 
     static let hostTimeoutSeconds: Double = 600
@@ -92,7 +106,12 @@ public final class SimulatedNetwork: Uploader, Sendable {
     public func crashDuringNextUpload() { state.withLock { $0.crashOnNextUpload = true } }
 
     /// Whether an upload crashed the app since the last call (and clears it).
-    public func takeCrash() -> Bool { state.withLock { state in defer { state.crashed = false }; return state.crashed } }
+    public func takeCrash() -> Bool {
+        state.withLock { state in
+            defer { state.crashed = false }
+            return state.crashed
+        }
+    }
 
     public func settle() { state.withLock { $0.settled = true } }
 
@@ -114,22 +133,38 @@ public final class SimulatedNetwork: Uploader, Sendable {
 
     public func upload(_ entries: [OutboxEntry]) async -> [Int64: DeliveryOutcome] {
         let start = clock.now().timeIntervalSince(epoch)
-        enum Fate { case offline, restarting, failed, answerLost(crash: Bool), delivered }
+        enum Fate {
+            case offline, restarting, failed
+            case answerLost(crash: Bool)
+            case delivered
+        }
         let fate: Fate = state.withLock { state in
             state.counters.requests += 1
             let latency = Double.random(in: network.latencyMillisecondsRange, using: &state.random) / 1_000
             clock.set(epoch.addingTimeInterval(start + latency))
             if state.settled { return state.crashOnNextUpload ? .answerLost(crash: true) : .delivered }
-            if !plan.isOnline(at: start) { state.counters.offline += 1; return .offline }
-            if serverRestarts.contains(where: { $0.contains(start) }) { state.counters.serverRestarting += 1; return .restarting }
+            if !plan.isOnline(at: start) {
+                state.counters.offline += 1
+                return .offline
+            }
+            if serverRestarts.contains(where: { $0.contains(start) }) {
+                state.counters.serverRestarting += 1
+                return .restarting
+            }
             let draw = Double.random(in: 0..<1, using: &state.random)
             if state.crashOnNextUpload { return .answerLost(crash: true) }
-            if draw < network.failureProbability / 2 { state.counters.failedBeforeServer += 1; return .failed }
+            if draw < network.failureProbability / 2 {
+                state.counters.failedBeforeServer += 1
+                return .failed
+            }
             if draw < network.failureProbability { return .answerLost(crash: false) }
             return .delivered
         }
         func all(_ reason: String) -> [Int64: DeliveryOutcome] {
-            Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: reason, transport: true, retryAfterSeconds: nil)) })
+            Dictionary(
+                uniqueKeysWithValues: entries.map {
+                    ($0.id, .retry(reason: reason, transport: true, retryAfterSeconds: nil))
+                })
         }
         switch fate {
         case .offline: return all("network error: the phone is offline")
@@ -147,7 +182,10 @@ public final class SimulatedNetwork: Uploader, Sendable {
                     state.counters.answersLost += 1
                 }
             }
-            return all(crash ? "the app died while the request was on the wire" : "network error: the connection was reset before the answer")
+            return all(
+                crash
+                    ? "the app died while the request was on the wire"
+                    : "network error: the connection was reset before the answer")
         case .delivered:
             let outcomes = await inner.upload(entries)
             record(outcomes, entries, at: start)
@@ -158,7 +196,9 @@ public final class SimulatedNetwork: Uploader, Sendable {
     private func record(_ outcomes: [Int64: DeliveryOutcome], _ entries: [OutboxEntry], at time: Double) {
         state.withLock { state in
             for entry in entries {
-                guard case .delivered? = outcomes[entry.id], state.accepted[entry.idempotencyKey] == nil else { continue }
+                guard case .delivered? = outcomes[entry.id], state.accepted[entry.idempotencyKey] == nil else {
+                    continue
+                }
                 state.accepted[entry.idempotencyKey] = time
             }
         }

@@ -36,9 +36,9 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
     let state = Locked(State())
     private let timeline: Timeline
     private let epoch: Date
-    private let clock: ManualClock
+    private let clock: SimulatedClock
 
-    init(timeline: Timeline, epoch: Date, clock: ManualClock) {
+    init(timeline: Timeline, epoch: Date, clock: SimulatedClock) {
         self.timeline = timeline
         self.epoch = epoch
         self.clock = clock
@@ -105,11 +105,14 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
             previous = here
         }
         let walk = latestWalk(before: time, lookbackMinutes: lookbackMinutes)
-        return MotionSnapshot(at: epoch.addingTimeInterval(time), activity: moving ? .walking : .stationary, confidence: .high,
-                              steps: Int(walked / 0.75), walkingSince: walk.map { epoch.addingTimeInterval($0.start) },
-                              walkEndedAt: walk?.end.map { epoch.addingTimeInterval($0) },
-                              firstWalkSince: firstWalkStart(before: time, lookbackMinutes: lookbackMinutes).map { epoch.addingTimeInterval($0) },
-                              historySince: epoch.addingTimeInterval(time - lookbackMinutes * 60))
+        return MotionSnapshot(
+            at: epoch.addingTimeInterval(time), activity: moving ? .walking : .stationary, confidence: .high,
+            steps: Int(walked / 0.75), walkingSince: walk.map { epoch.addingTimeInterval($0.start) },
+            walkEndedAt: walk?.end.map { epoch.addingTimeInterval($0) },
+            firstWalkSince: firstWalkStart(before: time, lookbackMinutes: lookbackMinutes).map {
+                epoch.addingTimeInterval($0)
+            },
+            historySince: epoch.addingTimeInterval(time - lookbackMinutes * 60))
     }
 
     /// When the first walk that began in the look-back began (one under way at its start, i.e.
@@ -131,8 +134,12 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
         let from = time - lookbackMinutes * 60
         var start: Double?
         var walkEnd: Double?
-        for (a, b) in zip(timeline.waypoints, timeline.waypoints.dropFirst()) where b.time > from && a.time < time && Self.isWalk(a, b) {
-            if let end = walkEnd, a.time <= end + 1 { walkEnd = b.time; continue }
+        for (a, b) in zip(timeline.waypoints, timeline.waypoints.dropFirst())
+        where b.time > from && a.time < time && Self.isWalk(a, b) {
+            if let end = walkEnd, a.time <= end + 1 {
+                walkEnd = b.time
+                continue
+            }
             start = max(a.time, from)
             walkEnd = b.time
         }
@@ -146,8 +153,10 @@ final class SimulatedPorts: BeaconRadio, MotionProvider, TimerScheduler, Backgro
     }
 
     /// Takes the state requests, new timers and new reminders made since the last call.
-    func takeRequests() -> (states: [BeaconRegion], timers: [(String, Date)], reminders: [(sequence: Int, due: Date)], arrivalRearmed: Bool,
-                            taskBegun: Bool) {
+    func takeRequests() -> (
+        states: [BeaconRegion], timers: [(String, Date)], reminders: [(sequence: Int, due: Date)], arrivalRearmed: Bool,
+        taskBegun: Bool
+    ) {
         state.withLock { state in
             defer {
                 state.stateRequests = []

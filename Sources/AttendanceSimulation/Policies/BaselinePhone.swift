@@ -19,7 +19,7 @@ final class BaselinePhone {
     private let world: WorldSpec
     private let epoch: Date
     private let account: PhoneAccount
-    private let clock: ManualClock
+    private let clock: SimulatedClock
     private let network: SimulatedNetwork
     private var radio: PhoneRadio
     private var openSessions: [Int: SessionKey] = [:]
@@ -27,17 +27,21 @@ final class BaselinePhone {
     private var nextID: Int64 = 1
     private var awake = AwakeMeter()
 
-    init(kind: Kind, plan: PhonePlan, world: WorldSpec, environment: RadioEnvironment, account: PhoneAccount, link: any ServerLink,
-         siteIDs: [SiteBeacon: SiteID], serverRestarts: [Range<Double>], epoch: Date, seed: UInt64) {
+    init(
+        kind: Kind, plan: PhonePlan, world: WorldSpec, environment: RadioEnvironment, account: PhoneAccount,
+        link: any ServerLink,
+        siteIDs: [SiteBeacon: SiteID], serverRestarts: [Range<Double>], epoch: Date, seed: UInt64
+    ) {
         self.kind = kind
         self.plan = plan
         self.world = world
         self.epoch = epoch
         self.account = account
-        clock = ManualClock(epoch)
-        network = SimulatedNetwork(link: link, account: account, siteIDs: siteIDs, platform: kind == .naive ? "ios" : "android",
-                                   appVersion: kind.rawValue, clock: clock, epoch: epoch, plan: plan, serverRestarts: serverRestarts,
-                                   network: world.network, seed: seed ^ 0x4E37)
+        clock = SimulatedClock(epoch)
+        network = SimulatedNetwork(
+            link: link, account: account, siteIDs: siteIDs, platform: kind == .naive ? "ios" : "android",
+            appVersion: kind.rawValue, clock: clock, epoch: epoch, plan: plan, serverRestarts: serverRestarts,
+            network: world.network, seed: seed ^ 0x4E37)
         radio = environment.radio(phone: plan.index, stream: .scanner)
     }
 
@@ -56,7 +60,10 @@ final class BaselinePhone {
 
     // MARK: - naive
 
-    private enum Happening { case region(RegionCallback), screenWake, manualOpen, forget, forceQuit, reboot }
+    private enum Happening {
+        case region(RegionCallback)
+        case screenWake, manualOpen, forget, forceQuit, reboot
+    }
 
     private func runNaive() async {
         var happenings: [(Double, Int, Happening)] = []
@@ -99,7 +106,10 @@ final class BaselinePhone {
             case .region(let callback):
                 guard !forceQuit, time >= offUntil else { continue }
                 launch()
-                let decisions = callback.entered ? policy.entered(site: callback.siteIndex, at: time) : policy.exited(site: callback.siteIndex, at: time)
+                let decisions =
+                    callback.entered
+                    ? policy.entered(site: callback.siteIndex, at: time)
+                    : policy.exited(site: callback.siteIndex, at: time)
                 for decision in decisions { await post(decision) }
             case .screenWake, .manualOpen:
                 guard time >= offUntil else { continue }
@@ -107,7 +117,9 @@ final class BaselinePhone {
                 guard !forceQuit else { continue }
                 launch()
                 for siteIndex in world.sites.indices {
-                    let decisions = plan.regionState(site: siteIndex, at: time) ? policy.entered(site: siteIndex, at: time) : policy.exited(site: siteIndex, at: time)
+                    let decisions =
+                        plan.regionState(site: siteIndex, at: time)
+                        ? policy.entered(site: siteIndex, at: time) : policy.exited(site: siteIndex, at: time)
                     for decision in decisions { await post(decision) }
                 }
             case .forget:
@@ -140,10 +152,13 @@ final class BaselinePhone {
                 let time = start + Double(second)
                 let (position, shielded) = plan.timeline.position(at: time)
                 var heard: Set<Int> = []
-                let near = radio.environment.beacons.contains { $0.position.distance(to: position) <= RadioEnvironment.hearingLimitMeters }
+                let near = radio.environment.beacons.contains {
+                    $0.position.distance(to: position) <= RadioEnvironment.hearingLimitMeters
+                }
                 if near {
                     outcome.rangingSeconds += 1
-                    for sample in radio.scan(at: time, position: position, lossDB: shielded + plan.bodyLossDB(at: time)) where sample.rssi != 0 {
+                    for sample in radio.scan(at: time, position: position, lossDB: shielded + plan.bodyLossDB(at: time))
+                    where sample.rssi != 0 {
                         heard.insert(sample.siteIndex)
                     }
                 }
@@ -164,12 +179,18 @@ final class BaselinePhone {
         case .checkIn:
             let key = SessionKey.derive(user: account.userID, device: account.deviceID, site: site, checkIn: at)
             openSessions[decision.siteIndex] = key
-            event = AttendanceEvent(kind: .checkIn, userID: account.userID, deviceID: account.deviceID, site: site, sessionKey: key, timestamp: at,
-                                    source: .automatic, evidence: CheckInEvidence(sampleCount: 0, medianRSSI: nil, stdevDB: nil, walking: false, rule: kind.rawValue))
+            event = AttendanceEvent(
+                kind: .checkIn, userID: account.userID, deviceID: account.deviceID, site: site, sessionKey: key,
+                timestamp: at,
+                source: .automatic,
+                evidence: CheckInEvidence(
+                    sampleCount: 0, medianRSSI: nil, stdevDB: nil, walking: false, rule: kind.rawValue))
         case .checkOut:
             guard let key = openSessions.removeValue(forKey: decision.siteIndex) else { return }
-            event = AttendanceEvent(kind: .checkOut, userID: account.userID, deviceID: account.deviceID, site: site, sessionKey: key, timestamp: at,
-                                    source: .automatic, reason: "regionExit")
+            event = AttendanceEvent(
+                kind: .checkOut, userID: account.userID, deviceID: account.deviceID, site: site, sessionKey: key,
+                timestamp: at,
+                source: .automatic, reason: "regionExit")
         }
         await send(event, decidedAt: decision.decidedAt)
     }
@@ -190,10 +211,16 @@ final class BaselinePhone {
             let site = Simulation.siteBeacon(world.sites[manual.siteIndex])
             let at = epoch.addingTimeInterval(manual.checkIn)
             let key = SessionKey.derive(user: account.userID, device: account.deviceID, site: site, checkIn: at)
-            await send(AttendanceEvent(kind: .checkIn, userID: account.userID, deviceID: account.deviceID, site: site, sessionKey: key, timestamp: at,
-                                       source: .manual, reason: reason), decidedAt: manual.checkIn)
-            await send(AttendanceEvent(kind: .checkOut, userID: account.userID, deviceID: account.deviceID, site: site, sessionKey: key,
-                                       timestamp: epoch.addingTimeInterval(manual.checkOut), source: .manual, reason: reason), decidedAt: manual.checkOut)
+            await send(
+                AttendanceEvent(
+                    kind: .checkIn, userID: account.userID, deviceID: account.deviceID, site: site, sessionKey: key,
+                    timestamp: at,
+                    source: .manual, reason: reason), decidedAt: manual.checkIn)
+            await send(
+                AttendanceEvent(
+                    kind: .checkOut, userID: account.userID, deviceID: account.deviceID, site: site, sessionKey: key,
+                    timestamp: epoch.addingTimeInterval(manual.checkOut), source: .manual, reason: reason),
+                decidedAt: manual.checkOut)
         }
     }
 }

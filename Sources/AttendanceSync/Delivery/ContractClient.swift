@@ -1,10 +1,11 @@
 import AttendanceModels
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HTTPTypes
 import OpenAPIRuntime
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The generated client's coding: RFC 3339 times exactly as the engine writes them, sorted keys.
 enum ContractCoding {
@@ -13,11 +14,14 @@ enum ContractCoding {
         func decode(_ text: String) throws -> Date { try RFC3339.parse(text) }
     }
 
-    static let configuration = Configuration(dateTranscoder: RFC3339Transcoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
+    static let configuration = Configuration(
+        dateTranscoder: RFC3339Transcoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
 
     private static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in try RFC3339.parse(try decoder.singleValueContainer().decode(String.self)) }
+        decoder.dateDecodingStrategy = .custom { decoder in
+            try RFC3339.parse(try decoder.singleValueContainer().decode(String.self))
+        }
         return decoder
     }()
 
@@ -36,13 +40,16 @@ enum ContractCoding {
 /// Adds the device's bearer token and asks for JSON or problem+json on every request.
 struct DeviceHeaders: ClientMiddleware {
     let token: String?
+    let clock: any AttendanceClock
 
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
         if let token { request.headerFields[.authorization] = "Bearer \(token)" }
         // The phone's clock at sending, from which the server keeps a check-in's clock skew.
-        if request.headerFields[.date] == nil { request.headerFields[.date] = HTTPDate.format(Date()) }
+        if request.headerFields[.date] == nil { request.headerFields[.date] = HTTPDate.format(clock.now()) }
         return try await next(request, body, baseURL)
     }
 }
@@ -68,11 +75,15 @@ struct ResponseRecorder: ClientMiddleware {
     /// Larger answers are not the server's (its problems and results are small).
     static let maxBodyBytes = 4 << 20
 
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         let (response, responseBody) = try await next(request, body, baseURL)
-        let bytes: Data = if let responseBody { try await Data(collecting: responseBody, upTo: Self.maxBodyBytes) } else { Data() }
-        Self.current?.record(RawAnswer(status: response.status.code, retryAfter: response.headerFields[.retryAfter], body: bytes))
+        let bytes: Data =
+            if let responseBody { try await Data(collecting: responseBody, upTo: Self.maxBodyBytes) } else { Data() }
+        Self.current?.record(
+            RawAnswer(status: response.status.code, retryAfter: response.headerFields[.retryAfter], body: bytes))
         return (response, responseBody == nil ? nil : HTTPBody(bytes))
     }
 }
@@ -88,19 +99,29 @@ public final class TrafficMeter: Sendable {
     public var received: Int { counts.value.received }
     public var total: Int { counts.withLock { $0.sent + $0.received } }
 
-    func add(sent: Int, received: Int) { counts.withLock { $0.sent += sent; $0.received += received } }
+    func add(sent: Int, received: Int) {
+        counts.withLock {
+            $0.sent += sent
+            $0.received += received
+        }
+    }
 
-    static func headerBytes(_ fields: HTTPFields) -> Int { fields.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4 } }
+    static func headerBytes(_ fields: HTTPFields) -> Int {
+        fields.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4 }
+    }
 }
 
 /// Feeds a `TrafficMeter` with each exchange's size; sits innermost, next to the transport.
 struct TrafficCounter: ClientMiddleware {
     let meter: TrafficMeter
 
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         var requestBody = body
-        var sent = "\(request.method.rawValue) \(baseURL.path)\(request.path ?? "/") HTTP/1.1\r\n".utf8.count
+        var sent =
+            "\(request.method.rawValue) \(baseURL.path)\(request.path ?? "/") HTTP/1.1\r\n".utf8.count
             + (baseURL.host?.utf8.count ?? 0) + 8 + TrafficMeter.headerBytes(request.headerFields) + 2
         if let body {
             let bytes = try await Data(collecting: body, upTo: ResponseRecorder.maxBodyBytes)
@@ -109,7 +130,10 @@ struct TrafficCounter: ClientMiddleware {
         }
         do {
             let (response, responseBody) = try await next(request, requestBody, baseURL)
-            let bytes: Data = if let responseBody { try await Data(collecting: responseBody, upTo: ResponseRecorder.maxBodyBytes) } else { Data() }
+            let bytes: Data =
+                if let responseBody {
+                    try await Data(collecting: responseBody, upTo: ResponseRecorder.maxBodyBytes)
+                } else { Data() }
             meter.add(sent: sent, received: 17 + TrafficMeter.headerBytes(response.headerFields) + 2 + bytes.count)
             return (response, responseBody == nil ? nil : HTTPBody(bytes))
         } catch {
@@ -127,7 +151,8 @@ enum Exchange<Output> {
 
     /// Runs `call`; classification uses the status, `Retry-After` and body the recorder saw, so an
     /// answer the contract does not describe (a proxy's 502) is still judged.
-    static func run(timeoutSeconds: Double, _ call: () async throws -> Output) async -> Exchange<Output> where Output: Sendable {
+    static func run(timeoutSeconds: Double, _ call: () async throws -> Output) async -> Exchange<Output>
+    where Output: Sendable {
         let recorder = ResponseRecorder.Box()
         do {
             let output = try await ResponseRecorder.$current.withValue(recorder) { try await call() }
@@ -137,8 +162,10 @@ enum Exchange<Output> {
             if let raw = recorder.answer { return .answered(raw, nil) }
             let underlying = (error as? ClientError)?.underlyingError ?? error
             if let urlError = underlying as? URLError {
-                return .failure(urlError.code == .timedOut ? "timed out after \(timeoutSeconds) s"
-                    : "network error: \(urlError.localizedDescription) (\(urlError.code.rawValue))")
+                return .failure(
+                    urlError.code == .timedOut
+                        ? "timed out after \(timeoutSeconds) s"
+                        : "network error: \(urlError.localizedDescription) (\(urlError.code.rawValue))")
             }
             return .failure("network error: \(underlying)")
         }

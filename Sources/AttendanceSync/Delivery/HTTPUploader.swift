@@ -1,10 +1,11 @@
 import AttendanceModels
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import OpenAPIRuntime
 import OpenAPIURLSession
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Delivers to the server over HTTP with the client generated from openapi.yaml, on URLSession
 /// (Linux and iOS alike).
@@ -30,8 +31,11 @@ public final class HTTPUploader: Uploader, Sendable {
             EventContract.Context(platform: platform, appVersion: appVersion, siteIDs: siteIDs)
         }
 
-        public init(baseURL: URL, deviceToken: String? = nil, timeoutSeconds: Double = 4, platform: String = HTTPUploader.currentPlatform,
-                    appVersion: String? = nil, siteIDs: [SiteBeacon: SiteID] = [:], traffic: TrafficMeter? = nil) {
+        public init(
+            baseURL: URL, deviceToken: String? = nil, timeoutSeconds: Double = 4,
+            platform: String = HTTPUploader.currentPlatform,
+            appVersion: String? = nil, siteIDs: [SiteBeacon: SiteID] = [:], traffic: TrafficMeter? = nil
+        ) {
             self.baseURL = baseURL
             self.deviceToken = deviceToken
             self.timeoutSeconds = timeoutSeconds
@@ -44,29 +48,35 @@ public final class HTTPUploader: Uploader, Sendable {
 
     public static var currentPlatform: String {
         #if os(iOS)
-        "ios"
+            "ios"
         #elseif os(macOS)
-        "macos"
+            "macos"
         #else
-        "linux"
+            "linux"
         #endif
     }
 
     public let settings: Settings
+    /// The phone's clock: the `Date` header of each request, and the time a `Retry-After` counts from.
+    private let clock: any AttendanceClock
     private let client: Client
     private let batchSupport = Locked<Bool?>(nil)
 
-    public convenience init(settings: Settings, session: URLSession? = nil) {
+    public convenience init(settings: Settings, clock: any AttendanceClock, session: URLSession? = nil) {
         let urlSession = session ?? Self.ephemeralSession(timeoutSeconds: settings.timeoutSeconds)
-        self.init(settings: settings, transport: URLSessionTransport(configuration: .init(session: urlSession)))
+        self.init(
+            settings: settings, clock: clock, transport: URLSessionTransport(configuration: .init(session: urlSession)))
     }
 
     /// The same client over another transport (the simulator's in-process one).
-    public init(settings: Settings, transport: any ClientTransport) {
+    public init(settings: Settings, clock: any AttendanceClock, transport: any ClientTransport) {
         self.settings = settings
+        self.clock = clock
         let counters = settings.traffic.map { [TrafficCounter(meter: $0)] } ?? []
-        client = Client(serverURL: Self.serverURL(settings.baseURL), configuration: ContractCoding.configuration,
-                        transport: transport, middlewares: [DeviceHeaders(token: settings.deviceToken), ResponseRecorder()] + counters)
+        let headers = DeviceHeaders(token: settings.deviceToken, clock: clock)
+        client = Client(
+            serverURL: Self.serverURL(settings.baseURL), configuration: ContractCoding.configuration,
+            transport: transport, middlewares: [headers, ResponseRecorder()] + counters)
     }
 
     /// A session without caches or cookies whose requests give up after `timeoutSeconds`.
@@ -110,10 +120,15 @@ public final class HTTPUploader: Uploader, Sendable {
     /// `nil` when the server does not offer the batch endpoint.
     private func uploadBatch(_ entries: [OutboxEntry]) async -> [Int64: DeliveryOutcome]? {
         let (key, body) = Self.batch(for: entries, settings: settings)
-        let answer = await exchange { try await client.submitEvents(headers: .init(idempotencyKey: key), body: .json(body)) }
+        let answer = await exchange {
+            try await client.submitEvents(headers: .init(idempotencyKey: key), body: .json(body))
+        }
         switch answer {
         case .failure(let reason):
-            return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: reason, transport: true, retryAfterSeconds: nil)) })
+            return Dictionary(
+                uniqueKeysWithValues: entries.map {
+                    ($0.id, .retry(reason: reason, transport: true, retryAfterSeconds: nil))
+                })
         case .answered(let raw, let output):
             if raw.status == 404 || raw.status == 405 {
                 batchSupport.value = false
@@ -122,50 +137,65 @@ public final class HTTPUploader: Uploader, Sendable {
             batchSupport.value = true
             guard (200..<300).contains(raw.status) else {
                 // The whole batch was answered at once (auth, overload, …): each item shares it.
-                let outcome = ResponseClassifier.classify(status: raw.status, retryAfter: raw.retryAfter, body: raw.body, now: Date())
+                let outcome = ResponseClassifier.classify(
+                    status: raw.status, retryAfter: raw.retryAfter, body: raw.body, now: clock.now())
                 return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, outcome) })
             }
             guard case .ok(let ok)? = output, case .json(let response) = ok.body else {
                 let reason = "the batch answer (HTTP \(raw.status)) was not a results document"
-                return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: reason, transport: false, retryAfterSeconds: nil)) })
+                return Dictionary(
+                    uniqueKeysWithValues: entries.map {
+                        ($0.id, .retry(reason: reason, transport: false, retryAfterSeconds: nil))
+                    })
             }
-            return Self.outcomes(for: response.results, entries: entries)
+            return Self.outcomes(for: response.results, entries: entries, now: clock.now())
         }
     }
 
     // MARK: - For transports other than the generated client (iOS's background URLSession)
 
     /// The body and `Idempotency-Key` of `POST /v1/attendance/events` for these entries.
-    public static func batchRequest(for entries: [OutboxEntry], settings: Settings) throws -> (idempotencyKey: String, body: Data) {
+    public static func batchRequest(for entries: [OutboxEntry], settings: Settings) throws -> (
+        idempotencyKey: String, body: Data
+    ) {
         let (key, body) = batch(for: entries, settings: settings)
         return (key, try ContractCoding.encode(body))
     }
 
     /// What became of each entry, from the raw answer to a batch request: per-item results on a
     /// 2xx, the shared status otherwise (the same classification as this uploader's).
-    public static func outcomes(status: Int, retryAfter: String?, body: Data, entries: [OutboxEntry], now: Date) -> [Int64: DeliveryOutcome] {
+    public static func outcomes(status: Int, retryAfter: String?, body: Data, entries: [OutboxEntry], now: Date)
+        -> [Int64: DeliveryOutcome]
+    {
         guard (200..<300).contains(status) else {
             let outcome = ResponseClassifier.classify(status: status, retryAfter: retryAfter, body: body, now: now)
             return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, outcome) })
         }
         guard let response = try? ContractCoding.decode(Components.Schemas.EventBatchResponse.self, from: body) else {
             let reason = "the batch answer (HTTP \(status)) was not a results document"
-            return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: reason, transport: false, retryAfterSeconds: nil)) })
+            return Dictionary(
+                uniqueKeysWithValues: entries.map {
+                    ($0.id, .retry(reason: reason, transport: false, retryAfterSeconds: nil))
+                })
         }
-        return outcomes(for: response.results, entries: entries)
+        return outcomes(for: response.results, entries: entries, now: now)
     }
 
     /// What became of each entry, from the batch endpoint's per-item results.
-    static func outcomes(for results: [Components.Schemas.EventBatchResult], entries: [OutboxEntry]) -> [Int64: DeliveryOutcome] {
+    static func outcomes(
+        for results: [Components.Schemas.EventBatchResult], entries: [OutboxEntry], now: Date
+    ) -> [Int64: DeliveryOutcome] {
         let byKey = Dictionary(results.map { ($0.idempotencyKey, $0) }, uniquingKeysWith: { first, _ in first })
         var outcomes: [Int64: DeliveryOutcome] = [:]
         for entry in entries {
             guard let result = byKey[entry.idempotencyKey] else {
-                outcomes[entry.id] = .retry(reason: "the batch answer had no result for this event", transport: false, retryAfterSeconds: nil)
+                outcomes[entry.id] = .retry(
+                    reason: "the batch answer had no result for this event", transport: false, retryAfterSeconds: nil)
                 continue
             }
             let problem = result.problem.flatMap { try? ContractCoding.encode($0) } ?? Data()
-            outcomes[entry.id] = ResponseClassifier.classify(status: result.status, retryAfter: nil, body: problem, now: Date())
+            outcomes[entry.id] = ResponseClassifier.classify(
+                status: result.status, retryAfter: nil, body: problem, now: now)
         }
         return outcomes
     }
@@ -184,7 +214,9 @@ public final class HTTPUploader: Uploader, Sendable {
             let outcome: DeliveryOutcome
             switch await sendSingle(entry) {
             case .failure(let reason): outcome = .retry(reason: reason, transport: true, retryAfterSeconds: nil)
-            case .answered(let raw, _): outcome = ResponseClassifier.classify(status: raw.status, retryAfter: raw.retryAfter, body: raw.body, now: Date())
+            case .answered(let raw, _):
+                outcome = ResponseClassifier.classify(
+                    status: raw.status, retryAfter: raw.retryAfter, body: raw.body, now: clock.now())
             }
             outcomes[entry.id] = outcome
             if case .retry = outcome { stoppedBy = outcome }
@@ -198,13 +230,19 @@ public final class HTTPUploader: Uploader, Sendable {
         switch event.kind {
         case .checkIn:
             let body = EventContract.checkIn(event, context: settings.eventContext)
-            return await exchange { _ = try await client.checkIn(headers: .init(idempotencyKey: key), body: .json(body)) }
+            return await exchange {
+                _ = try await client.checkIn(headers: .init(idempotencyKey: key), body: .json(body))
+            }
         case .checkOut:
             let body = EventContract.checkOut(event)
-            return await exchange { _ = try await client.checkOut(headers: .init(idempotencyKey: key), body: .json(body)) }
+            return await exchange {
+                _ = try await client.checkOut(headers: .init(idempotencyKey: key), body: .json(body))
+            }
         case .heartbeat:
             let body = EventContract.heartbeat(event)
-            return await exchange { _ = try await client.heartbeat(headers: .init(idempotencyKey: key), body: .json(body)) }
+            return await exchange {
+                _ = try await client.heartbeat(headers: .init(idempotencyKey: key), body: .json(body))
+            }
         }
     }
 

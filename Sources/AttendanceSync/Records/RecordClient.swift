@@ -113,17 +113,26 @@ public struct RecordClient: Sendable {
     private let token: String
     private let transport: any ClientTransport
     private let traffic: TrafficMeter?
+    /// The phone's clock, sent in each request's `Date` header.
+    private let clock: any AttendanceClock
 
-    public init(serverURL: URL, token: String, timeoutSeconds: Double = 15, session: URLSession? = nil) {
+    public init(
+        serverURL: URL, token: String, clock: any AttendanceClock, timeoutSeconds: Double = 15,
+        session: URLSession? = nil
+    ) {
         let urlSession = session ?? HTTPUploader.ephemeralSession(timeoutSeconds: timeoutSeconds)
         let transport = URLSessionTransport(configuration: .init(session: urlSession))
-        self.init(serverURL: serverURL, token: token, transport: transport, timeoutSeconds: timeoutSeconds)
+        self.init(
+            serverURL: serverURL, token: token, clock: clock, transport: transport, timeoutSeconds: timeoutSeconds)
     }
 
     /// The same client over another transport (the simulator's), its bytes counted in `traffic`.
-    public init(serverURL: URL, token: String, transport: any ClientTransport, traffic: TrafficMeter? = nil,
-                timeoutSeconds: Double = 15) {
+    public init(
+        serverURL: URL, token: String, clock: any AttendanceClock, transport: any ClientTransport,
+        traffic: TrafficMeter? = nil, timeoutSeconds: Double = 15
+    ) {
         self.serverURL = HTTPUploader.serverURL(serverURL)
+        self.clock = clock
         self.token = token
         self.timeoutSeconds = timeoutSeconds
         self.transport = transport
@@ -134,7 +143,7 @@ public struct RecordClient: Sendable {
         let counters: [any ClientMiddleware] = traffic.map { [TrafficCounter(meter: $0)] } ?? []
         return Client(
             serverURL: serverURL, configuration: ContractCoding.configuration, transport: transport,
-            middlewares: [DeviceHeaders(token: token), ResponseRecorder()] + counters)
+            middlewares: [DeviceHeaders(token: token, clock: clock), ResponseRecorder()] + counters)
     }
 
     /// The server's record of this employee between two times, oldest first.

@@ -14,9 +14,9 @@ import GRDB
 public final class DeviceStore: Sendable {
     let writer: any DatabaseWriter
     public let limits: Limits
-    /// A fault to raise inside the next transition's transaction, after its writes and before
-    /// its commit (the simulator's crash in mid-write; SQLite rolls the transaction back).
-    private let pendingCommitFault = Locked<(any Error)?>(nil)
+    /// Runs inside each transition's transaction, after its writes and before its commit: an error
+    /// it throws rolls the transaction back. Nil in the app; the simulator's crash in mid-write.
+    private let beforeCommit: (@Sendable () throws -> Void)?
 
     /// How much of the bounded logs to keep, and for how long delivered rows stay.
     public struct Limits: Hashable, Sendable {
@@ -27,16 +27,19 @@ public final class DeviceStore: Sendable {
         /// 5,000 audit records (days of normal use); 200,000 trace rows (about 11 hours of
         /// continuous ranging with 5 beacons in view — ranging is normally seconds per event);
         /// delivered events kept 7 days, for the History screen and support questions.
-        public init(telemetryRows: Int = 5_000, traceRows: Int = 200_000, deliveredRetentionSeconds: Double = 7 * 86_400) {
+        public init(
+            telemetryRows: Int = 5_000, traceRows: Int = 200_000, deliveredRetentionSeconds: Double = 7 * 86_400
+        ) {
             self.telemetryRows = telemetryRows
             self.traceRows = traceRows
             self.deliveredRetentionSeconds = deliveredRetentionSeconds
         }
     }
 
-    init(writer: any DatabaseWriter, limits: Limits) throws {
+    init(writer: any DatabaseWriter, limits: Limits, beforeCommit: (@Sendable () throws -> Void)? = nil) throws {
         self.writer = writer
         self.limits = limits
+        self.beforeCommit = beforeCommit
         try Self.migrator.migrate(writer)
     }
 
@@ -54,18 +57,24 @@ public final class DeviceStore: Sendable {
         return try DeviceStore(writer: pool, limits: limits)
     }
 
-    /// A private in-memory database, for tests.
-    public static func inMemory(limits: Limits = Limits()) throws -> DeviceStore {
+    /// A private in-memory database, for tests and the simulator (`beforeCommit`: see the property).
+    public static func inMemory(
+        limits: Limits = Limits(), beforeCommit: (@Sendable () throws -> Void)? = nil
+    ) throws -> DeviceStore {
         var configuration = GRDB.Configuration()
         configuration.foreignKeysEnabled = true
-        return try DeviceStore(writer: DatabaseQueue(configuration: configuration), limits: limits)
+        return try DeviceStore(
+            writer: DatabaseQueue(configuration: configuration), limits: limits, beforeCommit: beforeCommit)
     }
 
     /// The journal mode and synchronous level actually in force on the connection that commits
     /// (for diagnostics and tests; a reader's own setting says nothing about how commits are synced).
     public func durabilitySettings() throws -> (journalMode: String, synchronous: Int) {
         try writer.writeWithoutTransaction { db in
-            (try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?", try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1)
+            (
+                try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?",
+                try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
+            )
         }
     }
 
@@ -74,50 +83,53 @@ public final class DeviceStore: Sendable {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("2026-11-22 outbox") { db in
-            try db.execute(sql: """
-                CREATE TABLE outbox (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    idempotencyKey TEXT NOT NULL UNIQUE,
-                    sessionKey TEXT NOT NULL,
-                    kind TEXT NOT NULL,
-                    eventTimestamp REAL NOT NULL,
-                    payload BLOB NOT NULL,
-                    state TEXT NOT NULL CHECK (state IN ('pending', 'inFlight', 'delivered', 'dead')),
-                    attempts INTEGER NOT NULL DEFAULT 0,
-                    nextAttemptAt REAL NOT NULL,
-                    lastError TEXT,
-                    lastErrorWasTransport INTEGER NOT NULL DEFAULT 0,
-                    enqueuedAt REAL NOT NULL,
-                    deliveredAt REAL,
-                    deadAt REAL
-                );
-                CREATE INDEX outbox_by_state ON outbox (state, id);
-                CREATE INDEX outbox_by_session ON outbox (sessionKey, id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE outbox (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        idempotencyKey TEXT NOT NULL UNIQUE,
+                        sessionKey TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        eventTimestamp REAL NOT NULL,
+                        payload BLOB NOT NULL,
+                        state TEXT NOT NULL CHECK (state IN ('pending', 'inFlight', 'delivered', 'dead')),
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        nextAttemptAt REAL NOT NULL,
+                        lastError TEXT,
+                        lastErrorWasTransport INTEGER NOT NULL DEFAULT 0,
+                        enqueuedAt REAL NOT NULL,
+                        deliveredAt REAL,
+                        deadAt REAL
+                    );
+                    CREATE INDEX outbox_by_state ON outbox (state, id);
+                    CREATE INDEX outbox_by_session ON outbox (sessionKey, id);
+                    """)
         }
         migrator.registerMigration("2026-11-22 engine snapshot") { db in
-            try db.execute(sql: """
-                CREATE TABLE engineSnapshot (
-                    id INTEGER PRIMARY KEY CHECK (id = 1),
-                    state BLOB NOT NULL,
-                    savedAt REAL NOT NULL
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE engineSnapshot (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        state BLOB NOT NULL,
+                        savedAt REAL NOT NULL
+                    );
+                    """)
         }
         migrator.registerMigration("2026-11-22 telemetry and trace logs") { db in
-            try db.execute(sql: """
-                CREATE TABLE telemetry (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    at REAL NOT NULL,
-                    kind TEXT NOT NULL,
-                    site TEXT,
-                    detail TEXT NOT NULL
-                );
-                CREATE TABLE traceLog (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    line TEXT NOT NULL
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE telemetry (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        at REAL NOT NULL,
+                        kind TEXT NOT NULL,
+                        site TEXT,
+                        detail TEXT NOT NULL
+                    );
+                    CREATE TABLE traceLog (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        line TEXT NOT NULL
+                    );
+                    """)
         }
         // Since when the server has answered 409 to an event (OutboxEntry.serverBusySince).
         migrator.registerMigration("2026-11-24 server busy since") { db in
@@ -135,8 +147,11 @@ public final class DeviceStore: Sendable {
     static func saveSnapshot(_ state: Data, at time: Date, in db: Database) throws {
         // Cached statements: a transition runs once a second while ranging (parsing and
         // authorizing the SQL each time was ~8 % of a simulated phone's CPU).
-        try db.cachedStatement(sql: "INSERT INTO engineSnapshot (id, state, savedAt) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET state = excluded.state, savedAt = excluded.savedAt")
-            .execute(arguments: [state, time.timeIntervalSince1970])
+        try db.cachedStatement(
+            sql:
+                "INSERT INTO engineSnapshot (id, state, savedAt) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET state = excluded.state, savedAt = excluded.savedAt"
+        )
+        .execute(arguments: [state, time.timeIntervalSince1970])
     }
 
     // MARK: - One transition, atomically
@@ -149,7 +164,10 @@ public final class DeviceStore: Sendable {
         public var telemetry: [TelemetryRecord]
         public var traceLines: [String]
 
-        public init(snapshot: Data? = nil, events: [AttendanceEvent] = [], telemetry: [TelemetryRecord] = [], traceLines: [String] = []) {
+        public init(
+            snapshot: Data? = nil, events: [AttendanceEvent] = [], telemetry: [TelemetryRecord] = [],
+            traceLines: [String] = []
+        ) {
             self.snapshot = snapshot
             self.events = events
             self.telemetry = telemetry
@@ -171,24 +189,20 @@ public final class DeviceStore: Sendable {
                 try db.cachedStatement(sql: "INSERT INTO traceLog (line) VALUES (?)").execute(arguments: [line])
             }
             try trimLogs(telemetry: !transition.telemetry.isEmpty, trace: !transition.traceLines.isEmpty, in: db)
-            if let fault = pendingCommitFault.withLock({ fault -> (any Error)? in defer { fault = nil }; return fault }) { throw fault }
+            try beforeCommit?()
             return inserted
         }
-    }
-
-    /// Makes the next `commit` fail with `error` after it has written everything and before it
-    /// commits: what a process killed in mid-write leaves behind (nothing of that transaction).
-    public func failNextCommit(with error: any Error) {
-        pendingCommitFault.value = error
     }
 
     /// Keeps the newest rows of the logs that grew in this transaction.
     private func trimLogs(telemetry: Bool, trace: Bool, in db: Database) throws {
         if telemetry {
-            try db.cachedStatement(sql: "DELETE FROM telemetry WHERE id <= (SELECT MAX(id) FROM telemetry) - ?").execute(arguments: [limits.telemetryRows])
+            try db.cachedStatement(sql: "DELETE FROM telemetry WHERE id <= (SELECT MAX(id) FROM telemetry) - ?")
+                .execute(arguments: [limits.telemetryRows])
         }
         if trace {
-            try db.cachedStatement(sql: "DELETE FROM traceLog WHERE id <= (SELECT MAX(id) FROM traceLog) - ?").execute(arguments: [limits.traceRows])
+            try db.cachedStatement(sql: "DELETE FROM traceLog WHERE id <= (SELECT MAX(id) FROM traceLog) - ?").execute(
+                arguments: [limits.traceRows])
         }
     }
 }

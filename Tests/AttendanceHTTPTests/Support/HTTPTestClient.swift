@@ -2,11 +2,12 @@ import AttendanceHTTP
 import AttendanceServer
 import AttendanceServerTestSupport
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
 import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// One answer, as the socket delivered it.
 struct HTTPAnswer: Sendable {
@@ -31,10 +32,14 @@ final class LiveServer: Sendable {
 
     var repository: any ServerRepository { server.repository }
 
-    static func start(_ repository: any ServerRepository, limits: IngestLimits = IngestLimits(), logs: LogCapture = LogCapture()) async throws -> LiveServer {
-        _ = try await AuthService(repository: repository).installAdminToken(configured: adminToken)
+    static func start(
+        _ repository: any ServerRepository, limits: IngestLimits = IngestLimits(), logs: LogCapture = LogCapture()
+    ) async throws -> LiveServer {
+        _ = try await AuthService(repository: repository, environment: .live).installAdminToken(configured: adminToken)
         let logger = Logger(label: "attendance.test") { _ in logs }
-        let server = try await RunningServer.start(repository: repository, options: ServerOptions(port: 0, limits: limits), logger: logger)
+        let server = try await RunningServer.start(
+            repository: repository, options: ServerOptions(port: 0, limits: limits), logger: logger,
+            environment: .live)
         return LiveServer(server: server, logs: logs)
     }
 
@@ -48,8 +53,10 @@ final class LiveServer: Sendable {
 
     func stop() async throws { try await server.stop() }
 
-    func send(_ method: String, _ path: String, token: String? = LiveServer.adminToken, key: String? = nil,
-              json: Any? = nil, body: Data? = nil, headers: [String: String] = [:]) async throws -> HTTPAnswer {
+    func send(
+        _ method: String, _ path: String, token: String? = LiveServer.adminToken, key: String? = nil,
+        json: Any? = nil, body: Data? = nil, headers: [String: String] = [:]
+    ) async throws -> HTTPAnswer {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)\(path)")!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -84,14 +91,23 @@ final class LiveServer: Sendable {
         if let existing = sites.first(where: { $0["major"] as? Int == major })?["siteId"] as? String {
             siteId = existing
         } else {
-            let site = try await send("POST", "/v1/admin/sites", json: ["name": "Site \(major)", "timeZone": "Europe/Berlin",
-                                                                        "beaconUUID": "FDA50693-0000-0000-0000-290995101092", "major": major])
+            let site = try await send(
+                "POST", "/v1/admin/sites",
+                json: [
+                    "name": "Site \(major)", "timeZone": "Europe/Berlin",
+                    "beaconUUID": "FDA50693-0000-0000-0000-290995101092", "major": major,
+                ])
             siteId = site.json["siteId"] as? String ?? ""
         }
         let userId = try await send("POST", "/v1/admin/employees", json: ["name": name]).json["userId"] as? String ?? ""
-        let code = try await send("POST", "/v1/admin/enrollment-codes", json: ["userId": userId]).json["code"] as? String ?? ""
-        let enrollment = try await send("POST", "/v1/devices/enroll", token: nil, json: ["code": code, "platform": "ios"]).json
-        return Enrolled(siteId: siteId, userId: userId, deviceId: enrollment["deviceId"] as? String ?? "", token: enrollment["deviceToken"] as? String ?? "")
+        let code =
+            try await send("POST", "/v1/admin/enrollment-codes", json: ["userId": userId]).json["code"] as? String ?? ""
+        let enrollment = try await send(
+            "POST", "/v1/devices/enroll", token: nil, json: ["code": code, "platform": "ios"]
+        ).json
+        return Enrolled(
+            siteId: siteId, userId: userId, deviceId: enrollment["deviceId"] as? String ?? "",
+            token: enrollment["deviceToken"] as? String ?? "")
     }
 
     /// Ada checked in at site 1 (session `s-ada`) and Bob at site 2 (`s-bob`): a manager of one site
@@ -100,8 +116,9 @@ final class LiveServer: Sendable {
         let ada = try await enrollEmployee(name: "Ada", major: 1)
         let bob = try await enrollEmployee(name: "Bob", major: 2)
         for (who, session, major) in [(ada, "s-ada", 1), (bob, "s-bob", 2)] {
-            let answer = try await send("POST", "/v1/attendance/check-in", token: who.token, key: session,
-                                        json: LiveServer.checkIn(who, session: session, major: major))
+            let answer = try await send(
+                "POST", "/v1/attendance/check-in", token: who.token, key: session,
+                json: LiveServer.checkIn(who, session: session, major: major))
             guard answer.status == 201 else {
                 throw RawHTTP.Failure(description: "check-in \(session): \(answer.status) \(answer.text)")
             }
@@ -109,9 +126,14 @@ final class LiveServer: Sendable {
         return (ada, bob)
     }
 
-    static func checkIn(_ who: Enrolled, session: String = "s-1", ts: Date = Date().addingTimeInterval(-600), major: Int = 1) -> [String: Any] {
-        ["userId": who.userId, "beacon": ["uuid": "FDA50693-0000-0000-0000-290995101092", "major": major], "ts": RFC3339Text.format(ts),
-         "sessionKey": session, "source": "automatic", "deviceMeta": ["deviceId": who.deviceId, "platform": "ios"]]
+    static func checkIn(
+        _ who: Enrolled, session: String = "s-1", ts: Date = Date().addingTimeInterval(-600), major: Int = 1
+    ) -> [String: Any] {
+        [
+            "userId": who.userId, "beacon": ["uuid": "FDA50693-0000-0000-0000-290995101092", "major": major],
+            "ts": RFC3339Text.format(ts),
+            "sessionKey": session, "source": "automatic", "deviceMeta": ["deviceId": who.deviceId, "platform": "ios"],
+        ]
     }
 
     static func checkOut(session: String = "s-1", ts: Date) -> [String: Any] {
@@ -134,7 +156,9 @@ final class LogCapture: LogHandler, Sendable {
         var level: Logger.Level
         var message: String
         var metadata: [String: String]
-        var rendered: String { message + " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
+        var rendered: String {
+            message + " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        }
     }
 
     private let lines = Mutex<[Line]>([])

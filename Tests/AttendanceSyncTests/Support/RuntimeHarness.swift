@@ -1,3 +1,4 @@
+import AttendanceDeviceTestSupport
 import AttendanceEngine
 import AttendanceModels
 import AttendanceSync
@@ -15,7 +16,13 @@ final class SwitchableNetwork: Uploader, Sendable {
     func upload(_ entries: [OutboxEntry]) async -> [Int64: DeliveryOutcome] {
         guard online.value else {
             attemptsWhileOffline.withLock { $0 += 1 }
-            return Dictionary(uniqueKeysWithValues: entries.map { ($0.id, .retry(reason: "offline: the network is unreachable", transport: true, retryAfterSeconds: nil)) })
+            return Dictionary(
+                uniqueKeysWithValues: entries.map {
+                    (
+                        $0.id,
+                        .retry(reason: "offline: the network is unreachable", transport: true, retryAfterSeconds: nil)
+                    )
+                })
         }
         return await inner.upload(entries)
     }
@@ -36,28 +43,39 @@ final class RuntimeHarness: @unchecked Sendable {
     var runtime: AttendanceRuntime
     let configuration: Configuration
 
-    init(store: DeviceStore? = nil, server: LoopbackTestServer? = nil, configure: (inout Configuration) -> Void = { _ in }) throws {
+    init(
+        store: DeviceStore? = nil, server: LoopbackTestServer? = nil,
+        configure: (inout Configuration) -> Void = { _ in }
+    ) throws {
         self.server = try server ?? LoopbackTestServer()
-        network = SwitchableNetwork(HTTPUploader(settings: .init(baseURL: self.server.baseURL, deviceToken: "device-token")))
+        network = SwitchableNetwork(
+            HTTPUploader(
+                settings: .init(baseURL: self.server.baseURL, deviceToken: "device-token"), clock: SystemClock()))
         self.store = try store ?? DeviceStore.inMemory()
         var configuration = Configuration()
         configuration.sites = [SiteConfiguration(major: 1)]
         configure(&configuration)
         self.configuration = configuration
-        runtime = try Self.makeRuntime(store: self.store, configuration: configuration, clock: clock, ports: ports, network: network)
+        runtime = try Self.makeRuntime(
+            store: self.store, configuration: configuration, clock: clock, ports: ports, network: network)
     }
 
-    static func makeRuntime(store: DeviceStore, configuration: Configuration, clock: ManualClock, ports: RecordingPorts,
-                            network: SwitchableNetwork) throws -> AttendanceRuntime {
-        try AttendanceRuntime(store: store, configuration: configuration,
-                              ports: .init(clock: clock, radio: ports, motion: ports, timers: ports, background: ports, notifier: ports,
-                                           uploader: network, telemetry: ports),
-                              jitterSeed: 3)
+    static func makeRuntime(
+        store: DeviceStore, configuration: Configuration, clock: ManualClock, ports: RecordingPorts,
+        network: SwitchableNetwork
+    ) throws -> AttendanceRuntime {
+        try AttendanceRuntime(
+            store: store, configuration: configuration,
+            ports: .init(
+                clock: clock, radio: ports, motion: ports, timers: ports, background: ports, notifier: ports,
+                uploader: network, telemetry: ports),
+            jitterSeed: 3)
     }
 
     /// The app is killed: a new runtime restores from the same store.
     func relaunchProcess() throws {
-        runtime = try Self.makeRuntime(store: store, configuration: configuration, clock: clock, ports: ports, network: network)
+        runtime = try Self.makeRuntime(
+            store: store, configuration: configuration, clock: clock, ports: ports, network: network)
     }
 
     func time(_ seconds: Double) -> Date { Fixtures.t0.addingTimeInterval(seconds) }
@@ -79,7 +97,8 @@ final class RuntimeHarness: @unchecked Sendable {
 
     func ranged(_ rssi: Int, from start: Int, count: Int) async throws {
         for second in start..<(start + count) {
-            let sample = BeaconSample(beacon: BeaconIdentity(uuid: SiteBeacon.defaultUUID, major: 1, minor: 7), rssi: rssi)
+            let sample = BeaconSample(
+                beacon: BeaconIdentity(uuid: SiteBeacon.defaultUUID, major: 1, minor: 7), rssi: rssi)
             try await at(Double(second), .beaconsRanged([sample], region: BeaconRegion(uuid: SiteBeacon.defaultUUID)))
         }
     }

@@ -1,7 +1,8 @@
 import AttendanceModels
+import AttendanceServer
 import Foundation
 
-/// Directory writes that record no ledger row: fixtures (tests, the simulator's world), where no
+/// Directory writes that record no ledger row: test fixtures, where no
 /// admin acted. Everything an admin does goes through `AdminService`, which records it.
 extension AttendanceRepository {
     public func createSite(_ site: SiteRecord) async throws { try await createSite(site, audit: nil) }
