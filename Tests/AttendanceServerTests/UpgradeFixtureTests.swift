@@ -1,0 +1,498 @@
+import AttendanceModels
+import AttendanceServer
+import AttendanceServerTestSupport
+import Foundation
+import Testing
+
+/// A database the release of 2026-11-27 (commit 7e79804) wrote, on each backend
+/// (Tests/Fixtures/upgrade-2026-11-27, README.md there), opened by this release: its migrations
+/// run, and everything that release read back from it reads back the same. Every session, ledger
+/// row, seal, pending event, the month's timesheet rows (and the CSV that release's server
+/// exported) and the directory are compared with the goldens field by field; the first row and
+/// field that differ are named. The chain still verifies and the sessions still rebuild the same.
+///
+/// `UPGRADE_FIXTURE_RECORD=1` rewrites the goldens instead. It is meant to be run on that
+/// release's sources only (the README says how): goldens recorded by a later release would prove
+/// nothing.
+@Suite struct UpgradeFixtureTests {
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/upgrade-2026-11-27")
+    static let recording = ProcessInfo.processInfo.environment["UPGRADE_FIXTURE_RECORD"] == "1"
+
+    @Test(arguments: Backend.allCases)
+    func whatTheReleaseOf20261127WroteReadsBackUnchanged(backend: Backend) async throws {
+        let goldens = Self.fixture.appendingPathComponent("goldens/\(backend)")
+        let facts = try Facts(goldens.appendingPathComponent("fixture.json"))
+        let (repository, directory) = try await Self.open(backend)
+        defer {
+            repository.shutdown()
+            if let directory { try? FileManager.default.removeItem(at: directory) }
+        }
+        let groups = try await Self.readBack(repository, facts: facts)
+        let csv = try await Self.timesheetCSV(repository, facts: facts)
+        let exported = try String(
+            contentsOf: goldens.appendingPathComponent("timesheet-2026-10.csv"), encoding: .utf8)
+        // The rows computed here, at the export's time, are the CSV the server exported then.
+        Self.compareLines(golden: exported, readBack: csv, what: "\(backend) timesheet-2026-10.csv")
+        if Self.recording {
+            for (name, tables) in groups { try Self.write(tables, to: goldens.appendingPathComponent(name)) }
+            return
+        }
+        for (name, tables) in groups {
+            let golden = try Self.read(goldens.appendingPathComponent(name))
+            for table in tables {
+                try Self.compare(
+                    golden: #require(golden[table.name], "\(name) has no table \(table.name)"), table,
+                    what: "\(backend) \(name) \(table.name)")
+            }
+        }
+        // Not only equal to the goldens: the goldens hold what the fixture is meant to cover.
+        let sessions = try #require(groups.flatMap(\.tables).first { $0.name == "sessions" })
+        #expect(sessions.rows.count >= 40)
+        #expect(sessions.rows.contains { $0["status"] == "voided" })
+        #expect(sessions.rows.contains { $0["status"] == "open" })
+        let summary = try #require(groups.flatMap(\.tables).first { $0.name == "summary" }?.rows.first)
+        #expect(summary["pendingEventCount"] == "2")
+
+        let ledger = LedgerService(repository: repository)
+        let verification = try await ledger.verify()
+        #expect(verification.isIntact, "the chain is broken: \(String(describing: verification.firstBreak))")
+        #expect(verification.unsealed == 0)
+        #expect("\(verification.sealed)" == summary["sealedRows"])
+        let rebuild = try await ledger.rebuild(checkOnly: true)
+        #expect(rebuild.differing.isEmpty, "sessions the ledger derives differently: \(rebuild.differing)")
+        #expect("\(rebuild.sessions)" == summary["sessionCount"])
+    }
+
+    /// `attendance ledger verify`, this release's command, on a copy of the SQLite fixture.
+    @Test(.enabled(if: !UpgradeFixtureTests.recording))
+    func theCommandLineVerifiesTheSQLiteFixturesChain() async throws {
+        let copy = try Self.copyOfSQLiteFixture()
+        defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
+        let attendance = try #require(Self.builtExecutable("attendance"), "attendance was not built next to the tests")
+        let (status, output) = try await ThrowawayPostgres.offThePool {
+            try Self.run(attendance.path, ["ledger", "verify", "--database", copy.path])
+        }
+        #expect(status == 0, "attendance ledger verify exited \(status): \(output)")
+        #expect(output.contains("not sealed yet: 0") && output.contains("the chain is intact"), "\(output)")
+    }
+
+    // MARK: - Opening the fixture
+
+    /// The fixture opened by this release, and the directory of the SQLite copy to remove after.
+    static func open(_ backend: Backend) async throws -> (any ServerRepository, URL?) {
+        switch backend {
+        case .sqlite:
+            let copy = try copyOfSQLiteFixture()
+            return (try SQLiteRepository.open(path: copy.path), copy.deletingLastPathComponent())
+        case .postgresql:
+            let url = try await ThrowawayPostgres.shared.freshDatabaseURL()
+            // pg_dump 15.14 and later fence the dump with \restrict and \unrestrict, which an earlier
+            // psql does not know; the fixture is trusted, so the copy restored here goes without them.
+            let dump = try String(contentsOf: fixture.appendingPathComponent("postgresql.sql"), encoding: .utf8)
+                .components(separatedBy: "\n")
+                .filter { !$0.hasPrefix("\\restrict ") && !$0.hasPrefix("\\unrestrict ") }
+                .joined(separator: "\n")
+            let copy = FileManager.default.temporaryDirectory
+                .appendingPathComponent("upgrade-fixture-\(UUID().uuidString.prefix(8)).sql")
+            try dump.write(to: copy, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: copy) }
+            // Off the cooperative pool: psql restores the dump in a child process.
+            let (status, output) = try await ThrowawayPostgres.offThePool {
+                try run("/usr/bin/env", ["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-f", copy.path])
+            }
+            try #require(status == 0, "psql could not restore postgresql.sql: \(output)")
+            return (try await PostgresRepository.connect(url: url), nil)
+        }
+    }
+
+    /// The fixture's file, copied into a directory of its own (the copy is migrated, not the fixture).
+    static func copyOfSQLiteFixture() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("upgrade-fixture-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let copy = directory.appendingPathComponent("attendance.sqlite")
+        try FileManager.default.copyItem(at: fixture.appendingPathComponent("attendance.sqlite"), to: copy)
+        return copy
+    }
+
+    /// Runs a child process to its end (call it off the cooperative pool): exit status and output.
+    static func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    /// An executable built next to the test bundle (`swift build --build-tests` builds them all).
+    static func builtExecutable(_ name: String) -> URL? {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    // MARK: - What the release reads back
+
+    /// What `make-fixture.py` noted when it made the fixture.
+    struct Facts {
+        var from: LocalDate
+        var through: LocalDate
+        /// The server's clock when it exported the CSV (the timesheet depends on "now").
+        var exportedAt: Date
+
+        init(_ url: URL) throws {
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any] ?? [:]
+            guard let from = (object["timesheetFrom"] as? String).flatMap({ LocalDate($0) }),
+                let through = (object["timesheetThrough"] as? String).flatMap({ LocalDate($0) }),
+                let exported = (object["timesheetExportedAt"] as? String).flatMap({
+                    ISO8601DateFormatter().date(from: $0)
+                })
+            else {
+                throw FixtureError(message: "\(url.path) lacks timesheetFrom, timesheetThrough or timesheetExportedAt")
+            }
+            self.from = from
+            self.through = through
+            self.exportedAt = exported
+        }
+    }
+
+    struct FixtureError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    /// Rows of text fields (nil for a null), in a stated order, with the field that names a row.
+    struct Table: Sendable {
+        var name: String
+        var key: String
+        var rows: [[String: String?]]
+    }
+
+    /// The goldens' files and the tables each holds.
+    static func readBack(_ repository: any ServerRepository, facts: Facts) async throws
+        -> [(name: String, tables: [Table])]
+    {
+        [
+            ("sessions.json", try await sessionTables(repository)),
+            ("ledger.json", try await ledgerTables(repository)),
+            ("timesheet-2026-10.json", try await timesheetTables(repository, facts: facts)),
+            ("directory.json", try await directoryTables(repository)),
+        ]
+    }
+
+    static func sessionTables(_ repository: any ServerRepository) async throws -> [Table] {
+        let sessions = try await repository.allSessions().sorted { $0.sessionKey.rawValue < $1.sessionKey.rawValue }
+        var pending: [[String: String?]] = []
+        for employee in try await repository.employees().sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
+            for event in try await repository.pendingEvents(userId: employee.id).sorted(by: {
+                ($0.sessionKey.rawValue, $0.receivedAt) < ($1.sessionKey.rawValue, $1.receivedAt)
+            }) {
+                pending.append([
+                    "userId": employee.id.rawValue, "sessionKey": event.sessionKey.rawValue,
+                    "kind": event.kind.rawValue, "at": text(event.at), "reason": event.reason,
+                    "receivedAt": text(event.receivedAt),
+                ])
+            }
+        }
+        let verification = try await LedgerService(repository: repository).verify()
+        let summary: [String: String?] = [
+            "pendingEventCount": "\(try await repository.pendingEventCount(sessionKey: nil))",
+            "sessionCount": "\(sessions.count)", "sealedRows": "\(verification.sealed)",
+            "unsealedRows": "\(verification.unsealed)", "latestLedgerID": "\(try await repository.latestLedgerID())",
+        ]
+        return [
+            Table(name: "sessions", key: "sessionKey", rows: sessions.map(row)),
+            Table(name: "pendingEvents", key: "sessionKey", rows: pending),
+            Table(name: "summary", key: "sessionCount", rows: [summary]),
+        ]
+    }
+
+    static func row(_ session: SessionRecord) -> [String: String?] {
+        let evidence = session.evidence
+        return [
+            "sessionKey": session.sessionKey.rawValue, "userId": session.userId.rawValue,
+            "siteId": session.siteId.rawValue, "deviceId": session.deviceId?.rawValue,
+            "checkInAt": text(session.checkInAt), "checkOutAt": text(session.checkOutAt),
+            "checkOutReason": session.checkOutReason, "lastSeenAt": text(session.lastSeenAt),
+            "source": session.source.rawValue, "corrected": "\(session.corrected)", "status": session.status,
+            "voidedAt": text(session.voidedAt), "voidReason": session.voidReason,
+            "checkInReason": evidence.checkInReason, "checkOutSource": evidence.checkOutSource?.rawValue,
+            "appVersion": evidence.appVersion, "evidenceRule": evidence.rule,
+            "evidenceSampleCount": evidence.sampleCount.map { "\($0)" },
+            "evidenceMedianRSSI": text(evidence.medianRSSI),
+            "evidenceStdevDB": text(evidence.stdevDB), "evidenceWalking": evidence.walking.map { "\($0)" },
+            "clockSkewSeconds": text(evidence.clockSkewSeconds),
+        ]
+    }
+
+    static func ledgerTables(_ repository: any ServerRepository) async throws -> [Table] {
+        var rows: [[String: String?]] = []
+        var id: Int64 = 0
+        while true {
+            let page = try await repository.ledgerEvents(after: id, limit: 500)
+            for event in page {
+                rows.append([
+                    "id": "\(event.id)", "kind": event.kind.rawValue, "sessionKey": event.sessionKey?.rawValue,
+                    "userId": event.userId?.rawValue, "actor": event.actor.rawValue,
+                    "receivedAt": text(event.receivedAt), "deviceAt": text(event.deviceAt),
+                    "payload": String(decoding: event.payload, as: UTF8.self),
+                    "personal": event.personal.map { String(decoding: $0, as: UTF8.self) },
+                    "personalDigest": event.personalDigest, "hash": event.hash,
+                ])
+            }
+            guard let last = page.last else { break }
+            id = last.id
+        }
+        var seals: [[String: String?]] = []
+        var sequence: Int64 = 0
+        while true {
+            let page = try await repository.ledgerSeals(after: sequence, limit: 500)
+            for (seal, event) in page {
+                seals.append([
+                    "sequence": "\(seal.sequence)", "eventId": "\(seal.eventId)", "chainHash": seal.chainHash,
+                    "eventHash": event?.hash,
+                ])
+            }
+            guard let last = page.last else { break }
+            sequence = last.seal.sequence
+        }
+        return [Table(name: "ledger", key: "id", rows: rows), Table(name: "seals", key: "sequence", rows: seals)]
+    }
+
+    static func timesheetService(_ repository: any ServerRepository, facts: Facts) -> TimesheetService {
+        TimesheetService(
+            repository: repository, environment: .clock({ [exportedAt = facts.exportedAt] in exportedAt }))
+    }
+
+    static func timesheetTables(_ repository: any ServerRepository, facts: Facts) async throws -> [Table] {
+        var days: [[String: String?]] = []
+        var weeks: [[String: String?]] = []
+        let query = TimesheetQuery(from: facts.from, through: facts.through)
+        try await timesheetService(repository, facts: facts).forEachEmployee(query) { employee in
+            for day in employee.days {
+                days.append([
+                    "row": "\(day.userId.rawValue)/\(day.siteId.rawValue)/\(day.date)", "userId": day.userId.rawValue,
+                    "employeeName": employee.employee.name, "siteId": day.siteId.rawValue,
+                    "date": day.date.description, "timeZone": day.timeZone,
+                    "utcOffsetSeconds": day.utcOffsetSeconds.map(String.init).joined(separator: ","),
+                    "firstIn": text(day.firstIn), "lastOut": text(day.lastOut), "proposedEnd": text(day.proposedEnd),
+                    "workedMinutes": "\(day.workedMinutes)", "measuredBreakMinutes": "\(day.measuredBreakMinutes)",
+                    "deductedBreakMinutes": "\(day.deductedBreakMinutes)", "eligibleMinutes": "\(day.eligibleMinutes)",
+                    "expectedMinutes": day.expectedMinutes.map { "\($0)" }, "scheduledStart": text(day.scheduledStart),
+                    "scheduledEnd": text(day.scheduledEnd), "lateMinutes": "\(day.lateMinutes)",
+                    "earlyMinutes": "\(day.earlyMinutes)", "overtimeMinutes": day.overtimeMinutes.map { "\($0)" },
+                    "sessionCount": "\(day.sessionCount)", "status": day.status.rawValue,
+                    "flags": day.sortedFlags.map(\.rawValue).joined(separator: ","), "holiday": day.holiday,
+                    "leaveType": day.leaveType, "leaveNote": day.leaveNote,
+                ])
+            }
+            for week in employee.weeks {
+                weeks.append([
+                    "row": "\(week.userId.rawValue)/\(week.weekStart)", "userId": week.userId.rawValue,
+                    "weekStart": week.weekStart.description, "workedMinutes": "\(week.workedMinutes)",
+                    "expectedMinutes": week.expectedMinutes.map { "\($0)" },
+                    "eligibleMinutes": "\(week.eligibleMinutes)",
+                    "overtimeMinutes": week.overtimeMinutes.map { "\($0)" },
+                ])
+            }
+        }
+        return [Table(name: "days", key: "row", rows: days), Table(name: "weeks", key: "row", rows: weeks)]
+    }
+
+    /// The CSV export's bytes, as the server streams them, computed at the export's time.
+    static func timesheetCSV(_ repository: any ServerRepository, facts: Facts) async throws -> String {
+        var bytes: [UInt8] = []
+        let query = TimesheetQuery(from: facts.from, through: facts.through)
+        for try await chunk in TimesheetCSV(service: timesheetService(repository, facts: facts), query: query) {
+            bytes += chunk
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func directoryTables(_ repository: any ServerRepository) async throws -> [Table] {
+        let sites = try await repository.sites().sorted { $0.id.rawValue < $1.id.rawValue }.map { site in
+            [
+                "id": site.id.rawValue, "name": site.name, "timeZone": site.timeZone,
+                "beaconUUID": site.beacon.uuid.uuidString, "major": "\(site.beacon.major)",
+                "geofence": site.geofence.map { "\($0.latitude),\($0.longitude),\($0.radiusMeters)" },
+                "deactivatedAt": text(site.deactivatedAt),
+            ] as [String: String?]
+        }
+        let beacons = try await repository.beacons(siteId: nil).sorted { $0.id < $1.id }.map { beacon in
+            [
+                "id": beacon.id, "siteId": beacon.siteId.rawValue, "minor": "\(beacon.minor)", "label": beacon.label,
+                "txPowerDBm": text(beacon.txPowerDBm),
+            ] as [String: String?]
+        }
+        let employees = try await repository.employees().sorted { $0.id.rawValue < $1.id.rawValue }.map { employee in
+            [
+                "id": employee.id.rawValue, "name": employee.name, "externalId": employee.externalId,
+                "email": employee.email, "deactivatedAt": text(employee.deactivatedAt),
+            ] as [String: String?]
+        }
+        let devices = try await repository.devices(userId: nil).sorted { $0.id.rawValue < $1.id.rawValue }
+            .map { device in
+                [
+                    "id": device.id.rawValue, "userId": device.userId.rawValue, "platform": device.platform,
+                    "deviceName": device.deviceName, "enrolledAt": text(device.enrolledAt),
+                    "lastSeenAt": text(device.lastSeenAt), "revokedAt": text(device.revokedAt),
+                    "state": device.state?.encoded(),
+                ] as [String: String?]
+            }
+        let accounts = try await repository.accounts().sorted { $0.id < $1.id }.map { account in
+            [
+                "id": account.id, "email": account.email, "role": account.role.rawValue,
+                "sites": account.sites.map(\.rawValue).joined(separator: ","), "passwordHash": account.passwordHash,
+                "totpSecret": account.totpSecret, "createdAt": text(account.createdAt),
+                "deactivatedAt": text(account.deactivatedAt),
+            ] as [String: String?]
+        }
+        let tokens = try await repository.apiTokens(accountId: nil).sorted { $0.id < $1.id }.map { token in
+            [
+                "id": token.id, "accountId": token.accountId, "name": token.name, "role": token.role.rawValue,
+                "createdAt": text(token.createdAt), "lastUsedAt": text(token.lastUsedAt),
+                "revokedAt": text(token.revokedAt),
+            ] as [String: String?]
+        }
+        let requests = try await repository.requests(userId: nil, state: nil).sorted { $0.id < $1.id }.map { request in
+            [
+                "id": request.id, "userId": request.userId.rawValue, "kind": request.kind.rawValue,
+                "state": request.state.rawValue, "sessionKey": request.sessionKey?.rawValue,
+                "siteId": request.siteId?.rawValue, "checkInAt": text(request.checkInAt),
+                "checkOutAt": text(request.checkOutAt), "reason": request.reason,
+                "evidence": request.evidence.keys.sorted().map { "\($0)=\(request.evidence[$0] ?? "")" }
+                    .joined(separator: "\n"),
+                "createdAt": text(request.createdAt), "decidedAt": text(request.decidedAt),
+                "decidedBy": request.decidedBy?.rawValue, "comment": request.comment,
+            ] as [String: String?]
+        }
+        guard let january = LocalDate("2026-01-01"), let december = LocalDate("2026-12-31") else {
+            throw FixtureError(message: "LocalDate refused 2026-01-01 or 2026-12-31")
+        }
+        let periods = try await repository.payPeriods(overlapping: january...december).sorted { $0.dates < $1.dates }
+        var locked: [[String: String?]] = []
+        for period in periods {
+            for day in try await repository.lockedDays(periodStart: period.dates.start).sorted(by: {
+                ($0.userId.rawValue, $0.siteId.rawValue, $0.date) < ($1.userId.rawValue, $1.siteId.rawValue, $1.date)
+            }) {
+                locked.append([
+                    "row": "\(day.periodStart)/\(day.userId.rawValue)/\(day.siteId.rawValue)/\(day.date)",
+                    "periodStart": day.periodStart.description, "userId": day.userId.rawValue,
+                    "siteId": day.siteId.rawValue, "date": day.date.description,
+                    "row-json": String(decoding: day.row, as: UTF8.self),
+                ])
+            }
+        }
+        var settings: [[String: String?]] = []
+        for kind in TimesheetSettingRow.Kind.allCases {
+            let rows = try await repository.timesheetSettings(kind: kind, dates: nil)
+            for setting in rows.sorted(by: { $0.id < $1.id }) {
+                settings.append([
+                    "row": "\(kind.rawValue)/\(setting.id)", "kind": setting.kind.rawValue, "id": setting.id,
+                    "userId": setting.userId?.rawValue, "siteId": setting.siteId?.rawValue,
+                    "date": setting.date?.description, "body": String(decoding: setting.body, as: UTF8.self),
+                    "updatedAt": text(setting.updatedAt),
+                ])
+            }
+        }
+        return [
+            Table(name: "sites", key: "id", rows: sites), Table(name: "beacons", key: "id", rows: beacons),
+            Table(name: "employees", key: "id", rows: employees), Table(name: "devices", key: "id", rows: devices),
+            Table(name: "accounts", key: "id", rows: accounts), Table(name: "apiTokens", key: "id", rows: tokens),
+            Table(name: "requests", key: "id", rows: requests),
+            Table(
+                name: "payPeriods", key: "start",
+                rows: periods.map { period -> [String: String?] in
+                    [
+                        "start": period.dates.start.description, "end": period.dates.end.description,
+                        "state": period.state.rawValue, "changedAt": text(period.changedAt),
+                        "changedBy": period.changedBy?.rawValue, "lockedAt": text(period.lockedAt),
+                    ]
+                }),
+            Table(name: "lockedDays", key: "row", rows: locked),
+            Table(name: "timesheetSettings", key: "row", rows: settings),
+        ]
+    }
+
+    /// A time as epoch seconds, exactly (Double's shortest form that reads back as the same value).
+    static func text(_ date: Date?) -> String? { date.map { "\($0.timeIntervalSince1970)" } }
+    static func text(_ number: Double?) -> String? { number.map { "\($0)" } }
+
+    // MARK: - Goldens
+
+    static func write(_ tables: [Table], to url: URL) throws {
+        var object: [String: Any] = [:]
+        for table in tables {
+            object[table.name] = table.rows.map { row in row.mapValues { $0.map { $0 as Any } ?? NSNull() } }
+        }
+        var data = try JSONSerialization.data(
+            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        data.append(0x0A)
+        try data.write(to: url)
+    }
+
+    static func read(_ url: URL) throws -> [String: [[String: String?]]] {
+        guard let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any] else {
+            throw FixtureError(message: "\(url.path) is not a JSON object")
+        }
+        return try object.mapValues { value in
+            guard let rows = value as? [[String: Any]] else { throw FixtureError(message: "\(url.path): not rows") }
+            return try rows.map { row in
+                try row.mapValues { field -> String? in
+                    if field is NSNull { return nil }
+                    guard let text = field as? String else { throw FixtureError(message: "\(url.path): \(field)") }
+                    return text
+                }
+            }
+        }
+    }
+
+    /// Records the first row and field where `table` differs from `golden` (and a count that differs).
+    static func compare(golden: [[String: String?]], _ table: Table, what: String) {
+        if golden.count != table.rows.count {
+            Issue.record("\(what): the goldens have \(golden.count) rows, \(table.rows.count) were read back")
+        }
+        for (index, (expected, found)) in zip(golden, table.rows).enumerated() {
+            let name = (expected[table.key] ?? nil) ?? "?"
+            // The row's key first: a row missing or added shows as the key that moved.
+            for field in [table.key] + Set(expected.keys).union(found.keys).subtracting([table.key]).sorted() {
+                let before = expected[field] ?? nil
+                let after = found[field] ?? nil
+                if before != after || expected.keys.contains(field) != found.keys.contains(field) {
+                    Issue.record(
+                        """
+                        \(what): row \(index) (\(table.key) \(name)), field '\(field)': \
+                        golden \(before.map { "'\($0)'" } ?? "null"), read back \(after.map { "'\($0)'" } ?? "null")
+                        """)
+                    return
+                }
+            }
+        }
+    }
+
+    static func compareLines(golden: String, readBack: String, what: String) {
+        guard golden != readBack else { return }
+        // RFC 4180 lines end in CRLF, which is one Character in Swift.
+        func lines(_ text: String) -> [Substring] {
+            text.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" }
+        }
+        let expected = lines(golden)
+        let found = lines(readBack)
+        let line =
+            zip(expected, found).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            ?? min(expected.count, found.count)
+        let before = line < expected.count ? "'\(expected[line])'" : "no line"
+        let after = line < found.count ? "'\(found[line])'" : "no line"
+        Issue.record("\(what): line \(line + 1) differs: golden \(before), read back \(after)")
+    }
+}
