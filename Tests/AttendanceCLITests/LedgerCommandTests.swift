@@ -54,7 +54,7 @@ import Testing
         #expect(sealed.stdout.contains("sealed rows: 5; not sealed yet: 0"))
         #expect(sealed.stdout.contains("the chain is intact"))
         try Self.sql("DROP TRIGGER ledger_rows_are_never_changed", on: path)
-        try Self.sql("UPDATE ledgerEvents SET deviceAt = deviceAt - 600 WHERE id = 3", on: path)
+        try Self.sql("UPDATE ledger_events SET device_at = device_at - 600 WHERE id = 3", on: path)
         let broken = try await Self.run(["verify", "--database", path])
         #expect(broken.status == 1)
         #expect(broken.stderr.contains("the chain is broken at seal 3, row 3"))
@@ -69,7 +69,7 @@ import Testing
             try await Self.run(["rebuild", "--database", path, "--check"]).stdout
                 .contains("sessions that differed from the table: 0"))
         // Someone edits a session behind the ledger's back…
-        try Self.sql("UPDATE sessions SET checkInAt = checkInAt - 7200 WHERE sessionKey = 's-2'", on: path)
+        try Self.sql("UPDATE sessions SET check_in_at = check_in_at - 7200 WHERE session_key = 's-2'", on: path)
         let check = try await Self.run(["rebuild", "--database", path, "--check"])
         #expect(check.status == 1)
         #expect(check.stdout.contains("sessions that differed from the table: 1"))

@@ -1,6 +1,8 @@
 import AttendanceModels
 import AttendanceServerTestSupport
 import Foundation
+import GRDB
+import PostgresNIO
 import Testing
 
 @testable import AttendanceServer
@@ -128,30 +130,43 @@ import Testing
     @Test(arguments: Backend.allCases) func theUpgradeReleasesClaimsStrandedByAnEarlierRelease(
         backend: Backend
     ) async throws {
-        let (repository, reopen) = try await backend.makeStore()
         let hash = try IngestService.request(.checkIn, json: Self.checkIn()).identity
-        #expect(
-            try await repository.claimIdempotency(scope: Self.alice.scope, key: "k5", requestHash: hash, now: Self.now)
-                == .claimed)
-        // The database as an earlier release left it: the claim, and the migration not yet run.
-        let migration = "2026-11-24 release stranded claims"
-        switch repository {
-        case let sqlite as SQLiteRepository:
-            try await sqlite.writer.write { db in
-                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [migration])
+        let time = Self.now.timeIntervalSince1970
+        // The database as an earlier release left it: its schema up to the migration before the
+        // release (each backend's list has its own order), and a claim a crash left unanswered.
+        let upgraded: any ServerRepository
+        switch backend {
+        case .sqlite:
+            let path = FileManager.default.temporaryDirectory
+                .appendingPathComponent("stranded-\(UUID().uuidString).sqlite").path
+            let pool = try DatabasePool(path: path)
+            try SQLiteRepository.migrator.migrate(pool, upTo: "2026-11-24 employee deactivation")
+            try await pool.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO idempotencyKeys (scope, key, requestHash, state, createdAt)
+                        VALUES (?, 'k5', ?, 'inFlight', ?)
+                        """, arguments: [Self.alice.scope, hash, time])
             }
-        case let postgres as PostgresRepository:
-            try await postgres.client.query(
-                "DELETE FROM schema_migrations WHERE name = \(migration)", logger: postgres.logger)
-        default:
-            Issue.record("an unknown backend")
+            try pool.close()
+            upgraded = try SQLiteRepository.open(path: path)
+        case .postgresql:
+            let url = try await ThrowawayPostgres.shared.freshDatabaseURL()
+            let before = try await PostgresRepository.connect(
+                url: url, migratingThrough: "2026-11-24 site deactivation")
+            try await before.client.query(
+                """
+                INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at)
+                VALUES (\(Self.alice.scope), 'k5', \(hash), 'inFlight', \(time))
+                """, logger: before.logger)
+            before.shutdown()
+            upgraded = try await PostgresRepository.connect(url: url)
         }
-        repository.shutdown()
-        let upgraded = try await Self.service(try await reopen())
-        defer { upgraded.repository.shutdown() }
+        let service = try await Self.service(upgraded)
+        defer { upgraded.shutdown() }
         // Within what would have been its lease, the key is processed at once.
         #expect(
-            try await upgraded.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k5", principal: Self.alice)
+            try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k5", principal: Self.alice)
                 .status == 201)
     }
 

@@ -109,8 +109,8 @@ import Testing
         let ledger = LedgerService(repository: repository)
         let sealed = try await ledger.sealAll(now: Self.now)
         #expect(try await ledger.verify().isIntact)
-        let table = backend == .sqlite ? "ledgerEvents" : "ledger_events"
-        let column = backend == .sqlite ? "deviceAt" : "device_at"
+        // One schema, one set of names, on both backends.
+        let table = "ledger_events", column = "device_at"
         // The database refuses the edit as it stands…
         await #expect(throws: (any Error).self) {
             try await Self.execute("UPDATE \(table) SET \(column) = \(column) - 3600 WHERE id = 5", on: repository)

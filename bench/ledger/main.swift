@@ -10,7 +10,7 @@
 // `LedgerEvent.checkIn`/`sessionEvent` build them (same payload fields, same actor; the hash is
 // computed by `LedgerEvent.init`), then written straight to the table in large transactions:
 // through the repository's `appendLedger` a million rows would be a million commits (SQLite runs
-// `synchronous = FULL`). SQLite: a GRDB DatabaseQueue on the migrated file, table `ledgerEvents`.
+// `synchronous = FULL`). SQLite: a GRDB DatabaseQueue on the migrated file, table `ledger_events`.
 // PostgreSQL: multi-row INSERTs into `ledger_events`, each id queued in `ledger_unsealed` as
 // `PostgresRepository.append` does. The database must be new (no ledger rows).
 import AttendanceModels
@@ -210,15 +210,15 @@ final class SQLiteWriter: LedgerWriter {
     }
 
     func existingRows() async throws -> Int {
-        try await queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM ledgerEvents") ?? 0 }
+        try await queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM ledger_events") ?? 0 }
     }
 
     func write(_ rows: [LedgerEvent]) async throws {
         try await queue.write { db in
             let statement = try db.cachedStatement(
                 sql: """
-                    INSERT INTO ledgerEvents (kind, sessionKey, userId, actor, receivedAt, deviceAt, payload, personal,
-                                              personalDigest, hash)
+                    INSERT INTO ledger_events (kind, session_key, user_id, actor, received_at, device_at, payload, personal,
+                                              personal_digest, hash)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             for event in rows {

@@ -275,7 +275,7 @@ final class SQLiteWriter: RowWriter {
         try await queue.write { db in
             let statement = try db.cachedStatement(
                 sql: """
-                    INSERT INTO timesheetSettings (kind, id, userId, siteId, date, body, updatedAt)
+                    INSERT INTO timesheet_settings (kind, id, user_id, site_id, date, body, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """)
             for row in assignments {
@@ -291,9 +291,9 @@ final class SQLiteWriter: RowWriter {
         try await queue.write { db in
             let statement = try db.cachedStatement(
                 sql: """
-                    INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason,
-                                          lastSeenAt, source, createdAt, checkInReason, checkOutSource, appVersion,
-                                          evidenceRule, corrected)
+                    INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason,
+                                          last_seen_at, source, created_at, check_in_reason, check_out_source, app_version,
+                                          evidence_rule, corrected)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             for row in rows {

@@ -3,41 +3,6 @@ import Foundation
 import GRDB
 
 extension SQLiteRepository: AccountRepository {
-    static func registerAccountMigrations(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("2026-11-25 accounts") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE accounts (
-                        id TEXT PRIMARY KEY,
-                        email TEXT NOT NULL UNIQUE,
-                        role TEXT NOT NULL CHECK (role IN ('owner', 'hr', 'manager', 'auditor')),
-                        sites TEXT NOT NULL,
-                        passwordHash TEXT NOT NULL,
-                        totpSecret TEXT,
-                        createdAt REAL NOT NULL,
-                        deactivatedAt REAL
-                    );
-                    CREATE TABLE apiTokens (
-                        id TEXT PRIMARY KEY,
-                        accountId TEXT NOT NULL REFERENCES accounts(id),
-                        tokenHash TEXT NOT NULL UNIQUE,
-                        name TEXT NOT NULL,
-                        role TEXT NOT NULL CHECK (role IN ('owner', 'hr', 'manager', 'auditor')),
-                        createdAt REAL NOT NULL,
-                        lastUsedAt REAL,
-                        revokedAt REAL
-                    );
-                    CREATE TABLE consoleSessions (
-                        tokenHash TEXT PRIMARY KEY,
-                        accountId TEXT NOT NULL REFERENCES accounts(id),
-                        csrfToken TEXT NOT NULL,
-                        createdAt REAL NOT NULL,
-                        expiresAt REAL NOT NULL
-                    );
-                    CREATE INDEX consoleSessions_by_account ON consoleSessions (accountId);
-                    """)
-        }
-    }
 
     public func accountCount() async throws -> Int {
         try await writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accounts") ?? 0 }
@@ -49,7 +14,7 @@ extension SQLiteRepository: AccountRepository {
                 try db.execute(
                     sql: """
                         INSERT INTO accounts
-                            (id, email, role, sites, passwordHash, totpSecret, createdAt, deactivatedAt)
+                            (id, email, role, sites, password_hash, totp_secret, created_at, deactivated_at)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: StatementArguments(Self.values(account)))
@@ -82,8 +47,8 @@ extension SQLiteRepository: AccountRepository {
         try await writer.write { db in
             try db.execute(
                 sql: """
-                    UPDATE accounts SET email = ?, role = ?, sites = ?, passwordHash = ?, totpSecret = ?, createdAt = ?,
-                        deactivatedAt = ?
+                    UPDATE accounts SET email = ?, role = ?, sites = ?, password_hash = ?, totp_secret = ?, created_at = ?,
+                        deactivated_at = ?
                     WHERE id = ?
                     """,
                 arguments: StatementArguments(Array(Self.values(account).dropFirst()) + [account.id]))
@@ -95,7 +60,7 @@ extension SQLiteRepository: AccountRepository {
         try await writer.write { db in
             try db.execute(
                 sql:
-                    "INSERT INTO apiTokens (id, accountId, tokenHash, name, role, createdAt) VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO api_tokens (id, account_id, token_hash, name, role, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [
                     token.id, token.accountId, hash, token.name, token.role.rawValue,
                     token.createdAt.timeIntervalSince1970,
@@ -106,9 +71,10 @@ extension SQLiteRepository: AccountRepository {
 
     public func apiToken(hash: String, now: Date) async throws -> (token: APITokenRecord, account: AccountRecord)? {
         let found = try await writer.read { db -> (APITokenRecord, AccountRecord)? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM apiTokens WHERE tokenHash = ?", arguments: [hash]),
+            guard
+                let row = try Row.fetchOne(db, sql: "SELECT * FROM api_tokens WHERE token_hash = ?", arguments: [hash]),
                 let account = try Row.fetchOne(
-                    db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [row["accountId"] as String])
+                    db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [row["account_id"] as String])
             else { return nil }
             return (try Self.apiToken(row), try Self.account(account))
         }
@@ -116,7 +82,7 @@ extension SQLiteRepository: AccountRepository {
         if token.revokedAt == nil, DeviceRecord.lastSeenIsStale(token.lastUsedAt, now: now) {
             try await writer.write { db in
                 try db.execute(
-                    sql: "UPDATE apiTokens SET lastUsedAt = ? WHERE id = ?",
+                    sql: "UPDATE api_tokens SET last_used_at = ? WHERE id = ?",
                     arguments: [now.timeIntervalSince1970, token.id])
             }
         }
@@ -126,7 +92,7 @@ extension SQLiteRepository: AccountRepository {
     public func apiTokens(accountId: String?) async throws -> [APITokenRecord] {
         try await writer.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT * FROM apiTokens WHERE ? IS NULL OR accountId = ? ORDER BY createdAt, id",
+                db, sql: "SELECT * FROM api_tokens WHERE ? IS NULL OR account_id = ? ORDER BY created_at, id",
                 arguments: [accountId, accountId]
             ).map(Self.apiToken)
         }
@@ -134,17 +100,18 @@ extension SQLiteRepository: AccountRepository {
 
     public func apiToken(id: String) async throws -> APITokenRecord? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM apiTokens WHERE id = ?", arguments: [id]).map(Self.apiToken)
+            try Row.fetchOne(db, sql: "SELECT * FROM api_tokens WHERE id = ?", arguments: [id]).map(Self.apiToken)
         }
     }
 
     public func revokeAPIToken(id: String, now: Date, audit: LedgerEvent?) async throws -> APITokenRecord? {
         try await writer.write { db in
             try db.execute(
-                sql: "UPDATE apiTokens SET revokedAt = ? WHERE id = ? AND revokedAt IS NULL",
+                sql: "UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
                 arguments: [now.timeIntervalSince1970, id])
             _ = try Self.audited(db.changesCount == 1, audit, db: db)
-            return try Row.fetchOne(db, sql: "SELECT * FROM apiTokens WHERE id = ?", arguments: [id]).map(Self.apiToken)
+            return try Row.fetchOne(db, sql: "SELECT * FROM api_tokens WHERE id = ?", arguments: [id]).map(
+                Self.apiToken)
         }
     }
 
@@ -152,7 +119,7 @@ extension SQLiteRepository: AccountRepository {
         try await writer.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO consoleSessions (tokenHash, accountId, csrfToken, createdAt, expiresAt)
+                    INSERT INTO console_sessions (token_hash, account_id, csrf_token, created_at, expires_at)
                     VALUES (?, ?, ?, ?, ?)
                     """,
                 arguments: [
@@ -161,7 +128,7 @@ extension SQLiteRepository: AccountRepository {
                 ])
             // Expired sessions are dropped as new ones are made, so the table stays small.
             try db.execute(
-                sql: "DELETE FROM consoleSessions WHERE expiresAt <= ?",
+                sql: "DELETE FROM console_sessions WHERE expires_at <= ?",
                 arguments: [session.createdAt.timeIntervalSince1970])
             _ = try Self.audited(true, audit, db: db)
         }
@@ -173,29 +140,29 @@ extension SQLiteRepository: AccountRepository {
         try await writer.read { db in
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM consoleSessions WHERE tokenHash = ? AND expiresAt > ?",
+                    db, sql: "SELECT * FROM console_sessions WHERE token_hash = ? AND expires_at > ?",
                     arguments: [hash, now.timeIntervalSince1970]),
                 let account = try Row.fetchOne(
-                    db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [row["accountId"] as String])
+                    db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [row["account_id"] as String])
             else { return nil }
             let session = ConsoleSessionRecord(
-                accountId: row["accountId"], csrfToken: row["csrfToken"],
-                createdAt: Date(timeIntervalSince1970: row["createdAt"]),
-                expiresAt: Date(timeIntervalSince1970: row["expiresAt"]))
+                accountId: row["account_id"], csrfToken: row["csrf_token"],
+                createdAt: Date(timeIntervalSince1970: row["created_at"]),
+                expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
             return (session, try Self.account(account))
         }
     }
 
     public func deleteConsoleSession(hash: String, audit: LedgerEvent?) async throws {
         try await writer.write { db in
-            try db.execute(sql: "DELETE FROM consoleSessions WHERE tokenHash = ?", arguments: [hash])
+            try db.execute(sql: "DELETE FROM console_sessions WHERE token_hash = ?", arguments: [hash])
             _ = try Self.audited(db.changesCount == 1, audit, db: db)
         }
     }
 
     public func deleteConsoleSessions(accountId: String) async throws {
         try await writer.write { db in
-            try db.execute(sql: "DELETE FROM consoleSessions WHERE accountId = ?", arguments: [accountId])
+            try db.execute(sql: "DELETE FROM console_sessions WHERE account_id = ?", arguments: [accountId])
         }
     }
 
@@ -212,19 +179,20 @@ extension SQLiteRepository: AccountRepository {
             id: row["id"], email: row["email"],
             role: try StoredValue.decode(
                 row["role"] as String, as: Role.self, table: "accounts", row: row["id"] as String, column: "role"),
-            sites: AccountRecord.sites(row["sites"]), passwordHash: row["passwordHash"], totpSecret: row["totpSecret"],
-            createdAt: Date(timeIntervalSince1970: row["createdAt"]),
-            deactivatedAt: (row["deactivatedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
+            sites: AccountRecord.sites(row["sites"]), passwordHash: row["password_hash"],
+            totpSecret: row["totp_secret"],
+            createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            deactivatedAt: (row["deactivated_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 
     private static func apiToken(_ row: Row) throws -> APITokenRecord {
         APITokenRecord(
-            id: row["id"], accountId: row["accountId"], name: row["name"],
+            id: row["id"], accountId: row["account_id"], name: row["name"],
             role: try StoredValue.decode(
-                row["role"] as String, as: Role.self, table: "apiTokens", row: row["id"] as String, column: "role"),
-            createdAt: Date(timeIntervalSince1970: row["createdAt"]),
-            lastUsedAt: (row["lastUsedAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            revokedAt: (row["revokedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
+                row["role"] as String, as: Role.self, table: "api_tokens", row: row["id"] as String, column: "role"),
+            createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            lastUsedAt: (row["last_used_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 }
 

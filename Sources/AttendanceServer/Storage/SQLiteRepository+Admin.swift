@@ -3,37 +3,14 @@ import Foundation
 import GRDB
 
 extension SQLiteRepository: AdminRepository {
-    static func registerAdminMigrations(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("2026-11-22 beacons") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE beacons (
-                        id TEXT PRIMARY KEY,
-                        siteId TEXT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
-                        minor INTEGER NOT NULL CHECK (minor BETWEEN 0 AND 65535),
-                        label TEXT,
-                        txPowerDBm REAL,
-                        UNIQUE (siteId, minor)
-                    );
-                    """)
-        }
-        // A deleted site is deactivated, never removed: its sessions keep pointing to it.
-        migrator.registerMigration("2026-11-24 site deactivation") { db in
-            try db.execute(sql: "ALTER TABLE sites ADD COLUMN deactivatedAt REAL")
-        }
-        // A deactivated employee is kept with their records; their devices are revoked.
-        migrator.registerMigration("2026-11-24 employee deactivation") { db in
-            try db.execute(sql: "ALTER TABLE employees ADD COLUMN deactivatedAt REAL")
-        }
-    }
 
     public func updateSite(_ site: SiteRecord, audit: LedgerEvent?) async throws -> Bool {
         try await writer.write { db in
             do {
                 try db.cachedStatement(
                     sql: """
-                        UPDATE sites SET name = ?, timeZone = ?, beaconUUID = ?, major = ?, geofenceLatitude = ?, geofenceLongitude = ?,
-                        geofenceRadiusMeters = ? WHERE id = ?
+                        UPDATE sites SET name = ?, time_zone = ?, beacon_uuid = ?, major = ?, geofence_latitude = ?, geofence_longitude = ?,
+                        geofence_radius_meters = ? WHERE id = ?
                         """
                 ).execute(arguments: [
                     site.name, site.timeZone, site.beacon.uuid.uuidString, Int(site.beacon.major),
@@ -49,11 +26,11 @@ extension SQLiteRepository: AdminRepository {
 
     public func deactivateSite(id: SiteID, now: Date, audit: LedgerEvent?) async throws -> Bool {
         try await writer.write { db in
-            let sql = "SELECT deactivatedAt IS NULL FROM sites WHERE id = ?"
+            let sql = "SELECT deactivated_at IS NULL FROM sites WHERE id = ?"
             guard let active = try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: [id.rawValue]) else {
                 return false
             }
-            try db.cachedStatement(sql: "UPDATE sites SET deactivatedAt = COALESCE(deactivatedAt, ?) WHERE id = ?")
+            try db.cachedStatement(sql: "UPDATE sites SET deactivated_at = COALESCE(deactivated_at, ?) WHERE id = ?")
                 .execute(arguments: [now.timeIntervalSince1970, id.rawValue])
             _ = try Self.audited(active, audit, db: db)
             return true
@@ -70,7 +47,7 @@ extension SQLiteRepository: AdminRepository {
         try await writer.write { db in
             do {
                 try db.cachedStatement(
-                    sql: "INSERT INTO beacons (id, siteId, minor, label, txPowerDBm) VALUES (?, ?, ?, ?, ?)"
+                    sql: "INSERT INTO beacons (id, site_id, minor, label, tx_power_dbm) VALUES (?, ?, ?, ?, ?)"
                 ).execute(arguments: [
                     beacon.id, beacon.siteId.rawValue, Int(beacon.minor), beacon.label, beacon.txPowerDBm,
                 ])
@@ -87,15 +64,15 @@ extension SQLiteRepository: AdminRepository {
             let rows =
                 try siteId.map {
                     try Row.fetchAll(
-                        db.cachedStatement(sql: "SELECT * FROM beacons WHERE siteId = ? ORDER BY minor"),
+                        db.cachedStatement(sql: "SELECT * FROM beacons WHERE site_id = ? ORDER BY minor"),
                         arguments: [$0.rawValue])
                 }
-                ?? Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM beacons ORDER BY siteId, minor"))
+                ?? Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM beacons ORDER BY site_id, minor"))
             return rows.map { row in
                 BeaconRecord(
-                    id: row["id"], siteId: SiteID(row["siteId"]), minor: UInt16(row["minor"] as Int),
+                    id: row["id"], siteId: SiteID(row["site_id"]), minor: UInt16(row["minor"] as Int),
                     label: row["label"],
-                    txPowerDBm: row["txPowerDBm"])
+                    txPowerDBm: row["tx_power_dbm"])
             }
         }
     }
@@ -117,16 +94,16 @@ extension SQLiteRepository: AdminRepository {
     public func pendingEvents(userId: UserID) async throws -> [PendingEventRecord] {
         try await writer.read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE userId = ? ORDER BY id"),
+                db.cachedStatement(sql: "SELECT * FROM pending_session_events WHERE user_id = ? ORDER BY id"),
                 arguments: [userId.rawValue]
             ).map { row in
                 PendingEventRecord(
-                    sessionKey: SessionKey(row["sessionKey"]),
+                    sessionKey: SessionKey(row["session_key"]),
                     kind: try StoredValue.decode(
-                        row["kind"] as String, as: SessionEventCommand.Kind.self, table: "pendingSessionEvents",
+                        row["kind"] as String, as: SessionEventCommand.Kind.self, table: "pending_session_events",
                         row: "\(row["id"] as Int64)", column: "kind"),
                     at: Date(timeIntervalSince1970: row["at"]), reason: row["reason"],
-                    receivedAt: Date(timeIntervalSince1970: row["receivedAt"]))
+                    receivedAt: Date(timeIntervalSince1970: row["received_at"]))
             }
         }
     }
@@ -134,12 +111,14 @@ extension SQLiteRepository: AdminRepository {
     public func deactivateEmployee(id: UserID, now: Date, audit: LedgerEvent?) async throws -> EmployeeRecord? {
         try await writer.write { db in
             let time = now.timeIntervalSince1970
-            let sql = "SELECT deactivatedAt IS NULL FROM employees WHERE id = ?"
+            let sql = "SELECT deactivated_at IS NULL FROM employees WHERE id = ?"
             let active = try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: [id.rawValue]) == true
-            try db.cachedStatement(sql: "UPDATE employees SET deactivatedAt = COALESCE(deactivatedAt, ?) WHERE id = ?")
-                .execute(arguments: [time, id.rawValue])
+            try db.cachedStatement(
+                sql: "UPDATE employees SET deactivated_at = COALESCE(deactivated_at, ?) WHERE id = ?"
+            )
+            .execute(arguments: [time, id.rawValue])
             guard db.changesCount == 1 else { return nil }
-            try db.cachedStatement(sql: "UPDATE devices SET revokedAt = COALESCE(revokedAt, ?) WHERE userId = ?")
+            try db.cachedStatement(sql: "UPDATE devices SET revoked_at = COALESCE(revoked_at, ?) WHERE user_id = ?")
                 .execute(arguments: [time, id.rawValue])
             _ = try Self.audited(active, audit, db: db)
             return try Row.fetchOne(
@@ -152,7 +131,7 @@ extension SQLiteRepository: AdminRepository {
     public func updateEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws -> Bool {
         try await writer.write { db in
             do {
-                try db.cachedStatement(sql: "UPDATE employees SET name = ?, externalId = ?, email = ? WHERE id = ?")
+                try db.cachedStatement(sql: "UPDATE employees SET name = ?, external_id = ?, email = ? WHERE id = ?")
                     .execute(arguments: [employee.name, employee.externalId, employee.email, employee.id.rawValue])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw RepositoryError(
@@ -168,19 +147,19 @@ extension SQLiteRepository: AdminRepository {
         var conditions: [String] = []
         var arguments: [(any DatabaseValueConvertible)?] = []
         if let user = filter.userId {
-            conditions.append("userId = ?")
+            conditions.append("user_id = ?")
             arguments.append(user.rawValue)
         }
         if let site = filter.siteId {
-            conditions.append("siteId = ?")
+            conditions.append("site_id = ?")
             arguments.append(site.rawValue)
         }
         if let from = filter.from {
-            conditions.append("(checkOutAt IS NULL OR checkOutAt >= ?)")
+            conditions.append("(check_out_at IS NULL OR check_out_at >= ?)")
             arguments.append(from.timeIntervalSince1970)
         }
         if let to = filter.to {
-            conditions.append("checkInAt < ?")
+            conditions.append("check_in_at < ?")
             arguments.append(to.timeIntervalSince1970)
         }
         if let source = filter.source {
@@ -189,11 +168,11 @@ extension SQLiteRepository: AdminRepository {
         }
         if filter.correctedOnly { conditions.append("corrected = 1") }
         if let skew = filter.minSkewSeconds {
-            conditions.append("ABS(clockSkewSeconds) >= ?")
+            conditions.append("ABS(clock_skew_seconds) >= ?")
             arguments.append(skew)
         }
         if let cursor {
-            conditions.append("(checkInAt > ? OR (checkInAt = ? AND sessionKey > ?))")
+            conditions.append("(check_in_at > ? OR (check_in_at = ? AND session_key > ?))")
             arguments += [
                 cursor.checkInAt.timeIntervalSince1970, cursor.checkInAt.timeIntervalSince1970,
                 cursor.sessionKey.rawValue,
@@ -203,7 +182,7 @@ extension SQLiteRepository: AdminRepository {
         let sql =
             "SELECT \(Self.sessionColumns) FROM sessions"
             + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
-            + " ORDER BY checkInAt, sessionKey LIMIT ?"
+            + " ORDER BY check_in_at, session_key LIMIT ?"
         let bound = StatementArguments(arguments)
         return try await writer.read { db in
             try Row.fetchAll(db.cachedStatement(sql: sql), arguments: bound).map(Self.sessionRecord)

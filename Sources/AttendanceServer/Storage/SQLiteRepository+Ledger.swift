@@ -3,93 +3,14 @@ import Foundation
 import GRDB
 
 extension SQLiteRepository: LedgerRepository {
-    static func registerLedgerMigrations(_ migrator: inout DatabaseMigrator) {
-        // The append-only ledger and its chain; triggers refuse any change but erasing personal data.
-        migrator.registerMigration("2026-11-25 ledger") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE ledgerEvents (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        kind TEXT NOT NULL,
-                        sessionKey TEXT,
-                        userId TEXT,
-                        actor TEXT NOT NULL,
-                        receivedAt REAL NOT NULL,
-                        deviceAt REAL,
-                        payload TEXT NOT NULL,
-                        personal TEXT,
-                        personalDigest TEXT,
-                        hash TEXT NOT NULL
-                    );
-                    CREATE INDEX ledger_by_session ON ledgerEvents (sessionKey, id);
-                    CREATE INDEX ledger_by_user ON ledgerEvents (userId, id);
-                    CREATE INDEX ledger_by_time ON ledgerEvents (receivedAt, id);
-                    CREATE TABLE ledgerSeals (
-                        sequence INTEGER PRIMARY KEY,
-                        eventId INTEGER NOT NULL UNIQUE,
-                        chainHash TEXT NOT NULL,
-                        sealedAt REAL NOT NULL
-                    );
-                    CREATE TRIGGER ledger_rows_are_never_changed
-                    BEFORE UPDATE OF id, kind, sessionKey, userId, actor, receivedAt, deviceAt, payload,
-                        personalDigest, hash
-                    ON ledgerEvents
-                    BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: its rows are never changed'); END;
-                    CREATE TRIGGER ledger_personal_data_is_only_erased
-                    BEFORE UPDATE OF personal ON ledgerEvents WHEN NEW.personal IS NOT NULL
-                    BEGIN SELECT RAISE(ABORT, 'personal data in the ledger can only be erased'); END;
-                    CREATE TRIGGER ledger_rows_are_never_deleted BEFORE DELETE ON ledgerEvents
-                    BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: its rows are never deleted'); END;
-                    CREATE TRIGGER ledger_seals_are_never_changed BEFORE UPDATE ON ledgerSeals
-                    BEGIN SELECT RAISE(ABORT, 'the ledger chain is append-only'); END;
-                    CREATE TRIGGER ledger_seals_are_never_deleted BEFORE DELETE ON ledgerSeals
-                    BEGIN SELECT RAISE(ABORT, 'the ledger chain is append-only'); END;
-                    ALTER TABLE sessions ADD COLUMN clockSkewSeconds REAL;
-                    ALTER TABLE sessions ADD COLUMN corrected INTEGER NOT NULL DEFAULT 0;
-                    ALTER TABLE sessions ADD COLUMN voidedAt REAL;
-                    ALTER TABLE sessions ADD COLUMN voidReason TEXT;
-                    """)
-        }
-        // Sessions and pending rows recorded before the ledger become its first rows (actor
-        // `migration`), so that a rebuild gives them back as they were.
-        migrator.registerMigration("2026-11-25 sessions into the ledger") { db in
-            let pending = try Row.fetchAll(db, sql: "SELECT * FROM pendingSessionEvents ORDER BY id")
-            try db.execute(sql: "DELETE FROM pendingSessionEvents")
-            for row in pending {
-                let kind = SessionEventCommand.Kind(rawValue: row["kind"]) ?? .heartbeat
-                let key = SessionKey(row["sessionKey"])
-                let userId = (row["userId"] as String?).map { UserID($0) }
-                let source = (row["source"] as String?).flatMap(EventSource.init(rawValue:))
-                let at = Date(timeIntervalSince1970: row["at"])
-                let receivedAt = Date(timeIntervalSince1970: row["receivedAt"])
-                let event = LedgerMigration.sessionEvent(
-                    kind: kind, key: key, userId: userId, at: at, reason: row["reason"], source: source,
-                    deviceId: nil, receivedAt: receivedAt)
-                let id = try append(event, db: db)
-                try insertPending(
-                    id: id, key: key, kind: kind, at: at, reason: row["reason"], userId: userId,
-                    receivedAt: receivedAt, source: source, db: db)
-            }
-            for row in try Row.fetchAll(
-                db, sql: "SELECT \(sessionColumns), createdAt FROM sessions ORDER BY createdAt, sessionKey")
-            {
-                let session = try sessionRecord(row)
-                for event in LedgerMigration.events(
-                    for: session, createdAt: Date(timeIntervalSince1970: row["createdAt"]))
-                {
-                    try append(event, db: db)
-                }
-            }
-        }
-    }
 
     /// Writes a ledger row in the caller's transaction; returns its id.
     @discardableResult
     static func append(_ event: LedgerEvent, db: Database) throws -> Int64 {
         try db.cachedStatement(
             sql: """
-                INSERT INTO ledgerEvents (kind, sessionKey, userId, actor, receivedAt, deviceAt, payload, personal,
-                                          personalDigest, hash)
+                INSERT INTO ledger_events (kind, session_key, user_id, actor, received_at, device_at, payload, personal,
+                                          personal_digest, hash)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
@@ -102,15 +23,15 @@ extension SQLiteRepository: LedgerRepository {
     }
 
     static func ledgerEvent(_ row: Row) -> LedgerEvent {
-        let deviceAt: Double? = row["deviceAt"]
+        let deviceAt: Double? = row["device_at"]
         let personal: String? = row["personal"]
         return LedgerEvent(
             stored: row["id"], kind: LedgerKind(rawValue: row["kind"]),
-            sessionKey: (row["sessionKey"] as String?).map { SessionKey($0) },
-            userId: (row["userId"] as String?).map { UserID($0) }, actor: LedgerActor(rawValue: row["actor"]),
-            receivedAt: Date(timeIntervalSince1970: row["receivedAt"]),
+            sessionKey: (row["session_key"] as String?).map { SessionKey($0) },
+            userId: (row["user_id"] as String?).map { UserID($0) }, actor: LedgerActor(rawValue: row["actor"]),
+            receivedAt: Date(timeIntervalSince1970: row["received_at"]),
             deviceAt: deviceAt.map(Date.init(timeIntervalSince1970:)), payload: Data((row["payload"] as String).utf8),
-            personal: personal.map { Data($0.utf8) }, personalDigest: row["personalDigest"], hash: row["hash"])
+            personal: personal.map { Data($0.utf8) }, personalDigest: row["personal_digest"], hash: row["hash"])
     }
 
     public func appendLedger(_ event: LedgerEvent) async throws {
@@ -123,17 +44,17 @@ extension SQLiteRepository: LedgerRepository {
         try await writer.write { db in
             let last = try Row.fetchOne(
                 db.cachedStatement(
-                    sql: "SELECT sequence, eventId, chainHash FROM ledgerSeals ORDER BY sequence DESC LIMIT 1"))
+                    sql: "SELECT sequence, event_id, chain_hash FROM ledger_seals ORDER BY sequence DESC LIMIT 1"))
             let sequence: Int64 = last?["sequence"] ?? 0
             let rows = try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT id, hash FROM ledgerEvents WHERE id > ? ORDER BY id LIMIT ?"),
-                arguments: [last?["eventId"] as Int64? ?? 0, limit])
+                db.cachedStatement(sql: "SELECT id, hash FROM ledger_events WHERE id > ? ORDER BY id LIMIT ?"),
+                arguments: [last?["event_id"] as Int64? ?? 0, limit])
             let seals = LedgerHash.seals(
-                after: sequence, previous: last?["chainHash"] ?? LedgerHash.genesis,
+                after: sequence, previous: last?["chain_hash"] ?? LedgerHash.genesis,
                 events: rows.map { (id: $0["id"], hash: $0["hash"]) })
             for seal in seals {
                 try db.cachedStatement(
-                    sql: "INSERT INTO ledgerSeals (sequence, eventId, chainHash, sealedAt) VALUES (?, ?, ?, ?)"
+                    sql: "INSERT INTO ledger_seals (sequence, event_id, chain_hash, sealed_at) VALUES (?, ?, ?, ?)"
                 ).execute(arguments: [seal.sequence, seal.eventId, seal.chainHash, now.timeIntervalSince1970])
             }
             return seals.count
@@ -149,8 +70,8 @@ extension SQLiteRepository: LedgerRepository {
             try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
-                        SELECT s.sequence AS sealSequence, s.eventId AS sealEventId, s.chainHash AS sealChainHash, e.*
-                        FROM ledgerSeals s LEFT JOIN ledgerEvents e ON e.id = s.eventId
+                        SELECT s.sequence AS sealSequence, s.event_id AS sealEventId, s.chain_hash AS sealChainHash, e.*
+                        FROM ledger_seals s LEFT JOIN ledger_events e ON e.id = s.event_id
                         WHERE s.sequence > ? ORDER BY s.sequence LIMIT ?
                         """), arguments: [sequence, limit]
             ).map { row in
@@ -166,8 +87,8 @@ extension SQLiteRepository: LedgerRepository {
             try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
-                        SELECT * FROM ledgerEvents e
-                        WHERE e.id > ? AND NOT EXISTS (SELECT 1 FROM ledgerSeals s WHERE s.eventId = e.id)
+                        SELECT * FROM ledger_events e
+                        WHERE e.id > ? AND NOT EXISTS (SELECT 1 FROM ledger_seals s WHERE s.event_id = e.id)
                         ORDER BY e.id LIMIT ?
                         """), arguments: [id, limit]
             ).map(Self.ledgerEvent)
@@ -177,7 +98,7 @@ extension SQLiteRepository: LedgerRepository {
     public func ledgerEvents(after id: Int64, limit: Int) async throws -> [LedgerEvent] {
         try await writer.read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM ledgerEvents WHERE id > ? ORDER BY id LIMIT ?"),
+                db.cachedStatement(sql: "SELECT * FROM ledger_events WHERE id > ? ORDER BY id LIMIT ?"),
                 arguments: [id, limit]
             ).map(Self.ledgerEvent)
         }
@@ -187,11 +108,11 @@ extension SQLiteRepository: LedgerRepository {
         var conditions: [String] = []
         var arguments: [(any DatabaseValueConvertible)?] = []
         if let from = filter.from {
-            conditions.append("receivedAt >= ?")
+            conditions.append("received_at >= ?")
             arguments.append(from.timeIntervalSince1970)
         }
         if let to = filter.to {
-            conditions.append("receivedAt < ?")
+            conditions.append("received_at < ?")
             arguments.append(to.timeIntervalSince1970)
         }
         if let actor = filter.actor {
@@ -199,11 +120,11 @@ extension SQLiteRepository: LedgerRepository {
             arguments.append(actor.rawValue)
         }
         if let key = filter.sessionKey {
-            conditions.append("sessionKey = ?")
+            conditions.append("session_key = ?")
             arguments.append(key.rawValue)
         }
         if let user = filter.userId {
-            conditions.append("userId = ?")
+            conditions.append("user_id = ?")
             arguments.append(user.rawValue)
         }
         if let id {
@@ -212,7 +133,8 @@ extension SQLiteRepository: LedgerRepository {
         }
         arguments.append(limit)
         let sql =
-            "SELECT * FROM ledgerEvents" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            "SELECT * FROM ledger_events"
+            + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             + " ORDER BY id DESC LIMIT ?"
         let bound = StatementArguments(arguments)
         return try await writer.read { db in
@@ -228,7 +150,7 @@ extension SQLiteRepository: LedgerRepository {
 
     public func replaceSessions(with replay: LedgerReplay) async throws {
         try await writer.write { db in
-            try db.execute(sql: "DELETE FROM pendingSessionEvents; DELETE FROM sessions")
+            try db.execute(sql: "DELETE FROM pending_session_events; DELETE FROM sessions")
             for (key, session) in replay.sessions {
                 try Self.write(session, createdAt: replay.createdAt[key] ?? session.checkInAt, db: db)
             }

@@ -5,16 +5,16 @@ import GRDB
 extension SQLiteRepository {
     public func latestLedgerID() async throws -> Int64 {
         try await writer.read { db in
-            try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(id), 0) FROM ledgerEvents")) ?? 0
+            try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(id), 0) FROM ledger_events")) ?? 0
         }
     }
 
     public func ledgerSessionKeys(after id: Int64, limit: Int) async throws -> [(id: Int64, sessionKey: SessionKey?)] {
         try await writer.read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT id, sessionKey FROM ledgerEvents WHERE id > ? ORDER BY id LIMIT ?"),
+                db.cachedStatement(sql: "SELECT id, session_key FROM ledger_events WHERE id > ? ORDER BY id LIMIT ?"),
                 arguments: [id, limit]
-            ).map { row in (row["id"], (row["sessionKey"] as String?).map { SessionKey($0) }) }
+            ).map { row in (row["id"], (row["session_key"] as String?).map { SessionKey($0) }) }
         }
     }
 
@@ -23,7 +23,7 @@ extension SQLiteRepository {
         return try await writer.read { db in
             let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
             return try Row.fetchAll(
-                db, sql: "SELECT \(Self.sessionColumns) FROM sessions WHERE sessionKey IN (\(marks))",
+                db, sql: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key IN (\(marks))",
                 arguments: StatementArguments(keys.map(\.rawValue))
             ).map(Self.sessionRecord)
         }

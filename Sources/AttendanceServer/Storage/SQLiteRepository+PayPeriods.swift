@@ -3,36 +3,12 @@ import Foundation
 import GRDB
 
 extension SQLiteRepository: PayPeriodRepository {
-    static func registerPayPeriodMigrations(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("2026-11-25 pay periods") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE payPeriods (
-                        start TEXT PRIMARY KEY,
-                        "end" TEXT NOT NULL,
-                        state TEXT NOT NULL CHECK (state IN ('open', 'approved', 'locked')),
-                        changedAt REAL,
-                        changedBy TEXT,
-                        lockedAt REAL
-                    );
-                    CREATE TABLE lockedDays (
-                        periodStart TEXT NOT NULL REFERENCES payPeriods(start),
-                        userId TEXT NOT NULL,
-                        siteId TEXT NOT NULL,
-                        date TEXT NOT NULL,
-                        row TEXT NOT NULL,
-                        PRIMARY KEY (userId, date, siteId)
-                    );
-                    CREATE INDEX locked_days_by_period ON lockedDays (periodStart);
-                    """)
-        }
-    }
 
     public func payPeriods(overlapping dates: ClosedRange<LocalDate>) async throws -> [PayPeriodRecord] {
         try await writer.read { db in
             try Row.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT * FROM payPeriods WHERE start <= ? AND \"end\" >= ? ORDER BY start"),
+                    sql: "SELECT * FROM pay_periods WHERE start <= ? AND \"end\" >= ? ORDER BY start"),
                 arguments: [dates.upperBound.description, dates.lowerBound.description]
             ).compactMap(Self.payPeriod)
         }
@@ -44,27 +20,27 @@ extension SQLiteRepository: PayPeriodRepository {
         try await writer.write { db in
             let start = record.dates.start.description
             let stored = try String.fetchOne(
-                db.cachedStatement(sql: "SELECT state FROM payPeriods WHERE start = ?"), arguments: [start])
+                db.cachedStatement(sql: "SELECT state FROM pay_periods WHERE start = ?"), arguments: [start])
             guard (stored ?? PayPeriodMachine.State.open.rawValue) == expected.rawValue else { return false }
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO payPeriods (start, "end", state, changedAt, changedBy, lockedAt)
+                    INSERT INTO pay_periods (start, "end", state, changed_at, changed_by, locked_at)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (start) DO UPDATE SET state = excluded.state, changedAt = excluded.changedAt,
-                        changedBy = excluded.changedBy, lockedAt = excluded.lockedAt
+                    ON CONFLICT (start) DO UPDATE SET state = excluded.state, changed_at = excluded.changed_at,
+                        changed_by = excluded.changed_by, locked_at = excluded.locked_at
                     """
             ).execute(arguments: [
                 start, record.dates.end.description, record.state.rawValue, record.changedAt?.timeIntervalSince1970,
                 record.changedBy?.rawValue, record.lockedAt?.timeIntervalSince1970,
             ])
-            try db.cachedStatement(sql: "DELETE FROM lockedDays WHERE periodStart = ?").execute(arguments: [start])
+            try db.cachedStatement(sql: "DELETE FROM locked_days WHERE period_start = ?").execute(arguments: [start])
             if record.state == .open {
                 // Back to open: the cycle's dates apply again (its history is in the ledger).
-                try db.cachedStatement(sql: "DELETE FROM payPeriods WHERE start = ?").execute(arguments: [start])
+                try db.cachedStatement(sql: "DELETE FROM pay_periods WHERE start = ?").execute(arguments: [start])
             }
             for day in snapshot where record.state == .locked {
                 try db.cachedStatement(
-                    sql: "INSERT INTO lockedDays (periodStart, userId, siteId, date, row) VALUES (?, ?, ?, ?, ?)"
+                    sql: "INSERT INTO locked_days (period_start, user_id, site_id, date, row) VALUES (?, ?, ?, ?, ?)"
                 ).execute(arguments: [
                     start, day.userId.rawValue, day.siteId.rawValue, day.date.description,
                     String(decoding: day.row, as: UTF8.self),
@@ -84,7 +60,7 @@ extension SQLiteRepository: PayPeriodRepository {
         return try await writer.read { db in
             try Row.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT * FROM lockedDays WHERE userId IN (\(placeholders)) AND date BETWEEN ? AND ?"),
+                    sql: "SELECT * FROM locked_days WHERE user_id IN (\(placeholders)) AND date BETWEEN ? AND ?"),
                 arguments: bound
             ).compactMap(Self.lockedDay)
         }
@@ -94,7 +70,7 @@ extension SQLiteRepository: PayPeriodRepository {
         try await writer.read { db in
             try Row.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT * FROM lockedDays WHERE periodStart = ? ORDER BY userId, date, siteId"),
+                    sql: "SELECT * FROM locked_days WHERE period_start = ? ORDER BY user_id, date, site_id"),
                 arguments: [start.description]
             ).compactMap(Self.lockedDay)
         }
@@ -104,21 +80,21 @@ extension SQLiteRepository: PayPeriodRepository {
         guard let start = LocalDate(row["start"] as String), let end = LocalDate(row["end"] as String),
             let state = PayPeriodMachine.State(rawValue: row["state"])
         else { return nil }
-        let changedAt: Double? = row["changedAt"]
-        let lockedAt: Double? = row["lockedAt"]
+        let changedAt: Double? = row["changed_at"]
+        let lockedAt: Double? = row["locked_at"]
         return PayPeriodRecord(
             dates: PayPeriodDates(start: start, end: end), state: state,
             changedAt: changedAt.map(Date.init(timeIntervalSince1970:)),
-            changedBy: (row["changedBy"] as String?).map { LedgerActor(rawValue: $0) },
+            changedBy: (row["changed_by"] as String?).map { LedgerActor(rawValue: $0) },
             lockedAt: lockedAt.map(Date.init(timeIntervalSince1970:)))
     }
 
     private static func lockedDay(_ row: Row) -> LockedDay? {
-        guard let start = LocalDate(row["periodStart"] as String), let date = LocalDate(row["date"] as String) else {
+        guard let start = LocalDate(row["period_start"] as String), let date = LocalDate(row["date"] as String) else {
             return nil
         }
         return LockedDay(
-            periodStart: start, userId: UserID(row["userId"]), siteId: SiteID(row["siteId"]), date: date,
+            periodStart: start, userId: UserID(row["user_id"]), siteId: SiteID(row["site_id"]), date: date,
             row: Data((row["row"] as String).utf8))
     }
 }

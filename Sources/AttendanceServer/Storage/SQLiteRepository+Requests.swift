@@ -3,39 +3,14 @@ import Foundation
 import GRDB
 
 extension SQLiteRepository: RequestRepository {
-    static func registerRequestMigrations(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("2026-11-25 correction requests") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE correctionRequests (
-                        id TEXT PRIMARY KEY,
-                        userId TEXT NOT NULL REFERENCES employees(id),
-                        kind TEXT NOT NULL CHECK (kind IN ('correction', 'missingSession')),
-                        state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'rejected')),
-                        sessionKey TEXT,
-                        siteId TEXT,
-                        checkInAt REAL,
-                        checkOutAt REAL,
-                        reason TEXT NOT NULL,
-                        evidence TEXT NOT NULL,
-                        createdAt REAL NOT NULL,
-                        decidedAt REAL,
-                        decidedBy TEXT,
-                        comment TEXT
-                    );
-                    CREATE INDEX requests_by_user ON correctionRequests (userId, createdAt);
-                    CREATE INDEX requests_by_state ON correctionRequests (state, createdAt);
-                    """)
-        }
-    }
 
     public func fileRequest(_ request: CorrectionRequestRecord, actor: LedgerActor) async throws {
         try await writer.write { db in
             try Self.append(request.filedEvent(actor: actor), db: db)
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO correctionRequests (id, userId, kind, state, sessionKey, siteId, checkInAt, checkOutAt,
-                                                    reason, evidence, createdAt)
+                    INSERT INTO correction_requests (id, user_id, kind, state, session_key, site_id, check_in_at, check_out_at,
+                                                    reason, evidence, created_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: [
@@ -55,7 +30,7 @@ extension SQLiteRepository: RequestRepository {
         var conditions: [String] = []
         var arguments: [(any DatabaseValueConvertible)?] = []
         if let userId {
-            conditions.append("userId = ?")
+            conditions.append("user_id = ?")
             arguments.append(userId.rawValue)
         }
         if let state {
@@ -63,9 +38,9 @@ extension SQLiteRepository: RequestRepository {
             arguments.append(state.rawValue)
         }
         let sql =
-            "SELECT * FROM correctionRequests"
+            "SELECT * FROM correction_requests"
             + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
-            + " ORDER BY createdAt DESC, id DESC LIMIT 500"
+            + " ORDER BY created_at DESC, id DESC LIMIT 500"
         let bound = StatementArguments(arguments)
         return try await writer.read { db in
             try Row.fetchAll(db.cachedStatement(sql: sql), arguments: bound).map(Self.request)
@@ -74,7 +49,7 @@ extension SQLiteRepository: RequestRepository {
 
     public func request(id: String) async throws -> CorrectionRequestRecord? {
         try await writer.read { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM correctionRequests WHERE id = ?"), arguments: [id])
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM correction_requests WHERE id = ?"), arguments: [id])
                 .map(Self.request)
         }
     }
@@ -86,7 +61,7 @@ extension SQLiteRepository: RequestRepository {
     {
         try await writer.write { db in
             let found = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM correctionRequests WHERE id = ?"), arguments: [id]
+                db.cachedStatement(sql: "SELECT * FROM correction_requests WHERE id = ?"), arguments: [id]
             ).map(Self.request)
             var decided: CorrectionRequestRecord
             let change: RequestRules.Change?
@@ -107,7 +82,7 @@ extension SQLiteRepository: RequestRepository {
             try Self.append(decided.decidedEvent(), db: db)
             try db.cachedStatement(
                 sql: """
-                    UPDATE correctionRequests SET state = ?, sessionKey = ?, decidedAt = ?, decidedBy = ?, comment = ?
+                    UPDATE correction_requests SET state = ?, session_key = ?, decided_at = ?, decided_by = ?, comment = ?
                     WHERE id = ?
                     """
             ).execute(arguments: [
@@ -130,13 +105,13 @@ extension SQLiteRepository: RequestRepository {
                     .map(Self.employeeRecord)
             else { return nil }
             guard !employee.isActive else { return employee }
-            try db.cachedStatement(sql: "UPDATE employees SET name = ?, email = NULL, externalId = NULL WHERE id = ?")
+            try db.cachedStatement(sql: "UPDATE employees SET name = ?, email = NULL, external_id = NULL WHERE id = ?")
                 .execute(arguments: [pseudonym, id.rawValue])
             try db.cachedStatement(
-                sql: "UPDATE ledgerEvents SET personal = NULL WHERE userId = ? AND personal IS NOT NULL"
+                sql: "UPDATE ledger_events SET personal = NULL WHERE user_id = ? AND personal IS NOT NULL"
             ).execute(arguments: [id.rawValue])
             // Leave days (their type and note can be health data) go with the person.
-            try db.cachedStatement(sql: "DELETE FROM timesheetSettings WHERE kind = 'leave' AND userId = ?")
+            try db.cachedStatement(sql: "DELETE FROM timesheet_settings WHERE kind = 'leave' AND user_id = ?")
                 .execute(arguments: [id.rawValue])
             try Self.append(LedgerEvent.erased(id, actor: actor, now: now), db: db)
             return try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id.rawValue]).map(Self.employeeRecord)
@@ -146,21 +121,21 @@ extension SQLiteRepository: RequestRepository {
     static func request(_ row: Row) throws -> CorrectionRequestRecord {
         let id: String = row["id"]
         return CorrectionRequestRecord(
-            id: id, userId: UserID(row["userId"]),
+            id: id, userId: UserID(row["user_id"]),
             kind: try StoredValue.decode(
-                row["kind"] as String, as: CorrectionRequestRecord.Kind.self, table: "correctionRequests", row: id,
+                row["kind"] as String, as: CorrectionRequestRecord.Kind.self, table: "correction_requests", row: id,
                 column: "kind"),
             state: try StoredValue.decode(
-                row["state"] as String, as: CorrectionRequestRecord.State.self, table: "correctionRequests", row: id,
+                row["state"] as String, as: CorrectionRequestRecord.State.self, table: "correction_requests", row: id,
                 column: "state"),
-            sessionKey: (row["sessionKey"] as String?).map { SessionKey($0) },
-            siteId: (row["siteId"] as String?).map { SiteID($0) },
-            checkInAt: (row["checkInAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            checkOutAt: (row["checkOutAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            sessionKey: (row["session_key"] as String?).map { SessionKey($0) },
+            siteId: (row["site_id"] as String?).map { SiteID($0) },
+            checkInAt: (row["check_in_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            checkOutAt: (row["check_out_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
             reason: row["reason"], evidence: RequestJSON.decode(row["evidence"]),
-            createdAt: Date(timeIntervalSince1970: row["createdAt"]),
-            decidedAt: (row["decidedAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            decidedBy: (row["decidedBy"] as String?).map { LedgerActor(rawValue: $0) }, comment: row["comment"])
+            createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            decidedAt: (row["decided_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            decidedBy: (row["decided_by"] as String?).map { LedgerActor(rawValue: $0) }, comment: row["comment"])
     }
 }
 

@@ -3,34 +3,15 @@ import Foundation
 import GRDB
 
 extension SQLiteRepository: TimesheetRepository {
-    static func registerTimesheetMigrations(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("2026-11-25 timesheet settings") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE timesheetSettings (
-                        kind TEXT NOT NULL,
-                        id TEXT NOT NULL,
-                        userId TEXT,
-                        siteId TEXT,
-                        date TEXT,
-                        body TEXT NOT NULL,
-                        updatedAt REAL NOT NULL,
-                        PRIMARY KEY (kind, id)
-                    );
-                    CREATE INDEX timesheet_settings_by_date ON timesheetSettings (kind, date);
-                    CREATE INDEX sessions_by_time ON sessions (checkInAt, sessionKey);
-                    """)
-        }
-    }
 
     public func putTimesheetSetting(_ row: TimesheetSettingRow, audit: LedgerEvent) async throws {
         try await writer.write { db in
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO timesheetSettings (kind, id, userId, siteId, date, body, updatedAt)
+                    INSERT INTO timesheet_settings (kind, id, user_id, site_id, date, body, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (kind, id) DO UPDATE SET userId = excluded.userId, siteId = excluded.siteId,
-                        date = excluded.date, body = excluded.body, updatedAt = excluded.updatedAt
+                    ON CONFLICT (kind, id) DO UPDATE SET user_id = excluded.user_id, site_id = excluded.site_id,
+                        date = excluded.date, body = excluded.body, updated_at = excluded.updated_at
                     """
             ).execute(arguments: [
                 row.kind.rawValue, row.id, row.userId?.rawValue, row.siteId?.rawValue, row.date?.description,
@@ -44,7 +25,7 @@ extension SQLiteRepository: TimesheetRepository {
         kind: TimesheetSettingRow.Kind, id: String, audit: LedgerEvent
     ) async throws -> Bool {
         try await writer.write { db in
-            try db.cachedStatement(sql: "DELETE FROM timesheetSettings WHERE kind = ? AND id = ?")
+            try db.cachedStatement(sql: "DELETE FROM timesheet_settings WHERE kind = ? AND id = ?")
                 .execute(arguments: [kind.rawValue, id])
             guard db.changesCount > 0 else { return false }
             try Self.append(audit, db: db)
@@ -55,7 +36,7 @@ extension SQLiteRepository: TimesheetRepository {
     public func timesheetSetting(kind: TimesheetSettingRow.Kind, id: String) async throws -> TimesheetSettingRow? {
         try await writer.read { db in
             try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM timesheetSettings WHERE kind = ? AND id = ?"),
+                db.cachedStatement(sql: "SELECT * FROM timesheet_settings WHERE kind = ? AND id = ?"),
                 arguments: [kind.rawValue, id]
             ).map(Self.setting)
         }
@@ -70,12 +51,12 @@ extension SQLiteRepository: TimesheetRepository {
             if let dates {
                 return try Row.fetchAll(
                     db.cachedStatement(
-                        sql: "SELECT * FROM timesheetSettings WHERE kind = ? AND date BETWEEN ? AND ? ORDER BY id"),
+                        sql: "SELECT * FROM timesheet_settings WHERE kind = ? AND date BETWEEN ? AND ? ORDER BY id"),
                     arguments: [kind.rawValue, dates.lowerBound.description, dates.upperBound.description]
                 ).map(Self.setting)
             }
             return try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM timesheetSettings WHERE kind = ? ORDER BY id"),
+                db.cachedStatement(sql: "SELECT * FROM timesheet_settings WHERE kind = ? ORDER BY id"),
                 arguments: [kind.rawValue]
             ).map(Self.setting)
         }
@@ -89,13 +70,13 @@ extension SQLiteRepository: TimesheetRepository {
         guard !users.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: users.count).joined(separator: ", ")
         var sql = """
-            SELECT \(Self.sessionColumns) FROM sessions WHERE userId IN (\(placeholders))
-                AND checkInAt < ? AND (checkOutAt IS NULL OR checkOutAt >= ?)
+            SELECT \(Self.sessionColumns) FROM sessions WHERE user_id IN (\(placeholders))
+                AND check_in_at < ? AND (check_out_at IS NULL OR check_out_at >= ?)
             """
         var arguments = StatementArguments(users.map(\.rawValue))
         arguments += [window.upperBound.timeIntervalSince1970, window.lowerBound.timeIntervalSince1970]
         if let siteId {
-            sql += " AND siteId = ?"
+            sql += " AND site_id = ?"
             arguments += [siteId.rawValue]
         }
         let (text, bound) = (sql, arguments)
@@ -109,14 +90,14 @@ extension SQLiteRepository: TimesheetRepository {
             try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
-                        SELECT userId, sessionKey, siteId, checkInAt FROM correctionRequests
-                        WHERE state = 'pending' ORDER BY createdAt, id
+                        SELECT user_id, session_key, site_id, check_in_at FROM correction_requests
+                        WHERE state = 'pending' ORDER BY created_at, id
                         """)
             ).map { row in
-                let checkIn: Double? = row["checkInAt"]
+                let checkIn: Double? = row["check_in_at"]
                 return PendingRequestTarget(
-                    userId: UserID(row["userId"]), sessionKey: (row["sessionKey"] as String?).map { SessionKey($0) },
-                    siteId: (row["siteId"] as String?).map { SiteID($0) },
+                    userId: UserID(row["user_id"]), sessionKey: (row["session_key"] as String?).map { SessionKey($0) },
+                    siteId: (row["site_id"] as String?).map { SiteID($0) },
                     checkInAt: checkIn.map(Date.init(timeIntervalSince1970:)))
             }
         }
@@ -125,12 +106,12 @@ extension SQLiteRepository: TimesheetRepository {
     private static func setting(_ row: Row) throws -> TimesheetSettingRow {
         TimesheetSettingRow(
             kind: try StoredValue.decode(
-                row["kind"] as String, as: TimesheetSettingRow.Kind.self, table: "timesheetSettings",
+                row["kind"] as String, as: TimesheetSettingRow.Kind.self, table: "timesheet_settings",
                 row: row["id"] as String, column: "kind"),
             id: row["id"],
-            userId: (row["userId"] as String?).map { UserID($0) },
-            siteId: (row["siteId"] as String?).map { SiteID($0) },
+            userId: (row["user_id"] as String?).map { UserID($0) },
+            siteId: (row["site_id"] as String?).map { SiteID($0) },
             date: (row["date"] as String?).flatMap(LocalDate.init), body: Data((row["body"] as String).utf8),
-            updatedAt: Date(timeIntervalSince1970: row["updatedAt"]))
+            updatedAt: Date(timeIntervalSince1970: row["updated_at"]))
     }
 }

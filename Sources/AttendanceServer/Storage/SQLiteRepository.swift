@@ -52,104 +52,6 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         try Self.migrator.migrate(writer)
     }
 
-    /// Named, append-only migrations, run at start. Never edit one that has shipped.
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("2026-11-22 directory") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE sites (
-                        id TEXT PRIMARY KEY, name TEXT NOT NULL, timeZone TEXT NOT NULL,
-                        beaconUUID TEXT NOT NULL, major INTEGER NOT NULL CHECK (major BETWEEN 0 AND 65535),
-                        geofenceLatitude REAL, geofenceLongitude REAL, geofenceRadiusMeters REAL,
-                        UNIQUE (beaconUUID, major)
-                    );
-                    CREATE TABLE employees (
-                        id TEXT PRIMARY KEY, name TEXT NOT NULL, externalId TEXT UNIQUE, email TEXT
-                    );
-                    """)
-        }
-        migrator.registerMigration("2026-11-22 sessions") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE sessions (
-                        sessionKey TEXT PRIMARY KEY,
-                        userId TEXT NOT NULL REFERENCES employees(id),
-                        siteId TEXT NOT NULL REFERENCES sites(id),
-                        deviceId TEXT,
-                        checkInAt REAL NOT NULL,
-                        checkOutAt REAL,
-                        checkOutReason TEXT,
-                        lastSeenAt REAL NOT NULL,
-                        source TEXT NOT NULL,
-                        createdAt REAL NOT NULL
-                    );
-                    CREATE INDEX sessions_by_user ON sessions (userId, checkInAt);
-                    CREATE INDEX sessions_by_site ON sessions (siteId, checkInAt);
-                    CREATE INDEX sessions_open ON sessions (checkOutAt, siteId);
-                    -- Check-outs and heartbeats that arrived before their session's check-in.
-                    CREATE TABLE pendingSessionEvents (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        sessionKey TEXT NOT NULL,
-                        kind TEXT NOT NULL CHECK (kind IN ('checkOut', 'heartbeat')),
-                        at REAL NOT NULL,
-                        reason TEXT,
-                        userId TEXT,
-                        receivedAt REAL NOT NULL
-                    );
-                    CREATE INDEX pending_by_session ON pendingSessionEvents (sessionKey);
-                    """)
-        }
-        migrator.registerMigration("2026-11-22 idempotency keys") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE idempotencyKeys (
-                        scope TEXT NOT NULL,
-                        key TEXT NOT NULL,
-                        requestHash TEXT NOT NULL,
-                        state TEXT NOT NULL CHECK (state IN ('inFlight', 'done')),
-                        status INTEGER,
-                        contentType TEXT,
-                        body BLOB,
-                        createdAt REAL NOT NULL,
-                        PRIMARY KEY (scope, key)
-                    );
-                    CREATE INDEX idempotency_by_age ON idempotencyKeys (createdAt);
-                    """)
-        }
-        registerAuthMigrations(&migrator)
-        registerAdminMigrations(&migrator)
-        // Claims now commit with their answers; one left unanswered was stranded by a crash of an
-        // earlier release (a batch's claim). The upgrade releases them: their items' own keys make
-        // the resend safe.
-        migrator.registerMigration("2026-11-24 release stranded claims") { db in
-            try db.execute(sql: "DELETE FROM idempotencyKeys WHERE state = 'inFlight'")
-        }
-        // What a device said about a session, kept as sent (SessionEvidence).
-        migrator.registerMigration("2026-11-24 session evidence") { db in
-            try db.execute(
-                sql: """
-                    ALTER TABLE sessions ADD COLUMN checkInReason TEXT;
-                    ALTER TABLE sessions ADD COLUMN checkOutSource TEXT;
-                    ALTER TABLE sessions ADD COLUMN appVersion TEXT;
-                    ALTER TABLE sessions ADD COLUMN evidenceRule TEXT;
-                    ALTER TABLE sessions ADD COLUMN evidenceSamples INTEGER;
-                    ALTER TABLE sessions ADD COLUMN evidenceMedianRSSI REAL;
-                    ALTER TABLE sessions ADD COLUMN evidenceStdevDB REAL;
-                    ALTER TABLE sessions ADD COLUMN evidenceWalking INTEGER;
-                    ALTER TABLE pendingSessionEvents ADD COLUMN source TEXT;
-                    """)
-        }
-        registerLedgerMigrations(&migrator)
-        registerRequestMigrations(&migrator)
-        registerTimesheetMigrations(&migrator)
-        registerPayPeriodMigrations(&migrator)
-        registerAccountMigrations(&migrator)
-        registerDeviceStateMigrations(&migrator)
-        registerDirectoryVersionMigrations(&migrator)
-        return migrator
-    }
-
     // MARK: - Idempotency
 
     /// A new key is claimed; a claim an earlier release left unanswered past its lease is taken
@@ -159,31 +61,31 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     {
         try db.cachedStatement(
             sql: """
-                INSERT INTO idempotencyKeys (scope, key, requestHash, state, createdAt) VALUES (?, ?, ?, 'inFlight', ?)
+                INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (?, ?, ?, 'inFlight', ?)
                 ON CONFLICT (scope, key) DO NOTHING
                 """
         ).execute(arguments: [scope, key, requestHash, now.timeIntervalSince1970])
         if db.changesCount == 1 { return .claimed }
-        let sql = "SELECT * FROM idempotencyKeys WHERE scope = ? AND key = ?"
+        let sql = "SELECT * FROM idempotency_keys WHERE scope = ? AND key = ?"
         guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [scope, key]) else { return .claimed }
         if row["state"] as String == "inFlight",
-            (row["createdAt"] as Double) < now.timeIntervalSince1970 - IdempotencyLease.seconds
+            (row["created_at"] as Double) < now.timeIntervalSince1970 - IdempotencyLease.seconds
         {
             try db.cachedStatement(
-                sql: "UPDATE idempotencyKeys SET requestHash = ?, createdAt = ? WHERE scope = ? AND key = ?"
+                sql: "UPDATE idempotency_keys SET request_hash = ?, created_at = ? WHERE scope = ? AND key = ?"
             )
             .execute(arguments: [requestHash, now.timeIntervalSince1970, scope, key])
             return .claimed
         }
-        guard row["requestHash"] as String == requestHash else { return .payloadMismatch }
+        guard row["request_hash"] as String == requestHash else { return .payloadMismatch }
         guard row["state"] as String == "done" else { return .inFlight }
-        return .replay(StoredReply(status: row["status"], contentType: row["contentType"], body: row["body"]))
+        return .replay(StoredReply(status: row["status"], contentType: row["content_type"], body: row["body"]))
     }
 
     private static func complete(scope: String, key: String, reply: StoredReply, db: Database) throws {
         try db.cachedStatement(
             sql: """
-                UPDATE idempotencyKeys SET state = 'done', status = ?, contentType = ?, body = ? WHERE scope = ? AND key = ?
+                UPDATE idempotency_keys SET state = 'done', status = ?, content_type = ?, body = ? WHERE scope = ? AND key = ?
                 """
         ).execute(arguments: [reply.status, reply.contentType, reply.body, scope, key])
     }
@@ -256,7 +158,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     public func purgeIdempotency(olderThan cutoff: Date) async throws -> Int {
         try await writer.write { db in
-            try db.cachedStatement(sql: "DELETE FROM idempotencyKeys WHERE createdAt < ?").execute(arguments: [
+            try db.cachedStatement(sql: "DELETE FROM idempotency_keys WHERE created_at < ?").execute(arguments: [
                 cutoff.timeIntervalSince1970
             ])
             return db.changesCount
@@ -270,7 +172,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
             do {
                 try db.cachedStatement(
                     sql: """
-                        INSERT INTO sites (id, name, timeZone, beaconUUID, major, geofenceLatitude, geofenceLongitude, geofenceRadiusMeters)
+                        INSERT INTO sites (id, name, time_zone, beacon_uuid, major, geofence_latitude, geofence_longitude, geofence_radius_meters)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                         """
                 ).execute(arguments: [
@@ -295,7 +197,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     public func site(beacon: SiteBeacon) async throws -> SiteRecord? {
         try await writer.read { db in
             try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM sites WHERE beaconUUID = ? AND major = ?"),
+                db.cachedStatement(sql: "SELECT * FROM sites WHERE beacon_uuid = ? AND major = ?"),
                 arguments: [beacon.uuid.uuidString, Int(beacon.major)]
             ).map(Self.site)
         }
@@ -310,7 +212,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     public func createEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws {
         try await writer.write { db in
             do {
-                try db.cachedStatement(sql: "INSERT INTO employees (id, name, externalId, email) VALUES (?, ?, ?, ?)")
+                try db.cachedStatement(sql: "INSERT INTO employees (id, name, external_id, email) VALUES (?, ?, ?, ?)")
                     .execute(arguments: [employee.id.rawValue, employee.name, employee.externalId, employee.email])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw RepositoryError(
@@ -342,8 +244,8 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         let active = try Row.fetchOne(
             db.cachedStatement(
                 sql: """
-                    SELECT (SELECT deactivatedAt IS NULL FROM sites WHERE id = ?) AS site,
-                           (SELECT deactivatedAt IS NULL FROM employees WHERE id = ?) AS employee
+                    SELECT (SELECT deactivated_at IS NULL FROM sites WHERE id = ?) AS site,
+                           (SELECT deactivated_at IS NULL FROM employees WHERE id = ?) AS employee
                     """), arguments: [command.siteId.rawValue, command.userId.rawValue])
         let pending = known == nil ? try pendingEvents(key: key, db: db) : []
         switch SessionLedger.checkIn(
@@ -356,7 +258,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
             try append(row, db: db)
             try write(session, createdAt: now, db: db)
             for id in applied {
-                try db.cachedStatement(sql: "DELETE FROM pendingSessionEvents WHERE id = ?").execute(arguments: [id])
+                try db.cachedStatement(sql: "DELETE FROM pending_session_events WHERE id = ?").execute(arguments: [id])
             }
             return .recorded(session, created: true)
         }
@@ -389,7 +291,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     ) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO pendingSessionEvents (id, sessionKey, kind, at, reason, userId, receivedAt, source)
+                INSERT INTO pending_session_events (id, session_key, kind, at, reason, user_id, received_at, source)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
@@ -403,21 +305,21 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         let evidence = session.evidence
         try db.cachedStatement(
             sql: """
-                INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason,
-                                      lastSeenAt, source, createdAt, checkInReason, checkOutSource, appVersion,
-                                      evidenceRule, evidenceSamples, evidenceMedianRSSI, evidenceStdevDB,
-                                      evidenceWalking, clockSkewSeconds, corrected, voidedAt, voidReason)
+                INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason,
+                                      last_seen_at, source, created_at, check_in_reason, check_out_source, app_version,
+                                      evidence_rule, evidence_samples, evidence_median_rssi, evidence_stdev_db,
+                                      evidence_walking, clock_skew_seconds, corrected, voided_at, void_reason)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (sessionKey) DO UPDATE SET
-                    userId = excluded.userId, siteId = excluded.siteId, deviceId = excluded.deviceId,
-                    checkInAt = excluded.checkInAt, checkOutAt = excluded.checkOutAt,
-                    checkOutReason = excluded.checkOutReason, lastSeenAt = excluded.lastSeenAt, source = excluded.source,
-                    checkInReason = excluded.checkInReason, checkOutSource = excluded.checkOutSource,
-                    appVersion = excluded.appVersion, evidenceRule = excluded.evidenceRule,
-                    evidenceSamples = excluded.evidenceSamples, evidenceMedianRSSI = excluded.evidenceMedianRSSI,
-                    evidenceStdevDB = excluded.evidenceStdevDB, evidenceWalking = excluded.evidenceWalking,
-                    clockSkewSeconds = excluded.clockSkewSeconds, corrected = excluded.corrected,
-                    voidedAt = excluded.voidedAt, voidReason = excluded.voidReason
+                ON CONFLICT (session_key) DO UPDATE SET
+                    user_id = excluded.user_id, site_id = excluded.site_id, device_id = excluded.device_id,
+                    check_in_at = excluded.check_in_at, check_out_at = excluded.check_out_at,
+                    check_out_reason = excluded.check_out_reason, last_seen_at = excluded.last_seen_at, source = excluded.source,
+                    check_in_reason = excluded.check_in_reason, check_out_source = excluded.check_out_source,
+                    app_version = excluded.app_version, evidence_rule = excluded.evidence_rule,
+                    evidence_samples = excluded.evidence_samples, evidence_median_rssi = excluded.evidence_median_rssi,
+                    evidence_stdev_db = excluded.evidence_stdev_db, evidence_walking = excluded.evidence_walking,
+                    clock_skew_seconds = excluded.clock_skew_seconds, corrected = excluded.corrected,
+                    voided_at = excluded.voided_at, void_reason = excluded.void_reason
                 """
         ).execute(arguments: [
             session.sessionKey.rawValue, session.userId.rawValue, session.siteId.rawValue,
@@ -434,21 +336,21 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     /// The events stored before this session's check-in, in arrival order.
     private static func pendingEvents(key: String, db: Database) throws -> [SessionLedger.PendingEvent] {
         try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT * FROM pendingSessionEvents WHERE sessionKey = ? ORDER BY id"),
+            db.cachedStatement(sql: "SELECT * FROM pending_session_events WHERE session_key = ? ORDER BY id"),
             arguments: [key]
         ).map { row in
-            let user: String? = row["userId"]
+            let user: String? = row["user_id"]
             let source: String? = row["source"]
             let id: Int64 = row["id"]
             return SessionLedger.PendingEvent(
                 id: id,
                 kind: try StoredValue.decode(
-                    row["kind"] as String, as: SessionEventCommand.Kind.self, table: "pendingSessionEvents",
+                    row["kind"] as String, as: SessionEventCommand.Kind.self, table: "pending_session_events",
                     row: "\(id)", column: "kind"),
                 at: Date(timeIntervalSince1970: row["at"]), reason: row["reason"],
                 userId: user.map { UserID($0) },
                 source: try StoredValue.decode(
-                    source, as: EventSource.self, table: "pendingSessionEvents", row: "\(id)", column: "source"))
+                    source, as: EventSource.self, table: "pending_session_events", row: "\(id)", column: "source"))
         }
     }
 
@@ -459,23 +361,24 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     public func pendingEventCount(sessionKey: SessionKey?) async throws -> Int {
         try await writer.read { db in
             guard let sessionKey else {
-                return try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM pendingSessionEvents")) ?? 0
+                return try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM pending_session_events")) ?? 0
             }
             return try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT COUNT(*) FROM pendingSessionEvents WHERE sessionKey = ?"),
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM pending_session_events WHERE session_key = ?"),
                 arguments: [sessionKey.rawValue]) ?? 0
         }
     }
 
     public func openSessions(siteId: SiteID?) async throws -> [SessionRecord] {
         try await writer.read { db in
-            let open = "SELECT \(Self.sessionColumns) FROM sessions WHERE checkOutAt IS NULL AND voidedAt IS NULL"
+            let open = "SELECT \(Self.sessionColumns) FROM sessions WHERE check_out_at IS NULL AND voided_at IS NULL"
             if let siteId {
                 return try Row.fetchAll(
-                    db.cachedStatement(sql: open + " AND siteId = ? ORDER BY checkInAt"), arguments: [siteId.rawValue]
+                    db.cachedStatement(sql: open + " AND site_id = ? ORDER BY check_in_at"),
+                    arguments: [siteId.rawValue]
                 ).map(Self.session)
             }
-            return try Row.fetchAll(db.cachedStatement(sql: open + " ORDER BY checkInAt")).map(Self.session)
+            return try Row.fetchAll(db.cachedStatement(sql: open + " ORDER BY check_in_at")).map(Self.session)
         }
     }
 
@@ -485,16 +388,16 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
 
     static func session(key: String, db: Database) throws -> SessionRecord? {
         try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT \(sessionColumns) FROM sessions WHERE sessionKey = ?"), arguments: [key]
+            db.cachedStatement(sql: "SELECT \(sessionColumns) FROM sessions WHERE session_key = ?"), arguments: [key]
         ).map(session)
     }
 
     /// The session columns every session query selects, in this order: `session(_:)` reads them by
     /// position (by name, GRDB lowercases each name: a fifth of a month's timesheet on SQLite).
     static let sessionColumns = """
-        sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason, lastSeenAt, source, \
-        checkInReason, checkOutSource, appVersion, evidenceRule, evidenceSamples, evidenceMedianRSSI, evidenceStdevDB, \
-        evidenceWalking, clockSkewSeconds, corrected, voidedAt, voidReason
+        session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason, last_seen_at, source, \
+        check_in_reason, check_out_source, app_version, evidence_rule, evidence_samples, evidence_median_rssi, evidence_stdev_db, \
+        evidence_walking, clock_skew_seconds, corrected, voided_at, void_reason
         """
 
     private static func session(_ row: Row) throws -> SessionRecord {
@@ -506,7 +409,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
         let evidence = SessionEvidence(
             checkInReason: row[9],
             checkOutSource: try StoredValue.decode(
-                checkOutSource, as: EventSource.self, table: "sessions", row: key, column: "checkOutSource"),
+                checkOutSource, as: EventSource.self, table: "sessions", row: key, column: "check_out_source"),
             appVersion: row[11], rule: row[12], sampleCount: row[13], medianRSSI: row[14], stdevDB: row[15],
             walking: row[16], clockSkewSeconds: row[17])
         return SessionRecord(
@@ -522,23 +425,25 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     }
 
     static func employeeRecord(_ row: Row) -> EmployeeRecord {
-        let deactivated: Double? = row["deactivatedAt"]
+        let deactivated: Double? = row["deactivated_at"]
         return EmployeeRecord(
-            id: UserID(row["id"]), name: row["name"], externalId: row["externalId"], email: row["email"],
+            id: UserID(row["id"]), name: row["name"], externalId: row["external_id"], email: row["email"],
             deactivatedAt: deactivated.map(Date.init(timeIntervalSince1970:)))
     }
 
     private static func site(_ row: Row) -> SiteRecord {
-        let latitude: Double? = row["geofenceLatitude"]
-        let longitude: Double? = row["geofenceLongitude"]
-        let radius: Double? = row["geofenceRadiusMeters"]
+        let latitude: Double? = row["geofence_latitude"]
+        let longitude: Double? = row["geofence_longitude"]
+        let radius: Double? = row["geofence_radius_meters"]
         let geofence = latitude.flatMap { lat in
             longitude.flatMap { lon in radius.map { Geofence(latitude: lat, longitude: lon, radiusMeters: $0) } }
         }
         return SiteRecord(
-            id: SiteID(row["id"]), name: row["name"], timeZone: row["timeZone"],
+            id: SiteID(row["id"]), name: row["name"], timeZone: row["time_zone"],
             beacon: SiteBeacon(
-                uuid: UUID(uuidString: row["beaconUUID"]) ?? SiteBeacon.defaultUUID, major: UInt16(row["major"] as Int)),
-            geofence: geofence, deactivatedAt: (row["deactivatedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
+                uuid: UUID(uuidString: row["beacon_uuid"]) ?? SiteBeacon.defaultUUID, major: UInt16(row["major"] as Int)
+            ),
+            geofence: geofence, deactivatedAt: (row["deactivated_at"] as Double?).map(Date.init(timeIntervalSince1970:))
+        )
     }
 }
