@@ -3,56 +3,6 @@ import Foundation
 import PostgresNIO
 
 extension PostgresRepository: LedgerRepository {
-    /// The append-only ledger, its chain, and the queue of rows not sealed yet. Transactions
-    /// commit out of id order here, so the sealer takes what the queue shows committed, not "every
-    /// id after the last sealed one". Triggers refuse any change but erasing personal data.
-    static let ledgerStatements = [
-        """
-        CREATE TABLE ledger_events (id BIGSERIAL PRIMARY KEY, kind TEXT NOT NULL, session_key TEXT, user_id TEXT,
-            actor TEXT NOT NULL, received_at DOUBLE PRECISION NOT NULL, device_at DOUBLE PRECISION,
-            payload TEXT NOT NULL, personal TEXT, personal_digest TEXT, hash TEXT NOT NULL)
-        """,
-        "CREATE INDEX ledger_by_session ON ledger_events (session_key, id)",
-        "CREATE INDEX ledger_by_user ON ledger_events (user_id, id)",
-        "CREATE INDEX ledger_by_time ON ledger_events (received_at, id)",
-        """
-        CREATE TABLE ledger_seals (sequence BIGINT PRIMARY KEY, event_id BIGINT NOT NULL UNIQUE,
-            chain_hash TEXT NOT NULL, sealed_at DOUBLE PRECISION NOT NULL)
-        """,
-        "CREATE TABLE ledger_unsealed (event_id BIGINT PRIMARY KEY)",
-        """
-        CREATE FUNCTION ledger_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-            IF TG_OP = 'DELETE' THEN
-                RAISE EXCEPTION 'the ledger is append-only: its rows are never deleted';
-            END IF;
-            IF NEW.personal IS NULL AND (NEW.id, NEW.kind, NEW.session_key, NEW.user_id, NEW.actor, NEW.received_at,
-                NEW.device_at, NEW.payload, NEW.personal_digest, NEW.hash) IS NOT DISTINCT FROM (OLD.id, OLD.kind,
-                OLD.session_key, OLD.user_id, OLD.actor, OLD.received_at, OLD.device_at, OLD.payload,
-                OLD.personal_digest, OLD.hash) THEN
-                RETURN NEW;
-            END IF;
-            RAISE EXCEPTION 'the ledger is append-only: its rows are never changed (personal data can only be erased)';
-        END $$
-        """,
-        """
-        CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON ledger_events
-            FOR EACH ROW EXECUTE FUNCTION ledger_refuse_change()
-        """,
-        """
-        CREATE FUNCTION ledger_seals_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN RAISE EXCEPTION 'the ledger chain is append-only'; END $$
-        """,
-        """
-        CREATE TRIGGER ledger_seals_append_only BEFORE UPDATE OR DELETE ON ledger_seals
-            FOR EACH ROW EXECUTE FUNCTION ledger_seals_refuse_change()
-        """,
-        """
-        ALTER TABLE sessions ADD COLUMN clock_skew_seconds DOUBLE PRECISION,
-            ADD COLUMN corrected BOOLEAN NOT NULL DEFAULT FALSE, ADD COLUMN voided_at DOUBLE PRECISION,
-            ADD COLUMN void_reason TEXT
-        """,
-    ]
 
     static let ledgerColumns =
         "id, kind, session_key, user_id, actor, received_at, device_at, payload, personal, personal_digest, hash"
@@ -107,45 +57,7 @@ extension PostgresRepository: LedgerRepository {
         binds.append(event.hash)
     }
 
-    func moveSessionsIntoLedger(on connection: PostgresConnection) async throws {
-        var pending: [(Int64, String, String, Double, String?, String?, Double, String?)] = []
-        let rows = try await connection.query(
-            """
-            SELECT id, session_key, kind, at, reason, user_id, received_at, source FROM pending_session_events
-            ORDER BY id
-            """,
-            logger: logger)
-        for try await row in rows.decode((Int64, String, String, Double, String?, String?, Double, String?).self) {
-            pending.append(row)
-        }
-        try await connection.query("DELETE FROM pending_session_events", logger: logger)
-        for (_, key, kindText, at, reason, user, receivedAt, sourceText) in pending {
-            let kind = SessionEventCommand.Kind(rawValue: kindText) ?? .heartbeat
-            let source = sourceText.flatMap(EventSource.init(rawValue:))
-            let event = LedgerMigration.sessionEvent(
-                kind: kind, key: SessionKey(key), userId: user.map { UserID($0) },
-                at: Date(timeIntervalSince1970: at), reason: reason, source: source, deviceId: nil,
-                receivedAt: Date(timeIntervalSince1970: receivedAt))
-            let id = try await append(event, on: connection)
-            try await insertPending(
-                id: id, key: SessionKey(key), kind: kind, at: Date(timeIntervalSince1970: at), reason: reason,
-                userId: user.map { UserID($0) }, receivedAt: Date(timeIntervalSince1970: receivedAt), source: source,
-                on: connection)
-        }
-        var sessions: [(SessionRecord, Date)] = []
-        let query = PostgresQuery(
-            unsafeSQL: "SELECT \(Self.sessionColumns), created_at FROM sessions ORDER BY created_at, session_key")
-        for try await row in try await connection.query(query, logger: logger) {
-            let columns = row.makeRandomAccess()
-            guard let session = try Self.session(columns, at: 0) else { continue }
-            sessions.append((session, Date(timeIntervalSince1970: try columns[21].decode(Double.self))))
-        }
-        for (session, created) in sessions {
-            for event in LedgerMigration.events(for: session, createdAt: created) {
-                try await append(event, on: connection)
-            }
-        }
-    }
+
 
     public func appendLedger(_ event: LedgerEvent) async throws {
         try await client.withTransaction(logger: logger) { connection in

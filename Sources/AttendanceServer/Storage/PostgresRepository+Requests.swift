@@ -3,17 +3,6 @@ import Foundation
 import PostgresNIO
 
 extension PostgresRepository: RequestRepository {
-    static let requestStatements = [
-        """
-        CREATE TABLE correction_requests (id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES employees(id),
-            kind TEXT NOT NULL CHECK (kind IN ('correction', 'missingSession')),
-            state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'rejected')), session_key TEXT, site_id TEXT,
-            check_in_at DOUBLE PRECISION, check_out_at DOUBLE PRECISION, reason TEXT NOT NULL, evidence TEXT NOT NULL,
-            created_at DOUBLE PRECISION NOT NULL, decided_at DOUBLE PRECISION, decided_by TEXT, comment TEXT)
-        """,
-        "CREATE INDEX requests_by_user ON correction_requests (user_id, created_at)",
-        "CREATE INDEX requests_by_state ON correction_requests (state, created_at)",
-    ]
 
     static let requestColumns = """
         id, user_id, kind, state, session_key, site_id, check_in_at, check_out_at, reason, evidence, created_at,

@@ -4,11 +4,17 @@ import GRDB
 
 /// The default store: one SQLite file in WAL mode with foreign keys on (`./attendance.sqlite`).
 /// `synchronous = FULL`: a 2xx means committed, and committed survives power loss.
-public final class SQLiteRepository: AttendanceRepository, Sendable {
+public final class SQLiteRepository: AttendanceRepository, AccountRepository, TimesheetRepository, PayPeriodRepository,
+    SQLStorage,
+    Sendable
+{
     public let backendName = "sqlite"
     let writer: any DatabaseWriter
     /// Device writes (check-ins, check-outs, heartbeats, batches) commit in groups.
     let group: SQLiteGroupCommit
+    /// The storage port the shared storage code runs on (`SQLStorage`).
+    let sqlite: SQLiteDatabase
+    public var database: any SQLDatabase { sqlite }
 
     public static func open(path: String) throws -> SQLiteRepository {
         var configuration = GRDB.Configuration()
@@ -49,6 +55,7 @@ public final class SQLiteRepository: AttendanceRepository, Sendable {
     private init(writer: any DatabaseWriter) throws {
         self.writer = writer
         self.group = SQLiteGroupCommit(writer: writer)
+        self.sqlite = SQLiteDatabase(writer: writer, group: group)
         try Self.migrator.migrate(writer)
     }
 

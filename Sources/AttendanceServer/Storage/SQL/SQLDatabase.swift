@@ -1,0 +1,42 @@
+import Foundation
+
+/// One transaction, or one read, on either database: what the storage code writes once.
+public protocol SQLTransaction: Sendable {
+    var dialect: SQLDialect { get }
+    /// Runs a statement and returns its rows (a write's `RETURNING` rows; none otherwise).
+    func query(_ sql: SQL) async throws -> [SQLRow]
+    /// Runs a statement and returns how many rows it changed.
+    @discardableResult
+    func execute(_ sql: SQL) async throws -> Int
+}
+
+/// A database as the storage code sees it: transactions and reads, and what its errors mean.
+/// One implementation per database (`SQLiteDatabase`, `PostgresDatabase`); everything else is
+/// written once.
+public protocol SQLDatabase: Sendable {
+    var dialect: SQLDialect { get }
+    /// Runs `body` in one transaction that commits when it returns and rolls back when it throws.
+    /// On PostgreSQL the transaction first takes the advisory locks of `keys` (in a stable
+    /// order); SQLite has one writer, which serialises every write anyway.
+    func write<T: Sendable>(
+        locking keys: [String], _ body: @escaping @Sendable (any SQLTransaction) async throws -> T
+    ) async throws -> T
+    /// Runs `body` on one snapshot of the database; it may not write.
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) async throws -> T
+    /// Whether `error` is a unique constraint's refusal (a conflict to report, not a failure).
+    func isUniqueViolation(_ error: any Error) -> Bool
+}
+
+extension SQLDatabase {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
+        try await write(locking: [], body)
+    }
+}
+
+extension SQLTransaction {
+    /// The first row's first value, or nil when there is no row (counts, single values).
+    public func value<Value: SQLDecodable>(_ sql: SQL, as _: Value.Type = Value.self) async throws -> Value? {
+        guard let row = try await query(sql).first else { return nil }
+        return try row.decode(0)
+    }
+}
