@@ -22,11 +22,4 @@ extension PostgresRepository {
         return rows
     }
 
-    public func sessions(keys: [SessionKey]) async throws -> [SessionRecord] {
-        guard !keys.isEmpty else { return [] }
-        return try await sessions(
-            PostgresQuery(
-                unsafeSQL: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key = ANY($1)",
-                binds: try binds(keys.map(\.rawValue))))
-    }
 }

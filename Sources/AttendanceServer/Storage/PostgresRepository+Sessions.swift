@@ -77,69 +77,11 @@ extension PostgresRepository {
 
     // MARK: - Directory
 
-    public func createSite(_ site: SiteRecord, audit: LedgerEvent?) async throws {
-        do {
-            try await audited(audit) { connection in
-                try await connection.query(
-                    """
-                    INSERT INTO sites (id, name, time_zone, beacon_uuid, major, geofence_latitude, geofence_longitude,
-                                       geofence_radius_meters)
-                    VALUES (\(site.id.rawValue), \(site.name), \(site.timeZone), \(site.beacon.uuid.uuidString),
-                            \(Int(site.beacon.major)), \(site.geofence?.latitude), \(site.geofence?.longitude),
-                            \(site.geofence?.radiusMeters))
-                    """, logger: self.logger)
-                return true
-            }
-        } catch  where Self.isUniqueViolation(error) {
-            throw RepositoryError(
-                kind: .conflict, detail: "a site with id '\(site.id)' or beacon \(site.beacon) already exists")
-        }
-    }
 
-    public func site(id: SiteID) async throws -> SiteRecord? {
-        try await sites(
-            PostgresQuery(
-                unsafeSQL: "SELECT \(Self.siteColumns) FROM sites WHERE id = $1", binds: try binds(id.rawValue))
-        ).first
-    }
 
-    public func site(beacon: SiteBeacon) async throws -> SiteRecord? {
-        try await sites(
-            PostgresQuery(
-                unsafeSQL: "SELECT \(Self.siteColumns) FROM sites WHERE beacon_uuid = $1 AND major = $2",
-                binds: try binds(beacon.uuid.uuidString, Int(beacon.major)))
-        ).first
-    }
 
-    public func sites() async throws -> [SiteRecord] {
-        try await sites(PostgresQuery(unsafeSQL: "SELECT \(Self.siteColumns) FROM sites ORDER BY name, id"))
-    }
 
-    public func createEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws {
-        do {
-            try await audited(audit) { connection in
-                try await connection.query(
-                    """
-                    INSERT INTO employees (id, name, external_id, email)
-                    VALUES (\(employee.id.rawValue), \(employee.name), \(employee.externalId), \(employee.email))
-                    """, logger: self.logger)
-                return true
-            }
-        } catch  where Self.isUniqueViolation(error) {
-            throw RepositoryError(
-                kind: .conflict,
-                detail:
-                    "an employee with id '\(employee.id)' or external id '\(employee.externalId ?? "")' already exists")
-        }
-    }
 
-    public func employee(id: UserID) async throws -> EmployeeRecord? {
-        try await employees(
-            PostgresQuery(
-                unsafeSQL: "SELECT \(Self.employeeColumns) FROM employees WHERE id = $1",
-                binds: try binds(id.rawValue))
-        ).first
-    }
 
     static let employeeColumns = "id, name, external_id, email, deactivated_at"
 

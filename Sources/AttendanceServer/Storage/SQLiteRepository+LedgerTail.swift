@@ -18,14 +18,4 @@ extension SQLiteRepository {
         }
     }
 
-    public func sessions(keys: [SessionKey]) async throws -> [SessionRecord] {
-        guard !keys.isEmpty else { return [] }
-        return try await writer.read { db in
-            let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
-            return try Row.fetchAll(
-                db, sql: "SELECT \(Self.sessionColumns) FROM sessions WHERE session_key IN (\(marks))",
-                arguments: StatementArguments(keys.map(\.rawValue))
-            ).map(Self.sessionRecord)
-        }
-    }
 }

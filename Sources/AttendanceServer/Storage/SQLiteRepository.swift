@@ -4,7 +4,8 @@ import GRDB
 
 /// The default store: one SQLite file in WAL mode with foreign keys on (`./attendance.sqlite`).
 /// `synchronous = FULL`: a 2xx means committed, and committed survives power loss.
-public final class SQLiteRepository: AttendanceRepository, AccountRepository, TimesheetRepository, PayPeriodRepository,
+public final class SQLiteRepository: AttendanceRepository, AuthRepository, AdminRepository, AccountRepository,
+    TimesheetRepository, PayPeriodRepository,
     SQLStorage,
     Sendable
 {
@@ -174,70 +175,11 @@ public final class SQLiteRepository: AttendanceRepository, AccountRepository, Ti
 
     // MARK: - Directory
 
-    public func createSite(_ site: SiteRecord, audit: LedgerEvent?) async throws {
-        try await writer.write { db in
-            do {
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO sites (id, name, time_zone, beacon_uuid, major, geofence_latitude, geofence_longitude, geofence_radius_meters)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        """
-                ).execute(arguments: [
-                    site.id.rawValue, site.name, site.timeZone, site.beacon.uuid.uuidString, Int(site.beacon.major),
-                    site.geofence?.latitude, site.geofence?.longitude, site.geofence?.radiusMeters,
-                ])
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                throw RepositoryError(
-                    kind: .conflict, detail: "a site with id '\(site.id)' or beacon \(site.beacon) already exists")
-            }
-            if let audit { try Self.append(audit, db: db) }
-        }
-    }
 
-    public func site(id: SiteID) async throws -> SiteRecord? {
-        try await writer.read { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sites WHERE id = ?"), arguments: [id.rawValue]).map(
-                Self.site)
-        }
-    }
 
-    public func site(beacon: SiteBeacon) async throws -> SiteRecord? {
-        try await writer.read { db in
-            try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM sites WHERE beacon_uuid = ? AND major = ?"),
-                arguments: [beacon.uuid.uuidString, Int(beacon.major)]
-            ).map(Self.site)
-        }
-    }
 
-    public func sites() async throws -> [SiteRecord] {
-        try await writer.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM sites ORDER BY name, id")).map(Self.site)
-        }
-    }
 
-    public func createEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws {
-        try await writer.write { db in
-            do {
-                try db.cachedStatement(sql: "INSERT INTO employees (id, name, external_id, email) VALUES (?, ?, ?, ?)")
-                    .execute(arguments: [employee.id.rawValue, employee.name, employee.externalId, employee.email])
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                throw RepositoryError(
-                    kind: .conflict,
-                    detail:
-                        "an employee with id '\(employee.id)' or external id '\(employee.externalId ?? "")' already exists"
-                )
-            }
-            if let audit { try Self.append(audit, db: db) }
-        }
-    }
 
-    public func employee(id: UserID) async throws -> EmployeeRecord? {
-        try await writer.read { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM employees WHERE id = ?"), arguments: [id.rawValue])
-                .map(Self.employeeRecord)
-        }
-    }
 
     // MARK: - Sessions
 
