@@ -10,17 +10,9 @@ extension AttendanceRepository {
     public func claimIdempotency(
         scope: String, key: String, requestHash: String, now: Date
     ) async throws -> IdempotencyClaim {
-        switch self {
-        case let sqlite as SQLiteRepository:
-            return try await sqlite.writer.write { db in
-                try SQLiteRepository.claim(scope: scope, key: key, requestHash: requestHash, now: now, db: db)
-            }
-        case let postgres as PostgresRepository:
-            return try await postgres.client.withConnection { connection in
-                try await postgres.claim(scope: scope, key: key, requestHash: requestHash, now: now, on: connection)
-            }
-        default:
-            preconditionFailure("no stranded claims for \(type(of: self))")
+        guard let storage = self as? any SQLStorage else { preconditionFailure("no SQL storage: \(type(of: self))") }
+        return try await storage.database.write { tx in
+            try await Idempotency.claim(tx, scope: scope, key: key, requestHash: requestHash, now: now)
         }
     }
 }

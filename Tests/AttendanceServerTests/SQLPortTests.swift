@@ -16,7 +16,8 @@ import Testing
     }
 
     @Test func placeholdersFollowTheDialect() {
-        let id = "hq", major = 7
+        let id = "hq"
+        let major = 7
         let sql: SQL = "SELECT name FROM sites WHERE id = \(id) AND major = \(major) AND name <> '?'"
         #expect(sql.text(for: .sqlite) == "SELECT name FROM sites WHERE id = ? AND major = ? AND name <> '?'")
         #expect(sql.text(for: .postgresql) == "SELECT name FROM sites WHERE id = $1 AND major = $2 AND name <> '?'")
@@ -81,7 +82,9 @@ import Testing
         try await database.write { try await $0.execute("INSERT INTO employees (id, name) VALUES ('ann', 'Ann')") }
         do {
             try await database.unique("employee 'ann' exists") {
-                try await database.write { try await $0.execute("INSERT INTO employees (id, name) VALUES ('ann', 'A')") }
+                try await database.write {
+                    try await $0.execute("INSERT INTO employees (id, name) VALUES ('ann', 'A')")
+                }
             }
             Issue.record("a second 'ann' was written")
         } catch let error as RepositoryError {

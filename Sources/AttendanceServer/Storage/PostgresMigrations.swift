@@ -25,7 +25,6 @@ extension PostgresRepository {
         "CREATE INDEX console_sessions_by_account ON console_sessions (account_id)",
     ]
 
-
     /// The changes that bump the version, per table. A device's `last_seen_at` and state, and an
     /// API token's `last_used_at`, change on traffic and are not cached, so they bump nothing.
     private static let directoryTriggers: [(String, String)] = [
@@ -36,7 +35,6 @@ extension PostgresRepository {
         ("api_tokens", "INSERT OR DELETE OR UPDATE OF token_hash, account_id, role, revoked_at"),
         ("accounts", "INSERT OR DELETE OR UPDATE OF email, role, sites, deactivated_at"),
     ]
-
 
     /// One row counts the changes to what a server process may cache (`DirectoryWatch`): sites,
     /// employees, devices' tokens and revocations, admin and API tokens, accounts. Triggers bump it
@@ -59,47 +57,6 @@ extension PostgresRepository {
             FOR EACH STATEMENT EXECUTE FUNCTION bump_directory_version()
             """
         }
-
-
-    func moveSessionsIntoLedger(on connection: PostgresConnection) async throws {
-        var pending: [(Int64, String, String, Double, String?, String?, Double, String?)] = []
-        let rows = try await connection.query(
-            """
-            SELECT id, session_key, kind, at, reason, user_id, received_at, source FROM pending_session_events
-            ORDER BY id
-            """,
-            logger: logger)
-        for try await row in rows.decode((Int64, String, String, Double, String?, String?, Double, String?).self) {
-            pending.append(row)
-        }
-        try await connection.query("DELETE FROM pending_session_events", logger: logger)
-        for (_, key, kindText, at, reason, user, receivedAt, sourceText) in pending {
-            let kind = SessionEventCommand.Kind(rawValue: kindText) ?? .heartbeat
-            let source = sourceText.flatMap(EventSource.init(rawValue:))
-            let event = LedgerMigration.sessionEvent(
-                kind: kind, key: SessionKey(key), userId: user.map { UserID($0) },
-                at: Date(timeIntervalSince1970: at), reason: reason, source: source, deviceId: nil,
-                receivedAt: Date(timeIntervalSince1970: receivedAt))
-            let id = try await append(event, on: connection)
-            try await insertPending(
-                id: id, key: SessionKey(key), kind: kind, at: Date(timeIntervalSince1970: at), reason: reason,
-                userId: user.map { UserID($0) }, receivedAt: Date(timeIntervalSince1970: receivedAt), source: source,
-                on: connection)
-        }
-        var sessions: [(SessionRecord, Date)] = []
-        let query = PostgresQuery(
-            unsafeSQL: "SELECT \(Self.sessionColumns), created_at FROM sessions ORDER BY created_at, session_key")
-        for try await row in try await connection.query(query, logger: logger) {
-            let columns = row.makeRandomAccess()
-            guard let session = try Self.session(columns, at: 0) else { continue }
-            sessions.append((session, Date(timeIntervalSince1970: try columns[21].decode(Double.self))))
-        }
-        for (session, created) in sessions {
-            for event in LedgerMigration.events(for: session, createdAt: created) {
-                try await append(event, on: connection)
-            }
-        }
-    }
 
     /// The append-only ledger, its chain, and the queue of rows not sealed yet. Transactions
     /// commit out of id order here, so the sealer takes what the queue shows committed, not "every
@@ -152,7 +109,6 @@ extension PostgresRepository {
         """,
     ]
 
-
     static let payPeriodStatements = [
         """
         CREATE TABLE pay_periods (start TEXT PRIMARY KEY, "end" TEXT NOT NULL,
@@ -166,7 +122,6 @@ extension PostgresRepository {
         "CREATE INDEX locked_days_by_period ON locked_days (period_start)",
     ]
 
-
     static let requestStatements = [
         """
         CREATE TABLE correction_requests (id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES employees(id),
@@ -179,7 +134,6 @@ extension PostgresRepository {
         "CREATE INDEX requests_by_state ON correction_requests (state, created_at)",
     ]
 
-
     static let timesheetStatements = [
         """
         CREATE TABLE timesheet_settings (kind TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT, site_id TEXT, date TEXT,
@@ -188,7 +142,6 @@ extension PostgresRepository {
         "CREATE INDEX timesheet_settings_by_date ON timesheet_settings (kind, date)",
         "CREATE INDEX sessions_by_time ON sessions (check_in_at, session_key)",
     ]
-
 
     func migrate(through last: String?) async throws {
         try await client.withTransaction(logger: logger) { connection in
@@ -223,10 +176,9 @@ extension PostgresRepository {
     /// Migrations that need code, run after their statements (by name, in the list's order).
     static let migrationCode: [String: @Sendable (PostgresRepository, PostgresConnection) async throws -> Void] = [
         "2026-11-25 sessions into the ledger": { repository, connection in
-            try await repository.moveSessionsIntoLedger(on: connection)
+            try await LegacyLedgerMove.run(PostgresTransaction(connection: connection, logger: repository.logger))
         }
     ]
-
 
     static let migrations: [(name: String, statements: [String])] = [
         (

@@ -10,7 +10,7 @@ import PostgresNIO
 /// session takes a per-session advisory lock first: a check-out stored as pending can't slip past
 /// a concurrent check-in's reconciliation.
 public final class PostgresRepository: AttendanceRepository, AuthRepository, AdminRepository, AccountRepository,
-    TimesheetRepository, PayPeriodRepository,
+    TimesheetRepository, PayPeriodRepository, LedgerRepository, RequestRepository,
     SQLStorage, Sendable
 {
     public let backendName = "postgresql"
@@ -106,72 +106,10 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
 
     // MARK: - Migrations (named, append-only)
 
-
-
-
-
-
-
     /// A unique constraint refused the write (also when it happened inside a transaction, whose
     /// error wraps it).
     static func isUniqueViolation(_ error: any Error) -> Bool {
         if let wrapped = (error as? PostgresTransactionError)?.closureError { return isUniqueViolation(wrapped) }
         return (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
-    }
-
-    // MARK: - Idempotency
-
-    /// A new key is claimed; a claim an earlier release left unanswered past its lease is taken
-    /// over; otherwise the key's earlier answer, a payload mismatch, or in flight. A concurrent
-    /// transaction's uncommitted claim of the same key makes the INSERT wait for its outcome.
-    func claim(
-        scope: String, key: String, requestHash: String, now: Date, on connection: PostgresConnection
-    ) async throws
-        -> IdempotencyClaim
-    {
-        let time = now.timeIntervalSince1970
-        let stale = time - IdempotencyLease.seconds
-        let claimed = try await connection.query(
-            """
-            INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at)
-            VALUES (\(scope), \(key), \(requestHash), 'inFlight', \(time))
-            ON CONFLICT (scope, key) DO UPDATE
-                SET request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at
-            WHERE idempotency_keys.state = 'inFlight' AND idempotency_keys.created_at < \(stale)
-            RETURNING 1
-            """, logger: logger
-        ).collect()
-        if !claimed.isEmpty { return .claimed }
-        let rows = try await connection.query(
-            """
-            SELECT request_hash, state, status, content_type, body FROM idempotency_keys
-            WHERE scope = \(scope) AND key = \(key)
-            """, logger: logger)
-        for try await (hash, state, status, contentType, body) in rows.decode(
-            (String, String, Int?, String?, ByteBuffer?).self)
-        {
-            guard hash == requestHash else { return .payloadMismatch }
-            guard state == "done", let status, let contentType else { return .inFlight }
-            return .replay(
-                StoredReply(status: status, contentType: contentType, body: body.map { Data(buffer: $0) } ?? Data()))
-        }
-        return .claimed
-    }
-
-    func complete(scope: String, key: String, reply: StoredReply, on connection: PostgresConnection) async throws {
-        let body = ByteBuffer(data: reply.body)
-        try await connection.query(
-            """
-            UPDATE idempotency_keys SET state = 'done', status = \(reply.status), content_type = \(reply.contentType), body = \(body)
-            WHERE scope = \(scope) AND key = \(key)
-            """, logger: logger)
-    }
-
-    public func purgeIdempotency(olderThan cutoff: Date) async throws -> Int {
-        let rows = try await client.query(
-            "DELETE FROM idempotency_keys WHERE created_at < \(cutoff.timeIntervalSince1970) RETURNING 1",
-            logger: logger
-        ).collect()
-        return rows.count
     }
 }

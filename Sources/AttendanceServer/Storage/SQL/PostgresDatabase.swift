@@ -66,7 +66,7 @@ struct PostgresTransaction: SQLTransaction {
         let result = try await run(sql)
         guard let first = result.rows.first else { return [] }
         let columns = SQLColumns(first.map(\.columnName))
-        return try result.rows.map { row in SQLRow(columns: columns, values: try row.map(Self.value)) }
+        return try result.rows.map { try Self.row($0, columns: columns) }
     }
 
     @discardableResult
@@ -96,6 +96,11 @@ struct PostgresTransaction: SQLTransaction {
             }
         }
         return PostgresQuery(unsafeSQL: sql.text(for: .postgresql), binds: bindings)
+    }
+
+    /// A PostgresNIO row as the storage code reads rows.
+    static func row(_ row: PostgresRow, columns: SQLColumns? = nil) throws -> SQLRow {
+        SQLRow(columns: columns ?? SQLColumns(row.map(\.columnName)), values: try row.map(value))
     }
 
     private static func value(_ cell: PostgresCell) throws -> SQLValue {

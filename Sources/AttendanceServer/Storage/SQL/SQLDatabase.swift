@@ -23,12 +23,24 @@ public protocol SQLDatabase: Sendable {
     ) async throws -> T
     /// Runs `body` on one snapshot of the database; it may not write.
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) async throws -> T
+    /// A device event's write: as `write`, and on SQLite committed with the other device writes
+    /// waiting now (one fsync for the group, `SQLiteGroupCommit`).
+    func deviceWrite<T: Sendable>(
+        locking keys: [String], _ body: @escaping @Sendable (any SQLTransaction) async throws -> T
+    ) async throws -> T
     /// Whether `error` is a unique constraint's refusal (a conflict to report, not a failure).
     func isUniqueViolation(_ error: any Error) -> Bool
 }
 
 extension SQLDatabase {
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
+    public func deviceWrite<T: Sendable>(
+        locking keys: [String], _ body: @escaping @Sendable (any SQLTransaction) async throws -> T
+    ) async throws -> T {
+        try await write(locking: keys, body)
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) async throws -> T
+    {
         try await write(locking: [], body)
     }
 }

@@ -20,9 +20,8 @@ final class SQLiteDatabase: SQLDatabase {
         try await writer.write { db in try Self.run(body, on: db) }
     }
 
-    /// A write that commits with the other requests waiting now (device events: `SQLiteGroupCommit`).
-    func groupedWrite<T: Sendable>(
-        _ body: @escaping @Sendable (any SQLTransaction) async throws -> T
+    func deviceWrite<T: Sendable>(
+        locking keys: [String], _ body: @escaping @Sendable (any SQLTransaction) async throws -> T
     ) async throws -> T {
         try await group.write { db in try Self.run(body, on: db) }
     }

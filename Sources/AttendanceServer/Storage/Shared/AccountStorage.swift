@@ -78,7 +78,9 @@ extension SQLStorage {
     public func apiTokens(accountId: String?) async throws -> [APITokenRecord] {
         try await database.read { tx in
             try await AccountRows.tokens(
-                tx, where: accountId.map { "WHERE account_id = \($0) ORDER BY created_at, id" } ?? "ORDER BY created_at, id")
+                tx,
+                where: accountId.map { "WHERE account_id = \($0) ORDER BY created_at, id" } ?? "ORDER BY created_at, id"
+            )
         }
     }
 
@@ -119,8 +121,10 @@ extension SQLStorage {
                     WHERE token_hash = \(hash) AND expires_at > \(now)
                     """
                 ).first,
-                let account = try await AccountRows.accounts(tx, where: "WHERE id = \(try row.decode(0, as: String.self))")
-                    .first
+                let account = try await AccountRows.accounts(
+                    tx, where: "WHERE id = \(try row.decode(0, as: String.self))"
+                )
+                .first
             else { return nil }
             let session = ConsoleSessionRecord(
                 accountId: try row[0], csrfToken: try row[1], createdAt: try row[2], expiresAt: try row[3])
@@ -154,7 +158,8 @@ enum AccountRows {
             let id: String = try row[0]
             return AccountRecord(
                 id: id, email: try row[1],
-                role: try StoredValue.decode(try row[2] as String, as: Role.self, table: "accounts", row: id, column: "role"),
+                role: try StoredValue.decode(
+                    try row[2] as String, as: Role.self, table: "accounts", row: id, column: "role"),
                 sites: AccountRecord.sites(try row[3]), passwordHash: try row[4], totpSecret: try row[5],
                 createdAt: try row[6], deactivatedAt: try row[7])
         }
@@ -169,7 +174,8 @@ enum AccountRows {
             let id: String = try row[0]
             return APITokenRecord(
                 id: id, accountId: try row[1], name: try row[2],
-                role: try StoredValue.decode(try row[3] as String, as: Role.self, table: "api_tokens", row: id, column: "role"),
+                role: try StoredValue.decode(
+                    try row[3] as String, as: Role.self, table: "api_tokens", row: id, column: "role"),
                 createdAt: try row[4], lastUsedAt: try row[5], revokedAt: try row[6])
         }
     }

@@ -73,7 +73,9 @@ extension SQLStorage {
     }
 
     public func device(tokenHash: String, now: Date) async throws -> DeviceRecord? {
-        let found = try await database.read { try await DeviceRows.devices($0, "WHERE token_hash = \(tokenHash)").first }
+        let found = try await database.read {
+            try await DeviceRows.devices($0, "WHERE token_hash = \(tokenHash)").first
+        }
         guard var device = found, DeviceRecord.lastSeenIsStale(device.lastSeenAt, now: now) else { return found }
         let id = device.id
         try await database.write { tx in

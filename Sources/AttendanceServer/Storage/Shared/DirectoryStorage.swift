@@ -65,7 +65,8 @@ extension SQLStorage {
     }
 
     public func createEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws {
-        let conflict = "an employee with id '\(employee.id)' or external id '\(employee.externalId ?? "")' already exists"
+        let conflict =
+            "an employee with id '\(employee.id)' or external id '\(employee.externalId ?? "")' already exists"
         try await database.unique(conflict) {
             try await database.write { tx in
                 try await tx.execute(
@@ -218,7 +219,9 @@ enum DirectoryRows {
                 throw StoredValueError(
                     table: "sites", row: id, column: "beacon_uuid", value: uuidText, expected: "a UUID")
             }
-            let latitude: Double? = try row[5], longitude: Double? = try row[6], radius: Double? = try row[7]
+            let latitude: Double? = try row[5]
+            let longitude: Double? = try row[6]
+            let radius: Double? = try row[7]
             var geofence: Geofence?
             if let latitude, let longitude, let radius {
                 geofence = Geofence(latitude: latitude, longitude: longitude, radiusMeters: radius)

@@ -7,6 +7,14 @@ public protocol SQLStorage: Sendable {
     var database: any SQLDatabase { get }
 }
 
+extension SQLStorage {
+    /// How a device event claims its key and writes its decision: on PostgreSQL with its prepared
+    /// statements (a round trip each), elsewhere in portable SQL.
+    var ingestSteps: any IngestSteps {
+        database.dialect == .postgresql ? PostgresIngestSteps() : PortableIngestSteps()
+    }
+}
+
 extension SQLTransaction {
     /// Writes a ledger row in this transaction; returns its id. On PostgreSQL the row also joins
     /// the queue of rows the sealer has not sealed yet (ids commit out of order there).
@@ -22,7 +30,9 @@ extension SQLTransaction {
                     \(event.hash))
             RETURNING id
             """, as: Int64.self)
-        guard let id = inserted else { throw RepositoryError(kind: .conflict, detail: "the ledger row was not written") }
+        guard let id = inserted else {
+            throw RepositoryError(kind: .conflict, detail: "the ledger row was not written")
+        }
         if dialect == .postgresql { try await execute("INSERT INTO ledger_unsealed (event_id) VALUES (\(id))") }
         return id
     }
@@ -38,7 +48,7 @@ extension SQLTransaction {
 extension SQLDatabase {
     /// Runs `body`; a unique constraint's refusal becomes a conflict saying `detail`.
     func unique<T: Sendable>(_ detail: @autoclosure () -> String, _ body: () async throws -> T) async throws -> T {
-        do { return try await body() } catch where isUniqueViolation(error) {
+        do { return try await body() } catch  where isUniqueViolation(error) {
             throw RepositoryError(kind: .conflict, detail: detail())
         }
     }

@@ -2,8 +2,8 @@ import AttendanceModels
 import Foundation
 import GRDB
 
-/// Migration "2026-11-25 sessions into the ledger" on SQLite, with its own SQL as the schema was
-/// then (camelCase names): every pending row and every session recorded before the ledger becomes
+/// Migration "2026-11-25 sessions into the ledger", with its own SQL as each schema was then (on
+/// SQLite camelCase names): every pending row and every session recorded before the ledger becomes
 /// its rows (actor `migration`), so that a rebuild gives them back as they were. Frozen: it reads
 /// and writes no table through the repository's code, whose SQL follows today's schema.
 enum LegacyLedgerMove {
@@ -76,5 +76,76 @@ enum LegacyLedgerMove {
             lastSeenAt: Date(timeIntervalSince1970: row[7]), source: EventSource(rawValue: row[8]) ?? .automatic,
             evidence: evidence, corrected: row[18], voidedAt: voidedAt.map(Date.init(timeIntervalSince1970:)),
             voidReason: row[20])
+    }
+}
+
+extension LegacyLedgerMove {
+    /// The same migration on PostgreSQL, with its own SQL as the schema was then.
+    static func run(_ tx: PostgresTransaction) async throws {
+        let pending = try await tx.query(
+            """
+            SELECT id, session_key, kind, at, reason, user_id, received_at, source FROM pending_session_events
+            ORDER BY id
+            """)
+        try await tx.execute("DELETE FROM pending_session_events")
+        for row in pending {
+            let kind = SessionEventCommand.Kind(rawValue: try row[2]) ?? .heartbeat
+            let key: SessionKey = try row[1]
+            let userId: UserID? = try row[5]
+            let source = (try row[7] as String?).flatMap(EventSource.init(rawValue:))
+            let at: Date = try row[3]
+            let receivedAt: Date = try row[6]
+            let reason: String? = try row[4]
+            let event = LedgerMigration.sessionEvent(
+                kind: kind, key: key, userId: userId, at: at, reason: reason, source: source, deviceId: nil,
+                receivedAt: receivedAt)
+            let id = try await append(event, tx)
+            try await tx.execute(
+                """
+                INSERT INTO pending_session_events (id, session_key, kind, at, reason, user_id, received_at, source)
+                VALUES (\(id), \(key), \(kind.rawValue), \(at), \(reason), \(userId), \(receivedAt), \(source?.rawValue))
+                """)
+        }
+        let sessions = try await tx.query(
+            """
+            SELECT session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason, last_seen_at,
+                source, check_in_reason, check_out_source, app_version, evidence_rule, evidence_samples,
+                evidence_median_rssi, evidence_stdev_db, evidence_walking, clock_skew_seconds, corrected, voided_at,
+                void_reason, created_at
+            FROM sessions ORDER BY created_at, session_key
+            """)
+        for row in sessions {
+            for event in LedgerMigration.events(for: try session(row), createdAt: try row[21]) {
+                _ = try await append(event, tx)
+            }
+        }
+    }
+
+    private static func append(_ event: LedgerEvent, _ tx: PostgresTransaction) async throws -> Int64 {
+        let id = try await tx.value(
+            """
+            INSERT INTO ledger_events (kind, session_key, user_id, actor, received_at, device_at, payload, personal,
+                                       personal_digest, hash)
+            VALUES (\(event.kind.rawValue), \(event.sessionKey), \(event.userId), \(event.actor.rawValue),
+                    \(event.receivedAt), \(event.deviceAt), \(String(decoding: event.payload, as: UTF8.self)),
+                    \(event.personal.map { String(decoding: $0, as: UTF8.self) }), \(event.personalDigest), \(event.hash))
+            RETURNING id
+            """, as: Int64.self)
+        guard let id else { throw RepositoryError(kind: .conflict, detail: "the ledger row was not written") }
+        try await tx.execute("INSERT INTO ledger_unsealed (event_id) VALUES (\(id))")
+        return id
+    }
+
+    /// A session row as that release read it (by position).
+    private static func session(_ row: SQLRow) throws -> SessionRecord {
+        let evidence = SessionEvidence(
+            checkInReason: try row[9], checkOutSource: (try row[10] as String?).flatMap(EventSource.init(rawValue:)),
+            appVersion: try row[11], rule: try row[12], sampleCount: try row[13], medianRSSI: try row[14],
+            stdevDB: try row[15], walking: try row[16], clockSkewSeconds: try row[17])
+        return SessionRecord(
+            sessionKey: try row[0], userId: try row[1], siteId: try row[2], deviceId: try row[3],
+            checkInAt: try row[4], checkOutAt: try row[5], checkOutReason: try row[6], lastSeenAt: try row[7],
+            source: EventSource(rawValue: try row[8]) ?? .automatic, evidence: evidence, corrected: try row[18],
+            voidedAt: try row[19], voidReason: try row[20])
     }
 }
