@@ -133,22 +133,20 @@ import Testing
         let hash = try IngestService.request(.checkIn, json: Self.checkIn()).identity
         let time = Self.now.timeIntervalSince1970
         // The database as an earlier release left it: its schema up to the migration before the
-        // release (each backend's list has its own order), and a claim a crash left unanswered.
+        // release, and a claim a crash left unanswered.
         let upgraded: any ServerRepository
         switch backend {
         case .sqlite:
             let path = FileManager.default.temporaryDirectory
                 .appendingPathComponent("stranded-\(UUID().uuidString).sqlite").path
-            let pool = try DatabasePool(path: path)
-            try SQLiteRepository.migrator.migrate(pool, upTo: "2026-11-24 employee deactivation")
-            try await pool.write { db in
+            let before = try SQLiteRepository.open(path: path, migratingThrough: "2026-11-24 site deactivation")
+            try await before.writer.write { db in
                 try db.execute(
                     sql: """
                         INSERT INTO idempotencyKeys (scope, key, requestHash, state, createdAt)
                         VALUES (?, 'k5', ?, 'inFlight', ?)
                         """, arguments: [Self.alice.scope, hash, time])
             }
-            try pool.close()
             upgraded = try SQLiteRepository.open(path: path)
         case .postgresql:
             let url = try await ThrowawayPostgres.shared.freshDatabaseURL()

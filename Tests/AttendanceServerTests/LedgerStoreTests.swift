@@ -110,7 +110,8 @@ import Testing
         let sealed = try await ledger.sealAll(now: Self.now)
         #expect(try await ledger.verify().isIntact)
         // One schema, one set of names, on both backends.
-        let table = "ledger_events", column = "device_at"
+        let table = "ledger_events"
+        let column = "device_at"
         // The database refuses the edit as it stands…
         await #expect(throws: (any Error).self) {
             try await Self.execute("UPDATE \(table) SET \(column) = \(column) - 3600 WHERE id = 5", on: repository)
@@ -238,10 +239,8 @@ import Testing
         case .sqlite:
             let path = FileManager.default.temporaryDirectory
                 .appendingPathComponent("upgrade-\(UUID().uuidString).sqlite").path
-            let pool = try DatabasePool(path: path)
-            try SQLiteRepository.migrator.migrate(pool, upTo: last)
-            try await pool.write { db in try db.execute(sql: Self.oldRows(postgres: false)) }
-            try pool.close()
+            let before = try SQLiteRepository.open(path: path, migratingThrough: last)
+            try await before.writer.write { db in try db.execute(sql: Self.oldRows(postgres: false)) }
             upgraded = try SQLiteRepository.open(path: path)
         case .postgresql:
             let url = try await ThrowawayPostgres.shared.freshDatabaseURL()

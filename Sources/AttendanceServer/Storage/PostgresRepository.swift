@@ -70,6 +70,13 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         return repository
     }
 
+    /// Runs the migrations not yet applied (`MigrationRunner`), in one transaction.
+    public func migrate() async throws { try await migrate(through: nil) }
+
+    func migrate(through last: String?) async throws {
+        try await database.write { tx in try await MigrationRunner.migrate(tx, through: last) }
+    }
+
     /// Closes the connection pool when this repository runs it (a service's pool stops with its group).
     public func shutdown() { runner?.cancel() }
 

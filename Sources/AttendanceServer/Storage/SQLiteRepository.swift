@@ -17,7 +17,8 @@ public final class SQLiteRepository: AttendanceRepository, AuthRepository, Admin
     let sqlite: SQLiteDatabase
     public var database: any SQLDatabase { sqlite }
 
-    public static func open(path: String) throws -> SQLiteRepository {
+    /// `migratingThrough`: stop after that migration (the upgrade tests build an older schema).
+    public static func open(path: String, migratingThrough last: String? = nil) throws -> SQLiteRepository {
         var configuration = GRDB.Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(10)
@@ -27,7 +28,7 @@ public final class SQLiteRepository: AttendanceRepository, AuthRepository, Admin
         // so (`Database.setUpWALMode`), where a commit is not synced and a 2xx could be lost to a
         // power loss. The writer is the one connection that commits.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        return try SQLiteRepository(writer: pool)
+        return try SQLiteRepository(writer: pool, migratingThrough: last)
     }
 
     /// The journal mode and synchronous level in force on the connection that commits.
@@ -50,13 +51,13 @@ public final class SQLiteRepository: AttendanceRepository, AuthRepository, Admin
     public static func inMemory() throws -> SQLiteRepository {
         var configuration = GRDB.Configuration()
         configuration.foreignKeysEnabled = true
-        return try SQLiteRepository(writer: DatabaseQueue(configuration: configuration))
+        return try SQLiteRepository(writer: DatabaseQueue(configuration: configuration), migratingThrough: nil)
     }
 
-    private init(writer: any DatabaseWriter) throws {
+    private init(writer: any DatabaseWriter, migratingThrough last: String?) throws {
         self.writer = writer
         self.group = SQLiteGroupCommit(writer: writer)
         self.sqlite = SQLiteDatabase(writer: writer, group: group)
-        try Self.migrator.migrate(writer)
+        try sqlite.writeNow { tx in try await MigrationRunner.migrate(tx, through: last) }
     }
 }

@@ -26,6 +26,11 @@ final class SQLiteDatabase: SQLDatabase {
         try await group.write { db in try Self.run(body, on: db) }
     }
 
+    /// A write that blocks the calling thread until it has committed (opening a file: migrations).
+    func writeNow<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) throws -> T {
+        try writer.write { db in try Self.run(body, on: db) }
+    }
+
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
         try await writer.read { db in try Self.run(body, on: db) }
     }

@@ -143,42 +143,18 @@ extension PostgresRepository {
         "CREATE INDEX sessions_by_time ON sessions (check_in_at, session_key)",
     ]
 
-    func migrate(through last: String?) async throws {
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(731001)", logger: logger)
-            try await connection.query(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)",
-                logger: logger)
-            var applied = Set<String>()
-            for try await name in try await connection.query("SELECT name FROM schema_migrations", logger: logger)
-                .decode(String.self)
-            {
-                applied.insert(name)
-            }
-            let count = last.flatMap { name in Self.migrations.firstIndex { $0.name == name } }.map { $0 + 1 }
-            for migration in Self.migrations.prefix(count ?? Self.migrations.count)
-            where !applied.contains(migration.name) {
-                for statement in migration.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-                try await Self.migrationCode[migration.name]?(self, connection)
-                try await connection.query(
-                    "INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), extract(epoch FROM now()))",
-                    logger: logger)
-            }
-        }
-    }
 
-    /// Runs the migrations not yet applied, in one transaction, under an advisory lock, so that
-    /// instances starting together apply each once.
-    public func migrate() async throws { try await migrate(through: nil) }
-
-    /// Migrations that need code, run after their statements (by name, in the list's order).
-    static let migrationCode: [String: @Sendable (PostgresRepository, PostgresConnection) async throws -> Void] = [
-        "2026-11-25 sessions into the ledger": { repository, connection in
-            try await LegacyLedgerMove.run(PostgresTransaction(connection: connection, logger: repository.logger))
+    /// PostgreSQL's steps of the migrations up to "2026-11-26 directory version", by name, as they
+    /// shipped (run by `MigrationRunner` in `Migrations.all`'s order).
+    static let legacySteps: [String: @Sendable (PostgresTransaction) async throws -> Void] = {
+        var steps: [String: @Sendable (PostgresTransaction) async throws -> Void] = [:]
+        for (name, statements) in migrations {
+            steps[name] = { tx in for statement in statements { try await tx.execute("\(raw: statement)") } }
         }
-    ]
+        // Sessions and pending rows recorded before the ledger become its first rows.
+        steps["2026-11-25 sessions into the ledger"] = { tx in try await LegacyLedgerMove.run(tx) }
+        return steps
+    }()
 
     static let migrations: [(name: String, statements: [String])] = [
         (

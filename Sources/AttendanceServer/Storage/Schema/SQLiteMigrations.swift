@@ -2,11 +2,20 @@ import AttendanceModels
 import Foundation
 import GRDB
 
-// SQLite's migrations, named and append-only, each with its own SQL as it shipped: never edit one
-// (a database written by any release upgrades through the same steps). Until
-// "2026-11-27 one naming convention" the schema's names were camelCase; these migrations keep them.
+// SQLite's steps of the shipped migrations, each with its own SQL as it shipped: never edit one (a
+// database written by any release upgrades through the same steps). Until
+// "2026-11-27 one naming convention" the schema's names were camelCase; these steps keep them.
+
+/// The SQLite steps of shipped migrations, collected by name (GRDB's `registerMigration` shape).
+struct LegacySQLiteSteps {
+    private(set) var steps: [String: @Sendable (Database) throws -> Void] = [:]
+
+    mutating func registerMigration(_ name: String, _ step: @escaping @Sendable (Database) throws -> Void) {
+        steps[name] = step
+    }
+}
 extension SQLiteRepository {
-    static func registerAccountMigrations(_ migrator: inout DatabaseMigrator) {
+    static func registerAccountMigrations(_ migrator: inout LegacySQLiteSteps) {
         migrator.registerMigration("2026-11-25 accounts") { db in
             try db.execute(
                 sql: """
@@ -42,7 +51,7 @@ extension SQLiteRepository {
         }
     }
 
-    static func registerAdminMigrations(_ migrator: inout DatabaseMigrator) {
+    static func registerAdminMigrations(_ migrator: inout LegacySQLiteSteps) {
         migrator.registerMigration("2026-11-22 beacons") { db in
             try db.execute(
                 sql: """
@@ -66,7 +75,7 @@ extension SQLiteRepository {
         }
     }
 
-    static func registerAuthMigrations(_ migrator: inout DatabaseMigrator) {
+    static func registerAuthMigrations(_ migrator: inout LegacySQLiteSteps) {
         migrator.registerMigration("2026-11-22 auth") { db in
             try db.execute(
                 sql: """
@@ -94,7 +103,7 @@ extension SQLiteRepository {
     }
 
     /// After every earlier migration (registered last).
-    static func registerDeviceStateMigrations(_ migrator: inout DatabaseMigrator) {
+    static func registerDeviceStateMigrations(_ migrator: inout LegacySQLiteSteps) {
         migrator.registerMigration("2026-11-25 device state") { db in
             try db.execute(sql: "ALTER TABLE devices ADD COLUMN state TEXT")
             try db.execute(sql: "ALTER TABLE devices ADD COLUMN stateObservedAt REAL")
@@ -104,7 +113,7 @@ extension SQLiteRepository {
     /// One row counts the changes to what a server process may cache (`DirectoryWatch`): sites,
     /// employees, devices' tokens and revocations, admin and API tokens, accounts. Triggers bump it
     /// in the transaction of the change itself, so no code path can forget to.
-    static func registerDirectoryVersionMigrations(_ migrator: inout DatabaseMigrator) {
+    static func registerDirectoryVersionMigrations(_ migrator: inout LegacySQLiteSteps) {
         migrator.registerMigration("2026-11-26 directory version") { db in
             try db.execute(
                 sql: """
@@ -134,7 +143,7 @@ extension SQLiteRepository {
         ("accounts", ["INSERT", "DELETE", "UPDATE OF email, role, sites, deactivatedAt"]),
     ]
 
-    static func registerLedgerMigrations(_ migrator: inout DatabaseMigrator) {
+    static func registerLedgerMigrations(_ migrator: inout LegacySQLiteSteps) {
         // The append-only ledger and its chain; triggers refuse any change but erasing personal data.
         migrator.registerMigration("2026-11-25 ledger") { db in
             try db.execute(
@@ -188,7 +197,7 @@ extension SQLiteRepository {
         }
     }
 
-    static func registerPayPeriodMigrations(_ migrator: inout DatabaseMigrator) {
+    static func registerPayPeriodMigrations(_ migrator: inout LegacySQLiteSteps) {
         migrator.registerMigration("2026-11-25 pay periods") { db in
             try db.execute(
                 sql: """
@@ -213,7 +222,7 @@ extension SQLiteRepository {
         }
     }
 
-    static func registerRequestMigrations(_ migrator: inout DatabaseMigrator) {
+    static func registerRequestMigrations(_ migrator: inout LegacySQLiteSteps) {
         migrator.registerMigration("2026-11-25 correction requests") { db in
             try db.execute(
                 sql: """
@@ -239,7 +248,7 @@ extension SQLiteRepository {
         }
     }
 
-    static func registerTimesheetMigrations(_ migrator: inout DatabaseMigrator) {
+    static func registerTimesheetMigrations(_ migrator: inout LegacySQLiteSteps) {
         migrator.registerMigration("2026-11-25 timesheet settings") { db in
             try db.execute(
                 sql: """
@@ -259,9 +268,10 @@ extension SQLiteRepository {
         }
     }
 
-    /// Named, append-only migrations, run at start. Never edit one that has shipped.
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
+    /// SQLite's steps of the migrations up to "2026-11-27 one naming convention", by name, as they
+    /// shipped (run by `MigrationRunner` in `Migrations.all`'s order).
+    static var legacySteps: LegacySQLiteSteps {
+        var migrator = LegacySQLiteSteps()
         migrator.registerMigration("2026-11-22 directory") { db in
             try db.execute(
                 sql: """
@@ -360,7 +370,7 @@ extension SQLiteRepository {
 
     /// SQLite's tables and columns take PostgreSQL's names (snake_case), so that one SQL text serves
     /// both. SQLite (3.26 and later) rewrites the indexes, triggers and foreign keys that name them.
-    static func registerNamingMigrations(_ migrator: inout DatabaseMigrator) {
+    static func registerNamingMigrations(_ migrator: inout LegacySQLiteSteps) {
         migrator.registerMigration("2026-11-27 one naming convention") { db in
             for statement in [
                 "ALTER TABLE accounts RENAME COLUMN passwordHash TO password_hash",
