@@ -103,7 +103,8 @@ extension LegacyLedgerMove {
             try await tx.execute(
                 """
                 INSERT INTO pending_session_events (id, session_key, kind, at, reason, user_id, received_at, source)
-                VALUES (\(id), \(key), \(kind.rawValue), \(at), \(reason), \(userId), \(receivedAt), \(source?.rawValue))
+                VALUES (\(id), \(key), \(kind.rawValue), \(at), \(reason), \(userId), \(receivedAt),
+                        \(source?.rawValue))
                 """)
         }
         let sessions = try await tx.query(
@@ -128,7 +129,8 @@ extension LegacyLedgerMove {
                                        personal_digest, hash)
             VALUES (\(event.kind.rawValue), \(event.sessionKey), \(event.userId), \(event.actor.rawValue),
                     \(event.receivedAt), \(event.deviceAt), \(String(decoding: event.payload, as: UTF8.self)),
-                    \(event.personal.map { String(decoding: $0, as: UTF8.self) }), \(event.personalDigest), \(event.hash))
+                    \(event.personal.map { String(decoding: $0, as: UTF8.self) }), \(event.personalDigest),
+                    \(event.hash))
             RETURNING id
             """, as: Int64.self)
         guard let id else { throw RepositoryError(kind: .conflict, detail: "the ledger row was not written") }

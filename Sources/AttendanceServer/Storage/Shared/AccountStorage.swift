@@ -11,7 +11,8 @@ extension SQLStorage {
             try await database.write { tx in
                 try await tx.execute(
                     """
-                    INSERT INTO accounts (id, email, role, sites, password_hash, totp_secret, created_at, deactivated_at)
+                    INSERT INTO accounts
+                        (id, email, role, sites, password_hash, totp_secret, created_at, deactivated_at)
                     VALUES (\(account.id), \(account.email), \(account.role.rawValue),
                             \(AccountService.text(account.sites)), \(account.passwordHash), \(account.totpSecret),
                             \(account.createdAt), \(account.deactivatedAt))

@@ -42,7 +42,8 @@ extension SQLStorage {
                     """
                     UPDATE sites SET name = \(site.name), time_zone = \(site.timeZone),
                         beacon_uuid = \(site.beacon.uuid.uuidString), major = \(Int(site.beacon.major)),
-                        geofence_latitude = \(site.geofence?.latitude), geofence_longitude = \(site.geofence?.longitude),
+                        geofence_latitude = \(site.geofence?.latitude),
+                        geofence_longitude = \(site.geofence?.longitude),
                         geofence_radius_meters = \(site.geofence?.radiusMeters)
                     WHERE id = \(site.id)
                     """)
