@@ -3,6 +3,11 @@ import Foundation
 
 // Sites, employees, beacons and the reads of sessions admins list.
 extension SQLStorage {
+    /// The number the database's triggers bump on every change a process may cache.
+    public func directoryVersion() async throws -> Int64 {
+        try await database.read { try await $0.value("SELECT version FROM directory_version WHERE id = 1") ?? 0 }
+    }
+
     public func createSite(_ site: SiteRecord, audit: LedgerEvent?) async throws {
         try await database.unique("a site with id '\(site.id)' or beacon \(site.beacon) already exists") {
             try await database.write { tx in
