@@ -93,10 +93,8 @@ struct PostgresIngestSteps: IngestSteps {
         }
     }
 
-    static let ledgerColumns = [
-        "kind", "session_key", "user_id", "actor", "received_at", "device_at", "payload", "personal",
-        "personal_digest", "hash",
-    ]
+    /// A ledger row's columns but its id, which the database assigns.
+    static let ledgerColumns = Array(LedgerRows.names.dropFirst())
 
     /// Binds the row's values, in `ledgerColumns` order, each with its own type (a NULL too).
     static func bindLedger(_ event: LedgerEvent, into binds: inout PostgresBindings) {

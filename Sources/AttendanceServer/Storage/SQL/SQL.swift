@@ -66,7 +66,6 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, Hashable {
         }
         public mutating func appendLiteral(_ literal: String) { parts.append(.text(literal)) }
         public mutating func appendInterpolation(_ value: some SQLBindable) { parts.append(.bind(value.sqlValue)) }
-        public mutating func appendInterpolation(value: SQLValue) { parts.append(.bind(value)) }
         public mutating func appendInterpolation(raw text: String) { parts.append(.text(text)) }
         public mutating func appendInterpolation(_ fragment: SQL) { parts += fragment.parts }
         /// Membership in `values`: `column \(anyOf: ids)`. The list must not be empty.
@@ -117,6 +116,11 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, Hashable {
     }
 
     public static func + (lhs: SQL, rhs: SQL) -> SQL { SQL(parts: lhs.parts + rhs.parts) }
+
+    /// `WHERE` and the conditions joined with `AND`; nothing when there are none.
+    public static func `where`(_ conditions: [SQL]) -> SQL {
+        conditions.isEmpty ? "" : "WHERE " + joined(conditions, separator: " AND ")
+    }
 }
 
 extension SQLDialect {

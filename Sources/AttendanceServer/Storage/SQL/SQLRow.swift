@@ -35,9 +35,6 @@ public struct SQLRow: Sendable {
         get throws { try decode(index) }
     }
 
-    public subscript<Value: SQLDecodable>(name: String) -> Value {
-        get throws { try decode(name) }
-    }
 }
 
 /// The column names of a result, shared by its rows.

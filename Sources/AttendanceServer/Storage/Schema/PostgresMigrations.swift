@@ -143,7 +143,6 @@ extension PostgresRepository {
         "CREATE INDEX sessions_by_time ON sessions (check_in_at, session_key)",
     ]
 
-
     /// PostgreSQL's steps of the migrations up to "2026-11-26 directory version", by name, as they
     /// shipped (run by `MigrationRunner` in `Migrations.all`'s order).
     static let legacySteps: [String: @Sendable (PostgresTransaction) async throws -> Void] = {

@@ -197,7 +197,7 @@ extension SQLStorage {
             let at = cursor.checkInAt
             conditions.append("(check_in_at > \(at) OR (check_in_at = \(at) AND \(raw: key) > \(cursor.sessionKey)))")
         }
-        let condition = conditions.isEmpty ? "" : "WHERE " + SQL.joined(conditions, separator: " AND ")
+        let condition = SQL.where(conditions)
         return try await database.read { tx in
             try await SessionRows.sessions(
                 tx,

@@ -121,7 +121,7 @@ extension SQLStorage {
         if let key = filter.sessionKey { conditions.append("e.session_key = \(key)") }
         if let user = filter.userId { conditions.append("e.user_id = \(user)") }
         if let id { conditions.append("e.id < \(id)") }
-        let condition = conditions.isEmpty ? "" : "WHERE " + SQL.joined(conditions, separator: " AND ")
+        let condition = SQL.where(conditions)
         return try await database.read { tx in
             try await LedgerRows.events(
                 tx,

@@ -22,7 +22,7 @@ extension SQLStorage {
         var conditions: [SQL] = []
         if let userId { conditions.append("user_id = \(userId)") }
         if let state { conditions.append("state = \(state.rawValue)") }
-        let condition = conditions.isEmpty ? "" : "WHERE " + SQL.joined(conditions, separator: " AND ")
+        let condition = SQL.where(conditions)
         return try await database.read { tx in
             try await RequestRows.requests(tx, "\(condition) ORDER BY created_at DESC, id DESC LIMIT 500")
         }
