@@ -107,17 +107,44 @@ let package = Package(
             swiftSettings: strictSwift6),
 
         // MARK: - Server
-        // Exactly-once ingest, idempotency and storage (SQLite now; PostgreSQL next). The HTTP layer
-        // (Hummingbird, generated from openapi.yaml) builds on this.
+        // The server's core in four modules, each depending only on the ones above it
+        // (docs/ARCHITECTURE.md). AttendanceHTTP and AttendanceConsole build on them.
+        //
+        // The pure rules: the domain's records, the ledger and its sessions, timesheets, pay
+        // periods, access and input rules. No I/O, no clock, no database.
+        .target(name: "AttendanceRules", dependencies: ["AttendanceModels"], swiftSettings: strictSwift6),
+
+        // Storage written once over a small SQL port, with what each database needs beside it:
+        // SQLite through GRDB (the default), PostgreSQL through PostgresNIO.
         .target(
-            name: "AttendanceServer",
+            name: "AttendanceStorage",
             dependencies: [
-                "AttendanceModels",
+                "AttendanceModels", "AttendanceRules",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+
+        // The services: exactly-once ingest, admin changes, corrections, requests, timesheets, pay
+        // periods, accounts and sign-in. They read the time and randomness from `ServerEnvironment`.
+        .target(
+            name: "AttendanceServer",
+            dependencies: [
+                "AttendanceModels", "AttendanceRules", "AttendanceStorage",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+
+        // Timesheet and session exports: CSV, and XLSX (ZIPFoundation's container over zlib).
+        .target(
+            name: "AttendanceExports",
+            dependencies: [
+                "AttendanceModels", "AttendanceRules", "AttendanceStorage", "AttendanceServer",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -128,7 +155,7 @@ let package = Package(
             name: "AttendanceConsole",
             dependencies: [
                 "AttendanceModels",
-                "AttendanceServer",
+                "AttendanceServer", "AttendanceRules", "AttendanceStorage", "AttendanceExports",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
@@ -147,7 +174,7 @@ let package = Package(
             name: "AttendanceHTTP",
             dependencies: [
                 "AttendanceModels",
-                "AttendanceServer",
+                "AttendanceServer", "AttendanceRules", "AttendanceStorage", "AttendanceExports",
                 "AttendanceConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -179,7 +206,8 @@ let package = Package(
             name: "AttendanceSimulation",
             dependencies: [
                 "AttendanceModels", "AttendanceEngine", "AttendanceSync", "AttendanceAppCore",
-                "AttendanceServer", "AttendanceHTTP", .product(name: "Logging", package: "swift-log"),
+                "AttendanceServer", "AttendanceStorage", "AttendanceHTTP",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -193,7 +221,7 @@ let package = Package(
             dependencies: [
                 "AttendanceModels",
                 "AttendanceEngine",
-                "AttendanceServer",
+                "AttendanceServer", "AttendanceRules", "AttendanceStorage", "AttendanceExports",
                 "AttendanceHTTP",
                 "AttendanceSimulation",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -221,7 +249,7 @@ let package = Package(
         .executableTarget(
             name: "ledger-bench",
             dependencies: [
-                "AttendanceModels", "AttendanceServer", "BenchSupport",
+                "AttendanceModels", "AttendanceServer", "AttendanceRules", "AttendanceStorage", "BenchSupport",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -233,7 +261,8 @@ let package = Package(
         .executableTarget(
             name: "timesheet-bench",
             dependencies: [
-                "AttendanceModels", "AttendanceServer", "BenchSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "AttendanceModels", "AttendanceServer", "AttendanceRules", "AttendanceStorage", "BenchSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -258,7 +287,8 @@ let package = Package(
             name: "AttendanceAppCoreTests",
             dependencies: [
                 "AttendanceAppCore", "AttendanceSync", "AttendanceEngine", "AttendanceModels", "AttendanceHTTP",
-                "AttendanceServer", "AttendanceServerTestSupport", "AttendanceDeviceTestSupport",
+                "AttendanceServer", "AttendanceRules", "AttendanceStorage", "AttendanceServerTestSupport",
+                "AttendanceDeviceTestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -270,14 +300,18 @@ let package = Package(
         // device's JSON through the server's own mapping, for tests of the ingest without a socket.
         .target(
             name: "AttendanceServerTestSupport",
-            dependencies: ["AttendanceServer", "AttendanceHTTP", "AttendanceModels"],
+            dependencies: [
+                "AttendanceServer", "AttendanceRules", "AttendanceStorage", "AttendanceHTTP", "AttendanceConsole",
+                "AttendanceModels",
+            ],
             path: "Tests/AttendanceServerTestSupport",
             swiftSettings: strictSwift6),
         // GRDB and PostgresNIO: the ledger's tamper and upgrade tests write to the database behind the server's back.
         .testTarget(
             name: "AttendanceServerTests",
             dependencies: [
-                "AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport",
+                "AttendanceServer", "AttendanceRules", "AttendanceStorage", "AttendanceExports", "AttendanceModels",
+                "AttendanceServerTestSupport",
                 "AttendanceHTTP",
                 .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -287,13 +321,17 @@ let package = Package(
         // The console's pure parts (times, forms, CSRF) and its live feed.
         .testTarget(
             name: "AttendanceConsoleTests",
-            dependencies: ["AttendanceConsole", "AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport"],
+            dependencies: [
+                "AttendanceConsole", "AttendanceServer", "AttendanceRules", "AttendanceStorage", "AttendanceModels",
+                "AttendanceServerTestSupport",
+            ],
             swiftSettings: strictSwift6),
         // The HTTP layer over a real loopback socket, on both backends.
         .testTarget(
             name: "AttendanceHTTPTests",
             dependencies: [
-                "AttendanceHTTP", "AttendanceServer", "AttendanceModels", "AttendanceServerTestSupport",
+                "AttendanceHTTP", "AttendanceServer", "AttendanceRules", "AttendanceStorage", "AttendanceExports",
+                "AttendanceModels", "AttendanceServerTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6),
@@ -301,7 +339,8 @@ let package = Package(
         .testTarget(
             name: "AttendanceIntegrationTests",
             dependencies: [
-                "AttendanceServer", "AttendanceHTTP", "AttendanceSync", "AttendanceEngine", "AttendanceModels",
+                "AttendanceServer", "AttendanceRules", "AttendanceStorage", "AttendanceHTTP", "AttendanceSync",
+                "AttendanceEngine", "AttendanceModels",
                 "AttendanceServerTestSupport", "AttendanceDeviceTestSupport",
             ],
             swiftSettings: strictSwift6),
@@ -330,6 +369,7 @@ let package = Package(
             name: "AttendanceCLITests",
             dependencies: [
                 "attendance", "AttendanceTestSupport", "AttendanceServerTestSupport", "AttendanceServer",
+                "AttendanceRules", "AttendanceStorage", "AttendanceExports",
                 "AttendanceModels", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift6),

@@ -1,3 +1,4 @@
+import AttendanceRules
 import AttendanceServer
 
 /// Who a ledger row's actor is, as a person reads it: an account's e-mail, an employee's phone.

@@ -1,5 +1,7 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 import Hummingbird
 import Logging
@@ -130,6 +132,7 @@ public struct Console: Sendable {
         switch error {
         case let found as ConsoleProblem: problem = found
         case let found as Problem: problem = ConsoleProblem(found)
+        case let found as DomainError: problem = ConsoleProblem(Problem(found))
         default:
             logger.error("console page failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             problem = ConsoleProblem(

@@ -1,3 +1,4 @@
+import AttendanceRules
 import AttendanceServer
 
 /// A page-level refusal: the status, a title that names the problem, and what to do.

@@ -1,3 +1,4 @@
+import AttendanceRules
 import AttendanceServer
 import Foundation
 
@@ -27,7 +28,8 @@ enum LocalTime {
         let local = Int((date.timeIntervalSince1970).rounded(.down)) + offset
         let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
         let seconds = local - days * 86_400
-        let hour = seconds / 3_600, minute = seconds % 3_600 / 60
+        let hour = seconds / 3_600
+        let minute = seconds % 3_600 / 60
         return LocalDate(dayNumber: days).description + String(separator)
             + (hour < 10 ? "0" : "") + String(hour) + ":" + (minute < 10 ? "0" : "") + String(minute)
     }

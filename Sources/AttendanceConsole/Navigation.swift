@@ -1,3 +1,4 @@
+import AttendanceRules
 import AttendanceServer
 
 /// The console's menu: each page with the permission that shows it. A page not allowed to the

@@ -1,5 +1,7 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 import Logging
 import ServiceLifecycle

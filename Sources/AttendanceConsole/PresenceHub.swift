@@ -1,5 +1,7 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 import ServiceLifecycle
 import Synchronization
@@ -17,7 +19,7 @@ public final class PresenceHub: SessionObserver, Service {
     /// Who a page's stream is for: the sites it may see, and the sign-in it belongs to.
     struct Viewer: Sendable {
         var scope: SiteScope
-        var accountId: String
+        var accountId: AccountID
         var expiresAt: Date
     }
 
@@ -99,7 +101,7 @@ public final class PresenceHub: SessionObserver, Service {
 
     /// Ends the streams of an account (signed out, deactivated, its role, sites or password
     /// changed): its pages reconnect, and only a sign-in still valid gets a stream again.
-    public func disconnect(accountId: String) {
+    public func disconnect(accountId: AccountID) {
         let ids = state.withLock { current in
             (current.subscribers.filter { $0.value.viewer.accountId == accountId }.map(\.key)
                 + current.joining.filter { $0.value.subscriber.viewer.accountId == accountId }.map(\.key))

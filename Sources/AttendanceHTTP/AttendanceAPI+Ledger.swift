@@ -1,5 +1,7 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 import OpenAPIRuntime
 
@@ -47,17 +49,18 @@ extension AttendanceAPI {
     func listAudit(_ input: Operations.ListAudit.Input) async throws -> Operations.ListAudit.Output {
         let query = input.query
         let limit = query.limit ?? 100
-        guard (1...500).contains(limit) else { throw Problem.field("limit", String(limit), expected: "1 to 500") }
+        guard (1...500).contains(limit) else { throw DomainError.field("limit", String(limit), expected: "1 to 500") }
         var before: Int64?
         if let cursor = query.cursor {
             guard cursor.count <= 18, cursor.first != "0", let id = Int64(cursor), id > 0 else {
-                throw Problem.field("cursor", InputRules.shown(cursor), expected: "the nextCursor of a previous page")
+                throw DomainError.field(
+                    "cursor", InputRules.shown(cursor), expected: "the nextCursor of a previous page")
             }
             before = id
         }
         if let actor = query.actor { try InputRules.identifier("actor", actor, maxLength: 160) }
         if let from = query.from, let to = query.to, from > to {
-            throw Problem.field("from", RFC3339.format(from), expected: "a time before 'to'", status: 422)
+            throw DomainError.field("from", RFC3339.format(from), expected: "a time before 'to'", kind: .unprocessable)
         }
         let filter = LedgerFilter(
             from: query.from, to: query.to, actor: query.actor.map { LedgerActor(rawValue: $0) },

@@ -1,4 +1,5 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import OpenAPIRuntime
@@ -34,7 +35,8 @@ extension AttendanceAPI {
         case .lock: event = .lock
         case .reopen:
             guard let reason else {
-                throw Problem.field("reason", nil, expected: "why the locked period is reopened", status: 422)
+                throw DomainError.field(
+                    "reason", nil, expected: "why the locked period is reopened", kind: .unprocessable)
             }
             event = .reopen(reason: reason)
         }

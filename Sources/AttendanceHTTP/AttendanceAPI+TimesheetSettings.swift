@@ -1,4 +1,5 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import OpenAPIRuntime
@@ -13,7 +14,11 @@ extension AttendanceAPI {
     }
 
     func getSchedule(_ input: Operations.GetSchedule.Input) async throws -> Operations.GetSchedule.Output {
-        .ok(.init(body: .json(Self.schedule(try await timesheetSettings.schedule(id: input.path.scheduleId)))))
+        .ok(
+            .init(
+                body: .json(
+                    Self.schedule(
+                        try await timesheetSettings.schedule(id: try Self.id("scheduleId", input.path.scheduleId))))))
     }
 
     func saveSchedule(_ input: Operations.SaveSchedule.Input) async throws -> Operations.SaveSchedule.Output {
@@ -22,8 +27,8 @@ extension AttendanceAPI {
         for (index, shift) in body.shifts.enumerated() {
             guard let day = Weekday(name: shift.weekday.rawValue) else { continue }
             guard shifts[day] == nil else {
-                throw Problem.field(
-                    "shifts[\(index)].weekday", day.name, expected: "each weekday at most once", status: 422)
+                throw DomainError.field(
+                    "shifts[\(index)].weekday", day.name, expected: "each weekday at most once", kind: .unprocessable)
             }
             shifts[day] = ScheduledShift(
                 startMinute: try Self.clock("shifts[\(index)].start", shift.start),
@@ -36,7 +41,8 @@ extension AttendanceAPI {
     }
 
     func deleteSchedule(_ input: Operations.DeleteSchedule.Input) async throws -> Operations.DeleteSchedule.Output {
-        try await timesheetSettings.deleteSchedule(id: input.path.scheduleId, actor: try Caller.actor())
+        try await timesheetSettings.deleteSchedule(
+            id: try Self.id("scheduleId", input.path.scheduleId), actor: try Caller.actor())
         return .noContent(.init())
     }
 
@@ -69,7 +75,8 @@ extension AttendanceAPI {
     ) async throws
         -> Operations.DeleteScheduleAssignment.Output
     {
-        try await timesheetSettings.endAssignment(id: input.path.assignmentId, actor: try Caller.actor())
+        try await timesheetSettings.endAssignment(
+            id: try Self.id("assignmentId", input.path.assignmentId), actor: try Caller.actor())
         return .noContent(.init())
     }
 
@@ -78,8 +85,8 @@ extension AttendanceAPI {
     func getTimesheetRules(
         _ input: Operations.GetTimesheetRules.Input
     ) async throws -> Operations.GetTimesheetRules.Output {
-        let (policy, schedule) = try await timesheetSettings.rules(siteId: try Self.id("siteId", input.path.siteId))
-        return .ok(.init(body: .json(Self.rules(policy, defaultScheduleId: schedule))))
+        let rules = try await timesheetSettings.rules(siteId: try Self.id("siteId", input.path.siteId))
+        return .ok(.init(body: .json(Self.rules(rules.policy, defaultScheduleId: rules.defaultScheduleId))))
     }
 
     func saveTimesheetRules(
@@ -100,7 +107,7 @@ extension AttendanceAPI {
         policy.breakMinimumMinutes = body.breakMinimumMinutes ?? TimesheetPolicy().breakMinimumMinutes
         policy.overtimeCountsEarlyArrival = body.overtimeCountsEarlyArrival ?? false
         let siteId: SiteID = try Self.id("siteId", input.path.siteId)
-        let schedule = try body.defaultScheduleId.map { try Self.id("defaultScheduleId", $0) as String }
+        let schedule = try body.defaultScheduleId.map { try Self.id("defaultScheduleId", $0) as ScheduleID }
         try await timesheetSettings.saveRules(
             siteId: siteId, policy: policy, defaultScheduleId: schedule, actor: try Caller.actor())
         return .ok(.init(body: .json(Self.rules(policy, defaultScheduleId: schedule))))
@@ -162,14 +169,14 @@ extension AttendanceAPI {
 
     static func clock(_ field: String, _ text: String) throws -> Int {
         guard let minute = TimesheetSettingCodec.clockMinute(text) else {
-            throw Problem.field(field, InputRules.shown(text), expected: "a time HH:MM, 00:00 to 23:59")
+            throw DomainError.field(field, InputRules.shown(text), expected: "a time HH:MM, 00:00 to 23:59")
         }
         return minute
     }
 
     static func schedule(_ schedule: WorkSchedule) -> Components.Schemas.Schedule {
         .init(
-            id: schedule.id, name: schedule.name,
+            id: schedule.id.rawValue, name: schedule.name,
             shifts: schedule.shifts.sorted { $0.key.rawValue < $1.key.rawValue }.compactMap { day, shift in
                 guard let weekday = Components.Schemas.Shift.WeekdayPayload(rawValue: day.name) else { return nil }
                 return .init(
@@ -180,12 +187,12 @@ extension AttendanceAPI {
 
     static func assignment(_ assignment: ScheduleAssignment) -> Components.Schemas.ScheduleAssignment {
         .init(
-            id: assignment.id, userId: assignment.userId.rawValue, siteId: assignment.siteId.rawValue,
-            scheduleId: assignment.scheduleId, from: assignment.from.description,
+            id: assignment.id.rawValue, userId: assignment.userId.rawValue, siteId: assignment.siteId.rawValue,
+            scheduleId: assignment.scheduleId.rawValue, from: assignment.from.description,
             through: assignment.through?.description)
     }
 
-    static func rules(_ policy: TimesheetPolicy, defaultScheduleId: String?) -> Components.Schemas.TimesheetRules {
+    static func rules(_ policy: TimesheetPolicy, defaultScheduleId: ScheduleID?) -> Components.Schemas.TimesheetRules {
         .init(
             dayBoundary: .init(rawValue: policy.dayBoundary.rawValue) ?? .calendar,
             lateGraceMinutes: policy.lateGraceMinutes, earlyGraceMinutes: policy.earlyGraceMinutes,
@@ -194,7 +201,8 @@ extension AttendanceAPI {
                 .init(workedOverMinutes: $0.workedOverMinutes, breakMinutes: $0.breakMinutes)
             },
             breakMinimumMinutes: policy.breakMinimumMinutes,
-            overtimeCountsEarlyArrival: policy.overtimeCountsEarlyArrival, defaultScheduleId: defaultScheduleId)
+            overtimeCountsEarlyArrival: policy.overtimeCountsEarlyArrival,
+            defaultScheduleId: defaultScheduleId?.rawValue)
     }
 
     static func leave(_ day: LeaveDay) -> Components.Schemas.LeaveDay {

@@ -1,4 +1,6 @@
+import AttendanceExports
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import OpenAPIRuntime
@@ -33,7 +35,9 @@ extension AttendanceAPI {
                             iterationBehavior: .single))))
         case .json:
             let limit = query.limit ?? 100
-            guard (1...1000).contains(limit) else { throw Problem.field("limit", String(limit), expected: "1 to 1000") }
+            guard (1...1000).contains(limit) else {
+                throw DomainError.field("limit", String(limit), expected: "1 to 1000")
+            }
             let cursor = try query.cursor.map { UserID(try Self.id("cursor", $0)) }
             return .ok(.init(body: .json(try await page(sheet, after: cursor, limit: limit))))
         }
@@ -63,7 +67,7 @@ extension AttendanceAPI {
 
     static func localDate(_ field: String, _ text: String) throws -> LocalDate {
         guard let date = LocalDate(text) else {
-            throw Problem.field(
+            throw DomainError.field(
                 field, InputRules.shown(text), expected: "a date YYYY-MM-DD (a real date, years 0001 to 9999)")
         }
         return date

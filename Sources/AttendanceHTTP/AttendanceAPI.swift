@@ -1,5 +1,9 @@
+import AttendanceConsole
+import AttendanceExports
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 import OpenAPIRuntime
 
@@ -65,29 +69,33 @@ struct AttendanceAPI: APIProtocol {
     }
 
     private func deviceConfig(device: DeviceID, user: UserID) async throws -> Components.Schemas.DeviceConfig {
-        let object = try await admin.deviceConfig(device: device, user: user)
-        return try Wire.decode(
-            Components.Schemas.DeviceConfig.self,
-            from: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+        // The contract's `DeviceConfig` is open (the engine's keys, with defaults on the device):
+        // the typed value becomes its JSON object through the wire encoder.
+        let configuration = try await admin.deviceConfig(device: device, user: user)
+        return try Wire.decode(Components.Schemas.DeviceConfig.self, from: try Wire.encode(configuration))
     }
 
     // The device's events: the body mapped to a typed request (DeviceRequestMapping), and the
-    // answer IngestService rendered and stored sent as its bytes (`StoredAnswer`), never re-encoded.
+    // answer IngestService rendered and stored returned as its bytes (`StoredAnswerMiddleware`),
+    // never re-encoded.
 
     func checkIn(_ input: Operations.CheckIn.Input) async throws -> Operations.CheckIn.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        let request = try DeviceRequestMapping.checkIn(body)
-        throw try await ingest(request, key: input.headers.idempotencyKey, date: input.headers.date)
+        let reply = try await ingest(
+            try DeviceRequestMapping.checkIn(body), key: input.headers.idempotencyKey, date: input.headers.date)
+        return try StoredAnswerMiddleware.answer(reply, as: Operations.CheckIn.Output.undocumented)
     }
 
     func checkOut(_ input: Operations.CheckOut.Input) async throws -> Operations.CheckOut.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        throw try await ingest(try DeviceRequestMapping.checkOut(body), key: input.headers.idempotencyKey)
+        let reply = try await ingest(try DeviceRequestMapping.checkOut(body), key: input.headers.idempotencyKey)
+        return try StoredAnswerMiddleware.answer(reply, as: Operations.CheckOut.Output.undocumented)
     }
 
     func heartbeat(_ input: Operations.Heartbeat.Input) async throws -> Operations.Heartbeat.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        throw try await ingest(try DeviceRequestMapping.heartbeat(body), key: input.headers.idempotencyKey)
+        let reply = try await ingest(try DeviceRequestMapping.heartbeat(body), key: input.headers.idempotencyKey)
+        return try StoredAnswerMiddleware.answer(reply, as: Operations.Heartbeat.Output.undocumented)
     }
 
     func submitEvents(_ input: Operations.SubmitEvents.Input) async throws -> Operations.SubmitEvents.Output {
@@ -95,24 +103,23 @@ struct AttendanceAPI: APIProtocol {
         let reply = try await ingest.handleBatch(
             try DeviceRequestMapping.batch(body), idempotencyKey: input.headers.idempotencyKey,
             principal: try Caller.current(), deviceDate: try Self.deviceDate(input.headers.date))
-        throw StoredAnswer(reply: reply)
+        return try StoredAnswerMiddleware.answer(reply, as: Operations.SubmitEvents.Output.undocumented)
     }
 
-    /// The stored answer to one device event, to be thrown as it is.
-    private func ingest(_ request: DeviceRequest, key: String, date: String? = nil) async throws -> StoredAnswer {
-        let reply = try await ingest.handle(
+    /// The stored answer to one device event.
+    private func ingest(_ request: DeviceRequest, key: String, date: String? = nil) async throws -> StoredReply {
+        try await ingest.handle(
             request, idempotencyKey: key, principal: try Caller.current(), deviceDate: try Self.deviceDate(date))
-        return StoredAnswer(reply: reply)
     }
 
     /// The device's clock from its `Date` header (an HTTP-date), if it sent one.
     static func deviceDate(_ header: String?) throws -> Date? {
         guard let header else { return nil }
         guard let date = HTTPDate.parse(header) else {
-            throw Problem.field(
+            throw DomainError.field(
                 "Date", InputRules.shown(header),
                 expected: "an HTTP-date naming a real time, e.g. Tue, 24 Nov 2026 09:00:00 GMT",
-                status: 422)
+                kind: .unprocessable)
         }
         return date
     }
@@ -170,7 +177,7 @@ struct AttendanceAPI: APIProtocol {
 
     func deleteBeacon(_ input: Operations.DeleteBeacon.Input) async throws -> Operations.DeleteBeacon.Output {
         try await admin.deleteBeacon(
-            id: try Self.id("beaconId", input.path.beaconId) as String, actor: try Caller.actor())
+            id: try Self.id("beaconId", input.path.beaconId) as BeaconID, actor: try Caller.actor())
         return .noContent(.init())
     }
 
@@ -334,7 +341,7 @@ struct AttendanceAPI: APIProtocol {
 
     static func beacon(_ beacon: BeaconRecord) -> Components.Schemas.Beacon {
         .init(
-            beaconId: beacon.id, siteId: beacon.siteId.rawValue, minor: Int(beacon.minor), label: beacon.label,
+            beaconId: beacon.id.rawValue, siteId: beacon.siteId.rawValue, minor: Int(beacon.minor), label: beacon.label,
             txPowerDBm: beacon.txPowerDBm)
     }
 
@@ -377,7 +384,7 @@ struct AttendanceAPI: APIProtocol {
 
     static func request(_ request: CorrectionRequestRecord) -> Components.Schemas.CorrectionRequest {
         .init(
-            requestId: request.id, userId: request.userId.rawValue,
+            requestId: request.id.rawValue, userId: request.userId.rawValue,
             kind: request.kind == .correction ? .correction : .missingSession,
             state: .init(rawValue: request.state.rawValue) ?? .pending, sessionKey: request.sessionKey?.rawValue,
             siteId: request.siteId?.rawValue, checkInAt: request.checkInAt, checkOutAt: request.checkOutAt,

@@ -1,5 +1,7 @@
 import AttendanceConsole
+import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -95,12 +97,12 @@ public enum ServerDatabase {
                 repository: repository, services: [repository.pool], prepare: { try await repository.migrate() })
         }
         guard !location.isEmpty else {
-            throw Problem.field("--database", location, expected: "a SQLite file path or a postgres:// URL")
+            throw DomainError.field("--database", location, expected: "a SQLite file path or a postgres:// URL")
         }
         let directory = URL(fileURLWithPath: location).deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw Problem.field(
+            throw DomainError.field(
                 "--database", location, expected: "a file in an existing directory ('\(directory)' does not exist)")
         }
         return Serving(repository: try SQLiteRepository.open(path: location), services: [], prepare: {})
@@ -164,7 +166,10 @@ public enum AttendanceHTTPServer {
         router.add(middleware: DirectoryRefreshMiddleware(watch: watch))
         try api.registerHandlers(
             on: RecordingTransport(inner: router, table: routes), configuration: Wire.configuration,
-            middlewares: [ProblemMiddleware(logger: logger), AuthMiddleware(auth: auth), EmptyBodyMiddleware()])
+            middlewares: [
+                ProblemMiddleware(logger: logger), AuthMiddleware(auth: auth), EmptyBodyMiddleware(),
+                StoredAnswerMiddleware(),
+            ])
         try Console(
             services: services, hub: hub, logger: logger,
             record: { operation, principal in

@@ -1,3 +1,5 @@
+import AttendanceConsole
+import AttendanceRules
 import AttendanceServer
 import HTTPTypes
 import OpenAPIRuntime
@@ -17,8 +19,10 @@ struct AuthMiddleware: ServerMiddleware {
         "fileRequest", "getMyTimesheet", "reportDeviceState",
     ]
 
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    )
         async throws -> (HTTPResponse, HTTPBody?)
     {
         if Self.publicOperations.contains(operationID) { return try await next(request, body, metadata) }

@@ -1,12 +1,15 @@
+import AttendanceConsole
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 
 /// The server's answers in the contract's generated types, encoded once by `Wire.encode`: what
 /// `IngestService` stores under a key and replays as bytes, and every `Problem` the server sends.
 struct ContractAnswers: IngestAnswers {
-    func session(_ session: SessionRecord, status: Int) throws -> StoredReply {
-        StoredReply(status: status, contentType: "application/json", body: try Wire.encode(Self.session(session)))
+    func session(_ session: SessionRecord, created: Bool) throws -> StoredReply {
+        StoredReply(
+            status: created ? 201 : 200, contentType: "application/json", body: try Wire.encode(Self.session(session)))
     }
 
     func pending(sessionKey: SessionKey) throws -> StoredReply {
@@ -14,8 +17,8 @@ struct ContractAnswers: IngestAnswers {
         return StoredReply(status: 202, contentType: "application/json", body: try Wire.encode(body))
     }
 
-    func problem(_ problem: Problem) -> StoredReply {
-        Self.reply(problem)
+    func refusal(_ error: DomainError) -> StoredReply {
+        Self.reply(Problem(error))
     }
 
     func batch(_ results: [(idempotencyKey: String, reply: StoredReply)]) throws -> StoredReply {

@@ -1,4 +1,6 @@
+import AttendanceConsole
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 
@@ -37,12 +39,12 @@ enum DeviceRequestMapping {
         let items = body.events.enumerated().map { index, item -> DeviceBatch.Item in
             do {
                 return .request(idempotencyKey: item.idempotencyKey, try request(item, field: "events[\(index)]"))
-            } catch let problem as Problem {
-                return .refused(idempotencyKey: item.idempotencyKey, problem)
+            } catch let refusal as DomainError {
+                return .refused(idempotencyKey: item.idempotencyKey, refusal)
             } catch {
                 return .refused(
                     idempotencyKey: item.idempotencyKey,
-                    Problem(400, "Invalid request", "'events[\(index)]' could not be read: \(error)"))
+                    DomainError(.invalid, "Invalid request", "'events[\(index)]' could not be read: \(error)"))
             }
         }
         return DeviceBatch(items: items, identity: canonicalIdentity(try Wire.encode(body)))
@@ -57,7 +59,7 @@ enum DeviceRequestMapping {
         ]
         let present = payloads.filter { $0.present }.map { $0.name }
         guard present == [type] else {
-            throw Problem.field(field + "." + type, nil, expected: "exactly one payload, the one named by 'type'")
+            throw DomainError.field(field + "." + type, nil, expected: "exactly one payload, the one named by 'type'")
         }
         let field = field + "." + type
         switch item._type {
@@ -111,7 +113,7 @@ enum DeviceRequestMapping {
     }
 
     private static func required<Value>(_ value: Value?, _ field: String, _ expected: String) throws -> Value {
-        guard let value else { throw Problem.field(field, nil, expected: expected) }
+        guard let value else { throw DomainError.field(field, nil, expected: expected) }
         return value
     }
 
@@ -121,7 +123,7 @@ enum DeviceRequestMapping {
     ) throws -> Payload where Payload.RawValue == String {
         let text = try required(text, field, "automatic or manual")
         guard let source = Payload(rawValue: text) else {
-            throw Problem.field(field, InputRules.shown(text), expected: "automatic or manual")
+            throw DomainError.field(field, InputRules.shown(text), expected: "automatic or manual")
         }
         return source
     }

@@ -1,5 +1,6 @@
 import AttendanceModels
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -1,17 +1,11 @@
+import AttendanceConsole
+import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 import HTTPTypes
 import Logging
 import OpenAPIRuntime
-
-/// An answer `IngestService` rendered and stored under its key, sent as its bytes: thrown past the
-/// generated encoder (which would decode and re-encode it), whatever its status.
-struct StoredAnswer: Error, HTTPResponseConvertible {
-    let reply: StoredReply
-    var httpStatus: HTTPResponse.Status { HTTPResponse.Status(code: reply.status) }
-    var httpHeaderFields: HTTPFields { [.contentType: reply.contentType] }
-    var httpBody: HTTPBody? { HTTPBody(reply.body) }
-}
 
 extension Problem: HTTPResponseConvertible {
     public var httpStatus: HTTPResponse.Status { HTTPResponse.Status(code: status) }
@@ -19,14 +13,17 @@ extension Problem: HTTPResponseConvertible {
     public var httpBody: HTTPBody? { HTTPBody(ContractAnswers.reply(self).body) }
 }
 
-/// Every error becomes an RFC 9457 answer: a `Problem` or stored answer as itself; input the
-/// generated code could not decode as 400 naming the field; anything else as 500 that names the
-/// request id to look up in the log (never the internals).
+/// Every error becomes an RFC 9457 answer: a `Problem` as itself; a core
+/// `DomainError` with its kind's status; input the generated code could not decode as 400 naming
+/// the field; anything else as 500 that names the request id to look up in the log (never the
+/// internals).
 struct ProblemMiddleware: ServerMiddleware {
     let logger: Logger
 
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    )
         async throws -> (HTTPResponse, HTTPBody?)
     {
         RequestRecord.current?.record(operation: operationID)
@@ -34,21 +31,28 @@ struct ProblemMiddleware: ServerMiddleware {
             return try await next(request, body, metadata)
         } catch {
             let convertible = respond(to: error, operationID: operationID)
-            return (HTTPResponse(status: convertible.httpStatus, headerFields: convertible.httpHeaderFields), convertible.httpBody)
+            return (
+                HTTPResponse(status: convertible.httpStatus, headerFields: convertible.httpHeaderFields),
+                convertible.httpBody
+            )
         }
     }
 
     private func respond(to error: any Error, operationID: String) -> any HTTPResponseConvertible {
         let underlying = (error as? ServerError)?.underlyingError ?? error
         if let problem = underlying as? Problem { return problem }
-        if let stored = underlying as? StoredAnswer { return stored }
+        if let error = underlying as? DomainError { return Problem(error) }
         if let server = error as? ServerError, server.operationInput == nil {
             // The generated code could not turn the request into the operation's input.
             return Problem(400, "Invalid request", Self.describeInputError(server))
         }
         let requestID = RequestRecord.current?.id ?? "unknown"
-        logger.error("request failed", metadata: ["request_id": "\(requestID)", "operation": "\(operationID)", "error": "\(underlying)"])
-        return Problem(500, "Internal error", "the server failed to answer; request id \(requestID) identifies it in the server's log")
+        logger.error(
+            "request failed",
+            metadata: ["request_id": "\(requestID)", "operation": "\(operationID)", "error": "\(underlying)"])
+        return Problem(
+            500, "Internal error",
+            "the server failed to answer; request id \(requestID) identifies it in the server's log")
     }
 
     /// The field, the value when known, and what was expected, from the generated decoder's error.
@@ -59,9 +63,11 @@ struct ProblemMiddleware: ServerMiddleware {
         let cause = error.causeDescription
         if let range = cause.range(of: #"header field named '[^']+' is missing"#, options: .regularExpression) {
             let name = cause[range].split(separator: "'")[1]
-            let expected = name == "Idempotency-Key" ? "a header of 1 to 255 characters, unique per event (derived from its content on the device)"
+            let expected =
+                name == "Idempotency-Key"
+                ? "a header of 1 to 255 characters, unique per event (derived from its content on the device)"
                 : "the header (see /openapi.yaml)"
-            return Problem.field(String(name), nil, expected: expected).detail
+            return DomainError.field(String(name), nil, expected: expected).detail
         }
         return cause == "Unknown" ? "\(error.underlyingError)" : cause
     }
@@ -76,7 +82,9 @@ struct ProblemMiddleware: ServerMiddleware {
             return describe(decoding)
         case let value as WireValueError:
             let (body, query) = input()
-            guard let field = FieldLocator.field(holding: value.value, body: body, query: query) else { return value.message }
+            guard let field = FieldLocator.field(holding: value.value, body: body, query: query) else {
+                return value.message
+            }
             return "'\(field)': \(value.message)"
         default:
             return nil
@@ -86,7 +94,8 @@ struct ProblemMiddleware: ServerMiddleware {
     static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
             let names = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            return names.isEmpty ? "the body" : "'" + names.joined(separator: ".").replacingOccurrences(of: ".[", with: "[") + "'"
+            return names.isEmpty
+                ? "the body" : "'" + names.joined(separator: ".").replacingOccurrences(of: ".[", with: "[") + "'"
         }
         switch error {
         case .keyNotFound(let key, let context):
@@ -98,7 +107,9 @@ struct ProblemMiddleware: ServerMiddleware {
             return "\(path(context)) is null; expected \(typeName(type))"
         case .dataCorrupted(let context):
             if let value = context.underlyingError as? WireValueError { return "\(path(context)): \(value.message)" }
-            if context.codingPath.isEmpty, context.underlyingError != nil { return "the body is not valid JSON: \(context.debugDescription)" }
+            if context.codingPath.isEmpty, context.underlyingError != nil {
+                return "the body is not valid JSON: \(context.debugDescription)"
+            }
             return "\(path(context)) is not valid: \(context.debugDescription)"
         @unknown default:
             return "the body is not valid JSON for this operation: \(error)"

@@ -1,3 +1,5 @@
+import AttendanceConsole
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import HTTPTypes
@@ -16,28 +18,40 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
     let maxBodyBytes: Int
     let routes: RouteTable
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let record = RequestRecord(id: RequestRecord.id(from: request.headers[.requestID]))
         let start = ContinuousClock.now
         metrics.started()
         var response: Response
         do {
-            response = try await RequestRecord.$current.withValue(record) { try await limited(request, context: context, next: next) }
+            response = try await RequestRecord.$current.withValue(record) {
+                try await limited(request, context: context, next: next)
+            }
         } catch let error as HTTPError where error.status == .notFound && record.operation == nil {
             response = Self.unrouted(request, routes: routes)
         } catch let error as HTTPError {
-            response = Self.problem(Problem(Int(error.status.code), error.status.reasonPhrase, error.body ?? error.status.reasonPhrase))
+            response = Self.problem(
+                Problem(Int(error.status.code), error.status.reasonPhrase, error.body ?? error.status.reasonPhrase))
         } catch let error as HTTPParserError {
             // Malformed framing: Hummingbird answers 400 and closes the connection, which can't be
             // read any further. Logged and counted here as that 400.
             metrics.finished(
                 operation: record.operation ?? "unmatched", status: 400, duration: ContinuousClock.now - start)
-            logger.info("request", metadata: ["request_id": "\(record.id)", "method": "\(request.method.rawValue)",
-                                              "path": "\(request.uri.path)", "status": "400", "error": "\(error)"])
+            logger.info(
+                "request",
+                metadata: [
+                    "request_id": "\(record.id)", "method": "\(request.method.rawValue)",
+                    "path": "\(request.uri.path)", "status": "400", "error": "\(error)",
+                ])
             throw error
         } catch {
             logger.error("request failed", metadata: ["request_id": "\(record.id)", "error": "\(error)"])
-            response = Self.problem(Problem(500, "Internal error", "the server failed to answer; request id \(record.id) identifies it in the server's log"))
+            response = Self.problem(
+                Problem(
+                    500, "Internal error",
+                    "the server failed to answer; request id \(record.id) identifies it in the server's log"))
         }
         response.headers[.requestID] = record.id
         let duration = ContinuousClock.now - start
@@ -46,7 +60,8 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
         var metadata: Logger.Metadata = [
             "request_id": "\(record.id)", "method": "\(request.method.rawValue)", "path": "\(request.uri.path)",
             "operation": "\(operation)", "status": "\(response.status.code)",
-            "duration_ms": "\(String(format: "%.2f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000))",
+            "duration_ms":
+                "\(String(format: "%.2f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000))",
         ]
         switch record.principal {
         case .admin?: metadata["caller"] = "admin"
@@ -60,10 +75,13 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// Refuses a body over the limit with 413 before reading it (by Content-Length) or while
     /// reading it (chunked), then hands the collected body on.
-    private func limited(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    private func limited(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
         let tooLarge = Problem(413, "Body too large", "the body is over the limit of \(maxBodyBytes) bytes")
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodyBytes {
-            return Self.problem(Problem(413, "Body too large", "the body is \(length) bytes; the limit is \(maxBodyBytes) bytes"))
+            return Self.problem(
+                Problem(413, "Body too large", "the body is \(length) bytes; the limit is \(maxBodyBytes) bytes"))
         }
         var request = request
         do {
@@ -71,8 +89,9 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
             RequestRecord.current?.record(body: body, query: request.uri.query)
             if let refused = ControlCharacterGuard.problem(inPath: request.uri.path)
                 ?? request.uri.query.flatMap(ControlCharacterGuard.problem(inQuery:))
-                ?? ControlCharacterGuard.problem(inJSON: body.readableBytesView) {
-                return Self.problem(refused)
+                ?? ControlCharacterGuard.problem(inJSON: body.readableBytesView)
+            {
+                return Self.problem(Problem(refused))
             }
         } catch let error as HTTPError where error.status == .contentTooLarge {
             return Self.problem(tooLarge)
@@ -90,7 +109,9 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
             return problem(
                 Problem(404, "Not found", "no operation at '\(request.uri.path)'; the operations are in /openapi.yaml"))
         }
-        var response = problem(Problem(405, "Method not allowed",
+        var response = problem(
+            Problem(
+                405, "Method not allowed",
                 "'\(request.method.rawValue)' is not an operation of '\(request.uri.path)'; "
                     + "allowed: \(allowed.joined(separator: ", "))"
             ))
@@ -100,8 +121,9 @@ struct RequestMiddleware<Context: RequestContext>: RouterMiddleware {
 
     static func problem(_ problem: Problem) -> Response {
         let reply = ContractAnswers.reply(problem)
-        return Response(status: .init(code: reply.status), headers: [.contentType: reply.contentType],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
+        return Response(
+            status: .init(code: reply.status), headers: [.contentType: reply.contentType],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
     }
 }
 

@@ -1,4 +1,6 @@
+import AttendanceConsole
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import NIOCore
@@ -10,7 +12,8 @@ final class RequestRecord: Sendable {
     @TaskLocal static var current: RequestRecord?
 
     let id: String
-    private let state = Mutex<(operation: String?, principal: Principal?, body: ByteBuffer?, query: String?)>((nil, nil, nil, nil))
+    private let state = Mutex<(operation: String?, principal: Principal?, body: ByteBuffer?, query: String?)>(
+        (nil, nil, nil, nil))
 
     init(id: String) { self.id = id }
 
@@ -23,14 +26,23 @@ final class RequestRecord: Sendable {
     /// The request's collected body and query, to point at a refused value (`FieldLocator`). The
     /// buffer is shared with the request, not copied; it becomes `Data` only when a value is refused.
     var input: (body: Data?, query: String?) { state.withLock { ($0.body.map { Data(buffer: $0) }, $0.query) } }
-    func record(body: ByteBuffer, query: String?) { state.withLock { $0.body = body; $0.query = query } }
+    func record(body: ByteBuffer, query: String?) {
+        state.withLock {
+            $0.body = body
+            $0.query = query
+        }
+    }
 
     /// A request id from the caller (`X-Request-Id`) when it is short and plain, else a new one.
     static func id(from header: String?) -> String {
         if let header, (1...64).contains(header.utf8.count),
-           header.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".")
-               || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
-               || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) {
+            header.utf8.allSatisfy({
+                $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".")
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0)
+            })
+        {
             return header
         }
         return String(UInt64.random(in: .min ... .max), radix: 16).leftPadded(to: 16)
@@ -42,7 +54,9 @@ enum Caller {
     @TaskLocal static var principal: Principal?
 
     static func current() throws -> Principal {
-        guard let principal else { throw Problem(401, "Unauthorized", "an 'Authorization: Bearer <token>' header is required") }
+        guard let principal else {
+            throw Problem(401, "Unauthorized", "an 'Authorization: Bearer <token>' header is required")
+        }
         return principal
     }
 
@@ -59,5 +73,7 @@ enum Caller {
 }
 
 extension String {
-    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
 }

@@ -1,3 +1,4 @@
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import HummingbirdTLS
@@ -18,17 +19,17 @@ public struct ServerTLS: Hashable, Sendable {
     func configuration() throws -> TLSConfiguration {
         let chain: [NIOSSLCertificate]
         do { chain = try NIOSSLCertificate.fromPEMFile(certificatePath) } catch {
-            throw Problem.field(
+            throw DomainError.field(
                 "--tls-cert", certificatePath,
                 expected: "a readable PEM file holding the server's certificate chain (\(error))")
         }
         guard !chain.isEmpty else {
-            throw Problem.field(
+            throw DomainError.field(
                 "--tls-cert", certificatePath, expected: "a PEM file with at least one CERTIFICATE block")
         }
         let key: NIOSSLPrivateKey
         do { key = try NIOSSLPrivateKey(file: privateKeyPath, format: .pem) } catch {
-            throw Problem.field(
+            throw DomainError.field(
                 "--tls-key", privateKeyPath,
                 expected: "a readable, unencrypted PEM file holding the certificate's private key (\(error))")
         }

@@ -1,3 +1,4 @@
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import HummingbirdOTP

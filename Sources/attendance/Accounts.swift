@@ -1,6 +1,7 @@
 import ArgumentParser
 import AttendanceHTTP
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 
@@ -41,7 +42,7 @@ struct Accounts: AsyncParsableCommand {
                     actor: .server)
                 print("Account \(created.account.id) (\(created.account.email), \(created.account.role.rawValue))")
                 if let generated = created.generatedPassword { print("Password (shown once): \(generated)") }
-            } catch let problem as Problem {
+            } catch let problem as DomainError {
                 throw CommandFailure(problem.detail)
             }
         }

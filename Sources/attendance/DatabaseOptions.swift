@@ -1,6 +1,8 @@
 import ArgumentParser
 import AttendanceHTTP
+import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 import Logging
 
@@ -19,7 +21,7 @@ struct DatabaseOptions: ParsableArguments {
         logger.logLevel = .warning
         do {
             return try await ServerDatabase.open(database, logger: logger)
-        } catch let problem as Problem {
+        } catch let problem as DomainError {
             throw CommandFailure(problem.detail)
         }
     }

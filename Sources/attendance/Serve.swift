@@ -1,5 +1,7 @@
 import ArgumentParser
+import AttendanceConsole
 import AttendanceHTTP
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import Logging
@@ -90,7 +92,7 @@ struct Serve: AsyncParsableCommand {
         let serving: ServerDatabase.Serving
         do {
             serving = try ServerDatabase.openForServing(database, logger: logger)
-        } catch let problem as Problem {
+        } catch let problem as DomainError {
             throw CommandFailure(problem.detail)
         } catch {
             throw CommandFailure("can't open the database '\(Self.redacted(database))': \(error)")
@@ -129,6 +131,9 @@ struct Serve: AsyncParsableCommand {
         } catch let failure as CommandFailure {
             repository.shutdown()
             throw failure
+        } catch let problem as DomainError {
+            repository.shutdown()
+            throw CommandFailure(problem.detail)
         } catch let problem as Problem {
             repository.shutdown()
             throw CommandFailure(problem.detail)

@@ -1,5 +1,7 @@
 import ArgumentParser
+import AttendanceExports
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 
@@ -61,7 +63,7 @@ struct Timesheets: AsyncParsableCommand {
                 let reason = String(cString: strerror(errno))
                 throw CommandFailure("'--out' is '\(out)'; could not move the finished file into place: \(reason)")
             }
-        } catch let problem as Problem {
+        } catch let problem as DomainError {
             try? FileManager.default.removeItem(at: partial)
             var detail = problem.detail
             for (field, flag) in [

@@ -3,8 +3,10 @@ import AttendanceDeviceTestSupport
 import AttendanceEngine
 import AttendanceHTTP
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import AttendanceServerTestSupport
+import AttendanceStorage
 import AttendanceSync
 import Foundation
 import Testing

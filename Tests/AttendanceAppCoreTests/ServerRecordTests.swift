@@ -1,8 +1,10 @@
 import AttendanceAppCore
 import AttendanceHTTP
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import AttendanceServerTestSupport
+import AttendanceStorage
 import AttendanceSync
 import Foundation
 import Testing
@@ -159,7 +161,7 @@ import Testing
         let filed = try await client.file(try form.draft(now: Date()))
         #expect(filed.state == "pending")
         _ = try await RequestService(repository: repository, environment: .live).decide(
-            id: filed.id, approve: true, comment: "ok",
+            id: CorrectionRequestID(filed.id), approve: true, comment: "ok",
             actor: .adminToken)
         let record = try await client.sessions(from: nil, to: nil)
         #expect(record.count == 1 && record.first?.corrected == true)

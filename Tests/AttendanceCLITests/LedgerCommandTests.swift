@@ -1,6 +1,8 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import AttendanceServerTestSupport
+import AttendanceStorage
 import AttendanceTestSupport
 import Foundation
 import GRDB

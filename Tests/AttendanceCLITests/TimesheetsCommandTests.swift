@@ -1,6 +1,9 @@
+import AttendanceExports
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import AttendanceServerTestSupport
+import AttendanceStorage
 import AttendanceTestSupport
 import Foundation
 import Testing

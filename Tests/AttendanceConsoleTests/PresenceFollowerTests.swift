@@ -1,4 +1,5 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServerTestSupport
 import Foundation
 import Logging

@@ -1,5 +1,7 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServerTestSupport
+import AttendanceStorage
 import Foundation
 import Testing
 
@@ -16,7 +18,8 @@ import Testing
             checkOutAt: out ? at + 3_600 : nil, checkOutReason: nil, lastSeenAt: at, source: .automatic)
     }
 
-    func viewer(_ scope: SiteScope, account: String = "acc-1", expires: Date = .distantFuture) -> PresenceHub.Viewer {
+    func viewer(_ scope: SiteScope, account: AccountID = "acc-1", expires: Date = .distantFuture) -> PresenceHub.Viewer
+    {
         PresenceHub.Viewer(scope: scope, accountId: account, expiresAt: expires)
     }
 

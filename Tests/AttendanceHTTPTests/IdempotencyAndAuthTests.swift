@@ -2,6 +2,7 @@ import AttendanceHTTP
 import AttendanceModels
 import AttendanceServer
 import AttendanceServerTestSupport
+import AttendanceStorage
 import Foundation
 import Testing
 

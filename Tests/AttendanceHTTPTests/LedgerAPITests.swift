@@ -1,5 +1,6 @@
 import AttendanceHTTP
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import AttendanceServerTestSupport
 import Foundation

@@ -1,7 +1,9 @@
-@testable import AttendanceHTTP
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import Testing
+
+@testable import AttendanceHTTP
 
 /// Every operation of the contract is public, a device's, or needs one permission: an admin
 /// operation added without one fails here (and is refused to every role until it has one).

@@ -64,7 +64,7 @@ import Testing
             return
         }
         #expect(key == "k")
-        #expect(problem.status == 400)
+        #expect(problem.kind == .invalid)
         #expect(problem.detail == "'events[0].checkIn.beacon' is missing; expected the site's beacon {uuid, major}")
     }
 }

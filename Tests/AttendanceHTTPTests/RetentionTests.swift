@@ -1,5 +1,7 @@
+import AttendanceRules
 import AttendanceServer
 import AttendanceServerTestSupport
+import AttendanceStorage
 import Foundation
 import Logging
 import Testing

@@ -1,3 +1,4 @@
+import AttendanceExports
 import AttendanceHTTP
 import AttendanceModels
 import AttendanceServer

@@ -2,8 +2,10 @@ import AttendanceDeviceTestSupport
 import AttendanceEngine
 import AttendanceHTTP
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import AttendanceServerTestSupport
+import AttendanceStorage
 import AttendanceSync
 import Foundation
 import Testing

@@ -1,8 +1,11 @@
+import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The storage backends every contract test runs against. PostgreSQL is never skipped: when a
@@ -13,7 +16,9 @@ public enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
     public var description: String { rawValue }
 
     /// A fresh, empty store, and a way to open it again as a restarted server would.
-    public func makeStore() async throws -> (repository: any ServerRepository, reopen: @Sendable () async throws -> any ServerRepository) {
+    public func makeStore() async throws -> (
+        repository: any ServerRepository, reopen: @Sendable () async throws -> any ServerRepository
+    ) {
         switch self {
         case .sqlite:
             let path = sqliteTestDirectory.appendingPathComponent("contract-\(UUID().uuidString).sqlite").path
@@ -42,7 +47,9 @@ public actor ThrowawayPostgres {
         let name = "contract_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         // Off the cooperative pool: CREATE DATABASE copies a template with fsync on, and a blocked
         // pool thread (there are as many as cores) stalls every other test meanwhile.
-        try await Self.offThePool { try Self.run("/usr/bin/env", ["psql", base, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"]) }
+        try await Self.offThePool {
+            try Self.run("/usr/bin/env", ["psql", base, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])
+        }
         guard var components = URLComponents(string: base) else { throw ThrowawayError(message: "not a URL: \(base)") }
         components.path = "/" + name
         components.queryItems = [URLQueryItem(name: "sslmode", value: "disable")]
@@ -85,7 +92,8 @@ public actor ThrowawayPostgres {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
@@ -93,7 +101,10 @@ public actor ThrowawayPostgres {
         let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw ThrowawayError(message: "\(executable) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(errors)")
+            throw ThrowawayError(
+                message:
+                    "\(executable) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(errors)"
+            )
         }
         return output
     }
@@ -105,7 +116,8 @@ nonisolated(unsafe) private var throwawayDirectory: String?
 
 /// The SQLite files of one test process, in one directory removed when the process exits.
 private let sqliteTestDirectory: URL = {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("attendance-tests-\(getpid())-\(UUID().uuidString.prefix(8))")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "attendance-tests-\(getpid())-\(UUID().uuidString.prefix(8))")
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     sqliteTestDirectoryPath = directory.path
     atexit { if let path = sqliteTestDirectoryPath { try? FileManager.default.removeItem(atPath: path) } }
@@ -148,7 +160,7 @@ final class FoundBox<Found: Sendable>: Sendable {
 
     func value() throws -> Found {
         guard let found = stored.withLock({ $0 }) else {
-            throw Problem(500, "Nothing found", "the write found nothing (its key was used before)")
+            throw DomainError(.notFound, "Nothing found", "the write found nothing (its key was used before)")
         }
         return found
     }

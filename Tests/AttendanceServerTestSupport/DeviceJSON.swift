@@ -1,5 +1,8 @@
+import AttendanceConsole
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 
 @testable import AttendanceHTTP

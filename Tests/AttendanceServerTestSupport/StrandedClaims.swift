@@ -1,3 +1,5 @@
+import AttendanceRules
+import AttendanceStorage
 import Foundation
 
 @testable import AttendanceServer

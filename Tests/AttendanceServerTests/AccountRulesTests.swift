@@ -1,4 +1,5 @@
 import AttendanceModels
+import AttendanceRules
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
         do {
             try body()
             return nil
-        } catch let problem as Problem { return problem.detail } catch { return "\(error)" }
+        } catch let problem as DomainError { return problem.detail } catch { return "\(error)" }
     }
 
     @Test func anEmailIsTrimmedAndLowercasedAndABadOneIsNamed() throws {

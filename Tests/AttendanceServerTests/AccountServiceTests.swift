@@ -1,6 +1,8 @@
 import AttendanceHTTP
 import AttendanceModels
+import AttendanceRules
 import AttendanceServerTestSupport
+import AttendanceStorage
 import Foundation
 import HummingbirdOTP
 import Testing
@@ -38,11 +40,14 @@ import Testing
             tokens: APITokenService(repository: repository, environment: .clock({ clock.now })), clock: clock)
     }
 
-    func problem(_ body: () async throws -> Void) async -> Problem? {
+    func problem(_ body: () async throws -> Void) async -> DomainError? {
         do {
             try await body()
             return nil
-        } catch let problem as Problem { return problem } catch { return Problem(-1, "?", "\(error)") }
+        } catch let problem as DomainError { return problem } catch {
+            Issue.record("not a DomainError: \(error)")
+            return nil
+        }
     }
 
     func kinds(_ repository: any ServerRepository) async throws -> [String] {
@@ -72,7 +77,7 @@ import Testing
             await problem {
                 _ = try await s.accounts.add(email: "HR@x.io", role: .hr, sites: [], password: nil, actor: .server)
             }?
-            .status == 409)
+            .kind == .conflict)
         #expect(
             await problem {
                 _ = try await s.accounts.add(
@@ -113,7 +118,7 @@ import Testing
             let refused = await problem {
                 _ = try await s.signIn.signIn(email: "a@x.io", password: "wrong", code: nil, address: "10.0.0.1")
             }
-            #expect(refused?.status == 401 && refused?.detail == "the e-mail, password or code is not right")
+            #expect(refused?.kind == .unauthenticated && refused?.detail == "the e-mail, password or code is not right")
         }
         // An unknown e-mail gets the same words, and is not written down.
         #expect(
@@ -125,14 +130,14 @@ import Testing
             _ = try await s.signIn.signIn(
                 email: "a@x.io", password: "correct horse battery", code: nil, address: "10.0.0.2")
         }
-        #expect(throttled?.status == 429 && throttled?.detail.contains("this account; try again in 1 s") == true)
+        #expect(throttled?.kind == .throttled && throttled?.detail.contains("this account; try again in 1 s") == true)
         s.clock.now += 1
         _ = try await s.signIn.signIn(
             email: "a@x.io", password: "correct horse battery", code: nil, address: "10.0.0.2")
         let failures = try await s.repository.ledgerEvents(LedgerFilter(), before: nil, limit: 100)
             .filter { $0.kind == .accountSignInFailed }
         #expect(failures.count == 6)
-        #expect(try failures.map { try $0.decodedPayload().target }.filter { $0 == "unknown account" }.count == 1)
+        #expect(try failures.map { try $0.record().target }.filter { $0 == "unknown account" }.count == 1)
     }
 
     @Test(arguments: Backend.allCases) func aSecondFactorIsAskedForOnceOn(backend: Backend) async throws {
@@ -146,7 +151,7 @@ import Testing
             await problem {
                 try await s.accounts.enableTOTP(id: made.account.id, secret: secret, code: "000000", actor: .server)
             }?
-            .status == 422 || code == "000000")
+            .kind == .unprocessable || code == "000000")
         try await s.accounts.enableTOTP(id: made.account.id, secret: secret, code: code, actor: .server)
         #expect(
             await problem {
@@ -159,7 +164,7 @@ import Testing
                 _ = try await s.signIn.signIn(
                     email: "o@x.io", password: "correct horse battery", code: "12", address: "a")
             }?
-            .status == 401)
+            .kind == .unauthenticated)
         s.clock.now += 30  // the next step's code is still taken (a phone's clock may be 30 s off)
         _ = try await s.signIn.signIn(email: "o@x.io", password: "correct horse battery", code: code, address: "a")
     }
@@ -203,7 +208,7 @@ import Testing
                 _ = try await s.signIn.signIn(
                     email: "h@x.io", password: "correct horse battery", code: nil, address: "b")
             }?
-            .status == 401)
+            .kind == .unauthenticated)
     }
 
     @Test(arguments: Backend.allCases) func aTokenCarriesItsAccountsRoleOrLessAndIsRevokedAlone(
@@ -237,6 +242,6 @@ import Testing
                 _ = try await s.tokens.revoke(
                     id: second.record.id, by: "someone-else", mayRevokeAny: false, actor: .server)
             }?
-            .status == 404)
+            .kind == .notFound)
     }
 }

@@ -1,5 +1,7 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServerTestSupport
+import AttendanceStorage
 import Foundation
 import Testing
 
@@ -11,11 +13,14 @@ import Testing
         return (AdminService(repository: repository, environment: .live), repository)
     }
 
-    func problem(_ body: () async throws -> Void) async -> Problem? {
+    func problem(_ body: () async throws -> Void) async -> DomainError? {
         do {
             try await body()
             return nil
-        } catch let problem as Problem { return problem } catch { return Problem(-1, "unexpected", "\(error)") }
+        } catch let problem as DomainError { return problem } catch {
+            Issue.record("not a DomainError: \(error)")
+            return nil
+        }
     }
 
     let hq = AdminService.SiteInput(
@@ -35,7 +40,7 @@ import Testing
         try await admin.deleteSite(id: site.id)
         #expect(try await admin.site(id: site.id).deactivatedAt != nil)
         try await admin.deleteSite(id: site.id)
-        #expect(await problem { try await admin.deleteSite(id: "site-ghost") }?.status == 404)
+        #expect(await problem { try await admin.deleteSite(id: "site-ghost") }?.kind == .notFound)
     }
 
     @Test(
@@ -61,7 +66,7 @@ import Testing
         }
         let refusal = await problem { _ = try await admin.createSite(input) }
         // A time zone that matches the contract's pattern but is unknown is a semantic refusal.
-        #expect(refusal?.status == (field == "timeZone" ? 422 : 400))
+        #expect(refusal?.kind == (field == "timeZone" ? .unprocessable : .invalid))
         #expect(refusal?.detail.hasPrefix("'\(field)' is '\(value)'") == true)
         #expect(refusal?.detail.contains(expected) == true)
     }
@@ -72,7 +77,7 @@ import Testing
         let (admin, repository) = try await setup(backend)
         defer { repository.shutdown() }
         let site = try await admin.createSite(hq)
-        #expect(await problem { _ = try await admin.createSite(hq) }?.status == 409)
+        #expect(await problem { _ = try await admin.createSite(hq) }?.kind == .conflict)
         try await repository.createEmployee(EmployeeRecord(id: "alice", name: "Alice"))
         _ = try await repository.checkIn(
             CheckInCommand(
@@ -93,7 +98,7 @@ import Testing
                 at: Date(timeIntervalSince1970: 600), source: .automatic), now: Date())
         #expect(late == .siteInactive(site.id))
         #expect(try await repository.session(key: "s-2") == nil)
-        #expect(await problem { try await admin.deleteSite(id: "nowhere") }?.status == 404)
+        #expect(await problem { try await admin.deleteSite(id: "nowhere") }?.kind == .notFound)
     }
 
     @Test(arguments: Backend.allCases) func beaconsBelongToASiteWithOneMinorEach(backend: Backend) async throws {
@@ -104,14 +109,14 @@ import Testing
         #expect(try await admin.beacons(siteId: site.id) == [beacon])
         #expect(
             await problem { _ = try await admin.createBeacon(siteId: site.id, minor: 7, label: nil, txPowerDBm: nil) }?
-                .status == 409)
+                .kind == .conflict)
         #expect(
             await problem { _ = try await admin.createBeacon(siteId: site.id, minor: 8, label: nil, txPowerDBm: 4) }?
-                .status == 400)
+                .kind == .invalid)
         #expect(
             await problem {
                 _ = try await admin.createBeacon(siteId: "nowhere", minor: 1, label: nil, txPowerDBm: nil)
-            }?.status == 404)
+            }?.kind == .notFound)
         try await admin.deleteBeacon(id: beacon.id)
         #expect(try await admin.beacons(siteId: site.id).isEmpty)
     }
@@ -121,17 +126,17 @@ import Testing
         defer { repository.shutdown() }
         let alice = try await admin.createEmployee(name: "Alice", externalId: "HR-1", email: "alice@example.com")
         #expect(
-            await problem { _ = try await admin.createEmployee(name: "Other", externalId: "HR-1", email: nil) }?.status
-                == 409)
+            await problem { _ = try await admin.createEmployee(name: "Other", externalId: "HR-1", email: nil) }?.kind
+                == .conflict)
         #expect(
-            await problem { _ = try await admin.createEmployee(name: "Bob", externalId: nil, email: "bob") }?.status
-                == 400)
+            await problem { _ = try await admin.createEmployee(name: "Bob", externalId: nil, email: "bob") }?.kind
+                == .invalid)
         #expect(
             try await admin.updateEmployee(id: alice.id, name: "Alice B.", externalId: "HR-1", email: nil).name
                 == "Alice B.")
         #expect(
             await problem { _ = try await admin.updateEmployee(id: "ghost", name: "X", externalId: nil, email: nil) }?
-                .status == 404)
+                .kind == .notFound)
     }
 
     @Test(arguments: Backend.allCases) func sessionsAreFilteredByHowTheyWereCheckedIn(backend: Backend) async throws {
@@ -208,11 +213,11 @@ import Testing
         #expect(
             await problem {
                 _ = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: 0, cursor: nil)
-            }?.status == 400)
+            }?.kind == .invalid)
         #expect(
             await problem {
                 _ = try await admin.sessions(userId: nil, siteId: nil, from: nil, to: nil, limit: nil, cursor: "%%%")
-            }?.status == 400)
+            }?.kind == .invalid)
 
         let present = try await admin.presence(siteId: nil)
         #expect(present.map(\.session.sessionKey.rawValue).sorted() == (20..<25).map { "s-\($0)" }.sorted())
@@ -229,17 +234,17 @@ import Testing
         _ = try await admin.createBeacon(siteId: site.id, minor: 3, label: nil, txPowerDBm: -61)
         _ = try await admin.createBeacon(siteId: site.id, minor: 4, label: nil, txPowerDBm: nil)
         let config = try await admin.deviceConfig(device: "dev-1", user: "alice")
-        #expect(config["userID"] as? String == "alice")
-        let sites = config["sites"] as? [[String: Any]]
-        #expect(sites?.first?["siteID"] as? String == site.id.rawValue)
-        #expect(sites?.first?["major"] as? Int == 1)
-        let fence = sites?.first?["geofence"] as? [String: Double]
-        #expect(fence == ["latitude": 52.52, "longitude": 13.405, "radiusMeters": 150])
-        let calibrations = config["beaconCalibrations"] as? [[String: Any]]
-        #expect(calibrations?.count == 1)
-        #expect(calibrations?.first?["txPowerDBm"] as? Double == -61)
-        // The engine accepts what the server sends (AttendanceEngine's strict decoder is exercised in
-        // the engine's own tests; here the keys are checked against its documented names).
-        #expect(Set(config.keys).isSubset(of: ["userID", "deviceID", "sites", "beaconCalibrations"]))
+        #expect(config.userID == "alice")
+        #expect(config.deviceID == "dev-1")
+        #expect(config.sites.map(\.siteID) == [site.id.rawValue])
+        #expect(config.sites.first?.major == 1)
+        #expect(config.sites.first?.geofence == Geofence(latitude: 52.52, longitude: 13.405, radiusMeters: 150))
+        // Only beacons with a measured power are calibrations.
+        #expect(config.beaconCalibrations.map(\.minor) == [3])
+        #expect(config.beaconCalibrations.first?.txPowerDBm == -61)
+        // The keys are the engine Configuration's names (its strict decoder is exercised in the
+        // engine's own tests and by enrollment against the real server).
+        let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(config)) as? [String: Any]
+        #expect(Set(try #require(object).keys) == ["userID", "deviceID", "sites", "beaconCalibrations"])
     }
 }

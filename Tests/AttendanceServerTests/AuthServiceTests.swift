@@ -1,5 +1,7 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServerTestSupport
+import AttendanceStorage
 import Foundation
 import Testing
 
@@ -18,11 +20,14 @@ import Testing
         return (AuthService(repository: repository, environment: .clock({ clock.now })), repository, clock)
     }
 
-    func status(_ body: () async throws -> Void) async -> Int? {
+    func kind(_ body: () async throws -> Void) async -> DomainError.Kind? {
         do {
             try await body()
             return nil
-        } catch let problem as Problem { return problem.status } catch { return -1 }
+        } catch let problem as DomainError { return problem.kind } catch {
+            Issue.record("not a DomainError: \(error)")
+            return nil
+        }
     }
 
     @Test(arguments: Backend.allCases) func theFirstStartCreatesAnAdminTokenPrintedOnce(backend: Backend) async throws {
@@ -40,12 +45,13 @@ import Testing
         defer { repository.shutdown() }
         #expect(try await auth.installAdminToken(configured: "a-long-enough-admin-token") == nil)
         #expect(try await auth.authenticate(authorization: "bearer a-long-enough-admin-token") == .admin)
-        #expect(await status { _ = try await auth.installAdminToken(configured: "short") } == 400)
+        #expect(await kind { _ = try await auth.installAdminToken(configured: "short") } == .invalid)
         // Rotating the variable rotates the token: the old one stops working.
         #expect(try await auth.installAdminToken(configured: "another-long-admin-token") == nil)
         #expect(try await auth.authenticate(authorization: "Bearer another-long-admin-token") == .admin)
         #expect(
-            await status { _ = try await auth.authenticate(authorization: "Bearer a-long-enough-admin-token") } == 401)
+            await kind { _ = try await auth.authenticate(authorization: "Bearer a-long-enough-admin-token") }
+                == .unauthenticated)
         // Without the variable, a later start keeps the configured token and prints nothing.
         #expect(try await auth.installAdminToken(configured: nil) == nil)
         #expect(try await auth.authenticate(authorization: "Bearer another-long-admin-token") == .admin)
@@ -54,9 +60,9 @@ import Testing
     @Test(arguments: Backend.allCases) func missingOrUnknownTokensAre401(backend: Backend) async throws {
         let (auth, repository, _) = try await setup(backend)
         defer { repository.shutdown() }
-        #expect(await status { _ = try await auth.authenticate(authorization: nil) } == 401)
-        #expect(await status { _ = try await auth.authenticate(authorization: "Basic abc") } == 401)
-        #expect(await status { _ = try await auth.authenticate(authorization: "Bearer nope") } == 401)
+        #expect(await kind { _ = try await auth.authenticate(authorization: nil) } == .unauthenticated)
+        #expect(await kind { _ = try await auth.authenticate(authorization: "Basic abc") } == .unauthenticated)
+        #expect(await kind { _ = try await auth.authenticate(authorization: "Bearer nope") } == .unauthenticated)
     }
 
     @Test(arguments: Backend.allCases) func aCodeEnrollsOneDeviceOnceBeforeItExpires(backend: Backend) async throws {
@@ -71,15 +77,16 @@ import Testing
             deviceName: "Alice's iPhone")
         #expect(device.userId == "alice")
         #expect(try await auth.authenticate(authorization: "Bearer \(token)") == .device(device.id, user: "alice"))
-        #expect(await status { _ = try await auth.enroll(code: code, platform: "ios", deviceName: nil) } == 410)
+        #expect(await kind { _ = try await auth.enroll(code: code, platform: "ios", deviceName: nil) } == .gone)
 
         let (late, _) = try await auth.issueEnrollmentCode(for: "alice", validForSeconds: 60)
         clock.now = clock.now.addingTimeInterval(61)
-        #expect(await status { _ = try await auth.enroll(code: late, platform: "ios", deviceName: nil) } == 410)
+        #expect(await kind { _ = try await auth.enroll(code: late, platform: "ios", deviceName: nil) } == .gone)
         #expect(
-            await status { _ = try await auth.enroll(code: "NOPE0-NOPE0", platform: "ios", deviceName: nil) } == 422)
-        #expect(await status { _ = try await auth.issueEnrollmentCode(for: "nobody") } == 404)
-        #expect(await status { _ = try await auth.issueEnrollmentCode(for: "alice", validForSeconds: 10) } == 400)
+            await kind { _ = try await auth.enroll(code: "NOPE0-NOPE0", platform: "ios", deviceName: nil) }
+                == .unprocessable)
+        #expect(await kind { _ = try await auth.issueEnrollmentCode(for: "nobody") } == .notFound)
+        #expect(await kind { _ = try await auth.issueEnrollmentCode(for: "alice", validForSeconds: 10) } == .invalid)
     }
 
     @Test(arguments: Backend.allCases) func aRevokedDeviceIsRefusedFromItsNextRequest(backend: Backend) async throws {
@@ -92,7 +99,7 @@ import Testing
             try await repository.revokeDevice(
                 id: device.id, now: Date(timeIntervalSince1970: 1_795_338_100), audit: nil))
         #expect(revoked.revokedAt != nil)
-        #expect(await status { _ = try await auth.authenticate(authorization: "Bearer \(token)") } == 401)
+        #expect(await kind { _ = try await auth.authenticate(authorization: "Bearer \(token)") } == .unauthenticated)
         #expect(try await repository.devices(userId: "alice").map(\.id) == [device.id])
         #expect(try await repository.devices(userId: "alice").first?.lastSeenAt != nil)
     }

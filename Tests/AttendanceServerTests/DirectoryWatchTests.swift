@@ -1,5 +1,7 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServerTestSupport
+import AttendanceStorage
 import Foundation
 import Synchronization
 import Testing

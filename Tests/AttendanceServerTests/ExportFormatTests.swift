@@ -1,3 +1,4 @@
+import AttendanceExports
 import Foundation
 import Testing
 

@@ -1,5 +1,7 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServerTestSupport
+import AttendanceStorage
 import Foundation
 import GRDB
 import PostgresNIO
@@ -178,7 +180,7 @@ import Testing
         // The transaction fails at its last step (rendering the batch's answer): as a crash would,
         // it leaves nothing behind: no session, no item key, no batch key.
         let failing = AnswerSlot<[SlotOutcome]>(scope: Self.alice.scope, key: "b-1", requestHash: "h") { _ in
-            throw Problem(500, "Injected", "the batch's answer could not be rendered")
+            throw InjectedFailure()
         }
         let writes = (0..<50).map { index in
             BatchWrite.checkIn(
@@ -514,3 +516,6 @@ import Testing
                 olderThan: Self.now.addingTimeInterval(-IngestLimits().idempotencyRetentionSeconds)) == 1)
     }
 }
+
+/// A failure a test injects where the real code could fail.
+struct InjectedFailure: Error {}

@@ -1,5 +1,7 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServerTestSupport
+import AttendanceStorage
 import Foundation
 import GRDB
 import PostgresNIO
@@ -148,7 +150,7 @@ import Testing
             "s-m", checkInAt: Date(timeIntervalSince1970: 1_795_330_800 - 600), checkOutAt: nil, siteId: nil,
             reason: "arrived earlier, per the gate log", actor: .adminToken)
         #expect(corrected.corrected && corrected.evidence.checkInReason == "beacon was down")
-        await #expect(throws: Problem.self) {
+        await #expect(throws: DomainError.self) {
             _ = try await corrections.correct(
                 "s-m", checkInAt: Self.now.addingTimeInterval(86_400), checkOutAt: nil, siteId: nil, reason: "x",
                 actor: .adminToken)
@@ -161,7 +163,7 @@ import Testing
                 reason: "forgot to check out", evidence: ["motionStartedAt": "2026-11-22T08:59:00Z"]),
             user: "alice", device: "phone-a")
         #expect(try await requests.list(userId: nil, state: .pending).map(\.id) == [filed.id])
-        await #expect(throws: Problem.self) {
+        await #expect(throws: DomainError.self) {
             _ = try await requests.file(
                 RequestService.Input(
                     sessionKey: "s-m", siteId: nil, checkInAt: nil, checkOutAt: Self.now, reason: "x",
@@ -170,7 +172,7 @@ import Testing
         let approved = try await requests.decide(id: filed.id, approve: true, comment: "ok", actor: .adminToken)
         #expect(approved.state == .approved && approved.decidedBy == .adminToken)
         #expect(try await repository.session(key: "s-m")?.checkOutAt == Self.now.addingTimeInterval(-60))
-        await #expect(throws: Problem.self) {
+        await #expect(throws: DomainError.self) {
             _ = try await requests.decide(id: filed.id, approve: false, comment: "no", actor: .adminToken)
         }
         let missing = try await requests.file(
@@ -184,7 +186,7 @@ import Testing
             RequestService.Input(
                 sessionKey: "s-m", siteId: nil, checkInAt: Self.now.addingTimeInterval(-40_000),
                 checkOutAt: nil, reason: "x", evidence: [:]), user: "alice", device: "phone-a")
-        await #expect(throws: Problem.self) {
+        await #expect(throws: DomainError.self) {
             _ = try await requests.decide(id: rejected.id, approve: false, comment: nil, actor: .adminToken)
         }
         #expect(
@@ -198,10 +200,14 @@ import Testing
                 .requestFiled, .requestRejected,
             ])
         #expect(history.first?.actor == .device("phone-a"))
-        let firstCorrection = try history[1].decodedPayload()
+        let firstCorrection = try history[1].record()
         #expect(firstCorrection.reason == "arrived earlier, per the gate log")
-        #expect(firstCorrection.changes?["checkInAt"]?.before == "2026-11-22T07:00:00Z")
-        #expect(try history[3].decodedPayload().requestId == filed.id)
+        #expect(firstCorrection.changes["checkInAt"]?.before == "2026-11-22T07:00:00Z")
+        guard case .sessionCorrected(let approved) = try history[3].record() else {
+            Issue.record("row 3 is not a correction: \(history[3].kind)")
+            return
+        }
+        #expect(approved.requestId == filed.id)
         #expect(session.checkOutAt == Self.now.addingTimeInterval(-60))
         #expect(try await LedgerService(repository: repository).rebuild(checkOnly: true).differing.isEmpty)
     }
@@ -220,7 +226,7 @@ import Testing
                     source: .manual), now: Self.now))
         let ledger = LedgerService(repository: repository)
         try await ledger.sealAll(now: Self.now)
-        await #expect(throws: Problem.self) { _ = try await admin.eraseEmployee(id: eve.id) }
+        await #expect(throws: DomainError.self) { _ = try await admin.eraseEmployee(id: eve.id) }
         _ = try await admin.deactivateEmployee(id: eve.id)
         let erased = try await admin.eraseEmployee(id: eve.id)
         #expect(erased.name == "Erased employee \(eve.id)" && erased.email == nil && erased.externalId == nil)

@@ -1,4 +1,5 @@
 import AttendanceServerTestSupport
+import AttendanceStorage
 import Foundation
 import Testing
 

@@ -1,4 +1,6 @@
 import AttendanceModels
+import AttendanceRules
+import AttendanceStorage
 import Foundation
 import Testing
 

@@ -1,14 +1,18 @@
 import AttendanceModels
-@testable import AttendanceServer
+import AttendanceRules
 import Foundation
 import Testing
+
+@testable import AttendanceServer
 
 /// `RequestRules.decide`, one test per transition, with no database.
 @Suite struct RequestRulesTests {
     static let t0 = SessionLedgerTests.t0
 
-    static func request(_ kind: CorrectionRequestRecord.Kind = .correction, state: CorrectionRequestRecord.State = .pending,
-                        site: SiteID? = "hq") -> CorrectionRequestRecord {
+    static func request(
+        _ kind: CorrectionRequestRecord.Kind = .correction, state: CorrectionRequestRecord.State = .pending,
+        site: SiteID? = "hq"
+    ) -> CorrectionRequestRecord {
         CorrectionRequestRecord(
             id: "req-1", userId: "alice", kind: kind, state: state, sessionKey: kind == .correction ? "s-1" : nil,
             siteId: site, checkInAt: t0, checkOutAt: t0.addingTimeInterval(3_600), reason: "forgot", evidence: [:],
@@ -16,21 +20,26 @@ import Testing
     }
 
     @Test func anUnknownRequestIsNotFound() {
-        #expect(RequestRules.decide(nil, id: "req-9", approve: true, comment: nil, actor: .adminToken, now: Self.t0)
-                    == .answer(.notFound("req-9")))
+        #expect(
+            RequestRules.decide(nil, id: "req-9", approve: true, comment: nil, actor: .adminToken, now: Self.t0)
+                == .answer(.notFound("req-9")))
     }
 
     @Test func aDecidedRequestStaysDecided() {
         let approved = Self.request(state: .approved)
-        #expect(RequestRules.decide(approved, id: "req-1", approve: false, comment: "no", actor: .adminToken, now: Self.t0)
-                    == .answer(.alreadyDecided(approved)))
+        #expect(
+            RequestRules.decide(approved, id: "req-1", approve: false, comment: "no", actor: .adminToken, now: Self.t0)
+                == .answer(.alreadyDecided(approved)))
     }
 
     @Test func aRejectionChangesNoSession() {
-        guard case .decide(let decided, let change) = RequestRules.decide(
-            Self.request(), id: "req-1", approve: false, comment: "no record", actor: .adminToken, now: Self.t0)
-        else { Issue.record("expected a decision")
-            return }
+        guard
+            case .decide(let decided, let change) = RequestRules.decide(
+                Self.request(), id: "req-1", approve: false, comment: "no record", actor: .adminToken, now: Self.t0)
+        else {
+            Issue.record("expected a decision")
+            return
+        }
         #expect(decided.state == .rejected && decided.comment == "no record" && decided.decidedAt == Self.t0)
         #expect(change == nil)
     }
@@ -49,8 +58,10 @@ import Testing
     @Test func anApprovedMissingSessionAddsOne() {
         let decision = RequestRules.decide(
             Self.request(.missingSession), id: "req-1", approve: true, comment: nil, actor: .adminToken, now: Self.t0)
-        guard case .decide(_, .add(let added)?) = decision else { Issue.record("expected an addition")
-            return }
+        guard case .decide(_, .add(let added)?) = decision else {
+            Issue.record("expected an addition")
+            return
+        }
         #expect(added.sessionKey == "request-req-1" && added.siteId == "hq" && added.checkInAt == Self.t0)
         let siteless = RequestRules.decide(
             Self.request(.missingSession, site: nil), id: "req-1", approve: true, comment: nil, actor: .adminToken,

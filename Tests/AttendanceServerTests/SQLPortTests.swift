@@ -1,5 +1,6 @@
 import AttendanceModels
 import AttendanceServerTestSupport
+import AttendanceStorage
 import Foundation
 import Testing
 

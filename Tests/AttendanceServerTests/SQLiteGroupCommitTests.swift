@@ -1,9 +1,12 @@
 import AttendanceModels
-@testable import AttendanceServer
+import AttendanceRules
+import AttendanceStorage
 import Foundation
 import GRDB
 import Synchronization
 import Testing
+
+@testable import AttendanceServer
 
 /// Device writes that wait while a commit is under way share the next transaction; each is
 /// answered after that transaction ends, with its own result.

@@ -1,7 +1,9 @@
 import AttendanceModels
-@testable import AttendanceServer
+import AttendanceRules
 import Foundation
 import Testing
+
+@testable import AttendanceServer
 
 /// `SessionLedger`'s rules, one test per transition, with no database.
 @Suite struct SessionLedgerTests {

@@ -1,4 +1,5 @@
 import AttendanceModels
+import AttendanceRules
 import Foundation
 import Testing
 

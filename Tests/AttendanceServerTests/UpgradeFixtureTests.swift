@@ -1,6 +1,9 @@
+import AttendanceExports
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import AttendanceServerTestSupport
+import AttendanceStorage
 import Foundation
 import Testing
 
@@ -62,6 +65,39 @@ import Testing
         let rebuild = try await ledger.rebuild(checkOnly: true)
         #expect(rebuild.differing.isEmpty, "sessions the ledger derives differently: \(rebuild.differing)")
         #expect("\(rebuild.sessions)" == summary["sessionCount"])
+    }
+
+    /// Every row the release wrote reads back as a typed `LedgerRecord`, strictly, and the record
+    /// writes back the very payload bytes its hash covers (the typed builders write what the
+    /// untyped ones did).
+    @Test(arguments: Backend.allCases)
+    func everyLedgerRowReadsAsATypedRecordThatWritesBackItsBytes(backend: Backend) async throws {
+        let (repository, directory) = try await Self.open(backend)
+        defer {
+            repository.shutdown()
+            if let directory { try? FileManager.default.removeItem(at: directory) }
+        }
+        var kinds: Set<LedgerKind> = []
+        var id: Int64 = 0
+        while true {
+            let page = try await repository.ledgerEvents(after: id, limit: 500)
+            for event in page {
+                let record = try event.record()
+                kinds.insert(record.kind)
+                #expect(record.kind == event.kind)
+                #expect(
+                    String(decoding: record.payload.encoded(), as: UTF8.self)
+                        == String(decoding: event.payload, as: UTF8.self), "row \(event.id) (\(event.kind))")
+            }
+            guard let last = page.last else { break }
+            id = last.id
+        }
+        // The fixture covers the kinds a session's life and a request's go through.
+        let expected: Set<LedgerKind> = [
+            .checkIn, .checkOut, .heartbeat, .sessionCorrected, .sessionAdded, .sessionVoided, .requestFiled,
+            .siteCreated, .employeeCreated,
+        ]
+        #expect(expected.subtracting(kinds).isEmpty, "kinds missing from the fixture: \(expected.subtracting(kinds))")
     }
 
     /// `attendance ledger verify`, this release's command, on a copy of the SQLite fixture.
@@ -330,7 +366,8 @@ import Testing
         }
         let beacons = try await repository.beacons(siteId: nil).sorted { $0.id < $1.id }.map { beacon in
             [
-                "id": beacon.id, "siteId": beacon.siteId.rawValue, "minor": "\(beacon.minor)", "label": beacon.label,
+                "id": beacon.id.rawValue, "siteId": beacon.siteId.rawValue, "minor": "\(beacon.minor)",
+                "label": beacon.label,
                 "txPowerDBm": text(beacon.txPowerDBm),
             ] as [String: String?]
         }
@@ -351,7 +388,7 @@ import Testing
             }
         let accounts = try await repository.accounts().sorted { $0.id < $1.id }.map { account in
             [
-                "id": account.id, "email": account.email, "role": account.role.rawValue,
+                "id": account.id.rawValue, "email": account.email, "role": account.role.rawValue,
                 "sites": account.sites.map(\.rawValue).joined(separator: ","), "passwordHash": account.passwordHash,
                 "totpSecret": account.totpSecret, "createdAt": text(account.createdAt),
                 "deactivatedAt": text(account.deactivatedAt),
@@ -359,14 +396,15 @@ import Testing
         }
         let tokens = try await repository.apiTokens(accountId: nil).sorted { $0.id < $1.id }.map { token in
             [
-                "id": token.id, "accountId": token.accountId, "name": token.name, "role": token.role.rawValue,
+                "id": token.id.rawValue, "accountId": token.accountId.rawValue, "name": token.name,
+                "role": token.role.rawValue,
                 "createdAt": text(token.createdAt), "lastUsedAt": text(token.lastUsedAt),
                 "revokedAt": text(token.revokedAt),
             ] as [String: String?]
         }
         let requests = try await repository.requests(userId: nil, state: nil).sorted { $0.id < $1.id }.map { request in
             [
-                "id": request.id, "userId": request.userId.rawValue, "kind": request.kind.rawValue,
+                "id": request.id.rawValue, "userId": request.userId.rawValue, "kind": request.kind.rawValue,
                 "state": request.state.rawValue, "sessionKey": request.sessionKey?.rawValue,
                 "siteId": request.siteId?.rawValue, "checkInAt": text(request.checkInAt),
                 "checkOutAt": text(request.checkOutAt), "reason": request.reason,

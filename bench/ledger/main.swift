@@ -14,7 +14,9 @@
 // PostgreSQL: multi-row INSERTs into `ledger_events`, each id queued in `ledger_unsealed` as
 // `PostgresRepository.append` does. The database must be new (no ledger rows).
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import BenchSupport
 import Foundation
 import GRDB

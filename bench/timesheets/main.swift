@@ -25,7 +25,9 @@
 // SQLite: a GRDB DatabaseQueue on the migrated file. PostgreSQL: multi-row INSERTs. The database
 // must be new (no sites).
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import BenchSupport
 import Foundation
 import GRDB
@@ -471,7 +473,8 @@ func run(_ options: Options) async throws {
     let assignments = workers.enumerated().filter { !firsts.contains($0.element.id) }.map { index, worker in
         TimesheetSettingCodec.row(
             ScheduleAssignment(
-                id: String(format: "asg-bench-%06d", index + 1), userId: worker.id, siteId: sites[worker.site].id,
+                id: AssignmentID(String(format: "asg-bench-%06d", index + 1)), userId: worker.id,
+                siteId: sites[worker.site].id,
                 scheduleId: "office", from: options.month),
             now: now)
     }

@@ -1,4 +1,5 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import Hummingbird
@@ -30,7 +31,7 @@ extension Console {
         console.post(
             "accounts/:id",
             use: signedIn("updateAccount", needs: .manageAccounts) { request, context, viewer, form in
-                let id = try context.parameters.require("id")
+                let id = AccountID(try context.parameters.require("id"))
                 _ = try await services.accounts.update(
                     id: id, role: try AccountRules.role(form["role"] ?? ""),
                     sites: form.all("sites").map { SiteID($0) }, active: form["active"] == "yes", actor: viewer.actor)
@@ -72,7 +73,7 @@ extension Console {
             "tokens/:id/revoke",
             use: signedIn("revokeToken") { _, context, viewer, form in
                 _ = try await services.tokens.revoke(
-                    id: try context.parameters.require("id"), by: viewer.account.id,
+                    id: APITokenID(try context.parameters.require("id")), by: viewer.account.id,
                     mayRevokeAny: viewer.may(.manageAccounts),
                     actor: viewer.actor)
                 return Self.redirect("/console/accounts?done=revoked")

@@ -1,5 +1,7 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 import Hummingbird
 
@@ -11,7 +13,7 @@ extension Console {
             use: signedIn("audit", needs: .readAudit) { request, _, viewer, form in
                 let before = try form["before"].map { text -> Int64 in
                     guard let id = Int64(text), id > 0 else {
-                        throw Problem.field("before", text, expected: "a row id")
+                        throw DomainError.field("before", text, expected: "a row id")
                     }
                     return id
                 }
@@ -22,13 +24,13 @@ extension Console {
                 let rows = try await services.repository.ledgerEvents(filter, before: before, limit: 201)
                 let actors = try await ActorNames(services: services)
                 let page = rows.prefix(200).map { entry -> [String: Any] in
-                    let payload = try? entry.decodedPayload()
+                    let record = try? entry.record()
                     return [
                         "id": String(entry.id), "kind": entry.kind.rawValue, "actor": actors(entry.actor),
                         "at": LocalTime.text(entry.receivedAt, zone: "UTC"),
-                        "target": payload?.target ?? entry.sessionKey?.rawValue ?? entry.userId?.rawValue ?? "",
-                        "reason": payload?.reason ?? "",
-                        "changes": (payload?.changes ?? [:]).keys.sorted().joined(separator: ", "),
+                        "target": record?.target ?? entry.sessionKey?.rawValue ?? entry.userId?.rawValue ?? "",
+                        "reason": LedgerRows.reason(entry),
+                        "changes": (record?.changes ?? [:]).keys.sorted().joined(separator: ", "),
                     ]
                 }
                 return self.page(

@@ -1,4 +1,5 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import Hummingbird

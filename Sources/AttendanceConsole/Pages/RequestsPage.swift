@@ -1,4 +1,5 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import Hummingbird
@@ -23,7 +24,8 @@ extension Console {
                     throw ConsoleProblem(404, "No such decision", "'\(decision)' is not approve or reject")
                 }
                 _ = try await services.requests.decide(
-                    id: id, approve: decision == "approve", comment: form["comment"], actor: viewer.actor,
+                    id: CorrectionRequestID(id), approve: decision == "approve", comment: form["comment"],
+                    actor: viewer.actor,
                     scope: viewer.scope)
                 return Self.redirect("/console/requests?done=\(decision == "approve" ? "approved" : "rejected")")
             })

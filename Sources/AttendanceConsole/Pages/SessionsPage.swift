@@ -1,4 +1,5 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import Hummingbird
@@ -116,11 +117,10 @@ extension Console {
         let employee = try? await services.repository.employee(id: session.userId)
         let actors = try await ActorNames(services: services)
         let history: [[String: Any]] = entries.map { entry in
-            let payload = try? entry.decodedPayload()
             return [
                 "kind": entry.kind.rawValue, "actor": actors(entry.actor),
                 "at": LocalTime.text(entry.receivedAt, zone: site.timeZone),
-                "reason": payload?.reason ?? payload?.checkInReason ?? "",
+                "reason": LedgerRows.reason(entry),
             ]
         }
         return [
@@ -144,7 +144,8 @@ extension Console {
     func time(_ form: FormData, _ name: String, zone: String) throws -> Date {
         let text = try form.required(name, label: name)
         guard let date = LocalTime.parse(text, zone: zone) else {
-            throw Problem.field(name, text, expected: "a date and time YYYY-MM-DDTHH:MM in the site's zone (\(zone))")
+            throw DomainError.field(
+                name, text, expected: "a date and time YYYY-MM-DDTHH:MM in the site's zone (\(zone))")
         }
         return date
     }

@@ -1,3 +1,4 @@
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import Hummingbird
@@ -30,8 +31,9 @@ extension Console {
                 let cookie = ConsoleSecurity.sessionCookie(
                     signedIn.cookieToken, maxAge: Int(services.signIn.sessionLifetime), secure: secure)
                 return Self.redirect("/console/presence", cookie: cookie)
-            } catch let problem as Problem {
-                return signInForm(email: email, problem: problem.detail, status: problem.status, secure: secure)
+            } catch let error as DomainError {
+                return signInForm(
+                    email: email, problem: error.detail, status: Problem.status(of: error.kind), secure: secure)
             }
         }
         console.post(

@@ -1,4 +1,5 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import Hummingbird
@@ -85,7 +86,9 @@ extension Console {
 
     func number(_ form: FormData, _ name: String) throws -> Double {
         let text = try form.required(name, label: name)
-        guard let value = Double(text), value.isFinite else { throw Problem.field(name, text, expected: "a number") }
+        guard let value = Double(text), value.isFinite else {
+            throw DomainError.field(name, text, expected: "a number")
+        }
         return value
     }
 }

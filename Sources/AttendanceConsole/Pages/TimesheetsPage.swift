@@ -1,4 +1,6 @@
+import AttendanceExports
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import Hummingbird
@@ -105,7 +107,7 @@ extension Console {
     }
 
     private func date(_ field: String, _ text: String) throws -> LocalDate {
-        guard let date = LocalDate(text) else { throw Problem.field(field, text, expected: "a date YYYY-MM-DD") }
+        guard let date = LocalDate(text) else { throw DomainError.field(field, text, expected: "a date YYYY-MM-DD") }
         return date
     }
 

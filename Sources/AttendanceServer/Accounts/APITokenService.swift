@@ -1,34 +1,36 @@
 import AttendanceModels
+import AttendanceRules
+import AttendanceStorage
 import Foundation
 
 /// API tokens: issued to an account with its role or one it covers, shown once, listed with their
 /// last use, revoked one at a time.
 public struct APITokenService: Sendable {
-    public let repository: any ServerRepository
+    public let repository: any AccountRepository
     private let environment: ServerEnvironment
 
     /// Tokens start with this, so a request's token is looked up in one table.
     public static let prefix = "bat_"
 
-    public init(repository: any ServerRepository, environment: ServerEnvironment) {
+    public init(repository: any AccountRepository, environment: ServerEnvironment) {
         self.repository = repository
         self.environment = environment
     }
 
     public func issue(
-        accountId: String, name: String, role: Role?, actor: LedgerActor
+        accountId: AccountID, name: String, role: Role?, actor: LedgerActor
     ) async throws
         -> (record: APITokenRecord, token: String)
     {
         try InputRules.text("name", name, maxLength: 100, allowEmpty: false)
         guard let account = try await repository.account(id: accountId), account.isActive else {
-            throw Problem(404, "Not found", "no active account with id '\(accountId)'")
+            throw DomainError(.notFound, "Not found", "no active account with id '\(accountId)'")
         }
         let role = role ?? account.role
         guard AccessPolicy.covers(account.role, role) else {
-            throw Problem.field(
+            throw DomainError.field(
                 "role", role.rawValue, expected: "the account's role (\(account.role.rawValue)) or one it covers",
-                status: 422)
+                kind: .unprocessable)
         }
         let token = Self.prefix + environment.newToken()
         let record = APITokenRecord(
@@ -37,7 +39,7 @@ public struct APITokenService: Sendable {
         let audit = LedgerEvent.admin(
             .apiTokenIssued, target: record.id,
             changes: [
-                "account": LedgerChange(before: nil, after: accountId),
+                "account": LedgerChange(before: nil, after: accountId.rawValue),
                 "role": LedgerChange(before: nil, after: role.rawValue),
                 "name": LedgerChange(before: nil, after: name),
             ],
@@ -48,16 +50,16 @@ public struct APITokenService: Sendable {
 
     /// Revokes a token; `by` may revoke its own account's tokens, an owner (`mayRevokeAny`) any.
     public func revoke(
-        id: String, by accountId: String?, mayRevokeAny: Bool, actor: LedgerActor
+        id: APITokenID, by accountId: AccountID?, mayRevokeAny: Bool, actor: LedgerActor
     ) async throws
         -> APITokenRecord
     {
         guard let token = try await repository.apiToken(id: id),
             mayRevokeAny || token.accountId == accountId
-        else { throw Problem(404, "Not found", "no API token with id '\(id)' that this account may revoke") }
+        else { throw DomainError(.notFound, "Not found", "no API token with id '\(id)' that this account may revoke") }
         let audit = LedgerEvent.admin(.apiTokenRevoked, target: id, changes: [:], actor: actor, now: environment.now())
         guard let revoked = try await repository.revokeAPIToken(id: id, now: environment.now(), audit: audit) else {
-            throw Problem(404, "Not found", "no API token with id '\(id)'")
+            throw DomainError(.notFound, "Not found", "no API token with id '\(id)'")
         }
         return revoked
     }
@@ -68,15 +70,17 @@ public struct APITokenService: Sendable {
             let (record, account) = try await repository.apiToken(hash: Tokens.hash(token), now: environment.now())
         else { return nil }
         if let revoked = record.revokedAt {
-            throw Problem(401, "Token revoked", "API token '\(record.id)' was revoked at \(RFC3339.format(revoked))")
+            throw DomainError(
+                .unauthenticated, "Token revoked", "API token '\(record.id)' was revoked at \(RFC3339.format(revoked))")
         }
         guard account.isActive else {
-            throw Problem(401, "Account deactivated", "the account of API token '\(record.id)' was deactivated")
+            throw DomainError(
+                .unauthenticated, "Account deactivated", "the account of API token '\(record.id)' was deactivated")
         }
         // A token never outranks its account as it is now (a demoted account's tokens stop).
         guard AccessPolicy.covers(account.role, record.role) else {
-            throw Problem(
-                401, "Token outranks its account",
+            throw DomainError(
+                .unauthenticated, "Token outranks its account",
                 "API token '\(record.id)' has the \(record.role.rawValue) role, which its account "
                     + "(now \(account.role.rawValue)) no longer covers; issue a new one")
         }

@@ -1,11 +1,16 @@
 import AttendanceModels
+import AttendanceRules
+import AttendanceStorage
 import Foundation
 import HummingbirdBcrypt
+
+/// What `AccountService` and `SignInService` read and write: the repository protocols they need, no more.
+public typealias AccountServiceStorage = AttendanceRepository & AccountRepository & LedgerRepository
 
 /// Accounts: the owner made at first start, adding, changing and deactivating accounts, passwords
 /// and TOTP second factors. Every change is an audit row.
 public struct AccountService: Sendable {
-    public let repository: any ServerRepository
+    public let repository: any AccountServiceStorage
     /// bcrypt's log2 rounds: 12 in production (about a quarter second on one core), less in tests.
     public let bcryptCost: UInt8
     /// The second factor's codes.
@@ -13,7 +18,7 @@ public struct AccountService: Sendable {
     private let environment: ServerEnvironment
 
     public init(
-        repository: any ServerRepository, bcryptCost: UInt8 = 12, codes: any OneTimeCodes,
+        repository: any AccountServiceStorage, bcryptCost: UInt8 = 12, codes: any OneTimeCodes,
         environment: ServerEnvironment
     ) {
         self.repository = repository
@@ -45,7 +50,7 @@ public struct AccountService: Sendable {
         if let password { try AccountRules.password(password) }
         try AccountRules.sites(sites, for: role)
         try await requireExisting(sites)
-        let chosen = password ?? AccountRules.newPassword(environment)
+        let chosen = password ?? environment.newPassword()
         let account = AccountRecord(
             id: environment.newId("acc-", length: 12, lowercased: false), email: email, role: role, sites: sites,
             passwordHash: await Self.hash(chosen, cost: bcryptCost), createdAt: environment.now())
@@ -54,20 +59,21 @@ public struct AccountService: Sendable {
             changes: [
                 "email": LedgerChange(before: nil, after: email),
                 "role": LedgerChange(before: nil, after: role.rawValue),
-                "sites": LedgerChange(before: nil, after: Self.text(sites)),
+                "sites": LedgerChange(before: nil, after: AccountRecord.text(sites)),
             ],
             actor: actor, now: environment.now())
         do {
             try await repository.createAccount(account, audit: audit)
         } catch let error as RepositoryError where error.kind == .conflict {
-            throw Problem.field("email", email, expected: "an e-mail address no other account uses", status: 409)
+            throw DomainError.field(
+                "email", email, expected: "an e-mail address no other account uses", kind: .conflict)
         }
         return Created(account: account, generatedPassword: password == nil ? chosen : nil)
     }
 
-    public func account(id: String) async throws -> AccountRecord {
+    public func account(id: AccountID) async throws -> AccountRecord {
         guard let account = try await repository.account(id: id) else {
-            throw Problem(404, "Not found", "no account with id '\(id)'")
+            throw DomainError(.notFound, "Not found", "no account with id '\(id)'")
         }
         return account
     }
@@ -76,14 +82,15 @@ public struct AccountService: Sendable {
     /// API tokens refused). An account can't change its own role or deactivate itself, so the last
     /// owner can't lock everyone out by accident.
     public func update(
-        id: String, role: Role, sites: [SiteID], active: Bool, actor: LedgerActor
+        id: AccountID, role: Role, sites: [SiteID], active: Bool, actor: LedgerActor
     ) async throws
         -> AccountRecord
     {
         var account = try await self.account(id: id)
         if actor == .account(id), role != account.role || !active {
-            throw Problem(
-                422, "Unprocessable", "an account can't change its own role or deactivate itself; ask another owner")
+            throw DomainError(
+                .unprocessable, "Unprocessable",
+                "an account can't change its own role or deactivate itself; ask another owner")
         }
         try AccountRules.sites(sites, for: role)
         try await requireExisting(sites)
@@ -96,7 +103,7 @@ public struct AccountService: Sendable {
         var changes: [String: LedgerChange] = [:]
         if before.role != role { changes["role"] = LedgerChange(before: before.role.rawValue, after: role.rawValue) }
         if before.sites != sites {
-            changes["sites"] = LedgerChange(before: Self.text(before.sites), after: Self.text(sites))
+            changes["sites"] = LedgerChange(before: AccountRecord.text(before.sites), after: AccountRecord.text(sites))
         }
         if before.isActive != active {
             changes["active"] = LedgerChange(before: String(before.isActive), after: String(active))
@@ -109,7 +116,7 @@ public struct AccountService: Sendable {
     }
 
     /// A new password (the account's own, or set by an owner); signs the account out elsewhere.
-    public func setPassword(id: String, password: String, actor: LedgerActor) async throws {
+    public func setPassword(id: AccountID, password: String, actor: LedgerActor) async throws {
         try AccountRules.password(password)
         var account = try await self.account(id: id)
         account.passwordHash = await Self.hash(password, cost: bcryptCost)
@@ -130,17 +137,18 @@ public struct AccountService: Sendable {
     }
 
     /// Turns the second factor on once `code` shows the app holds `secret`.
-    public func enableTOTP(id: String, secret: String, code: String, actor: LedgerActor) async throws {
+    public func enableTOTP(id: AccountID, secret: String, code: String, actor: LedgerActor) async throws {
         let number = try AccountRules.totpCode(code)
         guard secret.count == 20,
             secret.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
-        else { throw Problem.field("secret", secret, expected: "the 20-character key this page made") }
+        else { throw DomainError.field("secret", secret, expected: "the 20-character key this page made") }
         guard totpMatches(secret: secret, code: number, at: environment.now()) else {
-            throw Problem.field("code", code, expected: "the code the authenticator app shows now", status: 422)
+            throw DomainError.field(
+                "code", code, expected: "the code the authenticator app shows now", kind: .unprocessable)
         }
         var account = try await self.account(id: id)
         guard account.totpSecret == nil else {
-            throw Problem(409, "Already on", "this account's second factor is already on")
+            throw DomainError(.conflict, "Already on", "this account's second factor is already on")
         }
         account.totpSecret = secret
         let audit = LedgerEvent.admin(
@@ -167,11 +175,10 @@ public struct AccountService: Sendable {
         }
     }
 
-    static func text(_ sites: [SiteID]) -> String { sites.map(\.rawValue).joined(separator: ",") }
-
     private func requireExisting(_ sites: [SiteID]) async throws {
         for site in sites where try await repository.site(id: site) == nil {
-            throw Problem.field("sites", site.rawValue, expected: "the id of an existing site", status: 422)
+            throw DomainError.field(
+                "sites", site.rawValue, expected: "the id of an existing site", kind: .unprocessable)
         }
     }
 }

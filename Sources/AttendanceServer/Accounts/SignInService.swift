@@ -1,4 +1,6 @@
 import AttendanceModels
+import AttendanceRules
+import AttendanceStorage
 import Foundation
 import Synchronization
 
@@ -24,7 +26,7 @@ public final class SignInService: Sendable {
         self.decoyHash = "$2b$\(String(format: "%02d", accounts.bcryptCost))$" + String(repeating: "a", count: 53)
     }
 
-    private var repository: any ServerRepository { accounts.repository }
+    private var repository: any AccountServiceStorage { accounts.repository }
 
     /// A signed-in browser: the cookie's value (shown once) and the session it stands for.
     public struct SignedIn: Sendable {
@@ -47,7 +49,8 @@ public final class SignInService: Sendable {
         }
         if let secret = account.totpSecret {
             guard let code, !code.isEmpty else {
-                throw Problem(401, "Code required", "this account needs the 6-digit code from its authenticator app")
+                throw DomainError(
+                    .unauthenticated, "Code required", "this account needs the 6-digit code from its authenticator app")
             }
             guard let number = try? AccountRules.totpCode(code),
                 accounts.totpMatches(secret: secret, code: number, at: now)
@@ -73,7 +76,7 @@ public final class SignInService: Sendable {
         return found
     }
 
-    public func signOut(cookieToken: String, accountId: String) async throws {
+    public func signOut(cookieToken: String, accountId: AccountID) async throws {
         let audit = LedgerEvent.admin(
             .accountSignedOut, target: accountId, changes: [:], actor: .account(accountId), now: environment.now())
         try await repository.deleteConsoleSession(hash: Tokens.hash(cookieToken), audit: audit)
@@ -84,8 +87,9 @@ public final class SignInService: Sendable {
     public func confirmPassword(_ password: String, of account: AccountRecord, address: String) async throws {
         try begin(account.email, address: address, now: environment.now())
         guard await AccountService.verify(password, hash: account.passwordHash) else {
-            throw Problem.field(
-                "current", "not the current password", expected: "this account's current password", status: 422)
+            throw DomainError.field(
+                "current", "not the current password", expected: "this account's current password", kind: .unprocessable
+            )
         }
         throttle.withLock { $0.succeeded(email: account.email, address: address) }
     }
@@ -95,7 +99,8 @@ public final class SignInService: Sendable {
         if case .wait(let until, let why) = throttle.withLock({ $0.begin(email: email, address: address, now: now) }) {
             let seconds = Int(until.timeIntervalSince(now).rounded(.up))
             let which = if case .account = why { "this account" } else { "this address" }
-            throw Problem(429, "Too many attempts", "too many failed sign-ins for \(which); try again in \(seconds) s")
+            throw DomainError(
+                .throttled, "Too many attempts", "too many failed sign-ins for \(which); try again in \(seconds) s")
         }
     }
 
@@ -105,12 +110,12 @@ public final class SignInService: Sendable {
         // The row names the account when there is one; a typed e-mail of no account is not kept
         // (it may be a password typed in the wrong field).
         let audit = LedgerEvent.admin(
-            .accountSignInFailed, target: account?.id ?? "unknown account",
+            .accountSignInFailed, target: account?.id.rawValue ?? "unknown account",
             changes: [
                 "address": LedgerChange(before: nil, after: address), "reason": LedgerChange(before: nil, after: why),
             ],
             actor: account.map { .account($0.id) } ?? .server, now: now)
         try await repository.appendLedger(audit)
-        throw Problem(401, "Sign-in failed", "the e-mail, password or code is not right")
+        throw DomainError(.unauthenticated, "Sign-in failed", "the e-mail, password or code is not right")
     }
 }

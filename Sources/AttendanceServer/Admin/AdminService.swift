@@ -1,13 +1,19 @@
 import AttendanceModels
+import AttendanceRules
+import AttendanceStorage
 import Foundation
+
+/// What `AdminService` reads and writes: the repository protocols it needs, no more.
+public typealias AdminServiceStorage = AttendanceRepository & AdminRepository & AuthRepository
+    & LedgerRepository & RequestRepository
 
 /// The administrators' operations, validated: every refusal is a `Problem` naming the field, the
 /// value and what was expected. HTTP-agnostic; the HTTP layer maps records to the contract's types.
 public struct AdminService: Sendable {
-    public let repository: any ServerRepository
+    public let repository: any AdminServiceStorage
     private let environment: ServerEnvironment
 
-    public init(repository: any ServerRepository, environment: ServerEnvironment) {
+    public init(repository: any AdminServiceStorage, environment: ServerEnvironment) {
         self.repository = repository
         self.environment = environment
     }
@@ -31,11 +37,11 @@ public struct AdminService: Sendable {
     // MARK: Sites
 
     public func createSite(_ input: SiteInput, actor: LedgerActor = .adminToken) async throws -> SiteRecord {
-        let site = try validated(input, id: SiteID(environment.newId("site-", length: 10)))
+        let site = try validated(input, id: environment.newId("site-", length: 10))
         let audit = audit(
             .siteCreated, target: site.id.rawValue, before: [:], after: Self.fields(site), actor: actor)
         do { try await repository.createSite(site, audit: audit) } catch let error as RepositoryError {
-            throw Problem(409, "Conflict", error.detail)
+            throw DomainError(.conflict, "Conflict", error.detail)
         }
         return site
     }
@@ -51,7 +57,7 @@ public struct AdminService: Sendable {
         do {
             guard try await repository.updateSite(site, audit: audit) else { throw Self.notFound("site", id.rawValue) }
         } catch let error as RepositoryError {
-            throw Problem(409, "Conflict", error.detail)
+            throw DomainError(.conflict, "Conflict", error.detail)
         }
         return site
     }
@@ -108,26 +114,26 @@ public struct AdminService: Sendable {
         try InputRules.text("timeZone", input.timeZone, maxLength: 64)
         let name = input.name.trimmingCharacters(in: .whitespaces)
         guard TimeZone(identifier: input.timeZone) != nil else {
-            throw Problem.field(
+            throw DomainError.field(
                 "timeZone", input.timeZone, expected: "an IANA time zone such as Europe/Berlin or America/New_York",
-                status: 422)
+                kind: .unprocessable)
         }
         guard let uuid = UUID(uuidString: input.beaconUUID) else {
-            throw Problem.field(
+            throw DomainError.field(
                 "beaconUUID", input.beaconUUID, expected: "a UUID such as \(SiteBeacon.defaultUUID.uuidString)")
         }
         guard (0...65_535).contains(input.major) else {
-            throw Problem.field("major", String(input.major), expected: "an integer from 0 to 65535")
+            throw DomainError.field("major", String(input.major), expected: "an integer from 0 to 65535")
         }
         if let fence = input.geofence {
             guard (-90...90).contains(fence.latitude) else {
-                throw Problem.field("geofence.latitude", "\(fence.latitude)", expected: "-90 to 90")
+                throw DomainError.field("geofence.latitude", "\(fence.latitude)", expected: "-90 to 90")
             }
             guard (-180...180).contains(fence.longitude) else {
-                throw Problem.field("geofence.longitude", "\(fence.longitude)", expected: "-180 to 180")
+                throw DomainError.field("geofence.longitude", "\(fence.longitude)", expected: "-180 to 180")
             }
             guard (50...5_000).contains(fence.radiusMeters) else {
-                throw Problem.field(
+                throw DomainError.field(
                     "geofence.radiusMeters", "\(fence.radiusMeters)",
                     expected: "50 to 5000 metres (iOS reports smaller circles unreliably)")
             }
@@ -145,18 +151,19 @@ public struct AdminService: Sendable {
         _ = try await site(id: siteId)
         if let label { try InputRules.text("label", label, maxLength: InputRules.maxNameLength) }
         guard (0...65_535).contains(minor) else {
-            throw Problem.field("minor", String(minor), expected: "an integer from 0 to 65535")
+            throw DomainError.field("minor", String(minor), expected: "an integer from 0 to 65535")
         }
         if let power = txPowerDBm, !(-127...0).contains(power) {
-            throw Problem.field(
+            throw DomainError.field(
                 "txPowerDBm", "\(power)", expected: "the measured power at 1 m, from -127 to 0 dBm (typically -59)")
         }
         let beacon = BeaconRecord(
             id: environment.newId("beacon-", length: 10), siteId: siteId, minor: UInt16(minor),
             label: label, txPowerDBm: txPowerDBm)
-        let audit = audit(.beaconCreated, target: beacon.id, before: [:], after: Self.fields(beacon), actor: actor)
+        let audit = audit(
+            .beaconCreated, target: beacon.id.rawValue, before: [:], after: Self.fields(beacon), actor: actor)
         do { try await repository.createBeacon(beacon, audit: audit) } catch let error as RepositoryError {
-            throw Problem(409, "Conflict", error.detail)
+            throw DomainError(.conflict, "Conflict", error.detail)
         }
         return beacon
     }
@@ -173,11 +180,13 @@ public struct AdminService: Sendable {
         return try await repository.beacons(siteId: siteId)
     }
 
-    public func deleteBeacon(id: String, actor: LedgerActor = .adminToken) async throws {
+    public func deleteBeacon(id: BeaconID, actor: LedgerActor = .adminToken) async throws {
         let before = try await repository.beacons(siteId: nil).first { $0.id == id }
         let audit = audit(
-            .beaconDeleted, target: id, before: before.map(Self.fields) ?? [:], after: [:], actor: actor)
-        guard try await repository.deleteBeacon(id: id, audit: audit) else { throw Self.notFound("beacon", id) }
+            .beaconDeleted, target: id.rawValue, before: before.map(Self.fields) ?? [:], after: [:], actor: actor)
+        guard try await repository.deleteBeacon(id: id, audit: audit) else {
+            throw Self.notFound("beacon", id.rawValue)
+        }
     }
 
     // MARK: Employees
@@ -186,13 +195,13 @@ public struct AdminService: Sendable {
         name: String, externalId: String?, email: String?, actor: LedgerActor = .adminToken
     ) async throws -> EmployeeRecord {
         let employee = try validatedEmployee(
-            id: UserID(environment.newId("user-", length: 10)), name: name,
+            id: environment.newId("user-", length: 10), name: name,
             externalId: externalId, email: email)
         let audit = audit(
             .employeeCreated, target: employee.id.rawValue, userId: employee.id, before: [:],
             after: Self.fields(employee), actor: actor)
         do { try await repository.createEmployee(employee, audit: audit) } catch let error as RepositoryError {
-            throw Problem(409, "Conflict", error.detail)
+            throw DomainError(.conflict, "Conflict", error.detail)
         }
         return employee
     }
@@ -212,7 +221,7 @@ public struct AdminService: Sendable {
                 throw Self.notFound("employee", id.rawValue)
             }
         } catch let error as RepositoryError {
-            throw Problem(409, "Conflict", error.detail)
+            throw DomainError(.conflict, "Conflict", error.detail)
         }
         return try await repository.employee(id: id) ?? after
     }
@@ -227,8 +236,8 @@ public struct AdminService: Sendable {
                 id: id, pseudonym: pseudonym, actor: actor, now: environment.now())
         else { throw Self.notFound("employee", id.rawValue) }
         guard !employee.isActive else {
-            throw Problem(
-                409, "Conflict",
+            throw DomainError(
+                .conflict, "Conflict",
                 "the employee '\(id)' is active; deactivate them first (POST /v1/admin/employees/\(id)/deactivate)")
         }
         return employee
@@ -318,7 +327,7 @@ public struct AdminService: Sendable {
         }
         if let email { try InputRules.text("email", email, maxLength: 254) }
         let trimmed = name.trimmingCharacters(in: .whitespaces)
-        if let email, !email.contains("@") { throw Problem.field("email", email, expected: "an e-mail address") }
+        if let email, !email.contains("@") { throw DomainError.field("email", email, expected: "an e-mail address") }
         return EmployeeRecord(id: id, name: trimmed, externalId: externalId, email: email)
     }
 
@@ -332,17 +341,20 @@ public struct AdminService: Sendable {
         async throws -> (items: [SessionRecord], nextCursor: String?)
     {
         let pageSize = limit ?? 100
-        guard (1...500).contains(pageSize) else { throw Problem.field("limit", String(pageSize), expected: "1 to 500") }
+        guard (1...500).contains(pageSize) else {
+            throw DomainError.field("limit", String(pageSize), expected: "1 to 500")
+        }
         var after: SessionCursor?
         if let cursor {
             guard cursor.range(of: "^[A-Za-z0-9_-]{1,400}$", options: .regularExpression) != nil else {
-                throw Problem.field(
+                throw DomainError.field(
                     "cursor", InputRules.shown(cursor), expected: "the nextCursor of a previous page (A-Z a-z 0-9 _ -)")
             }
             guard let decoded = SessionCursor(token: cursor),
                 (try? InputRules.identifier("cursor", decoded.sessionKey.rawValue)) != nil
             else {
-                throw Problem.field("cursor", cursor, expected: "the nextCursor of a previous page", status: 422)
+                throw DomainError.field(
+                    "cursor", cursor, expected: "the nextCursor of a previous page", kind: .unprocessable)
             }
             after = decoded
         }
@@ -364,12 +376,12 @@ public struct AdminService: Sendable {
         correctedOnly: Bool = false, minSkewSeconds: Double? = nil
     ) throws -> SessionFilter {
         if let skew = minSkewSeconds, !(0...31_536_000).contains(skew) {
-            throw Problem.field("minSkewSeconds", "\(skew)", expected: "0 to 31536000 seconds")
+            throw DomainError.field("minSkewSeconds", "\(skew)", expected: "0 to 31536000 seconds")
         }
         func time(_ name: String, _ text: String?) throws -> Date? {
             guard let text else { return nil }
             do { return try RFC3339.parse(text) } catch {
-                throw Problem.field(
+                throw DomainError.field(
                     name, text, expected: "an RFC 3339 time such as 2026-11-22T00:00:00Z (\(error.reason))")
             }
         }
@@ -380,7 +392,7 @@ public struct AdminService: Sendable {
             from: try time("from", from), to: try time("to", to), source: source,
             correctedOnly: correctedOnly, minSkewSeconds: minSkewSeconds)
         if let from = filter.from, let to = filter.to, from > to {
-            throw Problem.field("from", RFC3339.format(from), expected: "a time before 'to'", status: 422)
+            throw DomainError.field("from", RFC3339.format(from), expected: "a time before 'to'", kind: .unprocessable)
         }
         return filter
     }
@@ -408,36 +420,29 @@ public struct AdminService: Sendable {
     /// The engine configuration for a device (keys of the engine's `Configuration`, docs/ENGINE.md):
     /// its identity, every site and every calibrated beacon. The engine keeps its defaults for the
     /// rest.
-    public func deviceConfig(device: DeviceID, user: UserID) async throws -> [String: Any] {
+    public func deviceConfig(device: DeviceID, user: UserID) async throws -> DeviceConfiguration {
         let sites = try await repository.sites().filter(\.isActive)
         let byId = Dictionary(sites.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let calibrations: [[String: Any]] = try await repository.beacons(siteId: nil).compactMap { beacon in
-            guard let power = beacon.txPowerDBm, let site = byId[beacon.siteId] else { return nil }
-            return [
-                "uuid": site.beacon.uuid.uuidString, "major": Int(site.beacon.major), "minor": Int(beacon.minor),
-                "txPowerDBm": power,
-            ]
-        }
-        return [
-            "userID": user.rawValue,
-            "deviceID": device.rawValue,
-            "sites": sites.map { site -> [String: Any] in
-                var entry: [String: Any] = [
-                    "siteID": site.id.rawValue, "name": site.name, "uuid": site.beacon.uuid.uuidString,
-                    "major": Int(site.beacon.major),
-                ]
-                if let fence = site.geofence {
-                    entry["geofence"] = [
-                        "latitude": fence.latitude, "longitude": fence.longitude, "radiusMeters": fence.radiusMeters,
-                    ]
+        let calibrations = try await repository.beacons(siteId: nil).compactMap { beacon in
+            byId[beacon.siteId].flatMap { site in
+                beacon.txPowerDBm.map {
+                    DeviceConfiguration.BeaconCalibration(
+                        uuid: site.beacon.uuid.uuidString, major: Int(site.beacon.major), minor: Int(beacon.minor),
+                        txPowerDBm: $0)
                 }
-                return entry
+            }
+        }
+        return DeviceConfiguration(
+            userID: user.rawValue, deviceID: device.rawValue,
+            sites: sites.map { site in
+                DeviceConfiguration.Site(
+                    siteID: site.id.rawValue, name: site.name, uuid: site.beacon.uuid.uuidString,
+                    major: Int(site.beacon.major), geofence: site.geofence)
             },
-            "beaconCalibrations": calibrations,
-        ]
+            beaconCalibrations: calibrations)
     }
 
-    static func notFound(_ what: String, _ id: String) -> Problem {
-        Problem(404, "Not found", "no \(what) with id '\(id)'")
+    static func notFound(_ what: String, _ id: String) -> DomainError {
+        DomainError(.notFound, "Not found", "no \(what) with id '\(id)'")
     }
 }

@@ -1,11 +1,16 @@
 import AttendanceModels
+import AttendanceRules
+import AttendanceStorage
 import Foundation
+
+/// What `CorrectionService` reads and writes: the repository protocols it needs, no more.
+public typealias CorrectionServiceStorage = AttendanceRepository & LedgerRepository
 
 /// Corrections, added sessions and voids, validated: every refusal is a `Problem` naming the
 /// field, the value and what was expected. The rules are `SessionLedger`'s; the repository writes
 /// the session and its ledger row in one transaction.
 public struct CorrectionService: Sendable {
-    public let repository: any ServerRepository
+    public let repository: any CorrectionServiceStorage
     private let environment: ServerEnvironment
     /// A correction may not record a time later than now + this (it hasn't happened yet).
     static let futureAllowanceSeconds: Double = 300
@@ -14,7 +19,7 @@ public struct CorrectionService: Sendable {
     private let observer: (any SessionObserver)?
 
     public init(
-        repository: any ServerRepository, observer: (any SessionObserver)? = nil,
+        repository: any CorrectionServiceStorage, observer: (any SessionObserver)? = nil,
         environment: ServerEnvironment
     ) {
         self.repository = repository
@@ -36,8 +41,8 @@ public struct CorrectionService: Sendable {
         try notInTheFuture("checkOutAt", checkOutAt)
         if let siteId { try await existingSite(siteId) }
         guard checkInAt != nil || checkOutAt != nil || siteId != nil else {
-            throw Problem.field(
-                "body", "no change", expected: "at least one of checkInAt, checkOutAt or siteId", status: 422)
+            throw DomainError.field(
+                "body", "no change", expected: "at least one of checkInAt, checkOutAt or siteId", kind: .unprocessable)
         }
         let correction = SessionCorrection(checkInAt: checkInAt, checkOutAt: checkOutAt, siteId: siteId, reason: reason)
         let before = siteId == nil ? nil : try await repository.session(key: key)
@@ -60,9 +65,9 @@ public struct CorrectionService: Sendable {
         try notInTheFuture("checkOutAt", checkOutAt)
         try await existingSite(siteId)
         guard try await repository.employee(id: userId) != nil else {
-            throw Problem.field("userId", userId.rawValue, expected: "the id of an employee", status: 422)
+            throw DomainError.field("userId", userId.rawValue, expected: "the id of an employee", kind: .unprocessable)
         }
-        let key = SessionKey(environment.newId("added-", length: 16))
+        let key: SessionKey = environment.newId("added-", length: 16)
         let added = AddedSession(
             sessionKey: key, userId: userId, siteId: siteId, checkInAt: checkInAt, checkOutAt: checkOutAt,
             reason: reason)
@@ -108,14 +113,17 @@ public struct CorrectionService: Sendable {
         case .applied(let session): return session
         case .notFound(let key): throw notFound(key)
         case .voided(let key):
-            throw Problem(409, "Conflict", "the session '\(key)' was voided; a voided session takes no more changes")
-        case .exists(let key): throw Problem(409, "Conflict", "a session with key '\(key)' already exists")
+            throw DomainError(
+                .conflict, "Conflict", "the session '\(key)' was voided; a voided session takes no more changes")
+        case .exists(let key): throw DomainError(.conflict, "Conflict", "a session with key '\(key)' already exists")
         case .invalid(let field, let value, let expected):
-            throw Problem.field(field, value, expected: expected, status: 422)
+            throw DomainError.field(field, value, expected: expected, kind: .unprocessable)
         }
     }
 
-    static func notFound(_ key: SessionKey) -> Problem { Problem(404, "Not found", "no session with key '\(key)'") }
+    static func notFound(_ key: SessionKey) -> DomainError {
+        DomainError(.notFound, "Not found", "no session with key '\(key)'")
+    }
 
     private func validatedReason(_ reason: String) throws -> String {
         try InputRules.text("reason", reason, maxLength: InputRules.maxReasonLength, allowEmpty: false)
@@ -126,16 +134,16 @@ public struct CorrectionService: Sendable {
         guard let time else { return }
         let now = environment.now()
         guard time.timeIntervalSince(now) <= Self.futureAllowanceSeconds else {
-            throw Problem.field(
+            throw DomainError.field(
                 field, RFC3339.format(time), expected: "a time that has happened (now is \(RFC3339.format(now)))",
-                status: 422)
+                kind: .unprocessable)
         }
     }
 
     private func existingSite(_ id: SiteID) async throws {
         try InputRules.identifier("siteId", id.rawValue, maxLength: InputRules.maxIdLength)
         guard try await repository.site(id: id) != nil else {
-            throw Problem.field("siteId", id.rawValue, expected: "the id of a site", status: 422)
+            throw DomainError.field("siteId", id.rawValue, expected: "the id of a site", kind: .unprocessable)
         }
     }
 }

@@ -1,15 +1,20 @@
 import AttendanceModels
+import AttendanceRules
+import AttendanceStorage
 import Foundation
+
+/// What `AuthService` reads and writes: the repository protocols it needs, no more.
+public typealias AuthServiceStorage = AttendanceRepository & AuthRepository & AccountRepository & LedgerRepository
 
 /// Bearer tokens to principals, first-start admin token, and device enrollment.
 public struct AuthService: Sendable {
-    public let repository: any ServerRepository
+    public let repository: any AuthServiceStorage
     private let environment: ServerEnvironment
     private let credentials: CredentialCache
 
     /// `watch`: what lets checked tokens be cached (nil: every request looks its token up).
     public init(
-        repository: any ServerRepository, watch: DirectoryWatch? = nil,
+        repository: any AuthServiceStorage, watch: DirectoryWatch? = nil,
         environment: ServerEnvironment
     ) {
         self.repository = repository
@@ -24,7 +29,7 @@ public struct AuthService: Sendable {
     public func installAdminToken(configured: String?) async throws -> String? {
         if let configured {
             guard configured.count >= 16 else {
-                throw Problem.field(
+                throw DomainError.field(
                     "ATTENDANCE_ADMIN_TOKEN", "\(configured.count) characters long", expected: "at least 16 characters")
             }
             let hash = Tokens.hash(configured)
@@ -50,7 +55,7 @@ public struct AuthService: Sendable {
     /// The principal for an `Authorization` header value, or a 401 problem that says why.
     public func authenticate(authorization: String?) async throws -> Principal {
         guard let authorization, authorization.lowercased().hasPrefix("bearer ") else {
-            throw Problem(401, "Unauthorized", "an 'Authorization: Bearer <token>' header is required")
+            throw DomainError(.unauthenticated, "Unauthorized", "an 'Authorization: Bearer <token>' header is required")
         }
         let token = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
         let hash = Tokens.hash(token)
@@ -70,11 +75,12 @@ public struct AuthService: Sendable {
         // Devices first: they make nearly all the requests.
         guard let device = try await repository.device(tokenHash: hash, now: now) else {
             if try await repository.isAdminToken(hash: hash) { return (.admin, now) }
-            throw Problem(401, "Unauthorized", "the bearer token is not a valid admin, API or device token")
+            throw DomainError(
+                .unauthenticated, "Unauthorized", "the bearer token is not a valid admin, API or device token")
         }
         if let revoked = device.revokedAt {
-            throw Problem(
-                401, "Device revoked",
+            throw DomainError(
+                .unauthenticated, "Device revoked",
                 "device '\(device.id)' was revoked at \(RFC3339.format(revoked)); enroll it again with a new code")
         }
         return (.device(device.id, user: device.userId), device.lastSeenAt ?? now)
@@ -85,15 +91,16 @@ public struct AuthService: Sendable {
         for user: UserID, validForSeconds: Double = 86_400, actor: LedgerActor = .adminToken
     ) async throws -> (code: String, expiresAt: Date) {
         guard (60...30 * 86_400).contains(validForSeconds) else {
-            throw Problem.field(
+            throw DomainError.field(
                 "expiresInSeconds", String(Int(validForSeconds)), expected: "from 60 to 2592000 seconds")
         }
         guard let employee = try await repository.employee(id: user) else {
-            throw Problem(404, "Not found", "no employee with id '\(user)'")
+            throw DomainError(.notFound, "Not found", "no employee with id '\(user)'")
         }
         guard employee.isActive else {
-            throw Problem.field(
-                "userId", user.rawValue, expected: "an active employee (this one was deactivated)", status: 422)
+            throw DomainError.field(
+                "userId", user.rawValue, expected: "an active employee (this one was deactivated)", kind: .unprocessable
+            )
         }
         let code = environment.newEnrollmentCode()
         let expiresAt = environment.now().addingTimeInterval(validForSeconds)
@@ -115,23 +122,26 @@ public struct AuthService: Sendable {
         try InputRules.text("platform", platform, maxLength: 32)
         if let deviceName { try InputRules.text("deviceName", deviceName, maxLength: InputRules.maxNameLength) }
         guard !platform.isEmpty else {
-            throw Problem.field("platform", platform, expected: "the device platform, e.g. ios")
+            throw DomainError.field("platform", platform, expected: "the device platform, e.g. ios")
         }
         switch try await repository.redeemEnrollmentCode(
             hash: Tokens.hash(Tokens.normalizeCode(code)), now: environment.now())
         {
         case .unknown:
-            throw Problem.field("code", code, expected: "an enrollment code issued by an administrator", status: 422)
+            throw DomainError.field(
+                "code", code, expected: "an enrollment code issued by an administrator", kind: .unprocessable)
         case .alreadyUsed:
-            throw Problem(410, "Code already used", "the enrollment code '\(code)' was already used; ask for a new one")
+            throw DomainError(
+                .gone, "Code already used", "the enrollment code '\(code)' was already used; ask for a new one")
         case .expired(let at):
-            throw Problem(
-                410, "Code expired", "the enrollment code '\(code)' expired at \(RFC3339.format(at)); ask for a new one"
+            throw DomainError(
+                .gone, "Code expired",
+                "the enrollment code '\(code)' expired at \(RFC3339.format(at)); ask for a new one"
             )
         case .redeemed(let user):
             let token = environment.newToken()
             let device = DeviceRecord(
-                id: DeviceID(environment.newId("dev-", length: 12, lowercased: false)), userId: user,
+                id: environment.newId("dev-", length: 12, lowercased: false), userId: user,
                 platform: platform,
                 deviceName: deviceName, enrolledAt: environment.now(), lastSeenAt: nil, revokedAt: nil)
             let audit = LedgerEvent.admin(

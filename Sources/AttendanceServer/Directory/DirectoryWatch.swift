@@ -1,3 +1,4 @@
+import AttendanceStorage
 import Foundation
 import Synchronization
 

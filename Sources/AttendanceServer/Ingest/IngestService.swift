@@ -1,23 +1,7 @@
 import AttendanceModels
+import AttendanceRules
+import AttendanceStorage
 import Foundation
-
-/// Who is calling, from the bearer token.
-public enum Principal: Hashable, Sendable {
-    /// The bootstrap admin token (`ATTENDANCE_ADMIN_TOKEN`), which acts as the owner.
-    case admin
-    /// A console sign-in or an API token, acting through an account.
-    case staff(StaffIdentity)
-    case device(DeviceID, user: UserID)
-
-    /// Idempotency keys are scoped per caller.
-    var scope: String {
-        switch self {
-        case .admin: return "admin"
-        case .staff(let staff): return "account:\(staff.accountId)"
-        case .device(let device, _): return "device:\(device.rawValue)"
-        }
-    }
-}
 
 /// Bounds the server enforces on what devices send; each is documented in docs/SERVER.md.
 public struct IngestLimits: Hashable, Sendable {
@@ -76,7 +60,7 @@ public struct IngestService: Sendable {
     ) async throws -> StoredReply {
         let key: String
         switch checkedKey(idempotencyKey, expected: InputRules.identifierExpectation + ", unique per event") {
-        case .failure(let problem): return answers.problem(problem)
+        case .failure(let problem): return answers.refusal(problem)
         case .success(let checked): key = checked
         }
         let outcome: SlotOutcome
@@ -102,13 +86,13 @@ public struct IngestService: Sendable {
     ) async throws -> StoredReply {
         let key: String
         switch checkedKey(idempotencyKey, expected: InputRules.identifierExpectation) {
-        case .failure(let problem): return answers.problem(problem)
+        case .failure(let problem): return answers.refusal(problem)
         case .success(let checked): key = checked
         }
         guard batch.items.count <= limits.maxBatchItems else {
-            return answers.problem(
-                Problem(
-                    413, "Batch too large",
+            return answers.refusal(
+                DomainError(
+                    .tooLarge, "Batch too large",
                     "the batch has \(batch.items.count) events; the limit is \(limits.maxBatchItems)"))
         }
         var items: [BatchWrite] = []
@@ -116,13 +100,13 @@ public struct IngestService: Sendable {
         let changed = ChangedSessions()
         for (index, item) in batch.items.enumerated() {
             switch item {
-            case .refused(_, let problem): items.append(.unkeyed(answers.problem(problem)))
+            case .refused(_, let problem): items.append(.unkeyed(answers.refusal(problem)))
             case .request(let itemKey, let request):
                 let field = "events[\(index)].idempotencyKey"
                 if case .failure(let problem) = checkedKey(
                     itemKey, field: field, expected: InputRules.identifierExpectation)
                 {
-                    items.append(.unkeyed(answers.problem(problem)))
+                    items.append(.unkeyed(answers.refusal(problem)))
                     continue
                 }
                 items.append(
@@ -146,14 +130,14 @@ public struct IngestService: Sendable {
     /// The key's checks before anything is stored (400).
     private func checkedKey(
         _ idempotencyKey: String?, field: String = "Idempotency-Key", expected: String
-    ) -> Result<String, Problem> {
+    ) -> Result<String, DomainError> {
         guard let key = idempotencyKey else {
-            return .failure(Problem.field(field, nil, expected: expected))
+            return .failure(DomainError.field(field, nil, expected: expected))
         }
-        do { try InputRules.identifier(field, key) } catch let problem as Problem {
+        do { try InputRules.identifier(field, key) } catch let problem as DomainError {
             return .failure(problem)
         } catch {
-            return .failure(Problem.field(field, key, expected: expected))
+            return .failure(DomainError.field(field, key, expected: expected))
         }
         return .success(key)
     }
@@ -193,8 +177,8 @@ public struct IngestService: Sendable {
                         return try Self.reply(to: found, command: command, answers: answers)
                     })
             }
-        } catch let problem as Problem {
-            let reply = answers.problem(problem)
+        } catch let problem as DomainError {
+            let reply = answers.refusal(problem)
             return .refusal(AnswerSlot(scope: scope, key: key, requestHash: request.identity) { reply })
         }
     }
@@ -216,17 +200,19 @@ public struct IngestService: Sendable {
         switch found {
         case .recorded(let session, let created):
             guard session.userId == command.userId else {
-                return answers.problem(
-                    Problem(403, "Forbidden", "the session '\(command.sessionKey)' belongs to another user"))
+                return answers.refusal(
+                    DomainError(.forbidden, "Forbidden", "the session '\(command.sessionKey)' belongs to another user"))
             }
-            return try answers.session(session, status: created ? 201 : 200)
+            return try answers.session(session, created: created)
         case .employeeInactive(let user):
-            return answers.problem(
-                Problem.field(
-                    "userId", user.rawValue, expected: "an active employee (this one was deactivated)", status: 422))
+            return answers.refusal(
+                DomainError.field(
+                    "userId", user.rawValue, expected: "an active employee (this one was deactivated)",
+                    kind: .unprocessable))
         case .siteInactive(let site):
-            return answers.problem(
-                Problem.field("siteId", site.rawValue, expected: "an active site (this one was deleted)", status: 422))
+            return answers.refusal(
+                DomainError.field(
+                    "siteId", site.rawValue, expected: "an active site (this one was deleted)", kind: .unprocessable))
         }
     }
 
@@ -234,14 +220,14 @@ public struct IngestService: Sendable {
         switch claim {
         case .replay(let reply): return reply
         case .payloadMismatch:
-            return answers.problem(
-                Problem(
-                    422, "Idempotency key reused",
+            return answers.refusal(
+                DomainError(
+                    .unprocessable, "Idempotency key reused",
                     "the Idempotency-Key '\(key)' was already used with a different payload"))
         case .inFlight, .claimed:
-            return answers.problem(
-                Problem(
-                    409, "Request in progress",
+            return answers.refusal(
+                DomainError(
+                    .conflict, "Request in progress",
                     "a request with the Idempotency-Key '\(key)' is still being processed; retry later"))
         }
     }
@@ -250,16 +236,17 @@ public struct IngestService: Sendable {
         to found: SessionEventOutcome, command: SessionEventCommand, answers: any IngestAnswers
     ) throws -> StoredReply {
         switch found {
-        case .applied(let session): return try answers.session(session, status: 200)
+        case .applied(let session): return try answers.session(session, created: false)
         case .pending: return try answers.pending(sessionKey: command.sessionKey)
         case .forbidden:
-            return answers.problem(
-                Problem(403, "Forbidden", "the session '\(command.sessionKey)' belongs to another user"))
+            return answers.refusal(
+                DomainError(.forbidden, "Forbidden", "the session '\(command.sessionKey)' belongs to another user"))
         case .checkOutBeforeCheckIn(let checkInAt):
-            return answers.problem(
-                Problem.field(
+            return answers.refusal(
+                DomainError.field(
                     "ts", RFC3339.format(command.at),
-                    expected: "a time at or after the session's check-in (\(RFC3339.format(checkInAt)))", status: 422))
+                    expected: "a time at or after the session's check-in (\(RFC3339.format(checkInAt)))",
+                    kind: .unprocessable))
         }
     }
 
@@ -274,18 +261,19 @@ public struct IngestService: Sendable {
         if let reason = request.reason { try InputRules.text("reason", reason, maxLength: InputRules.maxReasonLength) }
         let user = UserID(request.userId)
         if case .device(_, let own) = principal, own != user {
-            throw Problem(403, "Forbidden", "this device belongs to user '\(own)' and cannot check in user '\(user)'")
+            throw DomainError(
+                .forbidden, "Forbidden", "this device belongs to user '\(own)' and cannot check in user '\(user)'")
         }
         try checkWindow(request.at, field: "ts")
         if let evidence = request.evidence, !(0...1_000_000).contains(evidence.sampleCount) {
-            throw Problem.field(
+            throw DomainError.field(
                 "evidence.sampleCount", String(evidence.sampleCount), expected: "an integer from 0 to 1000000")
         }
         guard let uuid = UUID(uuidString: request.beaconUUID) else {
-            throw Problem.field("beacon.uuid", request.beaconUUID, expected: "a UUID")
+            throw DomainError.field("beacon.uuid", request.beaconUUID, expected: "a UUID")
         }
         guard (0...65_535).contains(request.beaconMajor) else {
-            throw Problem.field("beacon.major", String(request.beaconMajor), expected: "an integer from 0 to 65535")
+            throw DomainError.field("beacon.major", String(request.beaconMajor), expected: "an integer from 0 to 65535")
         }
         let beacon = SiteBeacon(uuid: uuid, major: UInt16(request.beaconMajor))
         let site: SiteRecord
@@ -294,7 +282,7 @@ public struct IngestService: Sendable {
                 let known = try await directory.site(
                     id: SiteID(siteId), load: { try await repository.site(id: SiteID(siteId)) })
             else {
-                throw Problem.field("siteId", siteId, expected: "the id of a configured site", status: 422)
+                throw DomainError.field("siteId", siteId, expected: "the id of a configured site", kind: .unprocessable)
             }
             site = known
         } else {
@@ -302,15 +290,16 @@ public struct IngestService: Sendable {
                 let known = try await directory.site(
                     beacon: beacon, load: { try await repository.site(beacon: beacon) })
             else {
-                throw Problem.field(
-                    "beacon", "\(beacon)", expected: "the beacon UUID and major of a configured site", status: 422)
+                throw DomainError.field(
+                    "beacon", "\(beacon)", expected: "the beacon UUID and major of a configured site",
+                    kind: .unprocessable)
             }
             site = known
         }
         guard site.isActive else {
-            throw Problem.field(
+            throw DomainError.field(
                 request.siteId == nil ? "beacon" : "siteId", request.siteId ?? "\(beacon)",
-                expected: "an active site (site '\(site.id)' was deleted)", status: 422)
+                expected: "an active site (site '\(site.id)' was deleted)", kind: .unprocessable)
         }
         guard
             try await directory.employeeExists(
@@ -320,10 +309,10 @@ public struct IngestService: Sendable {
                 })
         else {
             let known = try await repository.employee(id: user) != nil
-            throw Problem.field(
+            throw DomainError.field(
                 "userId", user.rawValue,
                 expected: known ? "an active employee (this one was deactivated)" : "the id of an employee",
-                status: 422)
+                kind: .unprocessable)
         }
         var deviceId: DeviceID?
         if case .device(let device, _) = principal { deviceId = device }
@@ -347,7 +336,7 @@ public struct IngestService: Sendable {
         if let reason = event.reason { try InputRules.text("reason", reason, maxLength: InputRules.maxReasonLength) }
         try checkWindow(event.at, field: "ts")
         if kind == .checkOut, (event.reason ?? "").isEmpty {
-            throw Problem.field("reason", event.reason, expected: "why the session ended, e.g. regionExit")
+            throw DomainError.field("reason", event.reason, expected: "why the session ended, e.g. regionExit")
         }
         var user: UserID?
         var device: DeviceID?
@@ -367,15 +356,16 @@ public struct IngestService: Sendable {
         let now = environment.now()
         let text = RFC3339.format(at)
         if at.timeIntervalSince(now) > limits.maxFutureSeconds {
-            throw Problem.field(
+            throw DomainError.field(
                 field, text,
                 expected: "a time no later than \(Int(limits.maxFutureSeconds)) s after the server's clock "
                     + "(\(RFC3339.format(now)))",
-                status: 422)
+                kind: .unprocessable)
         }
         if now.timeIntervalSince(at) > limits.maxPastSeconds {
-            throw Problem.field(
-                field, text, expected: "a time within the last \(Int(limits.maxPastSeconds / 86_400)) days", status: 422
+            throw DomainError.field(
+                field, text, expected: "a time within the last \(Int(limits.maxPastSeconds / 86_400)) days",
+                kind: .unprocessable
             )
         }
     }

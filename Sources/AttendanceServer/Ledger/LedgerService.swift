@@ -1,13 +1,15 @@
 import AttendanceModels
+import AttendanceRules
+import AttendanceStorage
 import Foundation
 
 /// What `attendance ledger verify` and `attendance ledger rebuild` do, over any backend: read the
 /// ledger in pages, hand the rows to the pure `LedgerVerifier` or `LedgerReplay`, report.
 public struct LedgerService: Sendable {
-    public let repository: any ServerRepository
+    public let repository: any LedgerRepository
     public var pageSize: Int
 
-    public init(repository: any ServerRepository, pageSize: Int = 10_000) {
+    public init(repository: any LedgerRepository, pageSize: Int = 10_000) {
         self.repository = repository
         self.pageSize = pageSize
     }

@@ -1,4 +1,6 @@
 import AttendanceModels
+import AttendanceRules
+import AttendanceStorage
 import Foundation
 
 /// A pay period as the API shows it: its dates, its state, and who changed it last.
@@ -13,12 +15,12 @@ public struct PayPeriodView: Hashable, Sendable {
 /// Pay cycles and periods: approve, lock and reopen through `PayPeriodMachine`, each change stored
 /// with its ledger row in one transaction; a lock stores the period's rows as they are.
 public struct PayPeriodService: Sendable {
-    public let repository: any ServerRepository
+    public let repository: any TimesheetServiceStorage
     let timesheets: TimesheetService
     let settings: TimesheetSettingsService
     private let environment: ServerEnvironment
 
-    public init(repository: any ServerRepository, environment: ServerEnvironment) {
+    public init(repository: any TimesheetServiceStorage, environment: ServerEnvironment) {
         self.repository = repository
         self.timesheets = TimesheetService(repository: repository, environment: environment)
         self.settings = TimesheetSettingsService(repository: repository, environment: environment)
@@ -28,7 +30,7 @@ public struct PayPeriodService: Sendable {
     // MARK: - Cycles
 
     public func cycles() async throws -> [PayCycleSetting] {
-        try await repository.timesheetSettings(kind: .payCycle, dates: nil).compactMap(TimesheetSettingCodec.cycle)
+        try await repository.timesheetSettings(kind: .payCycle, dates: nil).map(TimesheetSettingCodec.cycle)
             .sorted { $0.effectiveFrom < $1.effectiveFrom }
     }
 
@@ -41,8 +43,8 @@ public struct PayPeriodService: Sendable {
         if let settled = try await repository.payPeriods(overlapping: effectiveFrom...far)
             .first(where: { $0.state != .open })
         {
-            throw Problem(
-                409, "Period already approved",
+            throw DomainError(
+                .conflict, "Period already approved",
                 "the period \(settled.dates.start) to \(settled.dates.end) is \(settled.state.rawValue); "
                     + "a new cycle can start on \(settled.dates.end.adding(days: 1)) at the earliest")
         }
@@ -82,8 +84,8 @@ public struct PayPeriodService: Sendable {
         // Days still running can't be locked (a day's rows are provisional while phones may hold events).
         let today = LocalDate(dayNumber: Int((now.timeIntervalSince1970 / 86_400).rounded(.down)))
         if event == .lock, period.dates.end >= today {
-            throw Problem(
-                409, "Pay period not over",
+            throw DomainError(
+                .conflict, "Pay period not over",
                 "the period ends on \(period.dates.end); it can be locked from \(period.dates.end.adding(days: 1))")
         }
         var record = PayPeriodRecord(
@@ -93,7 +95,7 @@ public struct PayPeriodService: Sendable {
         var reason: String?
         switch machine.handle(event) {
         case .refuse(let why):
-            throw Problem(409, "Pay period is \(period.state.rawValue)", why)
+            throw DomainError(.conflict, "Pay period is \(period.state.rawValue)", why)
         case .store(let state):
             record.state = state
             kind = state == .approved ? .payPeriodApproved : .payPeriodUnapproved
@@ -113,17 +115,17 @@ public struct PayPeriodService: Sendable {
             kind = .payPeriodReopened
             reason = why
         }
-        var payload = LedgerPayload()
-        payload.target = "payPeriod/\(period.dates.start)"
-        payload.reason = reason
-        payload.changes = [
+        var changes = [
             "state": LedgerChange(before: period.state.rawValue, after: record.state.rawValue),
             "end": LedgerChange(before: nil, after: period.dates.end.description),
         ]
-        if record.state == .locked { payload.changes?["rows"] = LedgerChange(before: nil, after: "\(snapshot.count)") }
-        let audit = LedgerEvent(kind: kind, actor: actor, receivedAt: now, payload: payload.encoded())
+        if record.state == .locked { changes["rows"] = LedgerChange(before: nil, after: "\(snapshot.count)") }
+        let audit = LedgerEvent(
+            .audit(.init(kind: kind, target: "payPeriod/\(period.dates.start)", changes: changes, reason: reason)),
+            actor: actor, receivedAt: now)
         guard try await repository.changePayPeriod(record, from: period.state, snapshot: snapshot, audit: audit) else {
-            throw Problem(409, "Pay period changed", "the period \(start) was changed by someone else; reload it")
+            throw DomainError(
+                .conflict, "Pay period changed", "the period \(start) was changed by someone else; reload it")
         }
         return PayPeriodView(
             dates: record.dates, state: record.state, changedAt: now, changedBy: actor, lockedAt: record.lockedAt)
@@ -140,7 +142,8 @@ public struct PayPeriodService: Sendable {
     private func period(startingOn start: LocalDate) async throws -> PayPeriodView {
         guard let period = try await periods(from: start, through: start).first(where: { $0.dates.start == start })
         else {
-            throw Problem(404, "Not found", "no pay period starts on \(start) (see GET /v1/admin/pay-periods)")
+            throw DomainError(
+                .notFound, "Not found", "no pay period starts on \(start) (see GET /v1/admin/pay-periods)")
         }
         return period
     }

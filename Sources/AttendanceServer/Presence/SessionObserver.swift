@@ -1,3 +1,4 @@
+import AttendanceRules
 import Synchronization
 
 /// Told about the sessions a committed change created or changed: device events (check-in,

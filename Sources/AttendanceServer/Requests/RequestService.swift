@@ -1,16 +1,21 @@
 import AttendanceModels
+import AttendanceRules
+import AttendanceStorage
 import Foundation
+
+/// What `RequestService` reads and writes: the repository protocols it needs, no more.
+public typealias RequestServiceStorage = AttendanceRepository & RequestRepository
 
 /// Employees ask for corrections from the app; admins approve or reject them. Validated here;
 /// `RequestRules` decides, and the repository writes each step with its ledger row.
 public struct RequestService: Sendable {
-    public let repository: any ServerRepository
+    public let repository: any RequestServiceStorage
     private let environment: ServerEnvironment
     /// Told about the session an approval corrected or added (the console's live presence).
     private let observer: (any SessionObserver)?
 
     public init(
-        repository: any ServerRepository, observer: (any SessionObserver)? = nil,
+        repository: any RequestServiceStorage, observer: (any SessionObserver)? = nil,
         environment: ServerEnvironment
     ) {
         self.repository = repository
@@ -44,35 +49,38 @@ public struct RequestService: Sendable {
     public func file(_ input: Input, user: UserID, device: DeviceID) async throws -> CorrectionRequestRecord {
         try InputRules.text("reason", input.reason, maxLength: InputRules.maxReasonLength, allowEmpty: false)
         guard input.evidence.count <= 10 else {
-            throw Problem.field("evidence", "\(input.evidence.count) entries", expected: "at most 10 entries")
+            throw DomainError.field("evidence", "\(input.evidence.count) entries", expected: "at most 10 entries")
         }
         for (name, value) in input.evidence {
             try InputRules.identifier("evidence", name, maxLength: 64)
             try InputRules.text("evidence.\(name)", value, maxLength: 200)
         }
         if let checkIn = input.checkInAt, let checkOut = input.checkOutAt, checkOut < checkIn {
-            throw Problem.field(
+            throw DomainError.field(
                 "checkOutAt", RFC3339.format(checkOut),
-                expected: "a time at or after checkInAt (\(RFC3339.format(checkIn)))", status: 422)
+                expected: "a time at or after checkInAt (\(RFC3339.format(checkIn)))", kind: .unprocessable)
         }
         let kind: CorrectionRequestRecord.Kind
         var siteId = input.siteId.map { SiteID($0) }
         if let key = input.sessionKey {
             try InputRules.identifier("sessionKey", key)
             guard let session = try await repository.session(key: SessionKey(key)), session.userId == user else {
-                throw Problem(404, "Not found", "no session of yours with key '\(key)'")
+                throw DomainError(.notFound, "Not found", "no session of yours with key '\(key)'")
             }
             guard input.checkInAt != nil || input.checkOutAt != nil || siteId != nil else {
-                throw Problem.field(
-                    "checkInAt", nil, expected: "the corrected check-in, check-out or site of the session", status: 422)
+                throw DomainError.field(
+                    "checkInAt", nil, expected: "the corrected check-in, check-out or site of the session",
+                    kind: .unprocessable)
             }
             kind = .correction
         } else {
             guard let site = siteId else {
-                throw Problem.field("siteId", nil, expected: "the site of the missing session", status: 422)
+                throw DomainError.field(
+                    "siteId", nil, expected: "the site of the missing session", kind: .unprocessable)
             }
             guard input.checkInAt != nil else {
-                throw Problem.field("checkInAt", nil, expected: "when the missing session began", status: 422)
+                throw DomainError.field(
+                    "checkInAt", nil, expected: "when the missing session began", kind: .unprocessable)
             }
             siteId = site
             kind = .missingSession
@@ -80,7 +88,7 @@ public struct RequestService: Sendable {
         if let site = siteId {
             try InputRules.identifier("siteId", site.rawValue, maxLength: InputRules.maxIdLength)
             guard try await repository.site(id: site) != nil else {
-                throw Problem.field("siteId", site.rawValue, expected: "the id of a site", status: 422)
+                throw DomainError.field("siteId", site.rawValue, expected: "the id of a site", kind: .unprocessable)
             }
         }
         let request = CorrectionRequestRecord(
@@ -115,23 +123,24 @@ public struct RequestService: Sendable {
     }
 
     public func decide(
-        id: String, approve: Bool, comment: String?, actor: LedgerActor, scope: SiteScope = .all
+        id: CorrectionRequestID, approve: Bool, comment: String?, actor: LedgerActor, scope: SiteScope = .all
     ) async throws
         -> CorrectionRequestRecord
     {
-        try InputRules.identifier("requestId", id, maxLength: InputRules.maxIdLength)
+        try InputRules.identifier("requestId", id.rawValue, maxLength: InputRules.maxIdLength)
         if scope != .all {
             guard let request = try await repository.request(id: id) else {
-                throw Problem(404, "Not found", "no request with id '\(id)'")
+                throw DomainError(.notFound, "Not found", "no request with id '\(id)'")
             }
             guard try await visible(request, to: scope) else {
-                throw Problem(403, "Forbidden", "request '\(id)' is about a site not assigned to this account")
+                throw DomainError(
+                    .forbidden, "Forbidden", "request '\(id)' is about a site not assigned to this account")
             }
         }
         if let comment {
             try InputRules.text("comment", comment, maxLength: InputRules.maxReasonLength, allowEmpty: approve)
         } else if !approve {
-            throw Problem.field("comment", nil, expected: "why the request is rejected (the employee reads it)")
+            throw DomainError.field("comment", nil, expected: "why the request is rejected (the employee reads it)")
         }
         switch try await repository.decideRequest(
             id: id, approve: approve, comment: comment, actor: actor, now: environment.now())
@@ -143,12 +152,12 @@ public struct RequestService: Sendable {
                 observer.sessionsChanged([session])
             }
             return request
-        case .notFound: throw Problem(404, "Not found", "no request with id '\(id)'")
+        case .notFound: throw DomainError(.notFound, "Not found", "no request with id '\(id)'")
         case .alreadyDecided(let request):
-            throw Problem(409, "Conflict", "the request '\(id)' was already \(request.state.rawValue)")
+            throw DomainError(.conflict, "Conflict", "the request '\(id)' was already \(request.state.rawValue)")
         case .correctionRefused(let outcome):
             _ = try CorrectionService.session(outcome)
-            throw Problem(409, "Conflict", "the request '\(id)' could not be applied")
+            throw DomainError(.conflict, "Conflict", "the request '\(id)' could not be applied")
         }
     }
 }

@@ -1,3 +1,4 @@
+import AttendanceModels
 import Foundation
 
 /// What the server takes from the world: the time, and randomness for secrets and ids. Made once
@@ -34,10 +35,13 @@ public struct ServerEnvironment: Sendable {
 
     /// An id for a new record: `prefix` and `length` characters of a new token (lowercased where
     /// the id appears in URLs people type or read).
-    public func newId(_ prefix: String, length: Int, lowercased: Bool = true) -> String {
+    public func newId<Tag>(_ prefix: String, length: Int, lowercased: Bool = true) -> Identifier<Tag> {
         let random = newToken().prefix(length)
-        return prefix + (lowercased ? random.lowercased() : String(random))
+        return Identifier(prefix + (lowercased ? random.lowercased() : String(random)))
     }
+
+    /// A new random password for a created account (printed once), 24 characters of base64url.
+    public func newPassword() -> String { String(newToken().prefix(24)) }
 
     /// An enrollment code an employee can type: 10 characters from an alphabet without look-alikes
     /// (no 0/O, 1/I/L), grouped as XXXXX-XXXXX; about 49 bits, and each code works once and expires.

@@ -1,5 +1,12 @@
 import AttendanceModels
+import AttendanceRules
+import AttendanceStorage
 import Foundation
+
+/// What `TimesheetService` and `PayPeriodService` read and write: the repository protocols they
+/// need, no more.
+public typealias TimesheetServiceStorage = AttendanceRepository & AdminRepository & AuthRepository
+    & PayPeriodRepository & TimesheetRepository
 
 /// Which timesheet rows: local dates `from` through `through` (both included), optionally one
 /// site's or one employee's.
@@ -27,12 +34,12 @@ public struct EmployeeTimesheet: Sendable {
 /// Reads what a timesheet needs and runs `TimesheetCalculator`, employees in id order and a
 /// chunk of them at a time: an export of any size holds one chunk's sessions, not the company's.
 public struct TimesheetService: Sendable {
-    public let repository: any ServerRepository
+    public let repository: any TimesheetServiceStorage
     private let environment: ServerEnvironment
     /// Employees read and computed together (one session query each).
     static let chunkSize = 500
 
-    public init(repository: any ServerRepository, environment: ServerEnvironment) {
+    public init(repository: any TimesheetServiceStorage, environment: ServerEnvironment) {
         self.repository = repository
         self.environment = environment
     }
@@ -44,13 +51,13 @@ public struct TimesheetService: Sendable {
         if let siteId = query.siteId {
             try InputRules.identifier("siteId", siteId.rawValue)
             guard try await repository.site(id: siteId) != nil else {
-                throw Problem(404, "Not found", "no site has the id '\(siteId)'")
+                throw DomainError(.notFound, "Not found", "no site has the id '\(siteId)'")
             }
         }
         if let userId = query.userId {
             try InputRules.identifier("userId", userId.rawValue)
             guard try await repository.employee(id: userId) != nil else {
-                throw Problem(404, "Not found", "no employee has the id '\(userId)'")
+                throw DomainError(.notFound, "Not found", "no employee has the id '\(userId)'")
             }
         }
     }
@@ -115,8 +122,8 @@ public struct TimesheetService: Sendable {
     /// The calculator for a query: every site's zone, rules and holidays, and every schedule.
     func calculator(for query: TimesheetQuery, now: Date) async throws -> TimesheetCalculator {
         let rules = Dictionary(
-            try await repository.timesheetSettings(kind: .siteRules, dates: nil).compactMap { row in
-                TimesheetSettingCodec.rules(row).map { (row.id, $0) }
+            try await repository.timesheetSettings(kind: .siteRules, dates: nil).map { row in
+                (row.id, try TimesheetSettingCodec.rules(row))
             },
             uniquingKeysWith: { first, _ in first })
         let first = query.from.weekStart
@@ -127,7 +134,7 @@ public struct TimesheetService: Sendable {
             // Zones are checked when a site is saved; UTC only if the zone database lost one.
             var entry = TimesheetSite(
                 id: site.id, timeZone: TimeZone(identifier: site.timeZone) ?? TimeZone(identifier: "UTC")!)
-            if let (policy, schedule) = rules[site.id.rawValue] {
+            if let (policy, schedule) = rules[site.id.rawValue].map({ ($0.policy, $0.defaultScheduleId) }) {
                 entry.policy = policy
                 entry.defaultScheduleId = schedule
             }
@@ -142,15 +149,15 @@ public struct TimesheetService: Sendable {
 
     private func settings<Setting>(
         _ kind: TimesheetSettingRow.Kind, dates: ClosedRange<LocalDate>?,
-        _ decode: (TimesheetSettingRow) -> Setting?
+        _ decode: (TimesheetSettingRow) throws -> Setting
     ) async throws -> [Setting] {
-        try await repository.timesheetSettings(kind: kind, dates: dates).compactMap(decode)
+        try await repository.timesheetSettings(kind: kind, dates: dates).map(decode)
     }
 }
 
 /// A timesheet being read, a chunk of employees at a time (`TimesheetService.open`).
 public struct TimesheetReader: Sendable {
-    let repository: any ServerRepository
+    let repository: any TimesheetServiceStorage
     let query: TimesheetQuery
     let calculator: TimesheetCalculator
     let window: ClosedRange<Date>
@@ -165,7 +172,7 @@ public struct TimesheetReader: Sendable {
     private var position = 0
 
     init(
-        repository: any ServerRepository, query: TimesheetQuery, calculator: TimesheetCalculator,
+        repository: any TimesheetServiceStorage, query: TimesheetQuery, calculator: TimesheetCalculator,
         window: ClosedRange<Date>
     ) {
         self.repository = repository

@@ -1,14 +1,19 @@
 import AttendanceModels
+import AttendanceRules
+import AttendanceStorage
 import Foundation
+
+/// What `TimesheetSettingsService` reads and writes: the repository protocols it needs, no more.
+public typealias TimesheetSettingsServiceStorage = AttendanceRepository & TimesheetRepository
 
 /// Schedules, assignments, a site's rules, holidays and leave: validated (every refusal a
 /// `Problem` naming the field, the value and what was expected), stored, and audited in the
 /// ledger in the same transaction (`timesheetSetting.saved` / `.removed`, before and after).
 public struct TimesheetSettingsService: Sendable {
-    public let repository: any ServerRepository
+    public let repository: any TimesheetSettingsServiceStorage
     private let environment: ServerEnvironment
 
-    public init(repository: any ServerRepository, environment: ServerEnvironment) {
+    public init(repository: any TimesheetSettingsServiceStorage, environment: ServerEnvironment) {
         self.repository = repository
         self.environment = environment
     }
@@ -16,31 +21,31 @@ public struct TimesheetSettingsService: Sendable {
     // MARK: - Schedules
 
     public func schedules() async throws -> [WorkSchedule] {
-        try await repository.timesheetSettings(kind: .schedule, dates: nil).compactMap(TimesheetSettingCodec.schedule)
+        try await repository.timesheetSettings(kind: .schedule, dates: nil).map(TimesheetSettingCodec.schedule)
     }
 
-    public func schedule(id: String) async throws -> WorkSchedule {
-        try InputRules.identifier("scheduleId", id)
-        guard let row = try await repository.timesheetSetting(kind: .schedule, id: id),
-            let schedule = TimesheetSettingCodec.schedule(row)
-        else { throw Problem(404, "Not found", "no schedule has the id '\(id)'") }
-        return schedule
+    public func schedule(id: ScheduleID) async throws -> WorkSchedule {
+        try InputRules.identifier("scheduleId", id.rawValue)
+        guard let row = try await repository.timesheetSetting(kind: .schedule, id: id.rawValue) else {
+            throw DomainError(.notFound, "Not found", "no schedule has the id '\(id)'")
+        }
+        return try TimesheetSettingCodec.schedule(row)
     }
 
     /// Creates or replaces the schedule `schedule.id`.
     public func saveSchedule(_ schedule: WorkSchedule, actor: LedgerActor) async throws -> WorkSchedule {
-        try InputRules.identifier("scheduleId", schedule.id)
+        try InputRules.identifier("scheduleId", schedule.id.rawValue)
         try InputRules.text("name", schedule.name, maxLength: 200, allowEmpty: false)
         for (day, shift) in schedule.shifts {
             guard (0...1440).contains(shift.expectedMinutes) else {
-                throw Problem.field(
+                throw DomainError.field(
                     "shifts[\(day.name)].expectedMinutes", String(shift.expectedMinutes), expected: "0 to 1440",
-                    status: 422)
+                    kind: .unprocessable)
             }
             guard shift.expectedMinutes * 60 <= (shift.endMinuteFromStartDay - shift.startMinute) * 60 else {
-                throw Problem.field(
+                throw DomainError.field(
                     "shifts[\(day.name)].expectedMinutes", String(shift.expectedMinutes),
-                    expected: "no more than the shift's length from start to end", status: 422)
+                    expected: "no more than the shift's length from start to end", kind: .unprocessable)
             }
         }
         try await save(TimesheetSettingCodec.row(schedule, now: environment.now()), actor: actor)
@@ -48,46 +53,50 @@ public struct TimesheetSettingsService: Sendable {
     }
 
     /// Refused (409) while an assignment or a site's rules use it: past timesheets need it.
-    public func deleteSchedule(id: String, actor: LedgerActor) async throws {
+    public func deleteSchedule(id: ScheduleID, actor: LedgerActor) async throws {
         _ = try await schedule(id: id)
         let users = try await assignments(userId: nil).filter { $0.scheduleId == id }
         let sites = try await repository.timesheetSettings(kind: .siteRules, dates: nil)
-            .filter { TimesheetSettingCodec.rules($0)?.defaultScheduleId == id }
+            .filter { try TimesheetSettingCodec.rules($0).defaultScheduleId == id }
         guard users.isEmpty, sites.isEmpty else {
             let uses = users.map { "assignment \($0.id)" } + sites.map { "the rules of site \($0.id)" }
-            throw Problem(409, "Schedule in use", "schedule '\(id)' is used by \(uses.joined(separator: ", "))")
+            throw DomainError(
+                .conflict, "Schedule in use", "schedule '\(id)' is used by \(uses.joined(separator: ", "))")
         }
-        try await remove(.schedule, id: id, actor: actor)
+        try await remove(.schedule, id: id.rawValue, actor: actor)
     }
 
     // MARK: - Assignments
 
     public func assignments(userId: UserID?) async throws -> [ScheduleAssignment] {
         try await repository.timesheetSettings(kind: .assignment, dates: nil)
-            .compactMap(TimesheetSettingCodec.assignment)
+            .map(TimesheetSettingCodec.assignment)
             .filter { userId == nil || $0.userId == userId }
     }
 
     public func assign(
-        userId: UserID, siteId: SiteID, scheduleId: String, from: LocalDate, through: LocalDate?, actor: LedgerActor
+        userId: UserID, siteId: SiteID, scheduleId: ScheduleID, from: LocalDate, through: LocalDate?,
+        actor: LedgerActor
     ) async throws -> ScheduleAssignment {
         guard try await repository.employee(id: userId) != nil else {
-            throw Problem.field("userId", userId.rawValue, expected: "the id of an employee", status: 422)
+            throw DomainError.field("userId", userId.rawValue, expected: "the id of an employee", kind: .unprocessable)
         }
         try await siteInBody(siteId)
-        guard try await repository.timesheetSetting(kind: .schedule, id: scheduleId) != nil else {
-            throw Problem.field(
-                "scheduleId", InputRules.shown(scheduleId), expected: "the id of a schedule", status: 422)
+        guard try await repository.timesheetSetting(kind: .schedule, id: scheduleId.rawValue) != nil else {
+            throw DomainError.field(
+                "scheduleId", InputRules.shown(scheduleId.rawValue), expected: "the id of a schedule",
+                kind: .unprocessable)
         }
         if let through, through < from {
-            throw Problem.field("through", through.description, expected: "a date on or after 'from'", status: 422)
+            throw DomainError.field(
+                "through", through.description, expected: "a date on or after 'from'", kind: .unprocessable)
         }
         let candidate = ScheduleAssignment(
             id: environment.newId("asg-", length: 16), userId: userId, siteId: siteId,
             scheduleId: scheduleId, from: from, through: through)
         if let clash = try await assignments(userId: userId).first(where: { overlaps($0, candidate) }) {
-            throw Problem(
-                409, "Overlapping assignment",
+            throw DomainError(
+                .conflict, "Overlapping assignment",
                 "employee '\(userId)' already works '\(clash.scheduleId)' at site '\(clash.siteId)' from \(clash.from)"
                     + (clash.through.map { " through \($0)" } ?? "") + " (assignment \(clash.id))")
         }
@@ -95,12 +104,12 @@ public struct TimesheetSettingsService: Sendable {
         return candidate
     }
 
-    public func endAssignment(id: String, actor: LedgerActor) async throws {
-        try InputRules.identifier("assignmentId", id)
-        guard try await repository.timesheetSetting(kind: .assignment, id: id) != nil else {
-            throw Problem(404, "Not found", "no schedule assignment has the id '\(id)'")
+    public func endAssignment(id: AssignmentID, actor: LedgerActor) async throws {
+        try InputRules.identifier("assignmentId", id.rawValue)
+        guard try await repository.timesheetSetting(kind: .assignment, id: id.rawValue) != nil else {
+            throw DomainError(.notFound, "Not found", "no schedule assignment has the id '\(id)'")
         }
-        try await remove(.assignment, id: id, actor: actor)
+        try await remove(.assignment, id: id.rawValue, actor: actor)
     }
 
     /// Two assignments of one employee at one site may not cover the same day.
@@ -113,16 +122,17 @@ public struct TimesheetSettingsService: Sendable {
 
     // MARK: - A site's rules
 
-    public func rules(siteId: SiteID) async throws -> (policy: TimesheetPolicy, defaultScheduleId: String?) {
+    /// The site's rules; the defaults when none were saved.
+    public func rules(siteId: SiteID) async throws -> SiteRules {
         try await existingSite(siteId)
-        guard let row = try await repository.timesheetSetting(kind: .siteRules, id: siteId.rawValue),
-            let rules = TimesheetSettingCodec.rules(row)
-        else { return (TimesheetPolicy(), nil) }
-        return rules
+        guard let row = try await repository.timesheetSetting(kind: .siteRules, id: siteId.rawValue) else {
+            return SiteRules()
+        }
+        return try TimesheetSettingCodec.rules(row)
     }
 
     public func saveRules(
-        siteId: SiteID, policy: TimesheetPolicy, defaultScheduleId: String?, actor: LedgerActor
+        siteId: SiteID, policy: TimesheetPolicy, defaultScheduleId: ScheduleID?, actor: LedgerActor
     ) async throws {
         try await existingSite(siteId)
         let minutes: [(String, Int?)] = [
@@ -131,21 +141,22 @@ public struct TimesheetSettingsService: Sendable {
             ("breakMinimumMinutes", policy.breakMinimumMinutes),
         ]
         for case (let field, let value?) in minutes where !(0...1440).contains(value) {
-            throw Problem.field(field, String(value), expected: "0 to 1440 minutes", status: 422)
+            throw DomainError.field(field, String(value), expected: "0 to 1440 minutes", kind: .unprocessable)
         }
         guard policy.breakRules.count <= 10 else {
-            throw Problem.field("breakRules", "\(policy.breakRules.count) rules", expected: "at most 10")
+            throw DomainError.field("breakRules", "\(policy.breakRules.count) rules", expected: "at most 10")
         }
         for (index, rule) in policy.breakRules.enumerated() {
             guard (1...1440).contains(rule.workedOverMinutes), (1...240).contains(rule.breakMinutes) else {
-                throw Problem.field(
+                throw DomainError.field(
                     "breakRules[\(index)]", "\(rule.workedOverMinutes) min → \(rule.breakMinutes) min",
-                    expected: "workedOverMinutes 1 to 1440 and breakMinutes 1 to 240", status: 422)
+                    expected: "workedOverMinutes 1 to 1440 and breakMinutes 1 to 240", kind: .unprocessable)
             }
         }
-        if let id = defaultScheduleId, try await repository.timesheetSetting(kind: .schedule, id: id) == nil {
-            throw Problem.field(
-                "defaultScheduleId", InputRules.shown(id), expected: "the id of a schedule", status: 422)
+        if let id = defaultScheduleId, try await repository.timesheetSetting(kind: .schedule, id: id.rawValue) == nil {
+            throw DomainError.field(
+                "defaultScheduleId", InputRules.shown(id.rawValue), expected: "the id of a schedule",
+                kind: .unprocessable)
         }
         try await save(
             TimesheetSettingCodec.row(
@@ -158,7 +169,7 @@ public struct TimesheetSettingsService: Sendable {
     public func holidays(siteId: SiteID) async throws -> [(date: LocalDate, name: String)] {
         try await existingSite(siteId)
         return try await repository.timesheetSettings(kind: .holiday, dates: nil)
-            .compactMap(TimesheetSettingCodec.holiday)
+            .map(TimesheetSettingCodec.holiday)
             .filter { $0.siteId == siteId }
             .map { ($0.date, $0.name) }
             .sorted { $0.date < $1.date }
@@ -175,7 +186,7 @@ public struct TimesheetSettingsService: Sendable {
     public func deleteHoliday(siteId: SiteID, date: LocalDate, actor: LedgerActor) async throws {
         try await existingSite(siteId)
         guard try await repository.timesheetSetting(kind: .holiday, id: "\(siteId.rawValue)/\(date)") != nil else {
-            throw Problem(404, "Not found", "site '\(siteId)' has no holiday on \(date)")
+            throw DomainError(.notFound, "Not found", "site '\(siteId)' has no holiday on \(date)")
         }
         try await remove(.holiday, id: "\(siteId.rawValue)/\(date)", actor: actor)
     }
@@ -184,7 +195,7 @@ public struct TimesheetSettingsService: Sendable {
 
     public func leave(userId: UserID?, dates: ClosedRange<LocalDate>) async throws -> [LeaveDay] {
         try await repository.timesheetSettings(kind: .leave, dates: dates)
-            .compactMap(TimesheetSettingCodec.leave)
+            .map(TimesheetSettingCodec.leave)
             .filter { userId == nil || $0.userId == userId }
             .sorted { ($0.userId.rawValue, $0.date) < ($1.userId.rawValue, $1.date) }
     }
@@ -194,7 +205,7 @@ public struct TimesheetSettingsService: Sendable {
         userId: UserID, date: LocalDate, siteId: SiteID?, type: String, note: String?, actor: LedgerActor
     ) async throws -> LeaveDay {
         guard try await repository.employee(id: userId) != nil else {
-            throw Problem(404, "Not found", "no employee has the id '\(userId)'")
+            throw DomainError(.notFound, "Not found", "no employee has the id '\(userId)'")
         }
         try InputRules.text("type", type, maxLength: 40, allowEmpty: false)
         if let note { try InputRules.text("note", note, maxLength: 500) }
@@ -205,9 +216,9 @@ public struct TimesheetSettingsService: Sendable {
         } else if let assigned = try await assignments(userId: userId).first(where: { $0.covers(date) }) {
             site = assigned.siteId
         } else {
-            throw Problem.field(
+            throw DomainError.field(
                 "siteId", nil, expected: "a site: employee '\(userId)' has no schedule assignment on \(date)",
-                status: 422)
+                kind: .unprocessable)
         }
         let day = LeaveDay(userId: userId, siteId: site, date: date, type: type, note: note)
         try await save(TimesheetSettingCodec.row(day, now: environment.now()), actor: actor)
@@ -216,7 +227,7 @@ public struct TimesheetSettingsService: Sendable {
 
     public func deleteLeave(userId: UserID, date: LocalDate, actor: LedgerActor) async throws {
         guard try await repository.timesheetSetting(kind: .leave, id: "\(userId.rawValue)/\(date)") != nil else {
-            throw Problem(404, "Not found", "employee '\(userId)' has no leave on \(date)")
+            throw DomainError(.notFound, "Not found", "employee '\(userId)' has no leave on \(date)")
         }
         try await remove(.leave, id: "\(userId.rawValue)/\(date)", actor: actor)
     }
@@ -242,7 +253,7 @@ public struct TimesheetSettingsService: Sendable {
         let audit = LedgerEvent.timesheetSetting(
             kind, id: id, userId: before?.userId, change: change, removed: true, actor: actor, now: environment.now())
         guard try await repository.deleteTimesheetSetting(kind: kind, id: id, audit: audit) else {
-            throw Problem(404, "Not found", "no \(kind.rawValue) has the id '\(id)'")
+            throw DomainError(.notFound, "Not found", "no \(kind.rawValue) has the id '\(id)'")
         }
     }
 
@@ -250,7 +261,7 @@ public struct TimesheetSettingsService: Sendable {
     private func siteInBody(_ siteId: SiteID) async throws {
         try InputRules.identifier("siteId", siteId.rawValue)
         guard try await repository.site(id: siteId) != nil else {
-            throw Problem.field("siteId", siteId.rawValue, expected: "the id of a site", status: 422)
+            throw DomainError.field("siteId", siteId.rawValue, expected: "the id of a site", kind: .unprocessable)
         }
     }
 
@@ -258,7 +269,7 @@ public struct TimesheetSettingsService: Sendable {
     private func existingSite(_ siteId: SiteID) async throws {
         try InputRules.identifier("siteId", siteId.rawValue)
         guard try await repository.site(id: siteId) != nil else {
-            throw Problem(404, "Not found", "no site has the id '\(siteId)'")
+            throw DomainError(.notFound, "Not found", "no site has the id '\(siteId)'")
         }
     }
 }

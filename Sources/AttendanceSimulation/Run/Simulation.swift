@@ -2,6 +2,7 @@ import AttendanceEngine
 import AttendanceHTTP
 import AttendanceModels
 import AttendanceServer
+import AttendanceStorage
 import AttendanceSync
 import Foundation
 import Hummingbird

@@ -1,6 +1,7 @@
 import AttendanceHTTP
 import AttendanceServer
 import AttendanceServerTestSupport
+import AttendanceStorage
 import Foundation
 import Logging
 import Synchronization

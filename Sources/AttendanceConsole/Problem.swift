@@ -1,0 +1,34 @@
+import AttendanceRules
+
+/// An HTTP refusal (RFC 9457): a status, a title and a detail. The console renders it as a page;
+/// AttendanceHTTP writes it as the contract's problem+json. `init(_:)` is the one place a core
+/// `DomainError` gets its status.
+public struct Problem: Error, Hashable, Sendable {
+    public var status: Int
+    public var title: String
+    public var detail: String
+
+    public init(_ status: Int, _ title: String, _ detail: String) {
+        self.status = status
+        self.title = title
+        self.detail = detail
+    }
+
+    public init(_ error: DomainError) {
+        self.init(Self.status(of: error.kind), error.title, error.detail)
+    }
+
+    public static func status(of kind: DomainError.Kind) -> Int {
+        switch kind {
+        case .invalid: 400
+        case .unauthenticated: 401
+        case .forbidden: 403
+        case .notFound: 404
+        case .conflict: 409
+        case .gone: 410
+        case .tooLarge: 413
+        case .unprocessable: 422
+        case .throttled: 429
+        }
+    }
+}

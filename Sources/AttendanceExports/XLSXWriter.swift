@@ -1,0 +1,197 @@
+import Foundation
+import ZIPFoundation
+
+/// A real Office Open XML workbook (ECMA-376 SpreadsheetML), written row by row: each sheet's XML
+/// goes to a temporary file as rows arrive, and `finish` zips the parts (ZIPFoundation, deflate)
+/// into one `.xlsx` file. Memory holds one row at a time, however many rows there are.
+///
+/// Numbers are numeric cells; text is an inline string (`t="inlineStr"`), which a spreadsheet
+/// never evaluates as a formula.
+public final class XLSXWriter {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    private let directory: URL
+    private let sheetNames: [String]
+    private var sheets: [FileHandle] = []
+    private var rowCounts: [Int]
+    private var buffers: [String]
+
+    /// Sheets named `sheetNames` (at most 31 characters each, Excel's limit).
+    public init(sheetNames: [String]) throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("attendance-xlsx-" + UUID().uuidString, isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.sheetNames = sheetNames
+        rowCounts = Array(repeating: 0, count: sheetNames.count)
+        buffers = Array(repeating: "", count: sheetNames.count)
+        for index in sheetNames.indices {
+            let url = sheetURL(index)
+            guard FileManager.default.createFile(atPath: url.path, contents: nil),
+                let handle = FileHandle(forWritingAtPath: url.path)
+            else { throw Failure(description: "cannot write \(url.path)") }
+            sheets.append(handle)
+            buffers[index] = Self.sheetHead
+        }
+    }
+
+    deinit {
+        for handle in sheets { try? handle.close() }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Appends a row to sheet `sheet`.
+    public func append(_ cells: [ExportCell], toSheet sheet: Int) throws {
+        rowCounts[sheet] += 1
+        let row = rowCounts[sheet]
+        var xml = "<row r=\"\(row)\">"
+        for (column, cell) in cells.enumerated() {
+            let reference = Self.columnName(column) + String(row)
+            switch cell {
+            case .number(let number): xml += "<c r=\"\(reference)\"><v>\(number)</v></c>"
+            case .text(let text):
+                xml +=
+                    "<c r=\"\(reference)\" t=\"inlineStr\"><is><t xml:space=\"preserve\">"
+                    + Self.escaped(text) + "</t></is></c>"
+            case .empty: break
+            }
+        }
+        buffers[sheet] += xml + "</row>"
+        if buffers[sheet].utf8.count > 64 * 1024 { try flush(sheet) }
+    }
+
+    /// Writes the workbook and returns its file (the caller streams it, then removes it with
+    /// `remove`); the writer can't be used after.
+    public func finish() throws -> URL {
+        for index in sheetNames.indices {
+            buffers[index] += "</sheetData></worksheet>"
+            try flush(index)
+            try sheets[index].close()
+        }
+        sheets = []
+        let output = FileManager.default.temporaryDirectory
+            .appendingPathComponent("attendance-" + UUID().uuidString + ".xlsx")
+        let archive = try Archive(url: output, accessMode: .create)
+        for (path, text) in packageParts() {
+            let data = Data(text.utf8)
+            try archive.addEntry(
+                with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate,
+                provider: { position, size in data.subdata(in: Int(position)..<Int(position) + size) })
+        }
+        for index in sheetNames.indices {
+            try archive.addEntry(
+                with: "xl/worksheets/sheet\(index + 1).xml", fileURL: sheetURL(index), compressionMethod: .deflate)
+        }
+        return output
+    }
+
+    private func flush(_ sheet: Int) throws {
+        try sheets[sheet].write(contentsOf: Data(buffers[sheet].utf8))
+        buffers[sheet] = ""
+    }
+
+    private func sheetURL(_ index: Int) -> URL { directory.appendingPathComponent("sheet\(index + 1).xml") }
+
+    private func packageParts() -> [(String, String)] {
+        let overrides = sheetNames.indices.map { index in
+            "<Override PartName=\"/xl/worksheets/sheet\(index + 1).xml\" "
+                + "ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml\"/>"
+        }.joined()
+        let sheets = sheetNames.enumerated().map { index, name in
+            "<sheet name=\"\(Self.escaped(String(name.prefix(31))))\" sheetId=\"\(index + 1)\" "
+                + "r:id=\"rId\(index + 1)\"/>"
+        }.joined()
+        let relations = sheetNames.indices.map { index in
+            "<Relationship Id=\"rId\(index + 1)\" "
+                + "Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet\" "
+                + "Target=\"worksheets/sheet\(index + 1).xml\"/>"
+        }.joined()
+        let stylesId = sheetNames.count + 1
+        return [
+            (
+                "[Content_Types].xml",
+                Self.declaration
+                    + "<Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\">"
+                    + "<Default Extension=\"rels\" "
+                    + "ContentType=\"application/vnd.openxmlformats-package.relationships+xml\"/>"
+                    + "<Default Extension=\"xml\" ContentType=\"application/xml\"/>"
+                    + "<Override PartName=\"/xl/workbook.xml\" "
+                    + "ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml\"/>"
+                    + "<Override PartName=\"/xl/styles.xml\" "
+                    + "ContentType=\"application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml\"/>"
+                    + overrides + "</Types>"
+            ),
+            (
+                "_rels/.rels",
+                Self.declaration
+                    + "<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">"
+                    + "<Relationship Id=\"rId1\" "
+                    + "Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument\" "
+                    + "Target=\"xl/workbook.xml\"/></Relationships>"
+            ),
+            (
+                "xl/workbook.xml",
+                Self.declaration
+                    + "<workbook xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\" "
+                    + "xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\">"
+                    + "<sheets>" + sheets + "</sheets></workbook>"
+            ),
+            (
+                "xl/_rels/workbook.xml.rels",
+                Self.declaration
+                    + "<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">"
+                    + relations + "<Relationship Id=\"rId\(stylesId)\" "
+                    + "Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles\" "
+                    + "Target=\"styles.xml\"/></Relationships>"
+            ),
+            (
+                "xl/styles.xml",
+                Self.declaration
+                    + "<styleSheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\">"
+                    + "<fonts count=\"1\"><font><sz val=\"11\"/><name val=\"Calibri\"/></font></fonts>"
+                    + "<fills count=\"1\"><fill><patternFill patternType=\"none\"/></fill></fills>"
+                    + "<borders count=\"1\"><border/></borders>"
+                    + "<cellStyleXfs count=\"1\"><xf/></cellStyleXfs><cellXfs count=\"1\"><xf/></cellXfs>"
+                    + "</styleSheet>"
+            ),
+        ]
+    }
+
+    package static let declaration = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n"
+    package static let sheetHead =
+        declaration + "<worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\"><sheetData>"
+
+    /// A, B, … Z, AA, AB…
+    package static func columnName(_ index: Int) -> String {
+        var index = index
+        var name = ""
+        repeat {
+            name = String(UnicodeScalar(UInt8(65 + index % 26))) + name
+            index = index / 26 - 1
+        } while index >= 0
+        return name
+    }
+
+    /// XML text: the five predefined entities escaped, and characters XML 1.0 forbids dropped
+    /// (they can't be in a name or note here, but a cell must never make the file unreadable).
+    package static func escaped(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            case "\t", "\n", "\r": result.unicodeScalars.append(scalar)
+            default:
+                if scalar.value >= 0x20, !(0xFFFE...0xFFFF).contains(scalar.value) {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result
+    }
+}

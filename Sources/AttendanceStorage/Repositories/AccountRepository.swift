@@ -1,0 +1,34 @@
+import AttendanceModels
+import AttendanceRules
+import Foundation
+
+/// Accounts, their API tokens and console sessions: part of every repository implementation.
+/// Changes take their audit row and write it in the same transaction.
+public protocol AccountRepository: Sendable {
+    func accountCount() async throws -> Int
+    /// Throws a conflict when the e-mail is taken.
+    func createAccount(_ account: AccountRecord, audit: LedgerEvent?) async throws
+    func account(id: AccountID) async throws -> AccountRecord?
+    func account(email: String) async throws -> AccountRecord?
+    func accounts() async throws -> [AccountRecord]
+    /// Writes every field of `account` over the stored one; false when there is none.
+    func updateAccount(_ account: AccountRecord, audit: LedgerEvent?) async throws -> Bool
+
+    func createAPIToken(_ token: APITokenRecord, hash: String, audit: LedgerEvent?) async throws
+    /// The token with this hash and its account; `lastUsedAt` is moved to `now` when older than a
+    /// minute (a machine's steady traffic costs no write).
+    func apiToken(hash: String, now: Date) async throws -> (token: APITokenRecord, account: AccountRecord)?
+    func apiTokens(accountId: AccountID?) async throws -> [APITokenRecord]
+    func apiToken(id: APITokenID) async throws -> APITokenRecord?
+    /// Nil when there is no such token; revoking a revoked token keeps its first time.
+    func revokeAPIToken(id: APITokenID, now: Date, audit: LedgerEvent?) async throws -> APITokenRecord?
+
+    func createConsoleSession(_ session: ConsoleSessionRecord, hash: String, audit: LedgerEvent?) async throws
+    /// An unexpired session and its account.
+    func consoleSession(
+        hash: String, now: Date
+    ) async throws -> (session: ConsoleSessionRecord, account: AccountRecord)?
+    func deleteConsoleSession(hash: String, audit: LedgerEvent?) async throws
+    /// Signs an account out everywhere (deactivation, a password change).
+    func deleteConsoleSessions(accountId: AccountID) async throws
+}

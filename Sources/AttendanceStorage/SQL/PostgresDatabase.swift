@@ -1,0 +1,121 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The storage port on PostgreSQL, over PostgresNIO's pool: transactions with per-key advisory
+/// locks, reads on one connection.
+package final class PostgresDatabase: SQLDatabase {
+    package let client: PostgresClient
+    package let logger: Logger
+    package var dialect: SQLDialect { .postgresql }
+
+    package init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    package func write<T: Sendable>(
+        locking keys: [String], _ body: @escaping @Sendable (any SQLTransaction) async throws -> T
+    ) async throws -> T {
+        do {
+            return try await transaction(locking: keys, body)
+        } catch let error as PostgresTransactionError {
+            // The body's own error, as the body threw it (a conflict, a refusal), when that is
+            // what ended the transaction; a failed BEGIN or COMMIT stays as PostgresNIO said it.
+            if error.beginError == nil, error.commitError == nil, let thrown = error.closureError { throw thrown }
+            throw error
+        }
+    }
+
+    private func transaction<T: Sendable>(
+        locking keys: [String], _ body: @escaping @Sendable (any SQLTransaction) async throws -> T
+    ) async throws -> T {
+        try await client.withTransaction(logger: logger) { connection in
+            let transaction = PostgresTransaction(connection: connection, logger: self.logger)
+            if keys.count == 1 {
+                try await transaction.execute("SELECT pg_advisory_xact_lock(hashtext(\(keys[0])))")
+            } else if !keys.isEmpty {
+                // A volatile function in the select list runs after ORDER BY: the locks are taken in order.
+                try await connection.query(
+                    """
+                    SELECT pg_advisory_xact_lock(id)
+                    FROM (SELECT DISTINCT hashtext(k)::bigint AS id FROM unnest(\(keys)::text[]) AS k) AS ids
+                    ORDER BY id
+                    """, logger: self.logger)
+            }
+            return try await body(transaction)
+        }
+    }
+
+    package func read<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) async throws -> T
+    {
+        try await client.withConnection { connection in
+            try await body(PostgresTransaction(connection: connection, logger: self.logger))
+        }
+    }
+
+    package func isUniqueViolation(_ error: any Error) -> Bool { PostgresRepository.isUniqueViolation(error) }
+}
+
+package struct PostgresTransaction: SQLTransaction {
+    package let connection: PostgresConnection
+    package let logger: Logger
+    package var dialect: SQLDialect { .postgresql }
+
+    package func query(_ sql: SQL) async throws -> [SQLRow] {
+        let result = try await run(sql)
+        guard let first = result.rows.first else { return [] }
+        let columns = SQLColumns(first.map(\.columnName))
+        return try result.rows.map { try Self.row($0, columns: columns) }
+    }
+
+    @discardableResult
+    package func execute(_ sql: SQL) async throws -> Int {
+        // The command tag ("UPDATE 3") counts the rows a statement changed.
+        try await run(sql).metadata.rows ?? 0
+    }
+
+    /// Every row and the command tag (the future-based call: the async one gives no tag).
+    private func run(_ sql: SQL) async throws -> PostgresQueryResult {
+        let result: EventLoopFuture<PostgresQueryResult> = connection.query(Self.query(sql), logger: logger)
+        return try await result.get()
+    }
+
+    package static func query(_ sql: SQL) -> PostgresQuery {
+        let binds = sql.binds(for: .postgresql)
+        var bindings = PostgresBindings(capacity: binds.count)
+        for bind in binds {
+            switch bind {
+            case .null: bindings.appendNull()
+            case .integer(let value): bindings.append(value)
+            case .real(let value): bindings.append(value)
+            case .text(let value): bindings.append(value)
+            case .blob(let value): bindings.append(ByteBuffer(data: value))
+            case .bool(let value): bindings.append(value)
+            case .textArray(let values): bindings.append(values)
+            }
+        }
+        return PostgresQuery(unsafeSQL: sql.text(for: .postgresql), binds: bindings)
+    }
+
+    /// A PostgresNIO row as the storage code reads rows.
+    package static func row(_ row: PostgresRow, columns: SQLColumns? = nil) throws -> SQLRow {
+        SQLRow(columns: columns ?? SQLColumns(row.map(\.columnName)), values: try row.map(value))
+    }
+
+    private static func value(_ cell: PostgresCell) throws -> SQLValue {
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .bool: return .bool(try cell.decode(Bool.self))
+        case .int2, .int4, .int8, .oid: return .integer(try cell.decode(Int64.self))
+        case .float4, .float8: return .real(try cell.decode(Double.self))
+        case .numeric:
+            let text = try cell.decode(String.self)
+            guard let number = Double(text) else { return .text(text) }
+            return .real(number)
+        case .bytea: return .blob(Data(buffer: try cell.decode(ByteBuffer.self)))
+        default: return .text(try cell.decode(String.self))
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import AttendanceModels
+import Foundation
+
+/// A row as either database returns it: the values by position, and the columns' names.
+public struct SQLRow: Sendable {
+    public let columns: SQLColumns
+    public let values: [SQLValue]
+
+    public init(columns: SQLColumns, values: [SQLValue]) {
+        self.columns = columns
+        self.values = values
+    }
+
+    /// The value at `index`, decoded: an error names the column, the value and the type wanted.
+    public func decode<Value: SQLDecodable>(_ index: Int, as _: Value.Type = Value.self) throws -> Value {
+        guard index < values.count else {
+            throw SQLDecodingError(column: "#\(index)", value: "(none)", expected: "\(Value.self)")
+        }
+        guard let value = Value(sqlValue: values[index]) else {
+            throw SQLDecodingError(
+                column: columns.name(index), value: "\(values[index])", expected: "\(Value.self)")
+        }
+        return value
+    }
+
+    /// The value of the column named `name`.
+    public func decode<Value: SQLDecodable>(_ name: String, as _: Value.Type = Value.self) throws -> Value {
+        guard let index = columns.index(name) else {
+            throw SQLDecodingError(column: name, value: "(no such column)", expected: "\(Value.self)")
+        }
+        return try decode(index)
+    }
+
+    public subscript<Value: SQLDecodable>(index: Int) -> Value {
+        get throws { try decode(index) }
+    }
+
+}
+
+/// The column names of a result, shared by its rows.
+public final class SQLColumns: Sendable {
+    public let names: [String]
+    private let positions: [String: Int]
+
+    public init(_ names: [String]) {
+        self.names = names
+        var positions: [String: Int] = [:]
+        for (index, name) in names.enumerated() where positions[name] == nil { positions[name] = index }
+        self.positions = positions
+    }
+
+    package func index(_ name: String) -> Int? { positions[name] }
+    package func name(_ index: Int) -> String { index < names.count ? names[index] : "#\(index)" }
+}
+
+/// A value that does not decode as the type the code reads: the column, the value and the type.
+public struct SQLDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var column: String
+    public var value: String
+    public var expected: String
+    public var description: String { "column \(column) holds \(value.prefix(200)), expected \(expected)" }
+}
+
+/// A Swift value read from a row. SQLite keeps booleans as integers, PostgreSQL integers of its own
+/// widths: both read back as the Swift type.
+public protocol SQLDecodable {
+    init?(sqlValue: SQLValue)
+}
+
+extension String: SQLDecodable {
+    public init?(sqlValue: SQLValue) {
+        guard case .text(let text) = sqlValue else { return nil }
+        self = text
+    }
+}
+
+extension Int64: SQLDecodable {
+    public init?(sqlValue: SQLValue) {
+        switch sqlValue {
+        case .integer(let value): self = value
+        case .bool(let value): self = value ? 1 : 0
+        default: return nil
+        }
+    }
+}
+
+extension Int: SQLDecodable {
+    public init?(sqlValue: SQLValue) {
+        guard let value = Int64(sqlValue: sqlValue) else { return nil }
+        self = Int(value)
+    }
+}
+
+extension Double: SQLDecodable {
+    public init?(sqlValue: SQLValue) {
+        switch sqlValue {
+        case .real(let value): self = value
+        case .integer(let value): self = Double(value)
+        default: return nil
+        }
+    }
+}
+
+extension Bool: SQLDecodable {
+    public init?(sqlValue: SQLValue) {
+        switch sqlValue {
+        case .bool(let value): self = value
+        case .integer(let value): self = value != 0
+        default: return nil
+        }
+    }
+}
+
+extension Data: SQLDecodable {
+    public init?(sqlValue: SQLValue) {
+        switch sqlValue {
+        case .blob(let data): self = data
+        case .text(let text): self = Data(text.utf8)
+        default: return nil
+        }
+    }
+}
+
+extension Date: SQLDecodable {
+    public init?(sqlValue: SQLValue) {
+        guard let seconds = Double(sqlValue: sqlValue) else { return nil }
+        self = Date(timeIntervalSince1970: seconds)
+    }
+}
+
+extension Identifier: SQLDecodable {
+    public init?(sqlValue: SQLValue) {
+        guard let text = String(sqlValue: sqlValue) else { return nil }
+        self.init(text)
+    }
+}
+
+extension Optional: SQLDecodable where Wrapped: SQLDecodable {
+    public init?(sqlValue: SQLValue) {
+        if case .null = sqlValue {
+            self = .none
+            return
+        }
+        guard let value = Wrapped(sqlValue: sqlValue) else { return nil }
+        self = .some(value)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import GRDB
+
+/// One migration of the one list both databases follow: named, applied once, never edited after it
+/// ships. Those before "2026-11-27 one naming convention" carry each database's own frozen steps
+/// (the two schemas were written apart until then); every later one is one SQL text for both.
+package struct Migration: Sendable {
+    package let name: String
+    package let sqlite: @Sendable (Database) throws -> Void
+    package let postgresql: @Sendable (PostgresTransaction) async throws -> Void
+
+    /// A shipped migration with each database's steps.
+    package init(
+        legacy name: String, sqlite: (@Sendable (Database) throws -> Void)?,
+        postgresql: (@Sendable (PostgresTransaction) async throws -> Void)?
+    ) {
+        self.name = name
+        self.sqlite = sqlite ?? { _ in }
+        self.postgresql = postgresql ?? { _ in }
+    }
+
+    /// A migration written once: its statements run as they are on both databases.
+    package init(_ name: String, _ statements: [String]) {
+        self.name = name
+        sqlite = { db in for statement in statements { try db.execute(sql: statement) } }
+        postgresql = { tx in for statement in statements { try await tx.execute("\(raw: statement)") } }
+    }
+}
+
+package enum Migrations {
+    /// Every migration, in the order both databases apply them. Append only.
+    package static let all: [Migration] = {
+        let sqlite = SQLiteRepository.legacySteps.steps
+        let postgresql = PostgresRepository.legacySteps
+        let shipped = [
+            "2026-11-22 directory", "2026-11-22 sessions", "2026-11-22 idempotency keys", "2026-11-22 auth",
+            "2026-11-22 beacons", "2026-11-24 site deactivation", "2026-11-24 release stranded claims",
+            "2026-11-24 employee deactivation", "2026-11-24 session evidence", "2026-11-25 ledger",
+            "2026-11-25 sessions into the ledger", "2026-11-25 correction requests", "2026-11-25 timesheet settings",
+            "2026-11-25 pay periods", "2026-11-25 accounts", "2026-11-25 device state", "2026-11-26 directory version",
+            // SQLite's names become PostgreSQL's (PostgreSQL has them already).
+            "2026-11-27 one naming convention",
+        ]
+        return shipped.map { Migration(legacy: $0, sqlite: sqlite[$0], postgresql: postgresql[$0]) }
+    }()
+}
+
+/// Applies the migrations a database has not applied yet, in `Migrations.all`'s order, in one
+/// transaction that holds a lock every starting server takes (so instances starting together
+/// apply each once), and records each in `schema_migrations`. A SQLite file written before this
+/// runner existed lists its applied migrations in GRDB's `grdb_migrations`; they are adopted.
+package enum MigrationRunner {
+    package static func migrate(_ tx: any SQLTransaction, through last: String? = nil) async throws {
+        // The lock releases before this runner took too, so that old and new servers starting
+        // together still apply each migration once (SQLite has one writer).
+        if tx.dialect == .postgresql { try await tx.execute("SELECT pg_advisory_xact_lock(731001)") }
+        let real = tx.dialect == .sqlite ? "REAL" : "DOUBLE PRECISION"
+        try await tx.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at \(raw: real) NOT NULL)")
+        if tx.dialect == .sqlite,
+            try await tx.value(
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'", as: Int.self)
+                == 1
+        {
+            // When GRDB applied them is not known: 0. (`WHERE true`: SQLite's parser needs it to read
+            // the ON CONFLICT as the insert's.)
+            try await tx.execute(
+                """
+                INSERT INTO schema_migrations (name, applied_at) SELECT identifier, 0 FROM grdb_migrations
+                WHERE true ON CONFLICT (name) DO NOTHING
+                """)
+        }
+        let applied = Set(
+            try await tx.query("SELECT name FROM schema_migrations").map { try $0.decode(0, as: String.self) })
+        let count = last.flatMap { name in Migrations.all.firstIndex { $0.name == name } }.map { $0 + 1 }
+        let now =
+            tx.dialect == .sqlite ? "(julianday('now') - 2440587.5) * 86400.0" : "extract(epoch FROM clock_timestamp())"
+        for migration in Migrations.all.prefix(count ?? Migrations.all.count) where !applied.contains(migration.name) {
+            switch tx {
+            case let sqlite as SQLiteTransaction: try migration.sqlite(sqlite.db)
+            case let postgres as PostgresTransaction: try await migration.postgresql(postgres)
+            default: throw RepositoryError(kind: .conflict, detail: "no migrations for a \(tx.dialect) transaction")
+            }
+            try await tx.execute(
+                "INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), \(raw: now))")
+        }
+    }
+}
