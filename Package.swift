@@ -121,6 +121,8 @@ let package = Package(
             dependencies: [
                 "AttendanceModels", "AttendanceRules",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, to bind and read a cached statement's values on the hot path.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

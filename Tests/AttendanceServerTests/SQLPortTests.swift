@@ -45,14 +45,34 @@ import Testing
                     """
                 ).first
             })
-        #expect(try row.decode("big", as: Int64.self) == 1 << 40)
-        #expect(try row.decode("real", as: Double.self) == 2.5)
-        #expect(try row.decode("text", as: String.self) == "naïve ' text")
-        #expect(try row.decode("bytes", as: Data.self) == Data([0, 1, 255]))
-        #expect(try row.decode("yes", as: Bool.self))
-        #expect(try row.decode("at", as: Date.self) == when)
-        #expect(try row.decode("absent", as: String?.self) == nil)
-        #expect(throws: SQLDecodingError.self) { try row.decode("text", as: Int.self) }
+        #expect(try row.decode(0, as: Int64.self) == 1 << 40)
+        #expect(try row.decode(1, as: Double.self) == 2.5)
+        #expect(try row.decode(2, as: String.self) == "naïve ' text")
+        #expect(try row.decode(3, as: Data.self) == Data([0, 1, 255]))
+        #expect(try row.decode(4, as: Bool.self))
+        #expect(try row.decode(5, as: Date.self) == when)
+        #expect(try row.decode(6, as: String?.self) == nil)
+        let error = try #require(throws: SQLDecodingError.self) { try row.decode(2, as: Int.self) }
+        #expect(error.column == "text")
+    }
+
+    @Test(arguments: Backend.allCases) func anEmptyBlobAndAUniqueViolationSurviveTheRoundTrip(backend: Backend)
+        async throws
+    {
+        let (database, repository) = try await Self.database(backend)
+        defer { repository.shutdown() }
+        let empty = try await database.read { tx in try await tx.query("SELECT \(Data()) AS empty_bytes").first }
+        #expect(try empty?.decode(0, as: Data?.self) == Data())
+        try await database.write { tx in try await tx.execute("INSERT INTO employees (id, name) VALUES ('ann', 'Ann')")
+        }
+        do {
+            try await database.write { tx in
+                try await tx.execute("INSERT INTO employees (id, name) VALUES (\("ann"), \("Ann again"))")
+            }
+            Issue.record("a second employee 'ann' was written")
+        } catch {
+            #expect(database.isUniqueViolation(error), "\(error)")
+        }
     }
 
     @Test(arguments: Backend.allCases) func aWriteCommitsWholeOrNotAtAll(backend: Backend) async throws {

@@ -23,33 +23,18 @@ public struct SQLRow: Sendable {
         return value
     }
 
-    /// The value of the column named `name`.
-    public func decode<Value: SQLDecodable>(_ name: String, as _: Value.Type = Value.self) throws -> Value {
-        guard let index = columns.index(name) else {
-            throw SQLDecodingError(column: name, value: "(no such column)", expected: "\(Value.self)")
-        }
-        return try decode(index)
-    }
-
     public subscript<Value: SQLDecodable>(index: Int) -> Value {
         get throws { try decode(index) }
     }
 
 }
 
-/// The column names of a result, shared by its rows.
-public final class SQLColumns: Sendable {
+/// The column names of a result, shared by its rows (for the errors that name a column).
+public struct SQLColumns: Sendable {
     public let names: [String]
-    private let positions: [String: Int]
 
-    public init(_ names: [String]) {
-        self.names = names
-        var positions: [String: Int] = [:]
-        for (index, name) in names.enumerated() where positions[name] == nil { positions[name] = index }
-        self.positions = positions
-    }
+    public init(_ names: [String]) { self.names = names }
 
-    package func index(_ name: String) -> Int? { positions[name] }
     package func name(_ index: Int) -> String { index < names.count ? names[index] : "#\(index)" }
 }
 

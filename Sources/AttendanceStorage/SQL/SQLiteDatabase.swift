@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The storage port on SQLite, over GRDB: a write runs inside GRDB's one writer (a device event's
 /// inside the group commit), a read on one of its readers, each on GRDB's thread with the shared
@@ -49,51 +50,106 @@ package final class SQLiteDatabase: SQLDatabase {
 }
 
 /// GRDB's connection inside its write or read: used only by the jobs `CallerThreadExecutor` runs
-/// on the thread that holds it (GRDB checks this on every statement).
+/// on the thread that holds it (GRDB checks this when it hands out the connection). Statements
+/// come from GRDB's statement cache; their values are bound and their rows read with SQLite's C
+/// API, which skips GRDB's generic arguments and row cursors on the check-in path (decision 0029).
 package struct SQLiteTransaction: SQLTransaction, @unchecked Sendable {
     package let db: Database
     package var dialect: SQLDialect { .sqlite }
 
     package func query(_ sql: SQL) async throws -> [SQLRow] {
-        let statement = try db.cachedStatement(sql: sql.text(for: .sqlite))
+        let text = sql.text(for: .sqlite)
+        let statement = try db.cachedStatement(sql: text)
+        let handle = statement.sqliteStatement
+        try bind(sql.binds(for: .sqlite), to: handle, text: text)
+        defer { sqlite3_reset(handle) }
         let columns = SQLColumns(statement.columnNames)
-        let cursor = try Row.fetchCursor(statement, arguments: Self.arguments(sql.binds(for: .sqlite)))
+        let count = sqlite3_column_count(handle)
         var rows: [SQLRow] = []
-        while let row = try cursor.next() {
-            rows.append(SQLRow(columns: columns, values: row.databaseValues.map(Self.value)))
+        while true {
+            switch sqlite3_step(handle) {
+            case SQLITE_DONE:
+                return rows
+            case SQLITE_ROW:
+                var values: [SQLValue] = []
+                values.reserveCapacity(Int(count))
+                for index in 0..<count { values.append(Self.value(handle, index)) }
+                rows.append(SQLRow(columns: columns, values: values))
+            case let code:
+                throw error(code, text: text)
+            }
         }
-        return rows
     }
 
     @discardableResult
     package func execute(_ sql: SQL) async throws -> Int {
-        try db.cachedStatement(sql: sql.text(for: .sqlite)).execute(arguments: Self.arguments(sql.binds(for: .sqlite)))
-        return db.changesCount
-    }
-
-    private static func arguments(_ binds: [SQLValue]) -> StatementArguments {
-        StatementArguments(
-            binds.map { bind -> DatabaseValue in
-                switch bind {
-                case .null: .null
-                case .integer(let value): value.databaseValue
-                case .real(let value): value.databaseValue
-                case .text(let value): value.databaseValue
-                case .blob(let value): value.databaseValue
-                case .bool(let value): value.databaseValue
-                // `SQL` expands a list into one value per placeholder on SQLite.
-                case .textArray(let values): values.joined(separator: ",").databaseValue
-                }
-            })
-    }
-
-    private static func value(_ value: DatabaseValue) -> SQLValue {
-        switch value.storage {
-        case .null: .null
-        case .int64(let integer): .integer(integer)
-        case .double(let real): .real(real)
-        case .string(let text): .text(text)
-        case .blob(let data): .blob(data)
+        let text = sql.text(for: .sqlite)
+        let handle = try db.cachedStatement(sql: text).sqliteStatement
+        try bind(sql.binds(for: .sqlite), to: handle, text: text)
+        defer { sqlite3_reset(handle) }
+        while true {
+            switch sqlite3_step(handle) {
+            case SQLITE_DONE: return db.changesCount
+            case SQLITE_ROW: continue
+            case let code: throw error(code, text: text)
+            }
         }
+    }
+
+    /// Binds `binds` to the statement's placeholders, in order (a copy of each text and blob).
+    private func bind(_ binds: [SQLValue], to handle: OpaquePointer, text: String) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        guard binds.count == Int(sqlite3_bind_parameter_count(handle)) else {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE, message: "\(binds.count) values for the statement's placeholders",
+                sql: text)
+        }
+        for (offset, value) in binds.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch value {
+            case .null: code = sqlite3_bind_null(handle, index)
+            case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
+            case .real(let real): code = sqlite3_bind_double(handle, index, real)
+            case .bool(let flag): code = sqlite3_bind_int64(handle, index, flag ? 1 : 0)
+            case .text(let string): code = sqlite3_bind_text(handle, index, string, -1, Self.transient)
+            // `SQL` expands a list into one value per placeholder on SQLite.
+            case .textArray(let strings):
+                code = sqlite3_bind_text(handle, index, strings.joined(separator: ","), -1, Self.transient)
+            case .blob(let data):
+                code =
+                    data.isEmpty
+                    ? sqlite3_bind_zeroblob(handle, index, 0)
+                    : data.withUnsafeBytes {
+                        sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), Self.transient)
+                    }
+            }
+            guard code == SQLITE_OK else { throw error(code, text: text) }
+        }
+    }
+
+    /// SQLite copies a bound text or blob before the call returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    private static func value(_ handle: OpaquePointer, _ index: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, index)))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        default: return .null
+        }
+    }
+
+    /// The connection's error for a failed step or bind, as GRDB reports its own.
+    private func error(_ code: Int32, text: String) -> DatabaseError {
+        let connection = db.sqliteConnection
+        let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
+        let message = connection.map { String(cString: sqlite3_errmsg($0)) }
+        return DatabaseError(resultCode: ResultCode(rawValue: extended), message: message, sql: text)
     }
 }
