@@ -15,14 +15,14 @@ import ServiceLifecycle
 /// only notes where the ledger ends, and starts from where it ended two seconds before a page
 /// joins, so that a change committed while the page was loading is not missed.
 public struct PresenceFollower: Service {
-    let repository: any ServerRepository
+    let repository: any LedgerRepository
     let hub: PresenceHub
     let interval: Duration
     let logger: Logger
     let environment: ServerEnvironment
 
     public init(
-        repository: any ServerRepository, hub: PresenceHub, interval: Duration = .milliseconds(250), logger: Logger,
+        repository: any LedgerRepository, hub: PresenceHub, interval: Duration = .milliseconds(250), logger: Logger,
         environment: ServerEnvironment
     ) {
         self.repository = repository

@@ -48,7 +48,7 @@ public final class PresenceHub: SessionObserver, Service {
     /// How many changes are kept for pages that connect after their render.
     static let replayLimit = 5_000
 
-    private let repository: any ServerRepository
+    private let repository: any AttendanceRepository
     private let state = Mutex(State())
     private let nextID = Atomic<UInt64>(0)
     private let names = Mutex<[UserID: (name: String, at: Date)]>([:])
@@ -60,7 +60,7 @@ public final class PresenceHub: SessionObserver, Service {
     private let environment: ServerEnvironment
 
     public init(
-        repository: any ServerRepository, keepAlive: Duration = .seconds(15),
+        repository: any AttendanceRepository, keepAlive: Duration = .seconds(15),
         flushInterval: Duration = .milliseconds(100),
         environment: ServerEnvironment
     ) {
