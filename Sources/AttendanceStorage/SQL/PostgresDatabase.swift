@@ -121,9 +121,9 @@ package struct PostgresTransaction: SQLTransaction {
     }
 
     /// The common types' binary forms read directly (big-endian integers and IEEE 754 floats,
-    /// UTF-8 text, raw bytes): a timesheet reads hundreds of thousands of cells, and PostgresNIO's
-    /// generic decoding cost it 10 % of its time. Nil for any other type or a length that does not
-    /// fit, which `cell.decode` then reads or refuses.
+    /// UTF-8 text, raw bytes), without PostgresNIO's generic decoding: a month's timesheet reads
+    /// millions of cells. Nil for any other type or a length that does not fit, which `cell.decode`
+    /// then reads or refuses.
     private static func binary(_ bytes: ByteBuffer, _ type: PostgresDataType) -> SQLValue? {
         var bytes = bytes
         switch (type, bytes.readableBytes) {
