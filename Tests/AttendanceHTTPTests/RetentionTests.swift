@@ -23,7 +23,7 @@ import Testing
         let answer = StoredReply(status: 201, contentType: "application/json", body: Data("{}".utf8))
         for (key, age) in [("old", 31.0), ("new", 29.0)] {
             _ = try await repository.storeAnswer(
-                answer, now: Self.now.addingTimeInterval(-age * 86_400),
+                now: Self.now.addingTimeInterval(-age * 86_400),
                 answering: AnswerSlot(scope: "device:a", key: key, requestHash: "h") { answer })
         }
         let metrics = ServerMetrics()

@@ -423,14 +423,12 @@ public struct AdminService: Sendable {
     public func deviceConfig(device: DeviceID, user: UserID) async throws -> DeviceConfiguration {
         let sites = try await repository.sites().filter(\.isActive)
         let byId = Dictionary(sites.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let calibrations = try await repository.beacons(siteId: nil).compactMap { beacon in
-            byId[beacon.siteId].flatMap { site in
-                beacon.txPowerDBm.map {
-                    DeviceConfiguration.BeaconCalibration(
-                        uuid: site.beacon.uuid.uuidString, major: Int(site.beacon.major), minor: Int(beacon.minor),
-                        txPowerDBm: $0)
-                }
-            }
+        let calibrations = try await repository.beacons(siteId: nil).compactMap {
+            beacon -> DeviceConfiguration.BeaconCalibration? in
+            guard let power = beacon.txPowerDBm, let site = byId[beacon.siteId] else { return nil }
+            return DeviceConfiguration.BeaconCalibration(
+                uuid: site.beacon.uuid.uuidString, major: Int(site.beacon.major), minor: Int(beacon.minor),
+                txPowerDBm: power)
         }
         return DeviceConfiguration(
             userID: user.rawValue, deviceID: device.rawValue,

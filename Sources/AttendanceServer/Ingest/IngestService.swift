@@ -71,7 +71,7 @@ public struct IngestService: Sendable {
         case .apply(let command, let slot):
             outcome = try await repository.apply(command, now: environment.now(), answering: slot)
         case .refusal(let slot):
-            outcome = try await repository.storeAnswer(try slot.render(()), now: environment.now(), answering: slot)
+            outcome = try await repository.storeAnswer(now: environment.now(), answering: slot)
         case .unkeyed(let reply): return reply
         }
         if case .answered = outcome { changed.publish(to: observer) }

@@ -134,9 +134,9 @@ public struct TimesheetService: Sendable {
             // Zones are checked when a site is saved; UTC only if the zone database lost one.
             var entry = TimesheetSite(
                 id: site.id, timeZone: TimeZone(identifier: site.timeZone) ?? TimeZone(identifier: "UTC")!)
-            if let (policy, schedule) = rules[site.id.rawValue].map({ ($0.policy, $0.defaultScheduleId) }) {
-                entry.policy = policy
-                entry.defaultScheduleId = schedule
+            if let saved = rules[site.id.rawValue] {
+                entry.policy = saved.policy
+                entry.defaultScheduleId = saved.defaultScheduleId
             }
             for holiday in holidays where holiday.siteId == site.id { entry.holidays[holiday.date] = holiday.name }
             sites[site.id] = entry

@@ -111,14 +111,7 @@ package struct PostgresIngestSteps: IngestSteps {
         binds.append(event.hash)
     }
 
-    package static let sessionColumns = [
-        "session_key", "user_id", "site_id", "device_id", "check_in_at", "check_out_at", "check_out_reason",
-        "last_seen_at", "source", "created_at", "check_in_reason", "check_out_source", "app_version", "evidence_rule",
-        "evidence_samples", "evidence_median_rssi", "evidence_stdev_db", "evidence_walking", "clock_skew_seconds",
-        "corrected", "voided_at", "void_reason",
-    ]
-
-    /// Binds the session's values, in `sessionColumns` order, each with its own type.
+    /// Binds the session's values, in `SessionRows.writeNames` order, each with its own type.
     package static func bindSession(_ session: SessionRecord, createdAt: Date, into binds: inout PostgresBindings) {
         let evidence = session.evidence
         binds.append(session.sessionKey.rawValue)
@@ -169,19 +162,17 @@ package struct PostgresIngestSteps: IngestSteps {
     /// upsert ($17…), in one statement.
     package static let recordAnswerAndUpsertSQL: String = {
         let ledger = ledgerColumns.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
-        let session = sessionColumns.indices.map { "$\($0 + 17)" }.joined(separator: ", ")
-        let updates = sessionColumns.filter { $0 != "session_key" && $0 != "created_at" }
-            .map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+        let session = SessionRows.writeNames.indices.map { "$\($0 + 17)" }.joined(separator: ", ")
         return """
             WITH row AS (
-                INSERT INTO ledger_events (\(ledgerColumns.joined(separator: ", "))) VALUES (\(ledger)) RETURNING id),
+                INSERT INTO ledger_events (\(LedgerRows.insertColumns)) VALUES (\(ledger)) RETURNING id),
             queued AS (INSERT INTO ledger_unsealed (event_id) SELECT id FROM row),
             answered AS (
                 UPDATE idempotency_keys SET state = 'done', status = $11, content_type = $12, body = $13
                 WHERE scope = $14 AND key = $15),
             absorbed AS (DELETE FROM pending_session_events WHERE id = ANY($16::bigint[]))
-            INSERT INTO sessions (\(sessionColumns.joined(separator: ", "))) VALUES (\(session))
-            ON CONFLICT (session_key) DO UPDATE SET \(updates)
+            INSERT INTO sessions (\(SessionRows.writeNames.joined(separator: ", "))) VALUES (\(session))
+            ON CONFLICT (session_key) DO UPDATE SET \(SessionRows.upsertSet)
             """
     }()
 
@@ -208,7 +199,7 @@ package struct PostgresIngestSteps: IngestSteps {
             [.text, .text, .text, .text, .float8, .float8, .text, .text, .text, .text]
             // The answer: status, content type, body, scope, key; the absorbed pending ids.
             + [.int8, .text, .bytea, .text, .text, .int8Array]
-            // The session (`sessionColumns`).
+            // The session (`SessionRows.writeNames`).
             + [.text, .text, .text, .text, .float8, .float8, .text, .float8, .text, .float8, .text]
             + [.text, .text, .text, .int8, .float8, .float8, .bool, .float8, .bool, .float8, .text]
         package typealias Row = ()

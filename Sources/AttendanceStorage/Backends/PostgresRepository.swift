@@ -111,13 +111,4 @@ public final class PostgresRepository: AttendanceRepository, AuthRepository, Adm
         configuration.options.maximumConnections = 32
         return configuration
     }
-
-    // MARK: - Migrations (named, append-only)
-
-    /// A unique constraint refused the write (also when it happened inside a transaction, whose
-    /// error wraps it).
-    package static func isUniqueViolation(_ error: any Error) -> Bool {
-        if let wrapped = (error as? PostgresTransactionError)?.closureError { return isUniqueViolation(wrapped) }
-        return (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
-    }
 }

@@ -41,8 +41,8 @@ public protocol AttendanceRepository: Sendable {
     /// The same for a check-out or heartbeat.
     func apply(_ command: SessionEventCommand, now: Date, answering slot: AnswerSlot<SessionEventOutcome>) async throws
         -> SlotOutcome
-    /// Stores a refusal under the key (claimed and answered at once).
-    func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome
+    /// Stores the slot's answer (a refusal) under its key, claimed and answered at once.
+    func storeAnswer(now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome
     /// A batch: its own key, every item (each with its key) and the batch's answer, rendered from
     /// the items' outcomes in order, in **one** transaction: all of it commits, or none of it.
     func ingestBatch(

@@ -55,7 +55,12 @@ package final class PostgresDatabase: SQLDatabase {
         }
     }
 
-    package func isUniqueViolation(_ error: any Error) -> Bool { PostgresRepository.isUniqueViolation(error) }
+    /// A unique constraint refused the write (also when it happened inside a transaction, whose
+    /// error wraps it).
+    package func isUniqueViolation(_ error: any Error) -> Bool {
+        if let wrapped = (error as? PostgresTransactionError)?.closureError { return isUniqueViolation(wrapped) }
+        return (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
+    }
 }
 
 package struct PostgresTransaction: SQLTransaction {
@@ -105,8 +110,7 @@ package struct PostgresTransaction: SQLTransaction {
     }
 
     private static func value(_ cell: PostgresCell) throws -> SQLValue {
-        guard let bytes = cell.bytes else { return .null }
-        if cell.format == .binary, let value = binary(bytes, cell.dataType) { return value }
+        guard cell.bytes != nil else { return .null }
         switch cell.dataType {
         case .bool: return .bool(try cell.decode(Bool.self))
         case .int2, .int4, .int8, .oid: return .integer(try cell.decode(Int64.self))
@@ -117,25 +121,6 @@ package struct PostgresTransaction: SQLTransaction {
             return .real(number)
         case .bytea: return .blob(Data(buffer: try cell.decode(ByteBuffer.self)))
         default: return .text(try cell.decode(String.self))
-        }
-    }
-
-    /// The common types' binary forms read directly (big-endian integers and IEEE 754 floats,
-    /// UTF-8 text, raw bytes), without PostgresNIO's generic decoding: a month's timesheet reads
-    /// millions of cells. Nil for any other type or a length that does not fit, which `cell.decode`
-    /// then reads or refuses.
-    private static func binary(_ bytes: ByteBuffer, _ type: PostgresDataType) -> SQLValue? {
-        var bytes = bytes
-        switch (type, bytes.readableBytes) {
-        case (.bool, 1): return bytes.readInteger(as: UInt8.self).map { .bool($0 != 0) }
-        case (.int2, 2): return bytes.readInteger(as: Int16.self).map { .integer(Int64($0)) }
-        case (.int4, 4): return bytes.readInteger(as: Int32.self).map { .integer(Int64($0)) }
-        case (.int8, 8): return bytes.readInteger(as: Int64.self).map { .integer($0) }
-        case (.float4, 4): return bytes.readInteger(as: UInt32.self).map { .real(Double(Float(bitPattern: $0))) }
-        case (.float8, 8): return bytes.readInteger(as: UInt64.self).map { .real(Double(bitPattern: $0)) }
-        case (.text, _), (.varchar, _), (.name, _), (.bpchar, _): return .text(String(buffer: bytes))
-        case (.bytea, _): return .blob(Data(buffer: bytes))
-        default: return nil
         }
     }
 }

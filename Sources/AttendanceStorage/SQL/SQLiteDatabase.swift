@@ -83,23 +83,14 @@ package struct SQLiteTransaction: SQLTransaction, @unchecked Sendable {
 
     @discardableResult
     package func execute(_ sql: SQL) async throws -> Int {
-        let text = sql.text(for: .sqlite)
-        let handle = try db.cachedStatement(sql: text).sqliteStatement
-        try bind(sql.binds(for: .sqlite), to: handle, text: text)
-        defer { sqlite3_reset(handle) }
-        while true {
-            switch sqlite3_step(handle) {
-            case SQLITE_DONE: return db.changesCount
-            case SQLITE_ROW: continue
-            case let code: throw error(code, text: text)
-            }
-        }
+        _ = try await query(sql)
+        return db.changesCount
     }
 
     /// Binds `binds` to the statement's placeholders, in order (a copy of each text and blob).
     private func bind(_ binds: [SQLValue], to handle: OpaquePointer, text: String) throws {
+        // Every placeholder is bound below (the count is checked), so no old binding survives.
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
         guard binds.count == Int(sqlite3_bind_parameter_count(handle)) else {
             throw DatabaseError(
                 resultCode: .SQLITE_MISUSE, message: "\(binds.count) values for the statement's placeholders",
@@ -114,9 +105,9 @@ package struct SQLiteTransaction: SQLTransaction, @unchecked Sendable {
             case .real(let real): code = sqlite3_bind_double(handle, index, real)
             case .bool(let flag): code = sqlite3_bind_int64(handle, index, flag ? 1 : 0)
             case .text(let string): code = sqlite3_bind_text(handle, index, string, -1, Self.transient)
-            // `SQL` expands a list into one value per placeholder on SQLite.
-            case .textArray(let strings):
-                code = sqlite3_bind_text(handle, index, strings.joined(separator: ","), -1, Self.transient)
+            // `SQL` expands a list into one value per placeholder on SQLite: an array never comes here.
+            case .textArray:
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "an array bound on SQLite", sql: text)
             case .blob(let data):
                 code =
                     data.isEmpty

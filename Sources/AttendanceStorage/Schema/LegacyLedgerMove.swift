@@ -8,21 +8,14 @@ import GRDB
 /// its rows (actor `migration`), so that a rebuild gives them back as they were. Frozen: it reads
 /// and writes no table through the repository's code, whose SQL follows today's schema.
 package enum LegacyLedgerMove {
-    /// A waiting event's kind: a kind this release does not know stops the upgrade, naming the row.
-    static func pendingKind(_ text: String, id: Int64) throws -> SessionEventCommand.Kind {
-        guard let kind = SessionEventCommand.Kind(rawValue: text) else {
-            throw RepositoryError(
-                kind: .conflict,
-                detail: "pending event \(id) has the kind '\(text.prefix(40))'; expected checkOut or heartbeat")
-        }
-        return kind
-    }
-
     package static func run(_ db: Database) throws {
         let pending = try Row.fetchAll(db, sql: "SELECT * FROM pendingSessionEvents ORDER BY id")
         try db.execute(sql: "DELETE FROM pendingSessionEvents")
         for row in pending {
-            let kind = try pendingKind(row["kind"], id: row["id"])
+            // A kind this release does not know stops the upgrade, naming the row.
+            let kind = try StoredValue.decode(
+                row["kind"] as String, as: SessionEventCommand.Kind.self, table: "pendingSessionEvents",
+                row: "\(row["id"] as Int64)", column: "kind")
             let key = SessionKey(row["sessionKey"])
             let userId = (row["userId"] as String?).map { UserID($0) }
             let source = (row["source"] as String?).flatMap(EventSource.init(rawValue:))
@@ -100,7 +93,10 @@ extension LegacyLedgerMove {
             """)
         try await tx.execute("DELETE FROM pending_session_events")
         for row in pending {
-            let kind = try LegacyLedgerMove.pendingKind(try row[2], id: try row[0])
+            let pendingId: Int64 = try row[0]
+            let kind = try StoredValue.decode(
+                try row[2] as String, as: SessionEventCommand.Kind.self, table: "pending_session_events",
+                row: "\(pendingId)", column: "kind")
             let key: SessionKey = try row[1]
             let userId: UserID? = try row[5]
             let source = (try row[7] as String?).flatMap(EventSource.init(rawValue:))

@@ -60,7 +60,10 @@ package struct PortableIngestSteps: IngestSteps {
     ) async throws {
         try await tx.appendLedger(row)
         try await SessionWrites.write(tx, session, createdAt: createdAt)
-        for id in absorbing { try await tx.execute("DELETE FROM pending_session_events WHERE id = \(id)") }
+        if !absorbing.isEmpty {
+            let ids = SQL.joined(absorbing.map { "\($0)" }, separator: ", ")
+            try await tx.execute("DELETE FROM pending_session_events WHERE id IN (\(ids))")
+        }
         try await Idempotency.complete(tx, scope: answer.scope, key: answer.key, reply: answer.reply)
     }
 
@@ -147,7 +150,14 @@ package enum Idempotency {
     ) async throws -> SlotOutcome {
         let claim = try await claim(tx, scope: slot.scope, key: slot.key, requestHash: slot.requestHash, now: now)
         guard claim == .claimed else { return .earlier(claim) }
-        let reply = try slot.render(try await write())
+        return try await answered(tx, slot, try await write())
+    }
+
+    /// `found` rendered as the slot's answer and stored under its claimed key.
+    package static func answered<Found: Sendable>(
+        _ tx: any SQLTransaction, _ slot: AnswerSlot<Found>, _ found: Found
+    ) async throws -> SlotOutcome {
+        let reply = try slot.render(found)
         try await complete(tx, scope: slot.scope, key: slot.key, reply: reply)
         return .answered(reply)
     }

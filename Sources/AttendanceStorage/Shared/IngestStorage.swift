@@ -27,9 +27,7 @@ extension SQLStorage {
         }
     }
 
-    public func storeAnswer(_ reply: StoredReply, now: Date, answering slot: AnswerSlot<Void>) async throws
-        -> SlotOutcome
-    {
+    public func storeAnswer(now: Date, answering slot: AnswerSlot<Void>) async throws -> SlotOutcome {
         try await database.deviceWrite(locking: []) { tx in try await Idempotency.answer(tx, slot, now: now) {} }
     }
 
@@ -113,9 +111,7 @@ package enum Ingest {
             employeeIsActive: found.employeeIsActive == true, pending: found.pending, now: now)
         {
         case .answer(let outcome):
-            let reply = try slot.render(outcome)
-            try await Idempotency.complete(tx, scope: slot.scope, key: slot.key, reply: reply)
-            return .answered(reply)
+            return try await Idempotency.answered(tx, slot, outcome)
         case .record(let session, let applied):
             let reply = try slot.render(.recorded(session, created: true))
             try await steps.record(
@@ -140,13 +136,9 @@ package enum Ingest {
             try await SessionWrites.insertPending(
                 tx, id: id, key: command.sessionKey, kind: command.kind, at: command.at, reason: command.reason,
                 userId: command.userId, receivedAt: now, source: command.source)
-            let reply = try slot.render(.pending)
-            try await Idempotency.complete(tx, scope: slot.scope, key: slot.key, reply: reply)
-            return .answered(reply)
+            return try await Idempotency.answered(tx, slot, .pending)
         case .answer(let outcome):
-            let reply = try slot.render(outcome)
-            try await Idempotency.complete(tx, scope: slot.scope, key: slot.key, reply: reply)
-            return .answered(reply)
+            return try await Idempotency.answered(tx, slot, outcome)
         case .update(let session):
             let reply = try slot.render(.applied(session))
             try await steps.record(

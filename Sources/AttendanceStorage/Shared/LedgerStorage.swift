@@ -194,6 +194,9 @@ package enum LedgerRows {
 
     package static func columns(alias: String) -> String { names.map { "\(alias).\($0)" }.joined(separator: ", ") }
 
+    /// The columns an insert writes (the database assigns `id`), in `names` order.
+    package static let insertColumns = names.dropFirst().joined(separator: ", ")
+
     package static func events(_ tx: any SQLTransaction, _ sql: SQL) async throws -> [LedgerEvent] {
         try await tx.query(sql).compactMap { try event($0, at: 0) }
     }

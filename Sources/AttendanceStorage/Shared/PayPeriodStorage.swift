@@ -35,18 +35,19 @@ extension SQLStorage {
         return try await database.write(locking: ["pay periods"]) { tx in
             let stored = try await tx.value("SELECT state FROM pay_periods WHERE start = \(start)", as: String.self)
             guard (stored ?? PayPeriodMachine.State.open.rawValue) == expected.rawValue else { return false }
-            try await tx.execute(
-                """
-                INSERT INTO pay_periods (start, "end", state, changed_at, changed_by, locked_at)
-                VALUES (\(start), \(record.dates.end.description), \(record.state.rawValue), \(record.changedAt),
-                        \(record.changedBy?.rawValue), \(record.lockedAt))
-                ON CONFLICT (start) DO UPDATE SET state = excluded.state, changed_at = excluded.changed_at,
-                    changed_by = excluded.changed_by, locked_at = excluded.locked_at
-                """)
             try await tx.execute("DELETE FROM locked_days WHERE period_start = \(start)")
             if record.state == .open {
                 // Back to open: the cycle's dates apply again (its history is in the ledger).
                 try await tx.execute("DELETE FROM pay_periods WHERE start = \(start)")
+            } else {
+                try await tx.execute(
+                    """
+                    INSERT INTO pay_periods (start, "end", state, changed_at, changed_by, locked_at)
+                    VALUES (\(start), \(record.dates.end.description), \(record.state.rawValue), \(record.changedAt),
+                            \(record.changedBy?.rawValue), \(record.lockedAt))
+                    ON CONFLICT (start) DO UPDATE SET state = excluded.state, changed_at = excluded.changed_at,
+                        changed_by = excluded.changed_by, locked_at = excluded.locked_at
+                    """)
             }
             if record.state == .locked {
                 // In slices of 200 rows: one statement each, not one round trip per row.

@@ -23,8 +23,7 @@ extension SQLTransaction {
     package func appendLedger(_ event: LedgerEvent) async throws -> Int64 {
         let inserted = try await value(
             """
-            INSERT INTO ledger_events (kind, session_key, user_id, actor, received_at, device_at, payload, personal,
-                                       personal_digest, hash)
+            INSERT INTO ledger_events (\(raw: LedgerRows.insertColumns))
             VALUES (\(event.kind.rawValue), \(event.sessionKey), \(event.userId), \(event.actor.rawValue),
                     \(event.receivedAt), \(event.deviceAt), \(String(decoding: event.payload, as: UTF8.self)),
                     \(event.personal.map { String(decoding: $0, as: UTF8.self) }), \(event.personalDigest),

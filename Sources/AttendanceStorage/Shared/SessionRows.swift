@@ -4,19 +4,26 @@ import Foundation
 
 /// A session row, read the one way both databases return it.
 package enum SessionRows {
+    /// The columns a session's write sets, in this order (`SessionWrites.write`, PostgreSQL's
+    /// prepared upsert).
+    package static let writeNames = [
+        "session_key", "user_id", "site_id", "device_id", "check_in_at", "check_out_at", "check_out_reason",
+        "last_seen_at", "source", "created_at", "check_in_reason", "check_out_source", "app_version", "evidence_rule",
+        "evidence_samples", "evidence_median_rssi", "evidence_stdev_db", "evidence_walking", "clock_skew_seconds",
+        "corrected", "voided_at", "void_reason",
+    ]
+
+    /// What a write of a known session replaces: every column but its key and `created_at`.
+    package static let upsertSet = writeNames.filter { $0 != "session_key" && $0 != "created_at" }
+        .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+
     /// The columns every session query selects, in this order: `session(_:at:)` reads them by
     /// position.
-    package static let columns = """
-        session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason, last_seen_at, source, \
-        check_in_reason, check_out_source, app_version, evidence_rule, evidence_samples, evidence_median_rssi, \
-        evidence_stdev_db, evidence_walking, clock_skew_seconds, corrected, voided_at, void_reason
-        """
+    package static let names = writeNames.filter { $0 != "created_at" }
+    package static let columns = names.joined(separator: ", ")
 
     /// The columns prefixed with a table's alias (`s.session_key, …`), for joins.
-    package static func columns(alias: String) -> String {
-        columns.split(separator: ",").map { alias + "." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            .joined(separator: ", ")
-    }
+    package static func columns(alias: String) -> String { names.map { "\(alias).\($0)" }.joined(separator: ", ") }
 
     /// The session in `columns` from position `first` of `row`, or nil when its key is NULL (a
     /// LEFT JOIN that found none).

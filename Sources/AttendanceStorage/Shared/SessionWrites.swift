@@ -16,26 +16,14 @@ package enum SessionWrites {
         let evidence = session.evidence
         try await tx.execute(
             """
-            INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, check_out_at, check_out_reason,
-                                  last_seen_at, source, created_at, check_in_reason, check_out_source, app_version,
-                                  evidence_rule, evidence_samples, evidence_median_rssi, evidence_stdev_db,
-                                  evidence_walking, clock_skew_seconds, corrected, voided_at, void_reason)
+            INSERT INTO sessions (\(raw: SessionRows.writeNames.joined(separator: ", ")))
             VALUES (\(session.sessionKey), \(session.userId), \(session.siteId), \(session.deviceId),
                     \(session.checkInAt), \(session.checkOutAt), \(session.checkOutReason), \(session.lastSeenAt),
                     \(session.source.rawValue), \(createdAt), \(evidence.checkInReason),
                     \(evidence.checkOutSource?.rawValue), \(evidence.appVersion), \(evidence.rule),
                     \(evidence.sampleCount), \(evidence.medianRSSI), \(evidence.stdevDB), \(evidence.walking),
                     \(evidence.clockSkewSeconds), \(session.corrected), \(session.voidedAt), \(session.voidReason))
-            ON CONFLICT (session_key) DO UPDATE SET
-                user_id = excluded.user_id, site_id = excluded.site_id, device_id = excluded.device_id,
-                check_in_at = excluded.check_in_at, check_out_at = excluded.check_out_at,
-                check_out_reason = excluded.check_out_reason, last_seen_at = excluded.last_seen_at,
-                source = excluded.source, check_in_reason = excluded.check_in_reason,
-                check_out_source = excluded.check_out_source, app_version = excluded.app_version,
-                evidence_rule = excluded.evidence_rule, evidence_samples = excluded.evidence_samples,
-                evidence_median_rssi = excluded.evidence_median_rssi, evidence_stdev_db = excluded.evidence_stdev_db,
-                evidence_walking = excluded.evidence_walking, clock_skew_seconds = excluded.clock_skew_seconds,
-                corrected = excluded.corrected, voided_at = excluded.voided_at, void_reason = excluded.void_reason
+            ON CONFLICT (session_key) DO UPDATE SET \(raw: SessionRows.upsertSet)
             """)
     }
 
