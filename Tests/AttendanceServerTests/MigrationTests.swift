@@ -1,6 +1,7 @@
 import AttendanceServerTestSupport
 import AttendanceStorage
 import Foundation
+import GRDB
 import Testing
 
 @testable import AttendanceServer
@@ -13,7 +14,7 @@ import Testing
         // Appended in the order they shipped: their dates never go back.
         let dates = names.map { $0.prefix(10) }
         #expect(dates == dates.sorted())
-        #expect(names.last == "2026-11-27 one naming convention")
+        #expect(names.suffix(2) == ["2026-11-27 one naming convention", "2026-11-27 typed timesheet settings"])
     }
 
     @Test(arguments: Backend.allCases) func aNewDatabaseRecordsEveryMigrationOnce(backend: Backend) async throws {
@@ -30,5 +31,27 @@ import Testing
         #expect(recorded.map(\.0) == Migrations.all.map(\.name).sorted())
         // Recorded when they ran (the database's clock), not adopted from an earlier runner.
         #expect(recorded.allSatisfy { $0.1 > 1_700_000_000 })
+    }
+
+    /// The settings move to their typed tables or the upgrade stops, naming what it could not move:
+    /// a row of a kind no table takes is never dropped with the old table.
+    @Test func aSettingOfAnUnknownKindStopsTheMoveToTypedTables() throws {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("typed-settings-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let older = try SQLiteRepository.open(path: path, migratingThrough: "2026-11-27 one naming convention")
+        try older.writer.writeWithoutTransaction { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO timesheet_settings (kind, id, site_id, date, body, updated_at)
+                    VALUES ('holiday', 'hq/2026-12-25', 'hq', '2026-12-25', '{"name":"Christmas Day"}', 1),
+                           ('overtimeBank', 'alice', NULL, NULL, '{"hours":12}', 1)
+                    """)
+        }
+        let error = try #require(throws: RepositoryError.self) { try SQLiteRepository.open(path: path) }
+        #expect(error.detail.contains("1 rows of kind 'overtimeBank'"))
+        // Nothing of the move stayed: the old table and its rows are as they were.
+        let rows = try older.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM timesheet_settings") }
+        #expect(rows == 2)
     }
 }

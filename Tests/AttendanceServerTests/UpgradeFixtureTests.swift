@@ -431,18 +431,7 @@ import Testing
                 ])
             }
         }
-        var settings: [[String: String?]] = []
-        for kind in TimesheetSettingRow.Kind.allCases {
-            let rows = try await repository.timesheetSettings(kind: kind, dates: nil)
-            for setting in rows.sorted(by: { $0.id < $1.id }) {
-                settings.append([
-                    "row": "\(kind.rawValue)/\(setting.id)", "kind": setting.kind.rawValue, "id": setting.id,
-                    "userId": setting.userId?.rawValue, "siteId": setting.siteId?.rawValue,
-                    "date": setting.date?.description, "body": String(decoding: setting.body, as: UTF8.self),
-                    "updatedAt": text(setting.updatedAt),
-                ])
-            }
-        }
+        let settings = try await settingRows(repository)
         return [
             Table(name: "sites", key: "id", rows: sites), Table(name: "beacons", key: "id", rows: beacons),
             Table(name: "employees", key: "id", rows: employees), Table(name: "devices", key: "id", rows: devices),
@@ -460,6 +449,55 @@ import Testing
             Table(name: "lockedDays", key: "row", rows: locked),
             Table(name: "timesheetSettings", key: "row", rows: settings),
         ]
+    }
+
+    /// Every timesheet setting as the one settings table held it until "2026-11-27 typed timesheet
+    /// settings" (its key, owner, day and JSON body): the typed tables must give each back unchanged.
+    static func settingRows(_ repository: any ServerRepository) async throws -> [[String: String?]] {
+        guard let storage = repository as? any SQLStorage else {
+            throw FixtureError(message: "\(type(of: repository)) is not an SQLStorage")
+        }
+        let times = try await storage.database.read { tx in
+            var times: [String: Date] = [:]
+            for (kind, table, key) in [
+                ("schedule", "work_schedules", "id"), ("assignment", "schedule_assignments", "id"),
+                ("siteRules", "site_rules", "site_id"), ("holiday", "holidays", "site_id || '/' || date"),
+                ("leave", "leave_days", "user_id || '/' || date"), ("payCycle", "pay_cycles", "effective_from"),
+            ] {
+                for row in try await tx.query("SELECT \(raw: key), updated_at FROM \(raw: table)") {
+                    times["\(kind)/\(try row[0] as String)"] = try row[1]
+                }
+            }
+            return times
+        }
+        var settings: [TimesheetSetting] = try await repository.schedules().map { .schedule($0) }
+        settings += try await repository.assignments(userId: nil).map { .assignment($0) }
+        settings += try await repository.siteRules().map { .siteRules($0.key, $0.value) }
+        settings += try await repository.holidays(siteId: nil, dates: nil).map { .holiday($0) }
+        settings += try await repository.leaveDays(userId: nil, dates: nil).map { .leave($0) }
+        settings += try await repository.payCycles().map { .payCycle($0) }
+        let kinds = TimesheetSettingKind.allCases
+        settings.sort { a, b in
+            (kinds.firstIndex(of: a.key.kind) ?? 0, a.key.id) < (kinds.firstIndex(of: b.key.kind) ?? 0, b.key.id)
+        }
+        return settings.map { setting in
+            let key = setting.key
+            let (siteId, date): (SiteID?, LocalDate?) =
+                switch setting {
+                case .schedule: (nil, nil)
+                case .assignment(let assignment): (assignment.siteId, nil)
+                case .siteRules(let siteId, _): (siteId, nil)
+                case .holiday(let holiday): (holiday.siteId, holiday.date)
+                case .leave(let leave): (leave.siteId, leave.date)
+                case .payCycle(let cycle): (nil, cycle.effectiveFrom)
+                }
+            let row = "\(key.kind.rawValue)/\(key.id)"
+            return [
+                "row": row, "kind": key.kind.rawValue, "id": key.id, "userId": setting.userId?.rawValue,
+                "siteId": siteId?.rawValue, "date": date?.description,
+                "body": TimesheetSettingCodec.auditText(setting), "updatedAt": text(times[row]),
+            ]
+        }
     }
 
     /// A time as epoch seconds, exactly (Double's shortest form that reads back as the same value).

@@ -16,7 +16,7 @@
 //
 // The sites, the employees, the schedule, the rules and the first assignment at each site go through
 // AdminService and TimesheetSettingsService (actor `.adminToken`, audit rows included). The other
-// assignments are rows built by `TimesheetSettingCodec.row`, written straight to the settings table:
+// assignments are written straight to the `schedule_assignments` table:
 // `assign` reads every assignment to refuse an overlap, so ten thousand of them would take minutes.
 // The sessions are written straight to the `sessions` table in large transactions, in the order a
 // server receives them (a day at a time, by check-in). The timesheet reads sessions, not the ledger:
@@ -254,7 +254,7 @@ struct Company {
 
 protocol RowWriter {
     func existingSessions() async throws -> Int
-    func write(assignments: [TimesheetSettingRow]) async throws
+    func write(assignments: [ScheduleAssignment]) async throws
     func write(_ rows: [SessionRow]) async throws
     func finish() async throws
 }
@@ -273,17 +273,19 @@ final class SQLiteWriter: RowWriter {
         try await queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions") ?? 0 }
     }
 
-    func write(assignments: [TimesheetSettingRow]) async throws {
+    func write(assignments: [ScheduleAssignment]) async throws {
+        let now = Date().timeIntervalSince1970
         try await queue.write { db in
             let statement = try db.cachedStatement(
                 sql: """
-                    INSERT INTO timesheet_settings (kind, id, user_id, site_id, date, body, updated_at)
+                    INSERT INTO schedule_assignments (id, user_id, site_id, schedule_id, from_date, through_date,
+                                                      updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """)
             for row in assignments {
                 try statement.execute(arguments: [
-                    row.kind.rawValue, row.id, row.userId?.rawValue, row.siteId?.rawValue, row.date?.description,
-                    String(decoding: row.body, as: UTF8.self), row.updatedAt.timeIntervalSince1970,
+                    row.id.rawValue, row.userId.rawValue, row.siteId.rawValue, row.scheduleId.rawValue,
+                    row.from.description, row.through?.description, now,
                 ])
             }
         }
@@ -325,21 +327,22 @@ final class PostgresWriter: RowWriter {
 
     func existingSessions() async throws -> Int { try await postgres.count("sessions") }
 
-    func write(assignments: [TimesheetSettingRow]) async throws {
+    func write(assignments: [ScheduleAssignment]) async throws {
         var bindings = PostgresBindings(capacity: assignments.count * 7)
         var values: [String] = []
+        let now = Date().timeIntervalSince1970
         for row in assignments {
             values.append(BenchPostgres.placeholders(bindings.count + 1, 7))
-            bindings.append(row.kind.rawValue)
-            bindings.append(row.id)
-            bindings.append(row.userId?.rawValue)
-            bindings.append(row.siteId?.rawValue)
-            bindings.append(row.date?.description)
-            bindings.append(String(decoding: row.body, as: UTF8.self))
-            bindings.append(row.updatedAt.timeIntervalSince1970)
+            bindings.append(row.id.rawValue)
+            bindings.append(row.userId.rawValue)
+            bindings.append(row.siteId.rawValue)
+            bindings.append(row.scheduleId.rawValue)
+            bindings.append(row.from.description)
+            bindings.append(row.through?.description)
+            bindings.append(now)
         }
         let sql = """
-            INSERT INTO timesheet_settings (kind, id, user_id, site_id, date, body, updated_at)
+            INSERT INTO schedule_assignments (id, user_id, site_id, schedule_id, from_date, through_date, updated_at)
             VALUES \(values.joined(separator: ", "))
             """
         try await client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
@@ -379,7 +382,7 @@ final class PostgresWriter: RowWriter {
     /// Statistics as autovacuum would have left them on a database this size.
     func finish() async throws {
         try await client.query("VACUUM ANALYZE sessions", logger: logger)
-        try await client.query("VACUUM ANALYZE timesheet_settings", logger: logger)
+        try await client.query("VACUUM ANALYZE schedule_assignments", logger: logger)
     }
 }
 
@@ -469,14 +472,10 @@ func run(_ options: Options) async throws {
 
     let assignmentsStart = ContinuousClock.now
     let firsts = Set(sites.indices.compactMap { site in workers.first { $0.site == site }?.id })
-    let now = Date()
     let assignments = workers.enumerated().filter { !firsts.contains($0.element.id) }.map { index, worker in
-        TimesheetSettingCodec.row(
-            ScheduleAssignment(
-                id: AssignmentID(String(format: "asg-bench-%06d", index + 1)), userId: worker.id,
-                siteId: sites[worker.site].id,
-                scheduleId: "office", from: options.month),
-            now: now)
+        ScheduleAssignment(
+            id: AssignmentID(String(format: "asg-bench-%06d", index + 1)), userId: worker.id,
+            siteId: sites[worker.site].id, scheduleId: "office", from: options.month)
     }
     for start in stride(from: 0, to: assignments.count, by: 4_000) {
         try await writer.write(assignments: Array(assignments[start..<min(start + 4_000, assignments.count)]))

@@ -30,7 +30,7 @@ public struct PayPeriodService: Sendable {
     // MARK: - Cycles
 
     public func cycles() async throws -> [PayCycleSetting] {
-        try await repository.timesheetSettings(kind: .payCycle, dates: nil).map(TimesheetSettingCodec.cycle)
+        try await repository.payCycles()
             .sorted { $0.effectiveFrom < $1.effectiveFrom }
     }
 
@@ -49,7 +49,7 @@ public struct PayPeriodService: Sendable {
                     + "a new cycle can start on \(settled.dates.end.adding(days: 1)) at the earliest")
         }
         let setting = PayCycleSetting(cycle: cycle, anchor: anchor ?? effectiveFrom, effectiveFrom: effectiveFrom)
-        try await settings.save(TimesheetSettingCodec.row(setting, now: environment.now()), actor: actor)
+        try await settings.save(.payCycle(setting), actor: actor)
         return setting
     }
 

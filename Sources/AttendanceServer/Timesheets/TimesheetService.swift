@@ -96,9 +96,9 @@ public struct TimesheetService: Sendable {
         // Every site's assignments and leave, even for one site's rows: an assignment elsewhere
         // decides that a day here has no schedule. The rows are filtered afterwards.
         reader.assignments = Dictionary(
-            grouping: try await settings(.assignment, dates: nil, TimesheetSettingCodec.assignment), by: \.userId)
+            grouping: try await repository.assignments(userId: nil), by: \.userId)
         reader.leave = Dictionary(
-            grouping: try await settings(.leave, dates: dates, TimesheetSettingCodec.leave), by: \.userId)
+            grouping: try await repository.leaveDays(userId: nil, dates: dates), by: \.userId)
         for device in try await repository.devices(userId: query.userId) where device.revokedAt == nil {
             let known = reader.devices[device.userId]?.lastHeard
             reader.devices[device.userId] = (true, [known, device.lastSeenAt].compactMap { $0 }.max())
@@ -121,37 +121,26 @@ public struct TimesheetService: Sendable {
 
     /// The calculator for a query: every site's zone, rules and holidays, and every schedule.
     func calculator(for query: TimesheetQuery, now: Date) async throws -> TimesheetCalculator {
-        let rules = Dictionary(
-            try await repository.timesheetSettings(kind: .siteRules, dates: nil).map { row in
-                (row.id, try TimesheetSettingCodec.rules(row))
-            },
-            uniquingKeysWith: { first, _ in first })
+        let rules = try await repository.siteRules()
         let first = query.from.weekStart
-        let holidays = try await settings(
-            .holiday, dates: first...query.through.weekStart.adding(days: 6), TimesheetSettingCodec.holiday)
+        let holidays = try await repository.holidays(
+            siteId: nil, dates: first...query.through.weekStart.adding(days: 6))
         var sites: [SiteID: TimesheetSite] = [:]
         for site in try await repository.sites() {
             // Zones are checked when a site is saved; UTC only if the zone database lost one.
             var entry = TimesheetSite(
                 id: site.id, timeZone: TimeZone(identifier: site.timeZone) ?? TimeZone(identifier: "UTC")!)
-            if let saved = rules[site.id.rawValue] {
+            if let saved = rules[site.id] {
                 entry.policy = saved.policy
                 entry.defaultScheduleId = saved.defaultScheduleId
             }
             for holiday in holidays where holiday.siteId == site.id { entry.holidays[holiday.date] = holiday.name }
             sites[site.id] = entry
         }
-        let schedules = try await settings(.schedule, dates: nil, TimesheetSettingCodec.schedule)
+        let schedules = try await repository.schedules()
         return TimesheetCalculator(
             from: query.from, through: query.through, now: now, sites: sites,
             schedules: Dictionary(schedules.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }))
-    }
-
-    private func settings<Setting>(
-        _ kind: TimesheetSettingRow.Kind, dates: ClosedRange<LocalDate>?,
-        _ decode: (TimesheetSettingRow) throws -> Setting
-    ) async throws -> [Setting] {
-        try await repository.timesheetSettings(kind: kind, dates: dates).map(decode)
     }
 }
 

@@ -21,15 +21,15 @@ public struct TimesheetSettingsService: Sendable {
     // MARK: - Schedules
 
     public func schedules() async throws -> [WorkSchedule] {
-        try await repository.timesheetSettings(kind: .schedule, dates: nil).map(TimesheetSettingCodec.schedule)
+        try await repository.schedules()
     }
 
     public func schedule(id: ScheduleID) async throws -> WorkSchedule {
         try InputRules.identifier("scheduleId", id.rawValue)
-        guard let row = try await repository.timesheetSetting(kind: .schedule, id: id.rawValue) else {
+        guard case .schedule(let schedule)? = try await repository.timesheetSetting(.schedule(id)) else {
             throw DomainError(.notFound, "Not found", "no schedule has the id '\(id)'")
         }
-        return try TimesheetSettingCodec.schedule(row)
+        return schedule
     }
 
     /// Creates or replaces the schedule `schedule.id`.
@@ -48,7 +48,7 @@ public struct TimesheetSettingsService: Sendable {
                     expected: "no more than the shift's length from start to end", kind: .unprocessable)
             }
         }
-        try await save(TimesheetSettingCodec.row(schedule, now: environment.now()), actor: actor)
+        try await save(.schedule(schedule), actor: actor)
         return schedule
     }
 
@@ -56,22 +56,20 @@ public struct TimesheetSettingsService: Sendable {
     public func deleteSchedule(id: ScheduleID, actor: LedgerActor) async throws {
         _ = try await schedule(id: id)
         let users = try await assignments(userId: nil).filter { $0.scheduleId == id }
-        let sites = try await repository.timesheetSettings(kind: .siteRules, dates: nil)
-            .filter { try TimesheetSettingCodec.rules($0).defaultScheduleId == id }
+        let sites = try await repository.siteRules().filter { $0.value.defaultScheduleId == id }.keys
+            .sorted { $0.rawValue < $1.rawValue }
         guard users.isEmpty, sites.isEmpty else {
-            let uses = users.map { "assignment \($0.id)" } + sites.map { "the rules of site \($0.id)" }
+            let uses = users.map { "assignment \($0.id)" } + sites.map { "the rules of site \($0)" }
             throw DomainError(
                 .conflict, "Schedule in use", "schedule '\(id)' is used by \(uses.joined(separator: ", "))")
         }
-        try await remove(.schedule, id: id.rawValue, actor: actor)
+        try await remove(.schedule(id), actor: actor)
     }
 
     // MARK: - Assignments
 
     public func assignments(userId: UserID?) async throws -> [ScheduleAssignment] {
-        try await repository.timesheetSettings(kind: .assignment, dates: nil)
-            .map(TimesheetSettingCodec.assignment)
-            .filter { userId == nil || $0.userId == userId }
+        try await repository.assignments(userId: userId)
     }
 
     public func assign(
@@ -82,7 +80,7 @@ public struct TimesheetSettingsService: Sendable {
             throw DomainError.field("userId", userId.rawValue, expected: "the id of an employee", kind: .unprocessable)
         }
         try await siteInBody(siteId)
-        guard try await repository.timesheetSetting(kind: .schedule, id: scheduleId.rawValue) != nil else {
+        guard try await repository.timesheetSetting(.schedule(scheduleId)) != nil else {
             throw DomainError.field(
                 "scheduleId", InputRules.shown(scheduleId.rawValue), expected: "the id of a schedule",
                 kind: .unprocessable)
@@ -100,16 +98,16 @@ public struct TimesheetSettingsService: Sendable {
                 "employee '\(userId)' already works '\(clash.scheduleId)' at site '\(clash.siteId)' from \(clash.from)"
                     + (clash.through.map { " through \($0)" } ?? "") + " (assignment \(clash.id))")
         }
-        try await save(TimesheetSettingCodec.row(candidate, now: environment.now()), actor: actor)
+        try await save(.assignment(candidate), actor: actor)
         return candidate
     }
 
     public func endAssignment(id: AssignmentID, actor: LedgerActor) async throws {
         try InputRules.identifier("assignmentId", id.rawValue)
-        guard try await repository.timesheetSetting(kind: .assignment, id: id.rawValue) != nil else {
+        guard try await repository.timesheetSetting(.assignment(id)) != nil else {
             throw DomainError(.notFound, "Not found", "no schedule assignment has the id '\(id)'")
         }
-        try await remove(.assignment, id: id.rawValue, actor: actor)
+        try await remove(.assignment(id), actor: actor)
     }
 
     /// Two assignments of one employee at one site may not cover the same day.
@@ -125,10 +123,10 @@ public struct TimesheetSettingsService: Sendable {
     /// The site's rules; the defaults when none were saved.
     public func rules(siteId: SiteID) async throws -> SiteRules {
         try await existingSite(siteId)
-        guard let row = try await repository.timesheetSetting(kind: .siteRules, id: siteId.rawValue) else {
+        guard case .siteRules(_, let rules)? = try await repository.timesheetSetting(.siteRules(siteId)) else {
             return SiteRules()
         }
-        return try TimesheetSettingCodec.rules(row)
+        return rules
     }
 
     public func saveRules(
@@ -153,51 +151,40 @@ public struct TimesheetSettingsService: Sendable {
                     expected: "workedOverMinutes 1 to 1440 and breakMinutes 1 to 240", kind: .unprocessable)
             }
         }
-        if let id = defaultScheduleId, try await repository.timesheetSetting(kind: .schedule, id: id.rawValue) == nil {
+        if let id = defaultScheduleId, try await repository.timesheetSetting(.schedule(id)) == nil {
             throw DomainError.field(
                 "defaultScheduleId", InputRules.shown(id.rawValue), expected: "the id of a schedule",
                 kind: .unprocessable)
         }
         try await save(
-            TimesheetSettingCodec.row(
-                siteId: siteId, policy: policy, defaultScheduleId: defaultScheduleId, now: environment.now()),
-            actor: actor)
+            .siteRules(siteId, SiteRules(policy: policy, defaultScheduleId: defaultScheduleId)), actor: actor)
     }
 
     // MARK: - Holidays
 
     public func holidays(siteId: SiteID) async throws -> [(date: LocalDate, name: String)] {
         try await existingSite(siteId)
-        return try await repository.timesheetSettings(kind: .holiday, dates: nil)
-            .map(TimesheetSettingCodec.holiday)
-            .filter { $0.siteId == siteId }
-            .map { ($0.date, $0.name) }
-            .sorted { $0.date < $1.date }
+        return try await repository.holidays(siteId: siteId, dates: nil).map { ($0.date, $0.name) }
     }
 
     public func saveHoliday(siteId: SiteID, date: LocalDate, name: String, actor: LedgerActor) async throws {
         try await existingSite(siteId)
         try InputRules.text("name", name, maxLength: 200, allowEmpty: false)
-        try await save(
-            TimesheetSettingCodec.holidayRow(siteId: siteId, date: date, name: name, now: environment.now()),
-            actor: actor)
+        try await save(.holiday(Holiday(siteId: siteId, date: date, name: name)), actor: actor)
     }
 
     public func deleteHoliday(siteId: SiteID, date: LocalDate, actor: LedgerActor) async throws {
         try await existingSite(siteId)
-        guard try await repository.timesheetSetting(kind: .holiday, id: "\(siteId.rawValue)/\(date)") != nil else {
+        guard try await repository.timesheetSetting(.holiday(siteId, date)) != nil else {
             throw DomainError(.notFound, "Not found", "site '\(siteId)' has no holiday on \(date)")
         }
-        try await remove(.holiday, id: "\(siteId.rawValue)/\(date)", actor: actor)
+        try await remove(.holiday(siteId, date), actor: actor)
     }
 
     // MARK: - Leave
 
     public func leave(userId: UserID?, dates: ClosedRange<LocalDate>) async throws -> [LeaveDay] {
-        try await repository.timesheetSettings(kind: .leave, dates: dates)
-            .map(TimesheetSettingCodec.leave)
-            .filter { userId == nil || $0.userId == userId }
-            .sorted { ($0.userId.rawValue, $0.date) < ($1.userId.rawValue, $1.date) }
+        try await repository.leaveDays(userId: userId, dates: dates)
     }
 
     /// Marks `date` as leave. Without a site, the employee's assigned site that day.
@@ -221,39 +208,38 @@ public struct TimesheetSettingsService: Sendable {
                 kind: .unprocessable)
         }
         let day = LeaveDay(userId: userId, siteId: site, date: date, type: type, note: note)
-        try await save(TimesheetSettingCodec.row(day, now: environment.now()), actor: actor)
+        try await save(.leave(day), actor: actor)
         return day
     }
 
     public func deleteLeave(userId: UserID, date: LocalDate, actor: LedgerActor) async throws {
-        guard try await repository.timesheetSetting(kind: .leave, id: "\(userId.rawValue)/\(date)") != nil else {
+        guard try await repository.timesheetSetting(.leave(userId, date)) != nil else {
             throw DomainError(.notFound, "Not found", "employee '\(userId)' has no leave on \(date)")
         }
-        try await remove(.leave, id: "\(userId.rawValue)/\(date)", actor: actor)
+        try await remove(.leave(userId, date), actor: actor)
     }
 
     // MARK: - Storage with its audit row
 
     /// Stores a setting with its ledger row (before and after); pay cycles are saved here too.
-    func save(_ row: TimesheetSettingRow, actor: LedgerActor) async throws {
-        let before = try await repository.timesheetSetting(kind: row.kind, id: row.id)
+    func save(_ setting: TimesheetSetting, actor: LedgerActor) async throws {
+        let now = environment.now()
+        let before = try await repository.timesheetSetting(setting.key)
         let change = LedgerChange(
-            before: before.map { String(decoding: $0.body, as: UTF8.self) },
-            after: String(decoding: row.body, as: UTF8.self))
+            before: before.map(TimesheetSettingCodec.auditText), after: TimesheetSettingCodec.auditText(setting))
         try await repository.putTimesheetSetting(
-            row,
+            setting, updatedAt: now,
             audit: LedgerEvent.timesheetSetting(
-                row.kind, id: row.id, userId: row.userId, change: change,
-                removed: false, actor: actor, now: row.updatedAt))
+                setting.key, userId: setting.userId, change: change, removed: false, actor: actor, now: now))
     }
 
-    private func remove(_ kind: TimesheetSettingRow.Kind, id: String, actor: LedgerActor) async throws {
-        let before = try await repository.timesheetSetting(kind: kind, id: id)
-        let change = LedgerChange(before: before.map { String(decoding: $0.body, as: UTF8.self) }, after: nil)
+    private func remove(_ key: TimesheetSettingKey, actor: LedgerActor) async throws {
+        let before = try await repository.timesheetSetting(key)
+        let change = LedgerChange(before: before.map(TimesheetSettingCodec.auditText), after: nil)
         let audit = LedgerEvent.timesheetSetting(
-            kind, id: id, userId: before?.userId, change: change, removed: true, actor: actor, now: environment.now())
-        guard try await repository.deleteTimesheetSetting(kind: kind, id: id, audit: audit) else {
-            throw DomainError(.notFound, "Not found", "no \(kind.rawValue) has the id '\(id)'")
+            key, userId: before?.userId, change: change, removed: true, actor: actor, now: environment.now())
+        guard try await repository.deleteTimesheetSetting(key, audit: audit) else {
+            throw DomainError(.notFound, "Not found", "no \(key.kind.rawValue) has the id '\(key.id)'")
         }
     }
 
@@ -278,12 +264,12 @@ extension LedgerEvent {
     /// A timesheet setting saved or removed. Leave (its type and note can be health data) goes in
     /// the row's erasable part.
     static func timesheetSetting(
-        _ kind: TimesheetSettingRow.Kind, id: String, userId: UserID?, change: LedgerChange, removed: Bool,
-        actor: LedgerActor, now: Date
+        _ key: TimesheetSettingKey, userId: UserID?, change: LedgerChange, removed: Bool, actor: LedgerActor,
+        now: Date
     ) -> LedgerEvent {
-        let field = kind == .leave ? "leave" : kind.rawValue
+        let field = key.kind == .leave ? "leave" : key.kind.rawValue
         return admin(
-            removed ? .timesheetSettingRemoved : .timesheetSettingSaved, target: "\(kind.rawValue)/\(id)",
+            removed ? .timesheetSettingRemoved : .timesheetSettingSaved, target: "\(key.kind.rawValue)/\(key.id)",
             userId: userId, changes: [field: change], actor: actor, now: now)
     }
 }

@@ -6,8 +6,7 @@ import GRDB
 /// (the two schemas were written apart until then); every later one is one SQL text for both.
 package struct Migration: Sendable {
     package let name: String
-    package let sqlite: @Sendable (Database) throws -> Void
-    package let postgresql: @Sendable (PostgresTransaction) async throws -> Void
+    package let apply: @Sendable (any SQLTransaction) async throws -> Void
 
     /// A shipped migration with each database's steps.
     package init(
@@ -15,15 +14,20 @@ package struct Migration: Sendable {
         postgresql: (@Sendable (PostgresTransaction) async throws -> Void)?
     ) {
         self.name = name
-        self.sqlite = sqlite ?? { _ in }
-        self.postgresql = postgresql ?? { _ in }
+        apply = { tx in
+            switch tx {
+            case let tx as SQLiteTransaction: try sqlite?(tx.db)
+            case let tx as PostgresTransaction: try await postgresql?(tx)
+            default: throw RepositoryError(kind: .conflict, detail: "no migrations for a \(tx.dialect) transaction")
+            }
+        }
     }
 
-    /// A migration written once: its statements run as they are on both databases.
-    package init(_ name: String, _ statements: [String]) {
+    /// A migration written once, through the storage port; it carries its own SQL, so a later
+    /// change of the application's code can't change what it did.
+    package init(_ name: String, _ apply: @escaping @Sendable (any SQLTransaction) async throws -> Void) {
         self.name = name
-        sqlite = { db in for statement in statements { try db.execute(sql: statement) } }
-        postgresql = { tx in for statement in statements { try await tx.execute("\(raw: statement)") } }
+        self.apply = apply
     }
 }
 
@@ -41,7 +45,9 @@ package enum Migrations {
             // SQLite's names become PostgreSQL's (PostgreSQL has them already).
             "2026-11-27 one naming convention",
         ]
-        return shipped.map { Migration(legacy: $0, sqlite: sqlite[$0], postgresql: postgresql[$0]) }
+        return shipped.map { Migration(legacy: $0, sqlite: sqlite[$0], postgresql: postgresql[$0]) } + [
+            Migration("2026-11-27 typed timesheet settings", TypedSettingsMigration.run)
+        ]
     }()
 }
 
@@ -76,11 +82,7 @@ package enum MigrationRunner {
         let now =
             tx.dialect == .sqlite ? "(julianday('now') - 2440587.5) * 86400.0" : "extract(epoch FROM clock_timestamp())"
         for migration in Migrations.all.prefix(count ?? Migrations.all.count) where !applied.contains(migration.name) {
-            switch tx {
-            case let sqlite as SQLiteTransaction: try migration.sqlite(sqlite.db)
-            case let postgres as PostgresTransaction: try await migration.postgresql(postgres)
-            default: throw RepositoryError(kind: .conflict, detail: "no migrations for a \(tx.dialect) transaction")
-            }
+            try await migration.apply(tx)
             try await tx.execute(
                 "INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), \(raw: now))")
         }

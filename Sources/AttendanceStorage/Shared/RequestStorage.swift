@@ -83,7 +83,7 @@ extension SQLStorage {
             try await tx.execute(
                 "UPDATE ledger_events SET personal = NULL WHERE user_id = \(id) AND personal IS NOT NULL")
             // Leave days (their type and note can be health data) go with the person.
-            try await tx.execute("DELETE FROM timesheet_settings WHERE kind = 'leave' AND user_id = \(id)")
+            try await tx.execute("DELETE FROM leave_days WHERE user_id = \(id)")
             try await tx.appendLedger(LedgerEvent.erased(id, actor: actor, now: now))
             return try await DirectoryRows.employees(tx, "WHERE id = \(id)").first
         }
