@@ -68,11 +68,17 @@ package struct PostgresTransaction: SQLTransaction {
     package let logger: Logger
     package var dialect: SQLDialect { .postgresql }
 
+    /// The rows as they arrive: each is read while the server still sends the next ones (the
+    /// async row sequence), not after the whole result was buffered.
     package func query(_ sql: SQL) async throws -> [SQLRow] {
-        let result = try await run(sql)
-        guard let first = result.rows.first else { return [] }
-        let columns = SQLColumns(first.map(\.columnName))
-        return try result.rows.map { try Self.row($0, columns: columns) }
+        var rows: [SQLRow] = []
+        var columns: SQLColumns?
+        for try await row in try await connection.query(Self.query(sql), logger: logger) {
+            let names = columns ?? SQLColumns(row.map(\.columnName))
+            columns = names
+            rows.append(try Self.row(row, columns: names))
+        }
+        return rows
     }
 
     @discardableResult
