@@ -104,7 +104,7 @@ public struct Console: Sendable {
                     let (session, account) = try await services.signIn.session(cookieToken: token)
                 else {
                     if request.method == .get { return Self.redirect("/console/sign-in") }
-                    throw ConsoleProblem(
+                    throw Problem(
                         401, "Signed out", "your sign-in has ended; sign in again and repeat the change")
                 }
                 let viewer = Viewer(account: account, session: session, cookieToken: token)
@@ -113,7 +113,7 @@ public struct Console: Sendable {
                 if request.method == .post {
                     form = try await FormData.body(of: request)
                     guard ConsoleSecurity.csrfMatches(form["csrf"], session.csrfToken) else {
-                        throw ConsoleProblem(
+                        throw Problem(
                             403, "Form refused",
                             "the form's CSRF token is missing or not this sign-in's; "
                                 + "reload the page and submit it again")
@@ -128,14 +128,13 @@ public struct Console: Sendable {
     }
 
     func errorPage(_ error: any Error, request: Request, viewer: Viewer? = nil) -> Response {
-        let problem: ConsoleProblem
+        let problem: Problem
         switch error {
-        case let found as ConsoleProblem: problem = found
-        case let found as Problem: problem = ConsoleProblem(found)
-        case let found as DomainError: problem = ConsoleProblem(Problem(found))
+        case let found as Problem: problem = found
+        case let found as DomainError: problem = Problem(found)
         default:
             logger.error("console page failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
-            problem = ConsoleProblem(
+            problem = Problem(
                 500, "Something failed", "the server could not show this page; its log names the error")
         }
         let html = renderer.render(

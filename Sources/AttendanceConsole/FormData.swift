@@ -40,7 +40,7 @@ struct FormData: Sendable {
 
     /// A required field, or a problem naming it.
     func required(_ name: String, label: String) throws -> String {
-        guard let value = self[name] else { throw ConsoleProblem(400, "Missing \(label)", "'\(name)' is required") }
+        guard let value = self[name] else { throw Problem(400, "Missing \(label)", "'\(name)' is required") }
         return value
     }
 }

@@ -31,4 +31,7 @@ public struct Problem: Error, Hashable, Sendable {
         case .throttled: 429
         }
     }
+
+    /// A console page or action the viewer's role does not allow.
+    static func forbidden(_ what: String) -> Problem { Problem(403, "Not allowed", what) }
 }

@@ -8,7 +8,7 @@ struct Renderer: Sendable {
 
     init() throws {
         guard let base = Bundle.module.resourceURL else {
-            throw ConsoleProblem(500, "Console missing", "the AttendanceConsole resource bundle was not found")
+            throw Problem(500, "Console missing", "the AttendanceConsole resource bundle was not found")
         }
         var templates: [String: MustacheTemplate] = [:]
         let folder = base.appendingPathComponent("templates")

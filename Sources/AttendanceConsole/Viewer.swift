@@ -22,7 +22,7 @@ struct Viewer: Sendable {
 
     func require(_ permission: Permission) throws {
         guard may(permission) else {
-            throw ConsoleProblem.forbidden(
+            throw Problem.forbidden(
                 "the \(account.role.rawValue) role can't do this: it needs the '\(permission.rawValue)' permission")
         }
     }

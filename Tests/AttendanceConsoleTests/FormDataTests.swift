@@ -12,7 +12,7 @@ import Testing
         #expect(form.all("sites") == ["s1", "s2"])
         #expect(form["csrf"] == "a+b")
         #expect(form["name"] == "עב")
-        #expect(throws: ConsoleProblem.self) { try form.required("missing", label: "reason") }
+        #expect(throws: Problem.self) { try form.required("missing", label: "reason") }
     }
 
     @Test func csrfTokensMatchOnlyWhenEqual() {

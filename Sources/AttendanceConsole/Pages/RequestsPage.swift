@@ -21,7 +21,7 @@ extension Console {
                 let id = try context.parameters.require("id")
                 let decision = try context.parameters.require("decision")
                 guard ["approve", "reject"].contains(decision) else {
-                    throw ConsoleProblem(404, "No such decision", "'\(decision)' is not approve or reject")
+                    throw Problem(404, "No such decision", "'\(decision)' is not approve or reject")
                 }
                 _ = try await services.requests.decide(
                     id: CorrectionRequestID(id), approve: decision == "approve", comment: form["comment"],

@@ -52,7 +52,7 @@ extension Console {
                 case "lock": event = .lock
                 case "reopen": event = .reopen(reason: form["reason"] ?? "")
                 default:
-                    throw ConsoleProblem(404, "No such action", "'\(action)' is not approve, unapprove, lock or reopen")
+                    throw Problem(404, "No such action", "'\(action)' is not approve, unapprove, lock or reopen")
                 }
                 let changed = try await services.payPeriods.change(start: start, event, actor: viewer.actor)
                 return Self.redirect(
