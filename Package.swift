@@ -138,6 +138,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
+            exclude: ["Resources/common-passwords.LICENSE.txt"],
+            resources: [.copy("Resources/common-passwords.txt")],
             swiftSettings: strictSwift6
         ),
 

@@ -87,6 +87,15 @@ public struct Console: Sendable {
         registerSites(on: console)
         registerAccounts(on: console)
         registerAudit(on: console)
+        // `/` is the console's door; any other console address is a page that says so.
+        router.get("/") { _, _ in Self.redirect("/console") }
+        for method in [HTTPRequest.Method.get, .post] {
+            console.on("**", method: method) { request, _ in
+                record("console.notFound", nil)
+                return errorPage(
+                    Problem(404, "No such page", "the console has no page at \(request.uri.path)"), request: request)
+            }
+        }
     }
 
     /// A page or action behind sign-in: GETs without a session go to the sign-in page, POSTs are
@@ -103,7 +112,11 @@ public struct Console: Sendable {
                 guard let token = ConsoleSecurity.cookieToken(request),
                     let (session, account) = try await services.signIn.session(cookieToken: token)
                 else {
-                    if request.method == .get { return Self.redirect("/console/sign-in") }
+                    if request.method == .get {
+                        let asked = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+                        let next = Self.returnPath(asked).map { "?next=" + Pager.encoded($0) } ?? ""
+                        return Self.redirect("/console/sign-in" + next)
+                    }
                     throw Problem(
                         401, "Signed out", "your sign-in has ended; sign in again and repeat the change")
                 }

@@ -40,6 +40,20 @@ enum LocalTime {
             ?? cache.date(text, zone: zone, format: "yyyy-MM-dd'T'HH:mm:ss")
     }
 
+    /// A day typed in a date filter (`YYYY-MM-DD`), or a refusal naming the field.
+    static func day(_ field: String, _ text: String) throws -> LocalDate {
+        guard let day = LocalDate(text) else {
+            throw DomainError.field(field, text, expected: "a day YYYY-MM-DD")
+        }
+        return day
+    }
+
+    /// The instant `day` begins in `zone`: its midnight, or its first minute where the clock skips
+    /// midnight (a zone that changes time at 00:00).
+    static func start(of day: LocalDate, zone: String) -> Date? {
+        parse("\(day)T00:00", zone: zone) ?? parse("\(day)T01:00", zone: zone)
+    }
+
     /// Whole minutes as `7 h 05 min`.
     static func duration(minutes: Int) -> String {
         minutes < 60 ? "\(minutes) min" : "\(minutes / 60) h " + String(format: "%02d", minutes % 60) + " min"

@@ -7,15 +7,18 @@ public struct Problem: Error, Hashable, Sendable {
     public var status: Int
     public var title: String
     public var detail: String
+    /// Seconds to wait before trying again (`Retry-After`), for a 429.
+    public var retryAfterSeconds: Int?
 
-    public init(_ status: Int, _ title: String, _ detail: String) {
+    public init(_ status: Int, _ title: String, _ detail: String, retryAfterSeconds: Int? = nil) {
         self.status = status
         self.title = title
         self.detail = detail
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     public init(_ error: DomainError) {
-        self.init(Self.status(of: error.kind), error.title, error.detail)
+        self.init(Self.status(of: error.kind), error.title, error.detail, retryAfterSeconds: error.retryAfterSeconds)
     }
 
     public static func status(of kind: DomainError.Kind) -> Int {

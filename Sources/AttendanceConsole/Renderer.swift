@@ -27,8 +27,28 @@ struct Renderer: Sendable {
         staticFiles = files
     }
 
-    /// `template` with `data`; the layout reads the common keys (title, nav, csrf …).
+    /// `template` with `data`; the layout reads the common keys (title, nav, csrf …). The data is
+    /// cleaned first (`Renderer.shown`), so that a section tests what a person would: an empty text
+    /// or a nil is "nothing".
     func render(_ template: String, _ data: [String: Any]) -> String {
-        library.render(data, withTemplate: template) ?? "template '\(template)' is missing"
+        library.render(Self.shown(data), withTemplate: template) ?? "template '\(template)' is missing"
+    }
+
+    /// `value` as the templates see it: an empty string and a nil (at any depth, also inside an
+    /// `Any`) become `NSNull`, which Mustache renders as nothing and tests as false, so
+    /// `{{#revoked}}` is false for a device never revoked and `{{^older}}` true on the last page.
+    /// Mustache itself counts an empty string, and a nil boxed in `Any`, as present. The key stays:
+    /// a missing one would be looked up in the enclosing data (a row's empty site would show the
+    /// page's).
+    static func shown(_ value: Any) -> Any {
+        switch value {
+        case let text as String: return text.isEmpty ? NSNull() : text
+        case let object as [String: Any]: return object.mapValues(shown)
+        case let list as [Any]: return list.map(shown)
+        default:
+            let mirror = Mirror(reflecting: value)
+            guard mirror.displayStyle == .optional else { return value }
+            return mirror.children.first.map { shown($0.value) } ?? NSNull()
+        }
     }
 }

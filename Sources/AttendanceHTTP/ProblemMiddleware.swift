@@ -9,7 +9,11 @@ import OpenAPIRuntime
 
 extension Problem: HTTPResponseConvertible {
     public var httpStatus: HTTPResponse.Status { HTTPResponse.Status(code: status) }
-    public var httpHeaderFields: HTTPFields { [.contentType: "application/problem+json"] }
+    public var httpHeaderFields: HTTPFields {
+        var fields: HTTPFields = [.contentType: "application/problem+json"]
+        if let seconds = retryAfterSeconds { fields[.retryAfter] = String(seconds) }
+        return fields
+    }
     public var httpBody: HTTPBody? { HTTPBody(ContractAnswers.reply(self).body) }
 }
 

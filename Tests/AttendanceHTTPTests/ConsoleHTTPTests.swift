@@ -82,7 +82,13 @@ import Testing
 
     @Test func signingInSetsAStrictHttpOnlyCookieAndEveryPageIsLockedDown() async throws {
         let live = try await LiveServer.start(try await Backend.sqlite.makeRepository())
-        #expect(try await Self.request(live, "GET", "/console/presence").header("Location") == "/console/sign-in")
+        // Signed out, a page sends to sign-in and back to it after (a link opened from an e-mail).
+        #expect(
+            try await Self.request(live, "GET", "/console/sessions?site=hq&from=2026-11-02").header("Location")
+                == "/console/sign-in?next=%2Fconsole%2Fsessions%3Fsite%3Dhq%26from%3D2026-11-02")
+        #expect(
+            try await Self.request(live, "GET", "/console/presence").header("Location")
+                == "/console/sign-in?next=%2Fconsole%2Fpresence")
         _ = try await AccountService(
             repository: live.repository, bcryptCost: 4, codes: TOTPCodes(), environment: .live
         ).add(
@@ -115,6 +121,48 @@ import Testing
             !page.body.contains("<script>")
                 && page.body.contains("<script src=\"/console/static/console.js\" defer></script>"))
         try await live.stop()
+    }
+
+    /// After sign-in the browser goes where it was sent from (a console page only, never another
+    /// site); `/` leads to the console; an unknown console address is a locked-down HTML page; a
+    /// throttled sign-in says when to try again.
+    @Test func signInReturnsToTheAskedPageAndTheEdgesAreAnswered() async throws {
+        let live = try await LiveServer.start(try await Backend.sqlite.makeRepository())
+        _ = try await AccountService(
+            repository: live.repository, bcryptCost: 4, codes: TOTPCodes(), environment: .live
+        ).add(email: "o@x.io", role: .owner, sites: [], password: "correct horse battery", actor: .server)
+        func signIn(next: String) async throws -> Answer {
+            let page = try await Self.request(live, "GET", "/console/sign-in?next=" + next, cookies: nil)
+            let token = try #require(page.body.firstMatch(of: /name="csrf" value="([^"]+)"/)?.output.1)
+            let field = page.body.firstMatch(of: /name="next" value="([^"]*)"/)?.output.1
+            var form = ["email": "o@x.io", "password": "correct horse battery", "csrf": String(token)]
+            if let field { form["next"] = String(field) }
+            return try await Self.request(
+                live, "POST", "/console/sign-in", cookies: "attendance_sign_in=\(token)", form: form)
+        }
+        #expect(
+            try await signIn(next: "%2Fconsole%2Fsessions%3Fsite%3Dhq").header("Location")
+                == "/console/sessions?site=hq")
+        for hostile in ["%2F%2Fevil.example%2Fconsole%2F", "https%3A%2F%2Fevil.example", "%2Fconsole%2F..%5C%5Cevil"] {
+            #expect(try await signIn(next: hostile).header("Location") == "/console/presence", "\(hostile)")
+        }
+        #expect(try await Self.request(live, "GET", "/").header("Location") == "/console")
+        let missing = try await Self.request(live, "GET", "/console/no-such-page")
+        #expect(missing.status == 404)
+        #expect(missing.header("Content-Type") == "text/html; charset=utf-8")
+        #expect(missing.header("X-Frame-Options") == "DENY")
+        #expect(missing.header("X-Content-Type-Options") == "nosniff")
+        #expect(missing.header("Content-Security-Policy") != nil)
+        var throttled: Answer?
+        for _ in 0..<12 {
+            let answer = try await Self.postSignIn(live, email: "o@x.io", password: "wrong wrong wrong")
+            if answer.status == 429 {
+                throttled = answer
+                break
+            }
+        }
+        let refusal = try #require(throttled)
+        #expect(Int(refusal.header("Retry-After") ?? "") ?? 0 > 0)
     }
 
     @Test(arguments: Backend.allCases) func aFormWithoutItsTokenOrBeyondTheRoleIsRefused(backend: Backend) async throws

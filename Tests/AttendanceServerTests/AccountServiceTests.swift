@@ -169,6 +169,62 @@ import Testing
         _ = try await s.signIn.signIn(email: "o@x.io", password: "correct horse battery", code: code, address: "a")
     }
 
+    /// A code signs in once: the same code again, in its window, is a failed attempt (audited);
+    /// the next step's code signs in. Kept in the database, so a second replica refuses it too.
+    @Test(arguments: Backend.allCases) func aSecondFactorCodeSignsInOnce(backend: Backend) async throws {
+        let s = try await setup(backend)
+        defer { s.repository.shutdown() }
+        let made = try await s.accounts.add(
+            email: "o@x.io", role: .owner, sites: [], password: "correct horse battery", actor: .server)
+        let secret = s.accounts.newTOTPSecret()
+        func code() -> String { String(format: "%06d", TOTP(secret: secret).compute(date: s.clock.now)) }
+        try await s.accounts.enableTOTP(id: made.account.id, secret: secret, code: code(), actor: .server)
+        let first = code()
+        _ = try await s.signIn.signIn(email: "o@x.io", password: "correct horse battery", code: first, address: "a")
+        let again = await problem {
+            _ = try await s.signIn.signIn(
+                email: "o@x.io", password: "correct horse battery", code: first, address: "a")
+        }
+        #expect(again?.kind == .unauthenticated)
+        // A second server on the same database (another replica) refuses it as well.
+        let other = AccountService(
+            repository: s.repository, bcryptCost: 4, codes: TOTPCodes(), environment: .clock({ s.clock.now }))
+        let replica = SignInService(accounts: other, environment: .clock({ s.clock.now }))
+        #expect(
+            await problem {
+                _ = try await replica.signIn(
+                    email: "o@x.io", password: "correct horse battery", code: first, address: "b")
+            }?.kind == .unauthenticated)
+        s.clock.now += 30
+        #expect(code() != first)
+        _ = try await replica.signIn(email: "o@x.io", password: "correct horse battery", code: code(), address: "b")
+    }
+
+    /// Weak passwords are refused wherever a password is set, each with the rule it broke.
+    @Test(arguments: Backend.allCases) func aWeakPasswordIsRefusedWithItsReason(backend: Backend) async throws {
+        let s = try await setup(backend)
+        defer { s.repository.shutdown() }
+        let refused: [(String, String)] = [
+            ("aaaaaaaaaaaa", "different characters"), ("123456789012", "run"),
+            ("password123456", "most common"), ("Sunshine2024!", "most common"),
+            ("annabelle.smith99", "e-mail name"),
+        ]
+        for (password, why) in refused {
+            let error = await problem {
+                _ = try await s.accounts.add(
+                    email: "annabelle.smith@x.io", role: .hr, sites: [], password: password, actor: .server)
+            }
+            #expect(error?.detail.contains(why) == true, "\(password): \(error?.detail ?? "accepted")")
+            #expect(error?.detail.contains("'password'") == true)
+        }
+        let made = try await s.accounts.add(
+            email: "annabelle.smith@x.io", role: .hr, sites: [], password: "violet lantern orbit", actor: .server)
+        let error = await problem {
+            try await s.accounts.setPassword(id: made.account.id, password: "qwertyuiop12", actor: .server)
+        }
+        #expect(error?.detail.contains("most common") == true)
+    }
+
     @Test(arguments: Backend.allCases) func deactivatingSignsOutAndRefusesTheAccountsTokens(
         backend: Backend
     ) async throws {

@@ -14,7 +14,11 @@ import Testing
         // Appended in the order they shipped: their dates never go back.
         let dates = names.map { $0.prefix(10) }
         #expect(dates == dates.sorted())
-        #expect(names.suffix(2) == ["2026-11-27 one naming convention", "2026-11-27 typed timesheet settings"])
+        #expect(
+            names.suffix(3) == [
+                "2026-11-27 one naming convention", "2026-11-27 typed timesheet settings",
+                "2026-11-27 used one-time codes",
+            ])
     }
 
     @Test(arguments: Backend.allCases) func aNewDatabaseRecordsEveryMigrationOnce(backend: Backend) async throws {

@@ -53,7 +53,8 @@ extension Console {
             use: signedIn("enableTOTP") { request, context, viewer, form in
                 try await services.signIn.confirmPassword(
                     form.raw("current") ?? "", of: viewer.account, address: context.peerAddress)
-                let secret = try form.required("secret", label: "secret")
+                // The secret the page showed, made again from this sign-in: never one the form sends.
+                let secret = Self.pendingTOTPSecret(viewer)
                 try await services.accounts.enableTOTP(
                     id: viewer.account.id, secret: secret, code: form["code"] ?? "", actor: viewer.actor)
                 return Self.redirect("/console/accounts?done=totp")
@@ -90,10 +91,13 @@ extension Console {
         let sites = try await services.repository.sites().filter(\.isActive)
         let accounts = manage ? try await services.repository.accounts() : [viewer.account]
         let emails = Dictionary(accounts.map { ($0.id, $0.email) }, uniquingKeysWith: { first, _ in first })
+        let siteNames = Dictionary(
+            try await services.repository.sites().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let accountRows: [[String: Any]] = accounts.map { account in
             [
                 "id": account.id, "email": account.email, "role": account.role.rawValue,
-                "sites": account.sites.map(\.rawValue).joined(separator: ", "), "active": account.isActive,
+                "sites": account.sites.map { siteNames[$0] ?? $0.rawValue }.joined(separator: ", "),
+                "active": account.isActive,
                 "totp": account.totpSecret != nil, "mayEdit": manage && account.id != viewer.account.id,
                 "roles": Role.allCases.map { ["role": $0.rawValue, "selected": $0 == account.role] },
                 "siteChoices": sites.map {
@@ -110,7 +114,7 @@ extension Console {
                 "revoked": LocalTime.text(token.revokedAt, zone: "UTC"), "mayRevoke": token.revokedAt == nil,
             ]
         }
-        let secret = services.accounts.newTOTPSecret()
+        let secret = Self.pendingTOTPSecret(viewer)
         return [
             "accounts": accountRows, "tokens": tokenRows, "noTokens": tokenRows.isEmpty, "mayManage": manage,
             "roles": Role.allCases.map(\.rawValue),
@@ -119,5 +123,14 @@ extension Console {
             "totpOn": viewer.account.totpSecret != nil, "totpSecret": secret,
             "totpURL": services.accounts.authenticatorURL(secret: secret, email: viewer.account.email),
         ]
+    }
+
+    /// The second factor's secret offered to `viewer` while it is off: made by the server from this
+    /// sign-in's own token (its CSRF token, known only to the server and this sign-in's pages), so the form
+    /// that turns it on carries only the code, and no client can choose the key.
+    static func pendingTOTPSecret(_ viewer: Viewer) -> String {
+        let mac = HMACSHA256.authenticationCode(
+            key: Array(viewer.session.csrfToken.utf8), message: Array("totp-setup|\(viewer.account.id)".utf8))
+        return String(Data(mac).base64URLEncoded.prefix(20))
     }
 }

@@ -30,15 +30,18 @@ extension Console {
                         "at": LocalTime.text(entry.receivedAt, zone: "UTC"),
                         "target": record?.target ?? entry.sessionKey?.rawValue ?? entry.userId?.rawValue ?? "",
                         "reason": LedgerRows.reason(entry),
-                        "changes": (record?.changes ?? [:]).keys.sorted().joined(separator: ", "),
+                        "changes": LedgerRows.changes(entry, zone: "UTC"),
                     ]
                 }
+                // Older rows have smaller ids: the next page starts before the last one shown.
+                let pager = Pager(
+                    path: "/console/audit", filters: [("actor", form["actor"]), ("from", form["from"]), ("to", form["to"])],
+                    form: form, position: "before")
                 return self.page(
                     "audit", title: "Audit log", viewer: viewer,
                     [
                         "rows": Array(page), "empty": page.isEmpty,
-                        "next": rows.count > 200
-                            ? page.last.map { "/console/audit?before=\($0["id"] as? String ?? "")" } ?? "" : "",
+                        "pager": pager.data(next: rows.count > 200 ? rows.prefix(200).last.map { String($0.id) } : nil),
                         "filter": [
                             "actor": form["actor"] ?? "", "from": form["from"] ?? "", "to": form["to"] ?? "",
                         ],

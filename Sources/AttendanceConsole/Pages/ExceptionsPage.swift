@@ -22,6 +22,11 @@ extension Console {
     private func exceptionData(_ viewer: Viewer) async throws -> [String: Any] {
         let now = environment.now()
         let today = LocalDate(dayNumber: Int((now.timeIntervalSince1970 / 86_400).rounded(.down)))
+        let siteNames = Dictionary(
+            try await services.repository.sites().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let names = Dictionary(
+            try await services.repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        func person(_ id: UserID) -> String { names[id] ?? id.rawValue }
         var unconfirmed: [[String: Any]] = []
         var openTooLong: [[String: Any]] = []
         if viewer.may(.readTimesheets) || viewer.may(.readSessions) {
@@ -31,7 +36,7 @@ extension Console {
                 for day in sheet.days where viewer.scope.permits(day.siteId) {
                     let row: [String: Any] = [
                         "name": sheet.employee.name, "user": day.userId.rawValue, "date": day.date.description,
-                        "site": day.siteId.rawValue, "firstIn": LocalTime.text(day.firstIn, zone: day.timeZone),
+                        "site": siteNames[day.siteId] ?? day.siteId.rawValue, "firstIn": LocalTime.text(day.firstIn, zone: day.timeZone),
                         "proposedEnd": LocalTime.text(day.proposedEnd, zone: day.timeZone),
                         "scheduledEnd": LocalTime.text(day.scheduledEnd, zone: day.timeZone),
                         "sessions": "/console/sessions?user=\(day.userId.rawValue)&from=\(day.date)&to=\(day.date)",
@@ -47,7 +52,7 @@ extension Console {
             }
         }
         let pending = try await services.requests.list(userId: nil, state: .pending, scope: viewer.scope)
-            .map { ["id": $0.id, "user": $0.userId.rawValue, "reason": $0.reason] as [String: Any] }
+            .map { ["id": $0.id, "user": person($0.userId), "reason": $0.reason] as [String: Any] }
         var afterLock: [[String: Any]] = []
         if viewer.may(.readTimesheets) {
             for period in try await services.payPeriods.periods(from: today.adding(days: -120), through: today)
@@ -55,7 +60,7 @@ extension Console {
                 for exception in try await services.payPeriods.exceptions(start: period.dates.start)
                 where viewer.scope.permits(exception.siteId) {
                     afterLock.append([
-                        "period": period.dates.start.description, "user": exception.userId.rawValue,
+                        "period": period.dates.start.description, "user": person(exception.userId),
                         "date": exception.date.description, "changed": exception.changed.joined(separator: ", "),
                     ])
                 }
@@ -67,14 +72,14 @@ extension Console {
             .filter { $0.revokedAt == nil && now.timeIntervalSince($0.lastSeenAt ?? $0.enrolledAt) > 86_400 }
             .map {
                 [
-                    "id": $0.id.rawValue, "user": $0.userId.rawValue,
+                    "id": $0.id.rawValue, "user": person($0.userId), "deviceName": $0.deviceName ?? "",
                     "lastSeen": $0.lastSeenAt.map { LocalTime.text($0, zone: "UTC") } ?? "never",
                 ]
             }
         let blocked: [[String: Any]] = devices.compactMap { device in
             guard device.revokedAt == nil, let state = device.state, !state.blockers.isEmpty else { return nil }
             return [
-                "id": device.id.rawValue, "user": device.userId.rawValue,
+                "id": device.id.rawValue, "user": person(device.userId), "deviceName": device.deviceName ?? "",
                 "why": state.blockers.joined(separator: "; "),
                 "observed": LocalTime.text(state.observedAt, zone: "UTC"),
             ]

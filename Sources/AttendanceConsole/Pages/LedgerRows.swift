@@ -1,4 +1,6 @@
+import AttendanceModels
 import AttendanceRules
+import Foundation
 
 /// How the console shows a ledger row's content.
 enum LedgerRows {
@@ -9,5 +11,30 @@ enum LedgerRows {
         } catch {
             return "unreadable row: \(error)"
         }
+    }
+
+    /// Each changed field with its old and new value, `checkOutAt: 16:00 → 17:00`, one per line;
+    /// times in `zone`. A value that was absent shows as "—".
+    static func changes(_ entry: LedgerEvent, zone: String) -> [String] {
+        guard let record = try? entry.record() else { return [] }
+        return record.changes.keys.sorted().map { field in
+            let change = record.changes[field]
+            return "\(field): \(shown(change?.before, zone: zone)) → \(shown(change?.after, zone: zone))"
+        }
+    }
+
+    private static func shown(_ value: String?, zone: String) -> String {
+        guard let value, !value.isEmpty else { return "—" }
+        if value.count >= 20, value.count <= 35, let time = try? RFC3339.parse(value) {
+            return LocalTime.text(time, zone: zone)
+        }
+        return value
+    }
+
+    /// When the row's event happened: the device's time for a device event (a check-in at 08:00
+    /// that reached the server at 20:48 shows 08:00), the server's for everything else.
+    static func happenedAt(_ entry: LedgerEvent) -> (at: Date, received: Date?) {
+        guard let device = entry.deviceAt else { return (entry.receivedAt, nil) }
+        return (device, abs(entry.receivedAt.timeIntervalSince(device)) >= 60 ? entry.receivedAt : nil)
     }
 }

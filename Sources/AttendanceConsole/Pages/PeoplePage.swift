@@ -1,4 +1,5 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import Hummingbird
@@ -15,7 +16,8 @@ extension Console {
                         "deactivated": "Person deactivated; their devices are revoked.",
                     ][$0]
                 }
-                return page("people", title: "People", viewer: viewer, try await peopleData(viewer), notice: done)
+                return page(
+                    "people", title: "People", viewer: viewer, try await peopleData(viewer, form), notice: done)
             })
         console.post(
             "people",
@@ -45,9 +47,10 @@ extension Console {
             use: signedIn("createEnrollmentCode", needs: .managePeople) { _, context, viewer, form in
                 let user = UserID(try context.parameters.require("id"))
                 let issued = try await services.auth.issueEnrollmentCode(for: user, actor: viewer.actor)
-                var data = try await peopleData(viewer)
+                var data = try await peopleData(viewer, FormData(""))
+                let person = try await services.repository.employee(id: user)
                 data["code"] = [
-                    "user": user.rawValue, "code": issued.code,
+                    "user": person?.name ?? user.rawValue, "code": issued.code,
                     "expires": LocalTime.text(issued.expiresAt, zone: "UTC"),
                 ]
                 return page(
@@ -57,7 +60,8 @@ extension Console {
             "devices",
             use: signedIn("devices", needs: .readDirectory) { request, _, viewer, form in
                 let done = form["done"] == "revoked" ? "Device revoked." : nil
-                return page("devices", title: "Devices", viewer: viewer, try await deviceData(viewer), notice: done)
+                return page(
+                    "devices", title: "Devices", viewer: viewer, try await deviceData(viewer, form), notice: done)
             })
         console.post(
             "devices/:id/revoke",
@@ -68,9 +72,17 @@ extension Console {
             })
     }
 
-    private func peopleData(_ viewer: Viewer) async throws -> [String: Any] {
+    static let directoryPageSize = 50
+
+    /// People by name, 50 a page, found with `q` (name, employee number, e-mail).
+    private func peopleData(_ viewer: Viewer, _ form: FormData) async throws -> [String: Any] {
         let mayManage = viewer.may(.managePeople)
-        let rows: [[String: Any]] = try await services.repository.employees().map { employee in
+        let everyone = try await services.repository.employees()
+        let found = everyone.filter { employee in form["q"].map { EmployeeSearch.matches($0, employee) } ?? true }
+            .sorted { Self.nameKey($0) < Self.nameKey($1) }
+        let (page, next) = Pager.page(
+            found, after: form["after"], size: Self.directoryPageSize, key: { [Self.sortName($0.name), $0.id.rawValue] })
+        let rows: [[String: Any]] = page.map { employee in
             [
                 "id": employee.id.rawValue, "name": employee.name, "externalId": employee.externalId ?? "",
                 "email": employee.email ?? "", "active": employee.isActive,
@@ -78,29 +90,61 @@ extension Console {
                 "mayManage": mayManage && employee.isActive,
             ]
         }
-        return ["rows": rows, "empty": rows.isEmpty, "mayManage": mayManage]
+        let pager = Pager(path: "/console/people", filters: [("q", form["q"])], form: form)
+        return [
+            "rows": rows, "hasRows": !rows.isEmpty, "empty": everyone.isEmpty, "mayManage": mayManage,
+            "noMatch": !everyone.isEmpty && found.isEmpty, "q": form["q"] ?? "",
+            "count": form["q"] == nil ? "\(everyone.count) people" : "\(found.count) of \(everyone.count) people match",
+            "pager": pager.data(next: next),
+        ]
     }
 
-    private func deviceData(_ viewer: Viewer) async throws -> [String: Any] {
+    /// The order lists of people use: by name as a person reads it (case and accents aside), then id.
+    static func sortName(_ name: String) -> String { EmployeeSearch.folded(name) }
+
+    static func nameKey(_ employee: EmployeeRecord) -> (String, String) {
+        (sortName(employee.name), employee.id.rawValue)
+    }
+
+    /// Devices by their employee's name, 50 a page, found with `q` (the employee, or the device's
+    /// name or id).
+    private func deviceData(_ viewer: Viewer, _ form: FormData) async throws -> [String: Any] {
         let now = environment.now()
-        let names = Dictionary(
-            try await services.repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let employees = Dictionary(
+            try await services.repository.employees().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let mayManage = viewer.may(.managePeople)
-        let rows: [[String: Any]] = try await services.repository.devices(userId: nil).map { device in
+        let all = try await services.repository.devices(userId: nil)
+        func name(_ device: DeviceRecord) -> String { employees[device.userId]?.name ?? device.userId.rawValue }
+        let found = all.filter { device in
+            guard let query = form["q"] else { return true }
+            let text = EmployeeSearch.folded(query)
+            return employees[device.userId].map { EmployeeSearch.matches(query, $0) } ?? false
+                || EmployeeSearch.folded(device.deviceName ?? "").contains(text) || device.id.rawValue == query
+        }
+        .sorted { (Self.sortName(name($0)), $0.id.rawValue) < (Self.sortName(name($1)), $1.id.rawValue) }
+        let (page, next) = Pager.page(
+            found, after: form["after"], size: Self.directoryPageSize,
+            key: { [Self.sortName(name($0)), $0.id.rawValue] })
+        let rows: [[String: Any]] = page.map { device in
             let silentForADay =
                 device.revokedAt == nil && now.timeIntervalSince(device.lastSeenAt ?? device.enrolledAt) > 86_400
             return [
-                "id": device.id.rawValue, "name": names[device.userId] ?? device.userId.rawValue,
+                "id": device.id.rawValue, "name": name(device),
                 "deviceName": device.deviceName ?? "", "platform": device.platform,
                 "enrolled": LocalTime.text(device.enrolledAt, zone: "UTC"),
                 "lastSeen": device.lastSeenAt.map { LocalTime.text($0, zone: "UTC") } ?? "never",
                 "revoked": LocalTime.text(device.revokedAt, zone: "UTC"), "silent": silentForADay,
-                "appVersion": device.state?.appVersion ?? "",
+                "appVersion": device.state?.appVersion ?? "not reported yet",
                 "detection": device.state.map { $0.blockers.isEmpty ? "allowed" : $0.blockers.joined(separator: "; ") }
                     ?? "not reported",
                 "mayRevoke": mayManage && device.revokedAt == nil,
             ]
         }
-        return ["rows": rows, "empty": rows.isEmpty]
+        let pager = Pager(path: "/console/devices", filters: [("q", form["q"])], form: form)
+        return [
+            "rows": rows, "hasRows": !rows.isEmpty, "empty": all.isEmpty, "noMatch": !all.isEmpty && found.isEmpty,
+            "q": form["q"] ?? "", "pager": pager.data(next: next),
+            "count": form["q"] == nil ? "\(all.count) devices" : "\(found.count) of \(all.count) devices match",
+        ]
     }
 }

@@ -1,6 +1,7 @@
 import AttendanceModels
 import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 import Hummingbird
 
@@ -23,7 +24,7 @@ extension Console {
                     userId: UserID(try form.required("userId", label: "employee")), siteId: site.id,
                     checkInAt: try time(form, "checkInAt", zone: site.timeZone),
                     checkOutAt: try form["checkOutAt"].map { _ in try time(form, "checkOutAt", zone: site.timeZone) },
-                    reason: form["reason"] ?? "", actor: viewer.actor)
+                    reason: form["reason"] ?? "", actor: viewer.actor, formKey: form["formKey"])
                 return Self.redirect("/console/sessions/\(added.sessionKey.rawValue)?done=added")
             })
         console.get(
@@ -69,46 +70,117 @@ extension Console {
         "added": "Session added.", "corrected": "Session corrected.", "voided": "Session voided.",
     ]
 
-    private func sessionList(_ query: FormData, _ viewer: Viewer) async throws -> [String: Any] {
-        if let site = query["site"] { try viewer.requireSite(SiteID(site)) }
-        let sites = try await services.repository.sites().filter { viewer.scope.permits($0.id) }
-        let zones = Dictionary(sites.map { ($0.id, $0.timeZone) }, uniquingKeysWith: { first, _ in first })
-        let names = Dictionary(
-            try await services.repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        // A manager without a site filter sees their sites' sessions: one query per site.
-        let siteFilters: [String?] =
-            query["site"].map { [$0] } ?? (viewer.scope == .all ? [nil] : sites.map { $0.id.rawValue })
+    static let sessionPageSize = 100
+
+    private func sessionList(_ form: FormData, _ viewer: Viewer) async throws -> [String: Any] {
+        if let site = form["site"] { try viewer.requireSite(SiteID(site)) }
+        let inScope = try await services.repository.sites().filter { viewer.scope.permits($0.id) }
+        let shown = form["site"].map { id in inScope.filter { $0.id.rawValue == id } } ?? inScope
+        let siteNames = Dictionary(inScope.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let employees = try await services.repository.employees()
+        let byId = Dictionary(employees.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let from = try form["from"].map { try LocalTime.day("from", $0) }
+        let to = try form["to"].map { try LocalTime.day("to", $0) }
+        if let from, let to, to < from {
+            throw DomainError.field("to", to.description, expected: "a day on or after 'from' (\(from))")
+        }
+        var selected = form["user"].flatMap { byId[UserID($0)] }
+        var matches: [EmployeeRecord] = []
+        if selected == nil, let query = form["q"] {
+            matches = employees.filter { EmployeeSearch.matches(query, $0) }
+                .sorted { ($0.name, $0.id.rawValue) < ($1.name, $1.id.rawValue) }
+            if viewer.scope != .all {
+                // A manager finds only people who worked at their sites.
+                matches = try await withSessions(matches.prefix(200), at: inScope)
+            }
+            if matches.count == 1 { selected = matches[0] }
+        }
+        let searching = form["q"] != nil && selected == nil
+        let pager = Pager(
+            path: "/console/sessions",
+            filters: [
+                ("user", selected?.id.rawValue), ("q", selected == nil ? form["q"] : nil), ("site", form["site"]),
+                ("from", form["from"]), ("to", form["to"]),
+            ],
+            form: form)
         var sessions: [SessionRecord] = []
         var more = false
-        for site in siteFilters {
-            let found = try await services.admin.sessions(
-                userId: query["user"], siteId: site, from: query["from"].map { $0 + "T00:00:00Z" },
-                to: query["to"].map { $0 + "T23:59:59Z" }, limit: 200, cursor: nil)
-            sessions += found.items
-            more = more || found.nextCursor != nil
+        if !searching {
+            // Each site's days are its own: one query per site when days are asked for or the viewer
+            // sees only some sites; the pages merge newest first.
+            let perSite = from != nil || to != nil || form["site"] != nil || viewer.scope != .all
+            for site in perSite ? shown.map(Optional.some) : [nil] {
+                let zone = site?.timeZone ?? "UTC"
+                let found = try await services.admin.sessions(
+                    userId: selected?.id.rawValue, siteId: site?.id.rawValue,
+                    from: from.flatMap { LocalTime.start(of: $0, zone: zone) }.map(RFC3339.format),
+                    to: to.flatMap { LocalTime.start(of: $0.adding(days: 1), zone: zone) }.map(RFC3339.format),
+                    limit: Self.sessionPageSize, cursor: form["after"], newestFirst: true)
+                sessions += found.items
+                more = more || found.nextCursor != nil
+            }
         }
-        let rows: [[String: Any]] = sessions.sorted { $0.checkInAt > $1.checkInAt }.map { session in
-            let zone = zones[session.siteId] ?? "UTC"
+        sessions.sort { a, b in
+            a.checkInAt != b.checkInAt
+                ? a.checkInAt > b.checkInAt : Array(a.sessionKey.rawValue.utf8).lexicographicallyPrecedes(
+                    Array(b.sessionKey.rawValue.utf8)) == false
+        }
+        let page = Array(sessions.prefix(Self.sessionPageSize))
+        more = more || sessions.count > Self.sessionPageSize
+        let rows: [[String: Any]] = page.map { session in
+            let site = siteNames[session.siteId]
+            let zone = site?.timeZone ?? "UTC"
             return [
-                "key": session.sessionKey.rawValue, "name": names[session.userId] ?? session.userId.rawValue,
-                "user": session.userId.rawValue, "site": session.siteId.rawValue,
+                "key": session.sessionKey.rawValue, "name": byId[session.userId]?.name ?? session.userId.rawValue,
+                "user": session.userId.rawValue, "site": site?.name ?? session.siteId.rawValue,
                 "checkIn": LocalTime.text(session.checkInAt, zone: zone),
-                "checkOut": LocalTime.text(session.checkOutAt, zone: zone), "status": session.status,
-                "corrected": session.corrected,
+                "checkOut": LocalTime.text(session.checkOutAt, zone: zone), "open": session.checkOutAt == nil,
+                "status": session.status, "corrected": session.corrected,
             ]
         }
+        let next = more ? page.last.map { SessionCursor(checkInAt: $0.checkInAt, sessionKey: $0.sessionKey).token } : nil
         return [
-            "rows": rows, "empty": rows.isEmpty, "more": more,
-            "filter": [
-                "user": query["user"] ?? "", "site": query["site"] ?? "", "from": query["from"] ?? "",
-                "to": query["to"] ?? "",
-            ],
-            "sites": sites.map {
-                ["id": $0.id.rawValue, "name": $0.name, "selected": $0.id.rawValue == query["site"]]
+            "rows": rows, "hasRows": !rows.isEmpty, "empty": rows.isEmpty && !searching,
+            "pager": pager.data(next: next),
+            "searching": searching, "matches": matches.prefix(50).map { employee in
+                [
+                    "name": employee.name, "externalId": employee.externalId ?? "",
+                    "href": Pager.address(
+                        "/console/sessions",
+                        [("user", employee.id.rawValue), ("site", form["site"]), ("from", form["from"]),
+                         ("to", form["to"])].compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }),
+                ] as [String: Any]
             },
-            "employees": names.sorted { $0.value < $1.value }.map { ["id": $0.key.rawValue, "name": $0.value] },
-            "mayCorrect": viewer.may(.correctSessions),
+            "moreMatches": matches.count > 50 ? "\(matches.count - 50) more match; type more of the name." : "",
+            "selected": selected.map { ["id": $0.id.rawValue, "name": $0.name] } as Any,
+            "clearUser": Pager.address(
+                "/console/sessions",
+                [("site", form["site"]), ("from", form["from"]), ("to", form["to"])]
+                    .compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }),
+            "filter": ["q": form["q"] ?? "", "from": form["from"] ?? "", "to": form["to"] ?? ""],
+            "sites": inScope.map {
+                ["id": $0.id.rawValue, "name": $0.name, "selected": $0.id.rawValue == form["site"]]
+            },
+            "mayCorrect": viewer.may(.correctSessions), "formKey": environment.newPassword(),
         ]
+    }
+
+    /// Of `candidates`, those with a session at one of `sites`.
+    private func withSessions(_ candidates: ArraySlice<EmployeeRecord>, at sites: [SiteRecord]) async throws
+        -> [EmployeeRecord]
+    {
+        var found: [EmployeeRecord] = []
+        for employee in candidates {
+            for site in sites {
+                let page = try await services.admin.sessions(
+                    userId: employee.id.rawValue, siteId: site.id.rawValue, from: nil, to: nil, limit: 1, cursor: nil)
+                if !page.items.isEmpty {
+                    found.append(employee)
+                    break
+                }
+            }
+        }
+        return found
     }
 
     private func sessionData(_ key: SessionKey, _ viewer: Viewer) async throws -> [String: Any] {
@@ -117,10 +189,13 @@ extension Console {
         let employee = try? await services.repository.employee(id: session.userId)
         let actors = try await ActorNames(services: services)
         let history: [[String: Any]] = entries.map { entry in
+            let (at, received) = LedgerRows.happenedAt(entry)
             return [
                 "kind": entry.kind.rawValue, "actor": actors(entry.actor),
-                "at": LocalTime.text(entry.receivedAt, zone: site.timeZone),
+                "at": LocalTime.text(at, zone: site.timeZone),
+                "received": received.map { LocalTime.text($0, zone: site.timeZone) } ?? "",
                 "reason": LedgerRows.reason(entry),
+                "changes": LedgerRows.changes(entry, zone: site.timeZone),
             ]
         }
         return [

@@ -10,19 +10,22 @@ extension Console {
     func registerSignIn(on console: RouterGroup<AttendanceRequestContext>) {
         console.get("sign-in") { request, _ in
             record("console.signIn", nil)
-            return signInForm(email: "", problem: nil, status: 200, secure: ConsoleSecurity.isHTTPS(request))
+            return signInForm(
+                email: "", problem: nil, status: 200, secure: ConsoleSecurity.isHTTPS(request),
+                next: Self.returnPath(FormData.query(of: request)["next"]))
         }
         console.post("sign-in") { request, context in
             record("console.signIn", nil)
             let form = try await FormData.body(of: request)
             let email = form["email"] ?? ""
             let secure = ConsoleSecurity.isHTTPS(request)
+            let next = Self.returnPath(form["next"])
             guard let expected = request.cookies[ConsoleSecurity.signInCookieName]?.value,
                 ConsoleSecurity.csrfMatches(form["csrf"], expected)
             else {
                 return signInForm(
                     email: email, problem: "the sign-in form's token is missing or expired; sign in again on this page",
-                    status: 403, secure: secure)
+                    status: 403, secure: secure, next: next)
             }
             do {
                 let signedIn = try await services.signIn.signIn(
@@ -30,10 +33,13 @@ extension Console {
                     code: form["code"], address: context.peerAddress)
                 let cookie = ConsoleSecurity.sessionCookie(
                     signedIn.cookieToken, maxAge: Int(services.signIn.sessionLifetime), secure: secure)
-                return Self.redirect("/console/presence", cookie: cookie)
+                return Self.redirect(next ?? "/console/presence", cookie: cookie)
             } catch let error as DomainError {
-                return signInForm(
-                    email: email, problem: error.detail, status: Problem.status(of: error.kind), secure: secure)
+                var response = signInForm(
+                    email: email, problem: error.detail, status: Problem.status(of: error.kind), secure: secure,
+                    next: next)
+                if let seconds = error.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
+                return response
             }
         }
         console.post(
@@ -46,10 +52,19 @@ extension Console {
             })
     }
 
+    /// Where to go after signing in: a console page's path and query only (never another site, a
+    /// scheme or `//host`), else nil (On site now).
+    static func returnPath(_ text: String?) -> String? {
+        guard let text, text.hasPrefix("/console/"), !text.hasPrefix("/console/sign-"), text.count <= 2_000,
+            !text.contains("\\"), !text.contains("//"), text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+        else { return nil }
+        return text
+    }
+
     /// The form with a new token, set as its cookie too.
-    private func signInForm(email: String, problem: String?, status: Int, secure: Bool) -> Response {
+    private func signInForm(email: String, problem: String?, status: Int, secure: Bool, next: String?) -> Response {
         let token = environment.newToken()
-        var data: [String: Any] = ["title": "Sign in", "email": email, "csrf": token]
+        var data: [String: Any] = ["title": "Sign in", "email": email, "csrf": token, "next": next ?? ""]
         if let problem { data["problem"] = problem }
         var response = Self.html(renderer.render("sign-in", data), status: status)
         response.headers[.setCookie] = ConsoleSecurity.signInCookie(token, secure: secure)

@@ -69,18 +69,42 @@ extension Console {
             : periods.last.map {
                 TimesheetQuery(from: $0.dates.start, through: $0.dates.end)
             } ?? TimesheetQuery(from: today.adding(days: -6), through: today)
+        let siteNames = Dictionary(
+            try await services.repository.sites().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let employees = try await services.repository.employees()
+        var matches: [EmployeeRecord] = []
+        var sheet = chosen
+        sheet.userId = query["user"].map { UserID($0) }
+        if sheet.userId == nil, let text = query["q"] {
+            matches = employees.filter { EmployeeSearch.matches(text, $0) }
+                .sorted { ($0.name, $0.id.rawValue) < ($1.name, $1.id.rawValue) }
+            if matches.count == 1 { sheet.userId = matches[0].id }
+        }
+        let searching = query["q"] != nil && sheet.userId == nil
         var rows: [[String: Any]] = []
-        _ = try await services.timesheets.forEachEmployee(chosen, after: nil, limit: 1_000) { employee in
-            for day in employee.days {
-                rows.append([
-                    "user": day.userId.rawValue, "name": employee.employee.name, "date": day.date.description,
-                    "site": day.siteId.rawValue, "firstIn": LocalTime.text(day.firstIn, zone: day.timeZone),
-                    "lastOut": LocalTime.text(day.lastOut, zone: day.timeZone),
-                    "worked": LocalTime.duration(minutes: day.workedMinutes), "status": day.status.rawValue,
-                    "flags": day.sortedFlags.map(\.rawValue).joined(separator: ", "),
-                ])
+        var next: UserID?
+        if !searching {
+            next = try await services.timesheets.forEachEmployee(
+                sheet, after: query["after"].map { UserID($0) }, limit: Self.timesheetPageSize
+            ) { employee in
+                for day in employee.days where viewer.scope.permits(day.siteId) {
+                    rows.append([
+                        "user": day.userId.rawValue, "name": employee.employee.name, "date": day.date.description,
+                        "site": siteNames[day.siteId] ?? day.siteId.rawValue,
+                        "firstIn": LocalTime.text(day.firstIn, zone: day.timeZone),
+                        "lastOut": LocalTime.text(day.lastOut, zone: day.timeZone),
+                        "worked": LocalTime.duration(minutes: day.workedMinutes), "status": day.status.rawValue,
+                        "flags": day.sortedFlags.map(\.rawValue).joined(separator: ", "),
+                    ])
+                }
             }
         }
+        let range: [(String, String?)] = [("from", chosen.from.description), ("to", chosen.through.description)]
+        let pager = Pager(
+            path: "/console/timesheets",
+            filters: range + [("user", sheet.userId?.rawValue), ("q", sheet.userId == nil ? query["q"] : nil)],
+            form: query)
+        let person = sheet.userId.flatMap { id in employees.first { $0.id == id } }
         let mayManage = viewer.may(.managePayPeriods)
         let periodRows: [[String: Any]] = periods.reversed().map { period in
             [
@@ -93,12 +117,23 @@ extension Console {
             ]
         }
         return [
-            "periods": periodRows, "noPeriods": periodRows.isEmpty, "rows": rows, "empty": rows.isEmpty,
+            "periods": periodRows, "noPeriods": periodRows.isEmpty, "rows": rows,
+            "empty": rows.isEmpty && !searching, "hasRows": !rows.isEmpty, "pager": pager.data(next: next?.rawValue),
+            "searching": searching, "q": query["q"] ?? "",
+            "matches": matches.prefix(50).map { employee in
+                [
+                    "name": employee.name, "externalId": employee.externalId ?? "",
+                    "href": pager.with(("user", employee.id.rawValue), without: "q"),
+                ] as [String: Any]
+            },
+            "selected": person.map { ["name": $0.name, "clear": pager.with(("user", nil), without: "q")] } as Any,
             "from": chosen.from.description, "to": chosen.through.description,
             "csv": "/console/timesheets.csv?from=\(chosen.from)&to=\(chosen.through)",
             "xlsx": "/console/timesheets.xlsx?from=\(chosen.from)&to=\(chosen.through)",
         ]
     }
+
+    static let timesheetPageSize = 50
 
     private func range(_ query: FormData) throws -> TimesheetQuery {
         TimesheetQuery(

@@ -29,11 +29,14 @@ public struct DomainError: Error, Hashable, Sendable {
     public var kind: Kind
     public var title: String
     public var detail: String
+    /// For `throttled`: how many seconds to wait before trying again (HTTP's `Retry-After`).
+    public var retryAfterSeconds: Int?
 
-    public init(_ kind: Kind, _ title: String, _ detail: String) {
+    public init(_ kind: Kind, _ title: String, _ detail: String, retryAfterSeconds: Int? = nil) {
         self.kind = kind
         self.title = title
         self.detail = detail
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     /// A field's refusal: "'field' is 'value'; expected …".

@@ -47,7 +47,7 @@ public struct AccountService: Sendable {
         -> Created
     {
         let email = try AccountRules.email(email)
-        if let password { try AccountRules.password(password) }
+        if let password { try CommonPasswords.strength.check(password, email: email) }
         try AccountRules.sites(sites, for: role)
         try await requireExisting(sites)
         let chosen = password ?? environment.newPassword()
@@ -117,8 +117,8 @@ public struct AccountService: Sendable {
 
     /// A new password (the account's own, or set by an owner); signs the account out elsewhere.
     public func setPassword(id: AccountID, password: String, actor: LedgerActor) async throws {
-        try AccountRules.password(password)
         var account = try await self.account(id: id)
+        try CommonPasswords.strength.check(password, email: account.email)
         account.passwordHash = await Self.hash(password, cost: bcryptCost)
         let audit = LedgerEvent.admin(
             .accountUpdated, target: id, changes: ["password": LedgerChange(before: nil, after: "changed")],
@@ -159,7 +159,15 @@ public struct AccountService: Sendable {
 
     /// A code of the step before, this step or the next: a phone's clock may be 30 s off.
     func totpMatches(secret: String, code: Int, at now: Date) -> Bool {
-        [-30.0, 0, 30].contains { codes.code(secret: secret, at: now.addingTimeInterval($0)) == code }
+        totpStep(secret: secret, code: code, at: now) != nil
+    }
+
+    /// The 30-second step whose code `code` is, within one step of `now` either way; nil when none.
+    func totpStep(secret: String, code: Int, at now: Date) -> Int64? {
+        for offset in [-30.0, 0, 30] where codes.code(secret: secret, at: now.addingTimeInterval(offset)) == code {
+            return Int64((now.timeIntervalSince1970 + offset) / 30)
+        }
+        return nil
     }
 
     /// bcrypt off the cooperative pool: a hash takes a quarter second of one core at cost 12.

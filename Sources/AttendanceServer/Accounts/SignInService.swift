@@ -53,8 +53,12 @@ public final class SignInService: Sendable {
                     .unauthenticated, "Code required", "this account needs the 6-digit code from its authenticator app")
             }
             guard let number = try? AccountRules.totpCode(code),
-                accounts.totpMatches(secret: secret, code: number, at: now)
+                let step = accounts.totpStep(secret: secret, code: number, at: now)
             else { try await fail(key, account: account, address: address, now: now, why: "code") }
+            // A code signs in once: seen again (a replay, or a second replica) it is a failed attempt.
+            guard try await repository.useOneTimeCodeStep(accountId: account.id, step: step) else {
+                try await fail(key, account: account, address: address, now: now, why: "code used")
+            }
         }
         throttle.withLock { $0.succeeded(email: key, address: address) }
         let token = environment.newToken()
@@ -100,7 +104,8 @@ public final class SignInService: Sendable {
             let seconds = Int(until.timeIntervalSince(now).rounded(.up))
             let which = if case .account = why { "this account" } else { "this address" }
             throw DomainError(
-                .throttled, "Too many attempts", "too many failed sign-ins for \(which); try again in \(seconds) s")
+                .throttled, "Too many attempts", "too many failed sign-ins for \(which); try again in \(seconds) s",
+                retryAfterSeconds: max(seconds, 1))
         }
     }
 

@@ -336,7 +336,8 @@ public struct AdminService: Sendable {
     /// A page of sessions. Query parameters arrive as text and are validated here.
     public func sessions(
         userId: String?, siteId: String?, from: String?, to: String?, limit: Int?, cursor: String?,
-        source: EventSource? = nil, correctedOnly: Bool = false, minSkewSeconds: Double? = nil
+        source: EventSource? = nil, correctedOnly: Bool = false, minSkewSeconds: Double? = nil,
+        newestFirst: Bool = false
     )
         async throws -> (items: [SessionRecord], nextCursor: String?)
     {
@@ -358,9 +359,10 @@ public struct AdminService: Sendable {
             }
             after = decoded
         }
-        let filter = try sessionFilter(
+        var filter = try sessionFilter(
             userId: userId, siteId: siteId, from: from, to: to, source: source,
             correctedOnly: correctedOnly, minSkewSeconds: minSkewSeconds)
+        filter.newestFirst = newestFirst
         let items = try await repository.sessions(filter, after: after, limit: pageSize + 1)
         let page = Array(items.prefix(pageSize))
         let next =

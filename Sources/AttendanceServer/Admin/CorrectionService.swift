@@ -57,9 +57,23 @@ public struct CorrectionService: Sendable {
         return changed(after)
     }
 
+    /// `formKey`: the one-time key of the form that asked (the console's): a second submit of the
+    /// same form answers with the session the first one added instead of adding another.
     public func add(
-        userId: UserID, siteId: SiteID, checkInAt: Date, checkOutAt: Date?, reason: String, actor: LedgerActor
+        userId: UserID, siteId: SiteID, checkInAt: Date, checkOutAt: Date?, reason: String, actor: LedgerActor,
+        formKey: String? = nil
     ) async throws -> SessionRecord {
+        var key: SessionKey = environment.newId("added-", length: 16)
+        if let formKey {
+            try InputRules.identifier("formKey", formKey, maxLength: 64)
+            key = SessionKey("added-" + formKey)
+            if let earlier = try await repository.session(key: key) {
+                guard earlier.userId == userId else {
+                    throw DomainError(.conflict, "Form already used", "this form added a session for someone else")
+                }
+                return earlier
+            }
+        }
         let reason = try validatedReason(reason)
         try notInTheFuture("checkInAt", checkInAt)
         try notInTheFuture("checkOutAt", checkOutAt)
@@ -67,7 +81,6 @@ public struct CorrectionService: Sendable {
         guard try await repository.employee(id: userId) != nil else {
             throw DomainError.field("userId", userId.rawValue, expected: "the id of an employee", kind: .unprocessable)
         }
-        let key: SessionKey = environment.newId("added-", length: 16)
         let added = AddedSession(
             sessionKey: key, userId: userId, siteId: siteId, checkInAt: checkInAt, checkOutAt: checkOutAt,
             reason: reason)

@@ -13,6 +13,9 @@ public protocol AccountRepository: Sendable {
     func accounts() async throws -> [AccountRecord]
     /// Writes every field of `account` over the stored one; false when there is none.
     func updateAccount(_ account: AccountRecord, audit: LedgerEvent?) async throws -> Bool
+    /// Records that the account's one-time code of `step` (a 30-second TOTP step) was used: false
+    /// when that step or a later one was used already (a code signs in once, on any replica).
+    func useOneTimeCodeStep(accountId: AccountID, step: Int64) async throws -> Bool
 
     func createAPIToken(_ token: APITokenRecord, hash: String, audit: LedgerEvent?) async throws
     /// The token with this hash and its account; `lastUsedAt` is moved to `now` when older than a

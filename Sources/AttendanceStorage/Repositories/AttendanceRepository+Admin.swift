@@ -49,6 +49,8 @@ public struct SessionFilter: Hashable, Sendable {
     public var correctedOnly: Bool
     /// Only sessions whose device clock was off by at least this many seconds, either way.
     public var minSkewSeconds: Double?
+    /// Newest check-in first (the console); oldest first otherwise (the API's pages).
+    public var newestFirst = false
 
     public init(
         userId: UserID? = nil, siteId: SiteID? = nil, from: Date? = nil, to: Date? = nil,

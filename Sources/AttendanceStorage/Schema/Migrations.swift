@@ -46,7 +46,11 @@ package enum Migrations {
             "2026-11-27 one naming convention",
         ]
         return shipped.map { Migration(legacy: $0, sqlite: sqlite[$0], postgresql: postgresql[$0]) } + [
-            Migration("2026-11-27 typed timesheet settings", TypedSettingsMigration.run)
+            Migration("2026-11-27 typed timesheet settings", TypedSettingsMigration.run),
+            // The last 30-second step whose one-time code signed the account in: a code works once.
+            Migration("2026-11-27 used one-time codes") { tx in
+                try await tx.execute("ALTER TABLE accounts ADD COLUMN totp_last_step BIGINT")
+            },
         ]
     }()
 }

@@ -35,6 +35,16 @@ extension SQLStorage {
         try await database.read { try await AccountRows.accounts($0, where: "") }
     }
 
+    public func useOneTimeCodeStep(accountId: AccountID, step: Int64) async throws -> Bool {
+        try await database.write { tx in
+            try await tx.execute(
+                """
+                UPDATE accounts SET totp_last_step = \(step)
+                WHERE id = \(accountId) AND (totp_last_step IS NULL OR totp_last_step < \(step))
+                """) == 1
+        }
+    }
+
     public func updateAccount(_ account: AccountRecord, audit: LedgerEvent?) async throws -> Bool {
         try await database.write { tx in
             let changed = try await tx.execute(

@@ -194,9 +194,11 @@ extension SQLStorage {
         let dialect = database.dialect
         // The same collation as the ORDER BY, or a page could skip or repeat sessions.
         let key = dialect.byteOrdered("session_key")
+        let (beyond, order): (SQL, SQL) = filter.newestFirst ? ("<", " DESC") : (">", "")
         if let cursor {
             let at = cursor.checkInAt
-            conditions.append("(check_in_at > \(at) OR (check_in_at = \(at) AND \(raw: key) > \(cursor.sessionKey)))")
+            conditions.append(
+                "(check_in_at \(beyond) \(at) OR (check_in_at = \(at) AND \(raw: key) \(beyond) \(cursor.sessionKey)))")
         }
         let condition = SQL.where(conditions)
         return try await database.read { tx in
@@ -204,7 +206,7 @@ extension SQLStorage {
                 tx,
                 """
                 SELECT \(raw: SessionRows.columns) FROM sessions \(condition)
-                ORDER BY check_in_at, \(raw: key) LIMIT \(limit)
+                ORDER BY check_in_at\(order), \(raw: key)\(order) LIMIT \(limit)
                 """)
         }
     }
