@@ -57,8 +57,8 @@ CHROMEDRIVER = "/usr/bin/chromedriver"
 ADMIN_TOKEN = "console-test-admin-token-0123456"  # 32 characters
 LIVE_SECONDS = 2  # a device's check-in or check-out shows on an open presence page within this
 PAGE_SECONDS = 60  # a page load or a form's answer (sign-in hashes a password: slow in a debug build)
-PASSWORDS = {"hr": "hr-password-0123456789", "manager": "manager-password-0123456789",
-             "auditor": "auditor-password-0123456789", "throttled": "throttled-password-0123456789"}
+PASSWORDS = {"hr": "hr-password-0123456789", "manager": "site-lead-passphrase-0123456789",
+             "auditor": "books-check-passphrase-0123456789", "throttled": "locked-out-passphrase-0123456789"}
 XSS_NAME = "<script>window.__pwned=1</script> عربي"
 WAIT_TEXT = re.compile(r"wait|too many|429", re.IGNORECASE)
 
@@ -559,7 +559,123 @@ class RoleChecks:
         self.assertEqual(self.world.session(key), before, "the auditor's forged POST changed the session")
 
 
-class ConsoleSQLiteTest(RoleChecks, ConsoleCase):
+class WhatPeopleSee:
+    """Issue #38: what a person sees is right. Each of these failed on the console before it."""
+
+    def test_live_phones_and_tokens_are_not_shown_revoked(self):
+        owner = self.browser("owner")
+        device = self.world.device("ada")
+        self.open(owner, "/console/devices?q=" + urllib.parse.quote(self.world.name("ada")), "devices-search")
+        row = f'table#devices tr[data-device="{device.device_id}"]'
+        self.assertTrue(css(owner, row), f"no {row} when searching for Ada")
+        self.assertNotIn("revoked", text_of(owner, row + " td:last-child").lower(), "a working phone's state cell")
+        self.assertTrue(css(owner, row + " form.revoke"), "a working phone has a Revoke button")
+        self.open(owner, "/console/accounts")
+        owner.find_element(By.ID, "token-name").send_keys("payroll export")
+        role = Select(owner.find_element(By.ID, "token-role"))
+        self.assertEqual(role.first_selected_option.get_attribute("value"), "", "the token's role is chosen, not owner")
+        role.select_by_value("auditor")
+        submit(owner, owner.find_element(By.CSS_SELECTOR, "form#new-token button"))
+        self.assertTrue(text_of(owner, "#new-token-value"), f"no token shown; #problem {text_of(owner, '#problem')}")
+        rows = [row for row in css(owner, "table#tokens tr[data-token]") if "payroll export" in row.text]
+        self.assertTrue(rows, "the new token's row")
+        self.assertNotIn("revoked", rows[0].text.lower(), "a live token's row")
+        hr = [row for row in css(owner, "table#accounts tr[data-account]") if self.emails["hr"] in row.text]
+        self.assertEqual(hr[0].find_elements(By.CSS_SELECTOR, "td")[2].text.strip(), "all", "an hr account's sites")
+
+    def test_an_open_session_says_still_on_site_and_names_its_site(self):
+        owner = self.browser("owner")
+        key = self.world.new_key("open")
+        self.check_live("bo", self.world.site_b, key)
+        self.open(owner, "/console/sessions?site=" + self.world.site_b["siteId"], "sessions-open")
+        row = f'table#sessions tr[data-session="{key}"]'
+        self.assertEqual(text_of(owner, row + " td.check-out"), "still on site")
+        self.assertEqual(css(owner, row + " td")[1].text.strip(), "South Depot", "the site's name, not its id")
+        self.open(owner, f"/console/sessions/{key}")
+        self.assertIn("still on site", owner.find_element(By.CSS_SELECTOR, "dl").text)
+
+    def test_a_sessions_history_shows_when_it_happened_and_what_changed(self):
+        key = self.world.session_a
+        before = self.world.session(key)
+        moment = datetime.datetime.fromisoformat(before["checkOutAt"].replace("Z", "+00:00"))
+        later = moment + datetime.timedelta(minutes=30)
+        admin(self.base, "POST", f"/v1/admin/sessions/{key}/corrections",
+              {"checkOutAt": acceptance.rfc3339(later), "reason": "left later, badge log"})
+        self.addCleanup(admin, self.base, "POST", f"/v1/admin/sessions/{key}/corrections",
+                        {"checkOutAt": acceptance.rfc3339(moment), "reason": "test cleanup"})
+        owner = self.browser("owner")
+        self.open(owner, f"/console/sessions/{key}", "session-history")
+        zone = self.world.site_a["timeZone"]
+        first = css(owner, "table#history tr.entry")[0]
+        self.assertEqual(first.find_element(By.CSS_SELECTOR, "td.kind").text, "checkIn")
+        expected = local_input(self.world.seed_day, zone).replace("T", " ")
+        self.assertTrue(first.find_element(By.CSS_SELECTOR, "td.at").text.startswith(expected),
+                        f"the check-in's row shows {first.text!r}, not its time {expected}")
+        changes = [row.find_element(By.CSS_SELECTOR, "td.changes").text for row in css(owner, "table#history tr.entry")
+                   if row.find_element(By.CSS_SELECTOR, "td.kind").text == "session.corrected"]
+        old, new = local_input(moment, zone).replace("T", " "), local_input(later, zone).replace("T", " ")
+        self.assertTrue(any(old in text and new in text and "→" in text for text in changes),
+                        f"no correction row showing {old} → {new}: {changes}")
+
+    def test_an_enrollment_code_names_the_person(self):
+        owner = self.browser("owner")
+        self.open(owner, "/console/people?q=" + urllib.parse.quote("Bo Diddley"))
+        user = self.world.user("bo")
+        form = css(owner, f'table#people tr[data-user="{user}"] form.enrollment-code')
+        self.assertTrue(form, "Bo's enrollment-code form")
+        submit(owner, form[0].find_element(By.CSS_SELECTOR, "button"))
+        self.assertEqual(text_of(owner, "p.secret strong"), "Bo Diddley", "whose code it is")
+
+    def test_a_manager_finds_only_people_of_their_sites(self):
+        manager = self.browser("manager")
+        self.open(manager, "/console/sessions?q=Diddley")
+        self.assertTrue(css(manager, "#no-match"), "Bo works only at the other site: the manager finds nobody")
+        self.open(manager, "/console/sessions?q=Lovelace")
+        self.assertEqual(text_of(manager, "#filter-selected").rstrip("×").strip(), "Ada Lovelace",
+                         "one match is chosen and shown in the filter")
+        self.assertNotIn(self.world.user("bo"), manager.page_source, "another site's employee's id on the page")
+
+    def test_a_link_from_an_email_lands_on_its_page_after_sign_in(self):
+        status, headers, _ = fetch(self.url("/"))
+        self.assertEqual((status, headers.get("Location")), (303, "/console"))
+        driver = self.fresh_driver()
+        wanted = f"/console/sessions?site={self.world.site_a['siteId']}"
+        driver.get(self.url(wanted))
+        self.assertEqual(path_of(driver), "/console/sign-in")
+        driver.find_element(By.ID, "email").send_keys(self.emails["hr"])
+        driver.find_element(By.ID, "password").send_keys(self.passwords["hr"])
+        submit(driver, driver.find_element(By.ID, "sign-in-button"))
+        parts = urllib.parse.urlsplit(driver.current_url)
+        self.assertEqual(parts.path + "?" + parts.query, wanted)
+
+    def test_a_second_submit_of_add_session_adds_nothing(self):
+        owner = self.browser("owner")
+        user = self.world.user("ada")
+        self.open(owner, f"/console/sessions?user={user}")
+        form = css(owner, "form#add-session")
+        self.assertTrue(form, f"no form#add-session once Ada is chosen; #problem {text_of(owner, '#problem')}")
+        day = utc_now() - datetime.timedelta(days=4)
+        zone = self.world.site_a["timeZone"]
+        Select(owner.find_element(By.ID, "add-site")).select_by_value(self.world.site_a["siteId"])
+        set_value(owner, owner.find_element(By.ID, "add-check-in"), local_input(day.replace(hour=7, minute=0), zone))
+        set_value(owner, owner.find_element(By.ID, "add-check-out"), local_input(day.replace(hour=15, minute=0), zone))
+        owner.find_element(By.ID, "add-reason").send_keys("phone was off")
+        fields = {field.get_attribute("name"): field.get_attribute("value")
+                  for field in form[0].find_elements(By.CSS_SELECTOR, "input, select") if field.get_attribute("name")}
+        submit(owner, owner.find_element(By.CSS_SELECTOR, "form#add-session button"))
+        first = path_of(owner)
+        self.assertTrue(first.startswith("/console/sessions/added-"), f"after adding: {owner.current_url}")
+        status, headers, _ = fetch(self.url("/console/sessions"), "POST", cookie=cookie_header(owner), form=fields)
+        self.assertEqual(status, 303, "the same form sent again")
+        self.assertEqual(urllib.parse.urlsplit(headers.get("Location")).path, first, "the second submit's answer")
+        sessions = admin(self.base, "GET", f"/v1/admin/sessions?userId={user}&limit=500")["items"]
+        added = [item for item in sessions if item["sessionKey"] == first.rsplit("/", 1)[1]]
+        self.assertEqual(len(added), 1)
+        self.assertEqual(len([item for item in sessions if item["sessionKey"].startswith("added-")
+                              and item["checkInAt"] == added[0]["checkInAt"]]), 1, "one session for that check-in")
+
+
+class ConsoleSQLiteTest(WhatPeopleSee, RoleChecks, ConsoleCase):
     backend = "sqlite"
 
     @classmethod
@@ -593,8 +709,7 @@ class ConsoleSQLiteTest(RoleChecks, ConsoleCase):
             ("presence", [f'section.site[data-site="{world.site_a["siteId"]}"]', f'section.site[data-site="{world.site_b["siteId"]}"]']),
             ("exceptions", ["section#open-too-long", "section#unconfirmed-ends", "section#pending-requests",
                             "section#silent-devices", "section#blocked-devices"]),
-            ("sessions", ["form#filter", "table#sessions", "form#add-session #add-user", "form#add-session #add-site",
-                          "form#add-session #add-check-in", "form#add-session #add-check-out", "form#add-session #add-reason"]),
+            ("sessions", ["form#filter", "form#filter #filter-q", "table#sessions", "#add-session-hint"]),
             ("requests", ["table#requests, p.empty"]),
             ("timesheets", []),
             ("people", ["table#people", "form#add-person #person-name", "form#add-person #person-id",
@@ -935,8 +1050,8 @@ class ConsoleSQLiteTest(RoleChecks, ConsoleCase):
         self.assertLessEqual(width, 360, "On site now scrolls sideways at 360 px")
 
 
-class ConsolePostgresTest(RoleChecks, ConsoleCase):
-    """The role checks again, on PostgreSQL (only with --postgres-url)."""
+class ConsolePostgresTest(WhatPeopleSee, RoleChecks, ConsoleCase):
+    """The role checks and what people see again, on PostgreSQL (only with --postgres-url)."""
 
     backend = "postgres"
 
