@@ -1050,6 +1050,151 @@ class ConsoleSQLiteTest(WhatPeopleSee, RoleChecks, ConsoleCase):
         self.assertLessEqual(width, 360, "On site now scrolls sideways at 360 px")
 
 
+class ConsoleScaleTest(unittest.TestCase):
+    """An employer's scale (issue #38): 2,000 people with a phone each and 200,000 sessions (100
+    days of 8-hour days at two sites), written straight into the server's SQLite file while it
+    runs. Paging by rel="next" reaches the last person on People, Devices and Timesheets, and every
+    session of a day on Sessions; every page is photographed at desktop width and at 390 px."""
+
+    PEOPLE = 2_000
+    DAYS = 100
+
+    @classmethod
+    def setUpClass(cls):
+        require_browser()
+        cls.directory = tempfile.mkdtemp(prefix="console-scale-")
+        cls.shots = os.path.join(OPTIONS["screenshots"], "scale")
+        os.makedirs(cls.shots, exist_ok=True)
+        cls.driver = None
+        database = os.path.join(cls.directory, "scale.sqlite")
+        cls.server = ConsoleServer(OPTIONS["attendance"], database, os.path.join(cls.directory, "serve.log"))
+        try:
+            cls.server.start()
+            cls.base = cls.server.url
+            major = int(time.time()) % 30000
+            cls.sites = [admin(cls.base, "POST", "/v1/admin/sites",
+                               {"name": name, "timeZone": zone, "beaconUUID": acceptance.UUID, "major": major + index})
+                         for index, (name, zone) in enumerate((("Harbour Works", "Europe/Berlin"),
+                                                                ("Lakeside Mill", "America/Chicago")))]
+            cls.people = cls.seed(database)
+            cls.driver = new_driver()
+            cls.driver.get(cls.base + "/console/sign-in")
+            cls.driver.find_element(By.ID, "email").send_keys(cls.server.owner_email)
+            cls.driver.find_element(By.ID, "password").send_keys(cls.server.owner_password)
+            submit(cls.driver, cls.driver.find_element(By.ID, "sign-in-button"))
+        except BaseException:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.driver is not None:
+            cls.driver.quit()
+        if cls.server.process is not None and cls.server.process.poll() is None:
+            cls.server.stop()
+        shutil.rmtree(cls.directory, ignore_errors=True)
+
+    @classmethod
+    def seed(cls, database):
+        """Writes the people, their phones and their sessions; returns [(id, name)] in id order."""
+        import sqlite3
+        first = ["Ada", "Bruno", "Chiara", "Dmitri", "Elif", "Farid", "Greta", "Hiro", "Ines", "Jonas"]
+        last = ["Achterberg", "Bianchi", "Castillo", "Dubois", "Eriksen", "Fischer", "Guerra", "Horvat", "Ivanova",
+                "Jansen", "Kowalski", "Lindqvist", "Moreau", "Nakamura", "Okafor", "Petrov", "Quinn", "Rossi",
+                "Schmidt", "Tanaka"]
+        people = []
+        for index in range(cls.PEOPLE):
+            name = f"{first[index % 10]} {last[(index // 10) % 20]} {index // 200:02d}"
+            people.append((f"scale-{index:05d}", name))
+        people[-1] = (people[-1][0], "Zygmunt Zyskowski")
+        now = time.time()
+        today = int(now // 86_400) * 86_400
+        with sqlite3.connect(database, timeout=60) as db:
+            db.executemany("INSERT INTO employees (id, name, external_id, email) VALUES (?, ?, ?, ?)",
+                           [(user, name, f"E{index:05d}", f"{user}@example.com")
+                            for index, (user, name) in enumerate(people)])
+            db.executemany("INSERT INTO devices (id, user_id, token_hash, platform, device_name, enrolled_at, "
+                           "last_seen_at) VALUES (?, ?, ?, 'ios', ?, ?, ?)",
+                           [(f"dev-{user}", user, uuid.uuid4().hex, f"{name}'s iPhone", now - 90 * 86_400, now - 600)
+                            for user, name in people])
+            rows = []
+            for day in range(1, cls.DAYS + 1):
+                start = today - day * 86_400 + 7 * 3_600
+                for index, (user, _) in enumerate(people):
+                    site = cls.sites[index % 2]["siteId"]
+                    begin = start + (index % 60) * 60
+                    rows.append((f"scale-{day:03d}-{user}", user, site, f"dev-{user}", begin, begin + 8 * 3_600,
+                                 "regionExit", begin + 8 * 3_600, "automatic", begin + 8 * 3_600))
+            db.executemany("INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, check_out_at, "
+                           "check_out_reason, last_seen_at, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           rows)
+        return people
+
+    def walk(self, path, row_selector, attribute, name):
+        """Follows a[rel=next] from `path`; the rows' `attribute` values in page order."""
+        driver = self.driver
+        driver.get(self.base + path)
+        self.shot(name)
+        seen, pages = [], 0
+        while True:
+            self.assertEqual(css(driver, "#problem"), [], f"{driver.current_url}: #problem {text_of(driver, '#problem')}")
+            seen += [row.get_attribute(attribute) for row in css(driver, row_selector)]
+            pages += 1
+            links = css(driver, "a[rel=next]")
+            if not links:
+                return seen, pages
+            self.assertLess(pages, 200, f"{path}: more than 200 pages")
+            submit(driver, links[0])
+            if pages == 1:
+                self.assertTrue(css(driver, "a[rel=prev]"), f"{path}: page 2 has no a[rel=prev]")
+
+    def shot(self, name):
+        self.driver.save_screenshot(os.path.join(self.shots, name + ".png"))
+
+    def test_people_pages_reach_the_last_person(self):
+        seen, pages = self.walk("/console/people", "table#people tr[data-user]", "data-user", "people")
+        self.assertEqual(len(seen), self.PEOPLE, f"{pages} pages")
+        self.assertEqual(len(set(seen)), self.PEOPLE, "a person shown twice")
+        self.assertEqual(seen[-1], self.people[-1][0], "the last page ends with Zygmunt Zyskowski")
+
+    def test_devices_pages_reach_the_last_phone(self):
+        seen, _ = self.walk("/console/devices", "table#devices tr[data-device]", "data-device", "devices")
+        self.assertEqual(len(set(seen)), self.PEOPLE)
+        self.assertEqual(seen[-1], f"dev-{self.people[-1][0]}")
+
+    def test_timesheet_pages_reach_the_last_employee(self):
+        seen, _ = self.walk("/console/timesheets", "table#timesheet tr[data-user]", "data-user", "timesheets")
+        people = list(dict.fromkeys(seen))
+        self.assertEqual(len(people), self.PEOPLE, "every employee's days")
+        self.assertEqual(people[-1], max(user for user, _ in self.people), "the last employee by id")
+
+    def test_sessions_pages_hold_every_session_of_a_day(self):
+        day = datetime.date.fromtimestamp(time.time() - 3 * 86_400)
+        site = self.sites[0]
+        path = f"/console/sessions?site={site['siteId']}&from={day.isoformat()}&to={day.isoformat()}"
+        seen, pages = self.walk(path, "table#sessions tr[data-session]", "data-session", "sessions")
+        self.assertEqual(len(set(seen)), len(seen), "a session shown twice")
+        self.assertEqual(len(seen), self.PEOPLE // 2, f"the day's sessions at {site['name']} ({pages} pages)")
+
+    def test_search_finds_one_person_among_two_thousand(self):
+        self.driver.get(self.base + "/console/people?q=" + urllib.parse.quote("zyskowski"))
+        rows = css(self.driver, "table#people tr[data-user]")
+        self.assertEqual([row.get_attribute("data-user") for row in rows], [self.people[-1][0]])
+        self.assertIn("1 of 2000", text_of(self.driver, "#people-count"))
+
+    def test_every_page_photographed_at_desktop_and_phone_width(self):
+        pages = ["presence", "exceptions", "sessions", "requests", "timesheets", "people", "devices", "sites",
+                 "accounts", "audit"]
+        for width, suffix in ((1280, "desktop"), (390, "390")):
+            self.driver.set_window_size(width, 900)
+            for page in pages:
+                with self.subTest(page=page, width=width):
+                    self.driver.get(self.base + f"/console/{page}")
+                    self.assertEqual(css(self.driver, "#problem"), [], f"/console/{page} at {width} px")
+                    self.shot(f"{page}-{suffix}")
+        self.driver.set_window_size(1280, 900)
+
+
 class ConsolePostgresTest(WhatPeopleSee, RoleChecks, ConsoleCase):
     """The role checks and what people see again, on PostgreSQL (only with --postgres-url)."""
 
@@ -1063,6 +1208,7 @@ class ConsolePostgresTest(WhatPeopleSee, RoleChecks, ConsoleCase):
 def load_tests(loader, standard_tests, pattern):
     suite = unittest.TestSuite()
     suite.addTests(loader.loadTestsFromTestCase(ConsoleSQLiteTest))
+    suite.addTests(loader.loadTestsFromTestCase(ConsoleScaleTest))
     if OPTIONS["postgres_url"]:
         suite.addTests(loader.loadTestsFromTestCase(ConsolePostgresTest))
     else:
