@@ -69,10 +69,7 @@ struct AttendanceAPI: APIProtocol {
     }
 
     private func deviceConfig(device: DeviceID, user: UserID) async throws -> Components.Schemas.DeviceConfig {
-        // The contract's `DeviceConfig` is open (the engine's keys, with defaults on the device):
-        // the typed value becomes its JSON object through the wire encoder.
-        let configuration = try await admin.deviceConfig(device: device, user: user)
-        return try Wire.decode(Components.Schemas.DeviceConfig.self, from: try Wire.encode(configuration))
+        DeviceConfigMapping.deviceConfig(try await admin.deviceConfig(device: device, user: user))
     }
 
     // The device's events: the body mapped to a typed request (DeviceRequestMapping), and the

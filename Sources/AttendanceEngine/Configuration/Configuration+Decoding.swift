@@ -17,15 +17,69 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
 }
 
 extension Configuration {
-    /// The keys a configuration file may use: those of the encoded defaults.
-    public static let knownKeys: [String] = ((try? overDefaults([:])) ?? [:]).keys.sorted()
+    /// The keys a configuration may use: its coding keys, one per property.
+    public static let knownKeys: [String] = CodingKeys.allCases.map(\.stringValue).sorted()
 
-    /// `values` (a file's, or an older snapshot's) laid over the defaults, as a JSON object: a key
-    /// they lack keeps its default.
-    static func overDefaults(_ values: [String: Any]) throws -> [String: Any] {
-        var merged = (try JSONSerialization.jsonObject(with: JSONEncoder().encode(Configuration())) as? [String: Any]) ?? [:]
-        merged.merge(values) { _, given in given }
-        return merged
+    /// A configuration file's, or a snapshot's, values over the defaults: a key left out keeps its
+    /// default (a snapshot written before a key was added restores with it), and a key that is not
+    /// a property is an error naming it, so a typo never silently falls back to a default. A key
+    /// given as `null` is a wrong type, not a default.
+    public init(from decoder: any Decoder) throws {
+        let given = try decoder.container(keyedBy: AnyConfigurationKey.self)
+        let keys = given.allKeys.map(\.stringValue).sorted()
+        if let unknown = keys.first(where: { CodingKeys(rawValue: $0) == nil }) {
+            throw ConfigurationError(
+                field: (decoder.codingPath.map(\.stringValue) + [unknown]).joined(separator: "."), value: "present",
+                expected: "one of the known keys: \(Self.knownKeys.joined(separator: ", "))")
+        }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = Configuration()
+        // Not `decodeIfPresent`, which takes `null` for absent: a key given is meant to be used.
+        func value<Value: Decodable>(_ key: CodingKeys, _ fallback: Value) throws -> Value {
+            try container.contains(key) ? container.decode(Value.self, forKey: key) : fallback
+        }
+        userID = try value(.userID, defaults.userID)
+        deviceID = try value(.deviceID, defaults.deviceID)
+        proximityUUID = try value(.proximityUUID, defaults.proximityUUID)
+        sites = try value(.sites, defaults.sites)
+        regionMonitoring = try value(.regionMonitoring, defaults.regionMonitoring)
+        rangingWindowMaxSeconds = try value(.rangingWindowMaxSeconds, defaults.rangingWindowMaxSeconds)
+        earlyConfirmMinSamples = try value(.earlyConfirmMinSamples, defaults.earlyConfirmMinSamples)
+        earlyConfirmMaxStdevDB = try value(.earlyConfirmMaxStdevDB, defaults.earlyConfirmMaxStdevDB)
+        earlyConfirmMinMedianDBm = try value(.earlyConfirmMinMedianDBm, defaults.earlyConfirmMinMedianDBm)
+        windowEndConfirmMinMedianDBm = try value(.windowEndConfirmMinMedianDBm, defaults.windowEndConfirmMinMedianDBm)
+        walkingConfirmMinMedianDBm = try value(.walkingConfirmMinMedianDBm, defaults.walkingConfirmMinMedianDBm)
+        walkingConfirmNeedsStop = try value(.walkingConfirmNeedsStop, defaults.walkingConfirmNeedsStop)
+        rangingRetryCooldownSeconds = try value(.rangingRetryCooldownSeconds, defaults.rangingRetryCooldownSeconds)
+        followUpWindows = try value(.followUpWindows, defaults.followUpWindows)
+        dwellConfirmSeconds = try value(.dwellConfirmSeconds, defaults.dwellConfirmSeconds)
+        dwellMinMedianDBm = try value(.dwellMinMedianDBm, defaults.dwellMinMedianDBm)
+        dwellMinSupportFraction = try value(.dwellMinSupportFraction, defaults.dwellMinSupportFraction)
+        dwellContestedSupportFraction = try value(
+            .dwellContestedSupportFraction, defaults.dwellContestedSupportFraction)
+        dwellContinuousSeconds = try value(.dwellContinuousSeconds, defaults.dwellContinuousSeconds)
+        backgroundLocationMaxSeconds = try value(.backgroundLocationMaxSeconds, defaults.backgroundLocationMaxSeconds)
+        followUpWithoutEvidenceWindows = try value(
+            .followUpWithoutEvidenceWindows, defaults.followUpWithoutEvidenceWindows)
+        motionLookbackMinutes = try value(.motionLookbackMinutes, defaults.motionLookbackMinutes)
+        walkingMinSteps = try value(.walkingMinSteps, defaults.walkingMinSteps)
+        softExitGraceSeconds = try value(.softExitGraceSeconds, defaults.softExitGraceSeconds)
+        mergeWindowSeconds = try value(.mergeWindowSeconds, defaults.mergeWindowSeconds)
+        regionExitDelaySeconds = try value(.regionExitDelaySeconds, defaults.regionExitDelaySeconds)
+        departureMotionLookbackMinutes = try value(
+            .departureMotionLookbackMinutes, defaults.departureMotionLookbackMinutes)
+        stayedPutHoldsSession = try value(.stayedPutHoldsSession, defaults.stayedPutHoldsSession)
+        heartbeatIntervalSeconds = try value(.heartbeatIntervalSeconds, defaults.heartbeatIntervalSeconds)
+        heartbeatHoldSeconds = try value(.heartbeatHoldSeconds, defaults.heartbeatHoldSeconds)
+        txPowerDBm = try value(.txPowerDBm, defaults.txPowerDBm)
+        pathLossExponent = try value(.pathLossExponent, defaults.pathLossExponent)
+        beaconCalibrations = try value(.beaconCalibrations, defaults.beaconCalibrations)
+        resumeReminderHours = try value(.resumeReminderHours, defaults.resumeReminderHours)
+        resumeReminderCount = try value(.resumeReminderCount, defaults.resumeReminderCount)
+        arrivalReminders = try value(.arrivalReminders, defaults.arrivalReminders)
+        manualBackdateMaxMinutes = try value(.manualBackdateMaxMinutes, defaults.manualBackdateMaxMinutes)
+        manualPromptMinIntervalSeconds = try value(
+            .manualPromptMinIntervalSeconds, defaults.manualPromptMinIntervalSeconds)
     }
 
     /// Every rule the values must satisfy, as errors; empty when the configuration is usable.
@@ -94,34 +148,38 @@ extension Configuration {
         return errors
     }
 
-    /// Decodes a JSON configuration (a file, or the server's remote config) and validates it.
-    /// Missing keys keep their defaults; an unknown key is an error naming it, so a typo never
-    /// silently falls back to a default.
+    /// Decodes a JSON configuration (a file for `attendance replay` or `simulate`, or the one a trace
+    /// recorded) and validates it. Missing keys keep their defaults; an unknown key is an error
+    /// naming it (`init(from:)`).
     public static func decode(json data: Data) throws -> Configuration {
-        guard let given = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw ConfigurationError(field: "(document)", value: "not a JSON object", expected: "a JSON object such as {\"softExitGraceSeconds\": 120}")
-        }
-        if let unknown = given.keys.sorted().first(where: { !knownKeys.contains($0) }) {
-            throw ConfigurationError(field: unknown, value: "present", expected: "one of the known keys: \(knownKeys.joined(separator: ", "))")
-        }
-        // The file's values laid over the defaults, then decoded with the types' own rules.
-        let merged = try overDefaults(given)
         let configuration: Configuration
         do {
-            configuration = try JSONDecoder().decode(Configuration.self, from: JSONSerialization.data(withJSONObject: merged))
+            configuration = try JSONDecoder().decode(Configuration.self, from: data)
         } catch let DecodingError.typeMismatch(type, context), let DecodingError.valueNotFound(type, context) {
-            throw ConfigurationError(field: context.codingPath.map(\.stringValue).joined(separator: "."), value: "of the wrong type",
-                                     expected: "a value of type \(type) (\(context.debugDescription))")
+            guard let field = context.codingPath.map(\.stringValue).joined(separator: ".").nonEmpty else {
+                throw notAnObject
+            }
+            throw ConfigurationError(
+                field: field, value: "of the wrong type",
+                expected: "a value of type \(type) (\(context.debugDescription))")
         } catch let DecodingError.dataCorrupted(context) {
-            throw ConfigurationError(field: context.codingPath.map(\.stringValue).joined(separator: ".").nonEmpty ?? "(document)",
-                                     value: "unreadable", expected: context.debugDescription)
+            // No place: the document is not JSON at all.
+            guard let field = context.codingPath.map(\.stringValue).joined(separator: ".").nonEmpty else {
+                throw notAnObject
+            }
+            throw ConfigurationError(field: field, value: "unreadable", expected: context.debugDescription)
         } catch let DecodingError.keyNotFound(key, context) {
-            throw ConfigurationError(field: (context.codingPath + [key]).map(\.stringValue).joined(separator: "."), value: "missing",
-                                     expected: "a value for this required field")
+            throw ConfigurationError(
+                field: (context.codingPath + [key]).map(\.stringValue).joined(separator: "."), value: "missing",
+                expected: "a value for this required field")
         }
         if let first = configuration.validationErrors().first { throw first }
         return configuration
     }
+
+    private static let notAnObject = ConfigurationError(
+        field: "(document)", value: "not a JSON object",
+        expected: #"a JSON object such as {"softExitGraceSeconds": 120}"#)
 
     /// Whether the engine tracks `site`: a configured site, or, with no sites configured, any major
     /// of `proximityUUID`.
@@ -132,5 +190,13 @@ extension Configuration {
 
 extension String {
     var nonEmpty: String? { isEmpty ? nil : self }
+}
+
+/// Any key of a JSON object, to find the keys a configuration does not know.
+private struct AnyConfigurationKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }
 

@@ -1,10 +1,12 @@
 import AttendanceModels
 import Foundation
 
-/// Every threshold the engine uses, in one Codable value that the server sends as remote config.
+/// Every threshold the engine uses, in one Codable value. The server's remote configuration (the
+/// contract's `DeviceConfig`) fills in the identity, the sites and the beacon calibrations.
 ///
-/// Units are in the names. A config file may give any subset of the keys; the rest keep their
-/// defaults. Unknown keys are rejected, so a typo never silently falls back to a default.
+/// Units are in the names. A config file (or a snapshot written by an earlier version) may give
+/// any subset of the keys; the rest keep their defaults. Unknown keys are rejected, so a typo never
+/// silently falls back to a default.
 /// The defaults and where they come from are documented in `docs/ENGINE.md`.
 public struct Configuration: Hashable, Sendable, Codable {
     // MARK: Identity (from enrollment)
@@ -136,6 +138,23 @@ public struct Configuration: Hashable, Sendable, Codable {
 
     public enum RegionMonitoring: String, Hashable, Sendable, Codable, CaseIterable {
         case perSite, uuidWide
+    }
+
+    /// Every key a configuration may use, one per property above; `knownKeys` and the decoder's
+    /// refusal of any other key (`init(from:)`, Configuration+Decoding.swift) come from this list.
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case userID, deviceID
+        case proximityUUID, sites, regionMonitoring
+        case rangingWindowMaxSeconds, earlyConfirmMinSamples, earlyConfirmMaxStdevDB, earlyConfirmMinMedianDBm
+        case windowEndConfirmMinMedianDBm, walkingConfirmMinMedianDBm, walkingConfirmNeedsStop
+        case rangingRetryCooldownSeconds, followUpWindows, dwellConfirmSeconds, dwellMinMedianDBm
+        case dwellMinSupportFraction, dwellContestedSupportFraction, dwellContinuousSeconds
+        case backgroundLocationMaxSeconds, followUpWithoutEvidenceWindows, motionLookbackMinutes, walkingMinSteps
+        case softExitGraceSeconds, mergeWindowSeconds, regionExitDelaySeconds, departureMotionLookbackMinutes
+        case stayedPutHoldsSession, heartbeatIntervalSeconds, heartbeatHoldSeconds
+        case txPowerDBm, pathLossExponent, beaconCalibrations
+        case resumeReminderHours, resumeReminderCount, arrivalReminders, manualBackdateMaxMinutes
+        case manualPromptMinIntervalSeconds
     }
 }
 

@@ -5,7 +5,8 @@ import Foundation
 /// What the server fills into a device's remote configuration (`GET /v1/device/config`, and the
 /// answer to enrollment): the employee and device, every active site with its beacon and
 /// geofence, and the measured transmit power of the beacons that have one. The engine's own
-/// settings keep the device's defaults. Its keys are the engine `Configuration`'s names.
+/// settings keep the device's defaults. Its keys are the engine `Configuration`'s names; the
+/// contract's closed `DeviceConfig` carries it field by field (AttendanceHTTP's `DeviceConfigMapping`).
 public struct DeviceConfiguration: Hashable, Sendable, Codable {
     public struct Site: Hashable, Sendable, Codable {
         public var siteID: String

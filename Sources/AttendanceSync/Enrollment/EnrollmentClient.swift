@@ -112,21 +112,18 @@ public struct EnrollmentClient: Sendable {
         case 400, 404, 422: throw .codeRefused(detail: Self.detail(raw))
         default: throw .server(status: raw.status, detail: Self.detail(raw))
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: raw.body)) as? [String: Any] else {
-            throw .invalidAnswer("the enrollment answer is not a JSON object")
+        let enrollment = try Self.decode(Components.Schemas.Enrollment.self, raw, answer: "the enrollment answer")
+        guard !enrollment.deviceToken.isEmpty else {
+            throw .invalidAnswer("the enrollment answer's 'deviceToken' is empty")
         }
-        guard let deviceID = object["deviceId"] as? String, let userID = object["userId"] as? String,
-            let token = object["deviceToken"] as? String, !token.isEmpty
-        else {
-            throw .invalidAnswer("the enrollment answer lacks deviceId, userId or deviceToken")
-        }
-        let configuration = try Self.configuration(from: object["config"] ?? [String: Any]())
+        let configuration = try Self.configuration(enrollment.config)
         return EnrolledDevice(
-            serverURL: serverURL, deviceID: DeviceID(deviceID), userID: UserID(userID), deviceToken: token,
-            configuration: configuration)
+            serverURL: serverURL, deviceID: DeviceID(enrollment.deviceId), userID: UserID(enrollment.userId),
+            deviceToken: enrollment.deviceToken, configuration: configuration)
     }
 
-    /// The current remote configuration for an enrolled device (sites, calibrations, thresholds).
+    /// The current remote configuration for an enrolled device: its identity, the sites and the beacon
+    /// calibrations, over the engine's defaults (`RemoteConfiguration`).
     public func configuration(token: String) async throws(EnrollmentError) -> AttendanceEngine.Configuration {
         let answer = await Exchange.run(timeoutSeconds: timeoutSeconds) {
             try await client(token: token).getDeviceConfig()
@@ -137,10 +134,8 @@ public struct EnrollmentClient: Sendable {
         case 401: throw .deviceRevoked(detail: Self.detail(raw))
         default: throw .server(status: raw.status, detail: Self.detail(raw))
         }
-        guard let object = try? JSONSerialization.jsonObject(with: raw.body) else {
-            throw .invalidAnswer("the configuration is not JSON")
-        }
-        return try Self.configuration(from: object)
+        let config = try Self.decode(Components.Schemas.DeviceConfig.self, raw, answer: "the configuration")
+        return try Self.configuration(config)
     }
 
     private static func answered<Output>(_ answer: Exchange<Output>) throws(EnrollmentError) -> RawAnswer {
@@ -154,15 +149,56 @@ public struct EnrollmentClient: Sendable {
         ResponseClassifier.problemSummary(raw.body) ?? "no detail"
     }
 
-    /// The engine's strict decoder: an unknown key or a bad value names the field.
-    private static func configuration(from object: Any) throws(EnrollmentError) -> AttendanceEngine.Configuration {
-        do {
-            let data = try JSONSerialization.data(withJSONObject: object)
-            return try AttendanceEngine.Configuration.decode(json: data)
-        } catch let error as ConfigurationError {
+    /// The engine configuration the contract's `DeviceConfig` describes (`RemoteConfiguration`), or
+    /// why it is refused: the field, its value, what was expected.
+    private static func configuration(
+        _ config: Components.Schemas.DeviceConfig
+    ) throws(EnrollmentError) -> AttendanceEngine.Configuration {
+        do { return try RemoteConfiguration.configuration(config) } catch {
             throw .invalidAnswer("the remote configuration was refused: \(error)")
+        }
+    }
+
+    /// An answer's body as the contract's type; a body that isn't one is refused naming the field
+    /// (a wrong type, a missing field, a field the closed `DeviceConfig` does not have).
+    private static func decode<Value: Decodable>(
+        _ type: Value.Type, _ raw: RawAnswer, answer: String
+    ) throws(EnrollmentError) -> Value {
+        do { return try ContractCoding.decode(type, from: raw.body) } catch let error as DecodingError {
+            throw .invalidAnswer(describe(error, in: answer))
         } catch {
-            throw .invalidAnswer("the remote configuration is not a JSON object: \(error)")
+            throw .invalidAnswer("\(answer) could not be read: \(error)")
+        }
+    }
+
+    /// A decoding error as one sentence naming the field as the JSON spells it (`config.sites[0].major`).
+    private static func describe(_ error: DecodingError, in answer: String) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.reduce(into: "") { path, key in
+                if let index = key.intValue {
+                    path += "[\(index)]"
+                } else {
+                    path += path.isEmpty ? key.stringValue : ".\(key.stringValue)"
+                }
+            }
+        }
+        switch error {
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            let field = path(context.codingPath)
+            return field.isEmpty
+                ? "\(answer) is not a JSON object" : "\(answer)'s '\(field)' has the wrong type; expected \(type)"
+        case .keyNotFound(let key, let context):
+            return "\(answer) lacks '\(path(context.codingPath + [key]))'"
+        case .dataCorrupted(let context):
+            let field = path(context.codingPath)
+            if field.isEmpty { return "\(answer) is not JSON (\(context.debugDescription))" }
+            // OpenAPIRuntime's words for a key a closed schema (`additionalProperties: false`) lacks.
+            if context.debugDescription.hasPrefix("Additional properties are disabled") {
+                return "\(answer)'s '\(field)' is not a field of the contract"
+            }
+            return "\(answer)'s '\(field)' could not be read: \(context.debugDescription)"
+        @unknown default:
+            return "\(answer) could not be read: \(error)"
         }
     }
 }
