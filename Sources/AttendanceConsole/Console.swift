@@ -16,6 +16,7 @@ public struct ConsoleServices: Sendable {
     public var requests: RequestService
     public var timesheets: TimesheetService
     public var payPeriods: PayPeriodService
+    public var timesheetSettings: TimesheetSettingsService
     public var accounts: AccountService
     public var signIn: SignInService
     public var tokens: APITokenService
@@ -23,7 +24,8 @@ public struct ConsoleServices: Sendable {
     public init(
         repository: any ServerRepository, admin: AdminService, auth: AuthService, corrections: CorrectionService,
         requests: RequestService, timesheets: TimesheetService, payPeriods: PayPeriodService,
-        accounts: AccountService, signIn: SignInService, tokens: APITokenService
+        timesheetSettings: TimesheetSettingsService, accounts: AccountService, signIn: SignInService,
+        tokens: APITokenService
     ) {
         self.repository = repository
         self.admin = admin
@@ -32,6 +34,7 @@ public struct ConsoleServices: Sendable {
         self.requests = requests
         self.timesheets = timesheets
         self.payPeriods = payPeriods
+        self.timesheetSettings = timesheetSettings
         self.accounts = accounts
         self.signIn = signIn
         self.tokens = tokens
@@ -86,6 +89,7 @@ public struct Console: Sendable {
         registerPeople(on: console)
         registerSites(on: console)
         registerAccounts(on: console)
+        registerSettings(on: console)
         registerAudit(on: console)
         // `/` is the console's door; any other console address is a page that says so.
         router.get("/") { _, _ in Self.redirect("/console") }

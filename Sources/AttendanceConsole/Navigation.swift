@@ -13,6 +13,7 @@ enum Navigation {
         ("people", "People", "/console/people", .readDirectory),
         ("devices", "Devices", "/console/devices", .readDirectory),
         ("sites", "Sites", "/console/sites", .readDirectory),
+        ("settings", "Settings", "/console/settings", .manageTimesheetSettings),
         // Every account has this page: its own password, second factor and API tokens.
         ("accounts", "Accounts", "/console/accounts", nil),
         ("audit", "Audit log", "/console/audit", .readAudit),

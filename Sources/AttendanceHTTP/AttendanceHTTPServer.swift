@@ -139,7 +139,9 @@ public enum AttendanceHTTPServer {
             corrections: CorrectionService(repository: repository, observer: hub, environment: environment),
             requests: RequestService(repository: repository, observer: hub, environment: environment),
             timesheets: TimesheetService(repository: repository, environment: environment),
-            payPeriods: PayPeriodService(repository: repository, environment: environment), accounts: accounts,
+            payPeriods: PayPeriodService(repository: repository, environment: environment),
+            timesheetSettings: TimesheetSettingsService(repository: repository, environment: environment),
+            accounts: accounts,
             signIn: SignInService(accounts: accounts, environment: environment),
             tokens: APITokenService(repository: repository, environment: environment))
         let api = AttendanceAPI(
@@ -150,8 +152,7 @@ public enum AttendanceHTTPServer {
                 environment: environment),
             admin: services.admin, auth: auth, corrections: services.corrections,
             requests: services.requests, timesheets: services.timesheets,
-            timesheetSettings: TimesheetSettingsService(
-                repository: repository, environment: environment),
+            timesheetSettings: services.timesheetSettings,
             payPeriods: services.payPeriods,
             deviceStates: DeviceStateService(repository: repository, environment: environment),
             metrics: metrics,

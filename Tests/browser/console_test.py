@@ -675,7 +675,98 @@ class WhatPeopleSee:
                               and item["checkInAt"] == added[0]["checkInAt"]]), 1, "one session for that check-in")
 
 
-class ConsoleSQLiteTest(WhatPeopleSee, RoleChecks, ConsoleCase):
+class EverySettingInTheConsole:
+    """Issue #38: what the API could set, the console sets too; destructive actions ask first."""
+
+    def confirm(self, driver, what):
+        """The confirmation page of a destructive action: confirms it."""
+        self.assertTrue(css(driver, "section#confirm"), f"{what}: no confirmation page ({text_of(driver, 'h1')})")
+        submit(driver, driver.find_element(By.ID, "confirm-button"))
+
+    def test_timesheet_settings_from_the_console(self):
+        owner = self.browser("owner")
+        self.open(owner, "/console/settings", "settings")
+        # A schedule: Monday to Friday, 08:00 to 16:30, 450 minutes expected.
+        owner.find_element(By.CSS_SELECTOR, "section#schedules details summary").click()
+        owner.find_element(By.ID, "schedule-id").send_keys("office-week")
+        owner.find_element(By.ID, "schedule-name").send_keys("Office week")
+        for day in ("monday", "tuesday", "wednesday", "thursday", "friday"):
+            set_value(owner, owner.find_element(By.ID, f"{day}-start"), "08:00")
+            set_value(owner, owner.find_element(By.ID, f"{day}-end"), "16:30")
+            set_value(owner, owner.find_element(By.ID, f"{day}-minutes"), "450")
+        submit(owner, owner.find_element(By.CSS_SELECTOR, "form#save-schedule button"))
+        self.assertEqual(text_of(owner, "#notice"), "Schedule saved.", f"#problem {text_of(owner, '#problem')}")
+        schedule = admin(self.base, "GET", "/v1/admin/schedules/office-week")
+        self.assertEqual(len(schedule["shifts"]), 5)
+        # A site's rules and a holiday.
+        site = self.world.site_a["siteId"]
+        owner.find_element(By.CSS_SELECTOR, f'details.site-settings[data-site="{site}"] summary').click()
+        set_value(owner, owner.find_element(By.ID, f"late-{site}"), "7")
+        Select(owner.find_element(By.ID, f"default-{site}")).select_by_value("office-week")
+        submit(owner, owner.find_element(By.CSS_SELECTOR, f'details[data-site="{site}"] form.save-rules button'))
+        self.assertEqual(text_of(owner, "#notice"), "Site rules saved.", f"#problem {text_of(owner, '#problem')}")
+        rules = admin(self.base, "GET", f"/v1/admin/sites/{site}/timesheet-rules")
+        self.assertEqual((rules["lateGraceMinutes"], rules.get("defaultScheduleId")), (7, "office-week"))
+        owner.find_element(By.CSS_SELECTOR, f'details.site-settings[data-site="{site}"] summary').click()
+        set_value(owner, owner.find_element(By.ID, f"holiday-date-{site}"), f"{utc_now().year}-12-25")
+        owner.find_element(By.ID, f"holiday-name-{site}").send_keys("Christmas Day")
+        submit(owner, owner.find_element(By.CSS_SELECTOR, f'details[data-site="{site}"] form.add-holiday button'))
+        self.assertEqual(text_of(owner, "#notice"), "Holiday saved.", f"#problem {text_of(owner, '#problem')}")
+        # A pay cycle.
+        Select(owner.find_element(By.ID, "cycle-kind")).select_by_value("monthly")
+        set_value(owner, owner.find_element(By.ID, "cycle-from"), "2026-01-01")
+        submit(owner, owner.find_element(By.CSS_SELECTOR, "form#save-cycle button"))
+        self.assertIn(text_of(owner, "#notice") or text_of(owner, "#problem"), ("Pay cycle saved.",
+                      "'2026-01-01'"), "the pay cycle form")
+        # Ada's schedule and a day of leave, found by search.
+        self.open(owner, "/console/settings?q=" + urllib.parse.quote("Ada Lovelace"))
+        self.assertEqual(text_of(owner, "#person-name"), "Ada Lovelace")
+        Select(owner.find_element(By.ID, "assign-site")).select_by_value(site)
+        Select(owner.find_element(By.ID, "assign-schedule")).select_by_value("office-week")
+        set_value(owner, owner.find_element(By.ID, "assign-from"), "2020-01-01")
+        submit(owner, owner.find_element(By.CSS_SELECTOR, "form#assign button"))
+        self.assertEqual(text_of(owner, "#notice"), "Schedule assigned.", f"#problem {text_of(owner, '#problem')}")
+        leave_day = (utc_now() + datetime.timedelta(days=20)).date().isoformat()
+        set_value(owner, owner.find_element(By.ID, "leave-from"), leave_day)
+        owner.find_element(By.ID, "leave-type").send_keys("vacation")
+        submit(owner, owner.find_element(By.CSS_SELECTOR, "form#add-leave button"))
+        self.assertEqual(text_of(owner, "#notice"), "Leave saved.", f"#problem {text_of(owner, '#problem')}")
+        self.assertTrue(css(owner, f'table#leave tr[data-date="{leave_day}"]'), "the leave day in the list")
+        self.shot(owner, "settings-person")
+        leave = admin(self.base, "GET", f"/v1/admin/leave?userId={self.world.user('ada')}&from={leave_day}&to={leave_day}")
+        self.assertEqual([day["type"] for day in leave], ["vacation"])
+
+    def test_deactivate_asks_and_reactivate_undoes(self):
+        owner = self.browser("owner")
+        user = admin(self.base, "POST", "/v1/admin/employees", {"name": "Temp Worker"})["userId"]
+        self.open(owner, "/console/people?q=" + urllib.parse.quote("Temp Worker"))
+        submit(owner, owner.find_element(By.CSS_SELECTOR, f'tr[data-user="{user}"] form.deactivate button'))
+        self.assertIn("Temp Worker", text_of(owner, "section#confirm .question"))
+        self.shot(owner, "confirm-deactivate")
+        self.assertNotIn("deactivatedAt", admin(self.base, "GET", f"/v1/admin/employees/{user}"),
+                         "asking deactivated nobody")
+        self.confirm(owner, "deactivate")
+        self.assertEqual(text_of(owner, "#notice"), "Person deactivated; their devices are revoked.")
+        self.open(owner, "/console/people?q=" + urllib.parse.quote("Temp Worker"))
+        submit(owner, owner.find_element(By.CSS_SELECTOR, f'tr[data-user="{user}"] form.reactivate button'))
+        self.assertTrue(text_of(owner, "#notice").startswith("Person active again"), f"#problem {text_of(owner, '#problem')}")
+        self.assertIn("active", owner.find_element(By.CSS_SELECTOR, f'tr[data-user="{user}"]').text)
+
+    def test_the_owner_resets_a_password_and_a_second_factor(self):
+        owner = self.browser("owner")
+        self.open(owner, "/console/accounts")
+        auditor = [row for row in css(owner, "table#accounts tr[data-account]") if self.emails["auditor"] in row.text][0]
+        submit(owner, auditor.find_element(By.CSS_SELECTOR, "form.reset-password button"))
+        self.confirm(owner, "reset password")
+        password = text_of(owner, "#new-password")
+        self.assertTrue(password, f"no new password shown; #problem {text_of(owner, '#problem')}")
+        status, _, _ = http_sign_in(self.base, self.emails["auditor"], password)
+        self.assertEqual(status, 303, "the new password signs in")
+        type(self).passwords = dict(self.passwords, auditor=password)
+        self.drivers.pop("auditor", None)
+
+
+class ConsoleSQLiteTest(EverySettingInTheConsole, WhatPeopleSee, RoleChecks, ConsoleCase):
     backend = "sqlite"
 
     @classmethod

@@ -71,8 +71,56 @@ extension Console {
                     "accounts", title: "Accounts", viewer: viewer, data, notice: "API token issued (shown once).")
             })
         console.post(
+            "accounts/:id/reset-password",
+            use: signedIn("resetPassword", needs: .manageAccounts) { request, context, viewer, form in
+                let account = try await services.accounts.account(id: AccountID(try context.parameters.require("id")))
+                if let ask = unconfirmed(
+                    Confirmation(
+                        question: "Reset the password of \(account.email)?",
+                        consequence: "A new password is made and shown to you once; the account is signed out "
+                            + "everywhere until it signs in with the new one.",
+                        button: "Reset the password", back: "/console/accounts"),
+                    request: request, form: form, viewer: viewer)
+                {
+                    return ask
+                }
+                let password = try await services.accounts.resetPassword(id: account.id, actor: viewer.actor)
+                hub.disconnect(accountId: account.id)
+                var data = try await accountData(viewer)
+                data["secret"] = ["label": "New password for \(account.email)", "value": password]
+                return page("accounts", title: "Accounts", viewer: viewer, data, notice: "Password reset.")
+            })
+        console.post(
+            "accounts/:id/reset-totp",
+            use: signedIn("resetTOTP", needs: .manageAccounts) { request, context, viewer, form in
+                let account = try await services.accounts.account(id: AccountID(try context.parameters.require("id")))
+                if let ask = unconfirmed(
+                    Confirmation(
+                        question: "Turn off the second factor of \(account.email)?",
+                        consequence: "Its next sign-in asks only for the password; it can then set up a new "
+                            + "authenticator app. It is signed out everywhere now.",
+                        button: "Turn it off", back: "/console/accounts"),
+                    request: request, form: form, viewer: viewer)
+                {
+                    return ask
+                }
+                try await services.accounts.resetTOTP(id: account.id, actor: viewer.actor)
+                hub.disconnect(accountId: account.id)
+                return Self.redirect("/console/accounts?done=totpReset")
+            })
+        console.post(
             "tokens/:id/revoke",
-            use: signedIn("revokeToken") { _, context, viewer, form in
+            use: signedIn("revokeToken") { request, context, viewer, form in
+                if let ask = unconfirmed(
+                    Confirmation(
+                        question: "Revoke this API token?",
+                        consequence: "Scripts that use it are refused from their next request; a new token has a "
+                            + "new value.",
+                        button: "Revoke the token", back: "/console/accounts"),
+                    request: request, form: form, viewer: viewer)
+                {
+                    return ask
+                }
                 _ = try await services.tokens.revoke(
                     id: APITokenID(try context.parameters.require("id")), by: viewer.account.id,
                     mayRevokeAny: viewer.may(.manageAccounts),
@@ -84,6 +132,7 @@ extension Console {
     static let accountNotices = [
         "saved": "Account saved.", "revoked": "Token revoked.",
         "totp": "Second factor on: sign-ins now ask for its code.",
+        "totpReset": "Second factor turned off for that account.",
     ]
 
     private func accountData(_ viewer: Viewer) async throws -> [String: Any] {

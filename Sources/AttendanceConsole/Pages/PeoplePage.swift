@@ -14,6 +14,7 @@ extension Console {
                     [
                         "added": "Person added.", "saved": "Changes saved.",
                         "deactivated": "Person deactivated; their devices are revoked.",
+                        "reactivated": "Person active again; give them an enrollment code for their phone.",
                     ][$0]
                 }
                 return page(
@@ -37,10 +38,28 @@ extension Console {
             })
         console.post(
             "people/:id/deactivate",
-            use: signedIn("deactivateEmployee", needs: .managePeople) { _, context, viewer, form in
-                _ = try await services.admin.deactivateEmployee(
-                    id: UserID(try context.parameters.require("id")), actor: viewer.actor)
+            use: signedIn("deactivateEmployee", needs: .managePeople) { request, context, viewer, form in
+                let id = UserID(try context.parameters.require("id"))
+                let person = try await services.admin.employee(id: id)
+                if let ask = unconfirmed(
+                    Confirmation(
+                        question: "Deactivate \(person.name)?",
+                        consequence: "Their phones are revoked and stop checking in; their sessions and timesheets "
+                            + "are kept. You can reactivate them later; each phone then enrolls again.",
+                        button: "Deactivate \(person.name)", back: "/console/people?q=" + Pager.encoded(person.name)),
+                    request: request, form: form, viewer: viewer)
+                {
+                    return ask
+                }
+                _ = try await services.admin.deactivateEmployee(id: id, actor: viewer.actor)
                 return Self.redirect("/console/people?done=deactivated")
+            })
+        console.post(
+            "people/:id/reactivate",
+            use: signedIn("reactivateEmployee", needs: .managePeople) { _, context, viewer, form in
+                _ = try await services.admin.reactivateEmployee(
+                    id: UserID(try context.parameters.require("id")), actor: viewer.actor)
+                return Self.redirect("/console/people?done=reactivated")
             })
         console.post(
             "people/:id/enrollment-code",
@@ -65,9 +84,22 @@ extension Console {
             })
         console.post(
             "devices/:id/revoke",
-            use: signedIn("revokeDevice", needs: .managePeople) { _, context, viewer, form in
-                _ = try await services.admin.revokeDevice(
-                    id: DeviceID(try context.parameters.require("id")), actor: viewer.actor)
+            use: signedIn("revokeDevice", needs: .managePeople) { request, context, viewer, form in
+                let id = DeviceID(try context.parameters.require("id"))
+                let device = try await services.repository.devices(userId: nil).first { $0.id == id }
+                var owner: String?
+                if let device { owner = try await services.repository.employee(id: device.userId)?.name }
+                if let ask = unconfirmed(
+                    Confirmation(
+                        question: "Revoke \(device?.deviceName ?? "this phone")\(owner.map { " of \($0)" } ?? "")?",
+                        consequence: "The phone stops checking in at once. To use it again, the person enrolls it "
+                            + "with a new code.",
+                        button: "Revoke the phone", back: "/console/devices"),
+                    request: request, form: form, viewer: viewer)
+                {
+                    return ask
+                }
+                _ = try await services.admin.revokeDevice(id: id, actor: viewer.actor)
                 return Self.redirect("/console/devices?done=revoked")
             })
     }
@@ -88,6 +120,7 @@ extension Console {
                 "email": employee.email ?? "", "active": employee.isActive,
                 "deactivated": LocalTime.text(employee.deactivatedAt, zone: "UTC"),
                 "mayManage": mayManage && employee.isActive,
+                "mayReactivate": mayManage && !employee.isActive && !employee.name.hasPrefix("Erased employee "),
             ]
         }
         let pager = Pager(path: "/console/people", filters: [("q", form["q"])], form: form)

@@ -11,7 +11,10 @@ extension Console {
             "sites",
             use: signedIn("sites", needs: .readDirectory) { request, _, viewer, form in
                 let done = form["done"].flatMap {
-                    ["added": "Site added.", "saved": "Site saved.", "beacon": "Beacon added."][$0]
+                    [
+                        "added": "Site added.", "saved": "Site saved.", "beacon": "Beacon added.",
+                        "deleted": "Site deleted; its records are kept.", "beaconRemoved": "Beacon removed.",
+                    ][$0]
                 }
                 return page("sites", title: "Sites", viewer: viewer, try await siteData(viewer), notice: done)
             })
@@ -37,6 +40,41 @@ extension Console {
                     txPowerDBm: try form["txPowerDBm"].map { _ in try number(form, "txPowerDBm") },
                     actor: viewer.actor)
                 return Self.redirect("/console/sites?done=beacon")
+            })
+        console.post(
+            "sites/:id/delete",
+            use: signedIn("deleteSite", needs: .manageSites) { request, context, viewer, form in
+                let site = try await services.admin.site(id: SiteID(try context.parameters.require("id")))
+                if let ask = unconfirmed(
+                    Confirmation(
+                        question: "Delete the site \(site.name)?",
+                        consequence: "Its beacon stops checking anyone in and it leaves the lists; its sessions and "
+                            + "timesheets are kept and still name it.",
+                        button: "Delete \(site.name)", back: "/console/sites"),
+                    request: request, form: form, viewer: viewer)
+                {
+                    return ask
+                }
+                try await services.admin.deleteSite(id: site.id, actor: viewer.actor)
+                return Self.redirect("/console/sites?done=deleted")
+            })
+        console.post(
+            "beacons/:id/delete",
+            use: signedIn("deleteBeacon", needs: .manageSites) { request, context, viewer, form in
+                let id = BeaconID(try context.parameters.require("id"))
+                let beacon = try await services.repository.beacons(siteId: nil).first { $0.id == id }
+                if let ask = unconfirmed(
+                    Confirmation(
+                        question: "Remove the beacon \(beacon.map { "minor \($0.minor)" } ?? id.rawValue)"
+                            + "\(beacon?.label.map { " (\($0))" } ?? "")?",
+                        consequence: "Its calibration is forgotten; phones use the site's default power for it.",
+                        button: "Remove the beacon", back: "/console/sites"),
+                    request: request, form: form, viewer: viewer)
+                {
+                    return ask
+                }
+                try await services.admin.deleteBeacon(id: id, actor: viewer.actor)
+                return Self.redirect("/console/sites?done=beaconRemoved")
             })
     }
 
@@ -71,7 +109,8 @@ extension Console {
                 } ?? "none",
                 "beacons": (beacons[site.id] ?? []).map { beacon in
                     [
-                        "minor": Int(beacon.minor).formatted(), "label": beacon.label ?? "",
+                        "id": beacon.id.rawValue, "minor": Int(beacon.minor).formatted(), "label": beacon.label ?? "",
+                        "mayManage": mayManage && site.isActive,
                         "power": beacon.txPowerDBm.map { String(format: "%.1f dBm at 1 m", $0) } ?? "not calibrated",
                     ]
                 },

@@ -128,6 +128,39 @@ public struct AccountService: Sendable {
         try await repository.deleteConsoleSessions(accountId: id)
     }
 
+    /// The owner resets another account's password: a new one, made here and shown once to the
+    /// owner, who passes it on; the account is signed out everywhere. Audited as a reset.
+    public func resetPassword(id: AccountID, actor: LedgerActor) async throws -> String {
+        guard actor != .account(id) else {
+            throw DomainError(
+                .unprocessable, "Unprocessable", "change your own password with your current one, not a reset")
+        }
+        var account = try await self.account(id: id)
+        let password = environment.newPassword()
+        account.passwordHash = await Self.hash(password, cost: bcryptCost)
+        let audit = LedgerEvent.admin(
+            .accountUpdated, target: id, changes: ["password": LedgerChange(before: nil, after: "reset by the owner")],
+            actor: actor, now: environment.now())
+        _ = try await repository.updateAccount(account, audit: audit)
+        try await repository.deleteConsoleSessions(accountId: id)
+        return password
+    }
+
+    /// Turns an account's second factor off (a lost phone): its next sign-in asks for the password
+    /// only, and it can set up a new authenticator. Signs the account out everywhere.
+    public func resetTOTP(id: AccountID, actor: LedgerActor) async throws {
+        var account = try await self.account(id: id)
+        guard account.totpSecret != nil else {
+            throw DomainError(.conflict, "Not on", "account '\(account.email)' has no second factor to reset")
+        }
+        account.totpSecret = nil
+        let audit = LedgerEvent.admin(
+            .accountTOTPReset, target: id, changes: ["totp": LedgerChange(before: "on", after: "off")], actor: actor,
+            now: environment.now())
+        _ = try await repository.updateAccount(account, audit: audit)
+        try await repository.deleteConsoleSessions(accountId: id)
+    }
+
     /// A new TOTP secret for the account to add to an authenticator app; nothing is stored until
     /// `enableTOTP` sees a code made from it.
     public func newTOTPSecret() -> String { String(environment.newToken().prefix(20)) }

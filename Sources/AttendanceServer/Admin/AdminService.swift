@@ -230,7 +230,7 @@ public struct AdminService: Sendable {
     /// retention of working-time records has passed): the hours stay, the person goes.
     public func eraseEmployee(id: UserID, actor: LedgerActor = .adminToken) async throws -> EmployeeRecord {
         try InputRules.identifier("userId", id.rawValue, maxLength: InputRules.maxIdLength)
-        let pseudonym = "Erased employee \(id.rawValue)"
+        let pseudonym = Self.erasedName(id)
         guard
             let employee = try await repository.eraseEmployee(
                 id: id, pseudonym: pseudonym, actor: actor, now: environment.now())
@@ -258,6 +258,28 @@ public struct AdminService: Sendable {
         }
         return employee
     }
+
+    /// Makes a deactivated employee active again (their phones enroll again). An erased employee
+    /// stays erased: their name and e-mail are gone, and the record is kept only for the ledger.
+    public func reactivateEmployee(id: UserID, actor: LedgerActor = .adminToken) async throws -> EmployeeRecord {
+        let employee = try await self.employee(id: id)
+        guard employee.name != Self.erasedName(id) else {
+            throw DomainError(
+                .conflict, "Erased", "employee '\(id)' was erased; add them again as a new person if they return")
+        }
+        let now = environment.now()
+        let audit = audit(
+            .employeeReactivated, target: id.rawValue, userId: id,
+            before: ["deactivatedAt": employee.deactivatedAt.map(RFC3339.format)], after: ["deactivatedAt": nil],
+            actor: actor, now: now)
+        guard let active = try await repository.reactivateEmployee(id: id, audit: audit) else {
+            throw Self.notFound("employee", id.rawValue)
+        }
+        return active
+    }
+
+    /// The name an erased employee keeps.
+    static func erasedName(_ id: UserID) -> String { "Erased employee \(id.rawValue)" }
 
     /// Revokes a device (refused from its next request).
     public func revokeDevice(id: DeviceID, actor: LedgerActor = .adminToken) async throws

@@ -102,6 +102,8 @@ public protocol AdminRepository: Sendable {
     /// Deactivates the employee and revokes every device of theirs, in one transaction; keeps a
     /// deactivation's first time. Nil when no employee has this id.
     func deactivateEmployee(id: UserID, now: Date, audit: LedgerEvent?) async throws -> EmployeeRecord?
+    /// Active again, with its ledger row when it was inactive; nil when there is no such employee.
+    func reactivateEmployee(id: UserID, audit: LedgerEvent?) async throws -> EmployeeRecord?
     /// The check-outs and heartbeats an employee's devices sent that no session of theirs took:
     /// waiting for a check-in, or kept because they could not apply. Oldest first.
     func pendingEvents(userId: UserID) async throws -> [PendingEventRecord]

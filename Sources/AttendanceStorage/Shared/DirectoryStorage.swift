@@ -122,6 +122,20 @@ extension SQLStorage {
         }
     }
 
+    /// Makes a deactivated employee active again; their devices stay revoked (each phone enrolls
+    /// again with a new code). Nil when there is no such employee.
+    public func reactivateEmployee(id: UserID, audit: LedgerEvent?) async throws -> EmployeeRecord? {
+        try await database.write { tx in
+            let inactive = try await tx.value(
+                "SELECT deactivated_at IS NOT NULL FROM employees WHERE id = \(id)\(raw: tx.dialect.forUpdate)",
+                as: Bool.self)
+            guard let inactive else { return nil }
+            try await tx.execute("UPDATE employees SET deactivated_at = NULL WHERE id = \(id)")
+            try await tx.audited(inactive, audit)
+            return try await DirectoryRows.employees(tx, "WHERE id = \(id)").first
+        }
+    }
+
     public func createBeacon(_ beacon: BeaconRecord, audit: LedgerEvent?) async throws {
         try await database.unique("site '\(beacon.siteId)' already has a beacon with minor \(beacon.minor)") {
             try await database.write { tx in
