@@ -157,7 +157,9 @@ public struct Console: Sendable {
         let html = renderer.render(
             "error",
             ["title": problem.title, "detail": problem.detail, "status": problem.status, "signedIn": viewer != nil])
-        return Self.html(html, status: problem.status)
+        var response = Self.html(html, status: problem.status)
+        if let seconds = problem.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
+        return response
     }
 
     /// A page in the layout, for `viewer`.

@@ -92,6 +92,18 @@ public final class PresenceHub: SessionObserver, Service {
         return (id, events)
     }
 
+    /// At most this many live pages per account (a browser keeps one per open tab): more is a
+    /// script or a leak, and each holds a connection.
+    static let streamsPerAccount = 20
+
+    /// The account's open streams (live and joining).
+    func streams(of accountId: AccountID) -> Int {
+        state.withLock { current in
+            current.subscribers.values.filter { $0.viewer.accountId == accountId }.count
+                + current.joining.values.filter { $0.subscriber.viewer.accountId == accountId }.count
+        }
+    }
+
     func unsubscribe(_ id: UInt64) {
         let removed = state.withLock { current in
             current.subscribers.removeValue(forKey: id) ?? current.joining.removeValue(forKey: id)?.subscriber

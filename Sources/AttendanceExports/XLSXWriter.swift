@@ -173,12 +173,15 @@ public final class XLSXWriter {
         return name
     }
 
-    /// XML text: the five predefined entities escaped, and characters XML 1.0 forbids dropped
-    /// (they can't be in a name or note here, but a cell must never make the file unreadable).
+    /// XML text: the five predefined entities escaped, and each character XML 1.0 forbids (a
+    /// control character, U+FFFE, U+FFFF) written as OOXML's `_xHHHH_`, which a spreadsheet reads
+    /// back as that character: nothing the CSV keeps is dropped. A text that itself looks like
+    /// `_xHHHH_` has its underscore escaped (`_x005F_`), so it reads back as typed.
     package static func escaped(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
+        let scalars = Array(text.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() {
             switch scalar {
             case "&": result += "&amp;"
             case "<": result += "&lt;"
@@ -186,12 +189,27 @@ public final class XLSXWriter {
             case "\"": result += "&quot;"
             case "'": result += "&apos;"
             case "\t", "\n", "\r": result.unicodeScalars.append(scalar)
+            case "_" where looksEscaped(scalars, from: index): result += "_x005F_"
             default:
                 if scalar.value >= 0x20, !(0xFFFE...0xFFFF).contains(scalar.value) {
                     result.unicodeScalars.append(scalar)
+                } else {
+                    result += "_x" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4) + "_"
                 }
             }
         }
         return result
+    }
+
+    /// `_xHHHH_` starts at `index`.
+    private static func looksEscaped(_ scalars: [Unicode.Scalar], from index: Int) -> Bool {
+        guard index + 6 < scalars.count, scalars[index + 1] == "x", scalars[index + 6] == "_" else { return false }
+        return scalars[(index + 2)...(index + 5)].allSatisfy { $0.properties.isASCIIHexDigit }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -20,6 +20,7 @@ extension AttendanceAPI {
             try await timesheets.validate(sheet)
             return .ok(
                 .init(
+                    headers: .init(contentDisposition: Self.attachment(sheet, "csv")),
                     body: .csv(
                         HTTPBody(
                             TimesheetCSV(service: timesheets, query: sheet), length: .unknown,
@@ -29,6 +30,7 @@ extension AttendanceAPI {
             let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? nil
             return .ok(
                 .init(
+                    headers: .init(contentDisposition: Self.attachment(sheet, "xlsx")),
                     body: .applicationVnd_openxmlformatsOfficedocument_spreadsheetml_sheet(
                         HTTPBody(
                             FileChunks(url: file), length: size.map { .known(Int64($0)) } ?? .unknown,
@@ -41,6 +43,11 @@ extension AttendanceAPI {
             let cursor = try query.cursor.map { UserID(try Self.id("cursor", $0)) }
             return .ok(.init(body: .json(try await page(sheet, after: cursor, limit: limit))))
         }
+    }
+
+    /// A download's name, as the console's: `timesheet-2026-11-01-2026-11-30.csv`.
+    static func attachment(_ sheet: TimesheetQuery, _ ext: String) -> String {
+        "attachment; filename=\"timesheet-\(sheet.from)-\(sheet.through).\(ext)\""
     }
 
     func getMyTimesheet(_ input: Operations.GetMyTimesheet.Input) async throws -> Operations.GetMyTimesheet.Output {

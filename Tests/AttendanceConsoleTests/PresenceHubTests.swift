@@ -37,6 +37,20 @@ import Testing
         return (hub, repository)
     }
 
+    /// The live pages an account holds are counted, for the cap on them (`streamsPerAccount`).
+    @Test func anAccountsLivePagesAreCounted() async throws {
+        let (hub, repository) = try await hub()
+        defer { repository.shutdown() }
+        let pages = (0..<3).map { _ in hub.subscribe(viewer(.all, account: "acc-1"), after: hub.sequence) }
+        let other = hub.subscribe(viewer(.all, account: "acc-2"), after: hub.sequence)
+        #expect(hub.streams(of: "acc-1") == 3)
+        #expect(hub.streams(of: "acc-2") == 1)
+        hub.unsubscribe(pages[0].id)
+        hub.unsubscribe(other.id)
+        #expect(hub.streams(of: "acc-1") == 2)
+        #expect(hub.streams(of: "acc-2") == 0)
+    }
+
     @Test func aChangeReachesThePagesOfItsSiteOnly() async throws {
         // No keep-alive comment in this test's life, however long a loaded machine makes it: the
         // other site's page must get nothing at all.

@@ -89,6 +89,17 @@ import Testing
         #expect(await kind { _ = try await auth.issueEnrollmentCode(for: "alice", validForSeconds: 10) } == .invalid)
     }
 
+    /// One code is valid per person: a new one ends the unused ones issued before it.
+    @Test(arguments: Backend.allCases) func aNewCodeEndsThePersonsEarlierOnes(backend: Backend) async throws {
+        let (auth, repository, _) = try await setup(backend)
+        defer { repository.shutdown() }
+        let (first, _) = try await auth.issueEnrollmentCode(for: "alice", validForSeconds: 3_600)
+        let (second, _) = try await auth.issueEnrollmentCode(for: "alice", validForSeconds: 3_600)
+        #expect(await kind { _ = try await auth.enroll(code: first, platform: "ios", deviceName: nil) } == .gone)
+        let (device, _) = try await auth.enroll(code: second, platform: "ios", deviceName: nil)
+        #expect(device.userId == "alice")
+    }
+
     @Test(arguments: Backend.allCases) func aRevokedDeviceIsRefusedFromItsNextRequest(backend: Backend) async throws {
         let (auth, repository, _) = try await setup(backend)
         defer { repository.shutdown() }

@@ -25,7 +25,11 @@ import Testing
             [0, 25, 26, 27, 51, 52, 701, 702].map(XLSXWriter.columnName) == [
                 "A", "Z", "AA", "AB", "AZ", "BA", "ZZ", "AAA",
             ])
-        #expect(XLSXWriter.escaped("<a & \"b\"> 'c'\u{1}") == "&lt;a &amp; &quot;b&quot;&gt; &apos;c&apos;")
+        #expect(
+            XLSXWriter.escaped("<a & \"b\"> 'c'\u{1}") == "&lt;a &amp; &quot;b&quot;&gt; &apos;c&apos;_x0001_")
+        // What XML can't hold is kept as OOXML's escape, and a text that looks like one stays as typed.
+        #expect(XLSXWriter.escaped("a\u{FFFE}b\u{FFFF}") == "a_xFFFE_b_xFFFF_")
+        #expect(XLSXWriter.escaped("_x0041_ and _x12_") == "_x005F_x0041_ and _x12_")
     }
 
     @Test func localTimesCarryTheSitesOffset() {

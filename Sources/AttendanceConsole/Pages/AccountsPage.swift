@@ -24,7 +24,7 @@ extension Console {
                     sites: form.all("sites").map { SiteID($0) }, password: password, actor: viewer.actor)
                 var data = try await accountData(viewer)
                 if let password = created.generatedPassword {
-                    data["secret"] = ["label": "Password for \(created.account.email)", "value": password]
+                    data["secret"] = ["label": "Password for \(Bidi.isolated(created.account.email))", "value": password]
                 }
                 return page("accounts", title: "Accounts", viewer: viewer, data, notice: "Account added.")
             })
@@ -76,7 +76,7 @@ extension Console {
                 let account = try await services.accounts.account(id: AccountID(try context.parameters.require("id")))
                 if let ask = unconfirmed(
                     Confirmation(
-                        question: "Reset the password of \(account.email)?",
+                        question: "Reset the password of \(Bidi.isolated(account.email))?",
                         consequence: "A new password is made and shown to you once; the account is signed out "
                             + "everywhere until it signs in with the new one.",
                         button: "Reset the password", back: "/console/accounts"),
@@ -87,7 +87,7 @@ extension Console {
                 let password = try await services.accounts.resetPassword(id: account.id, actor: viewer.actor)
                 hub.disconnect(accountId: account.id)
                 var data = try await accountData(viewer)
-                data["secret"] = ["label": "New password for \(account.email)", "value": password]
+                data["secret"] = ["label": "New password for \(Bidi.isolated(account.email))", "value": password]
                 return page("accounts", title: "Accounts", viewer: viewer, data, notice: "Password reset.")
             })
         console.post(
@@ -96,7 +96,7 @@ extension Console {
                 let account = try await services.accounts.account(id: AccountID(try context.parameters.require("id")))
                 if let ask = unconfirmed(
                     Confirmation(
-                        question: "Turn off the second factor of \(account.email)?",
+                        question: "Turn off the second factor of \(Bidi.isolated(account.email))?",
                         consequence: "Its next sign-in asks only for the password; it can then set up a new "
                             + "authenticator app. It is signed out everywhere now.",
                         button: "Turn it off", back: "/console/accounts"),

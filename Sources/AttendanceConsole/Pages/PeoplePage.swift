@@ -43,10 +43,10 @@ extension Console {
                 let person = try await services.admin.employee(id: id)
                 if let ask = unconfirmed(
                     Confirmation(
-                        question: "Deactivate \(person.name)?",
+                        question: "Deactivate \(Bidi.isolated(person.name))?",
                         consequence: "Their phones are revoked and stop checking in; their sessions and timesheets "
                             + "are kept. You can reactivate them later; each phone then enrolls again.",
-                        button: "Deactivate \(person.name)", back: "/console/people?q=" + Pager.encoded(person.name)),
+                        button: "Deactivate \(Bidi.isolated(person.name))", back: "/console/people?q=" + Pager.encoded(person.name)),
                     request: request, form: form, viewer: viewer)
                 {
                     return ask
@@ -91,7 +91,7 @@ extension Console {
                 if let device { owner = try await services.repository.employee(id: device.userId)?.name }
                 if let ask = unconfirmed(
                     Confirmation(
-                        question: "Revoke \(device?.deviceName ?? "this phone")\(owner.map { " of \($0)" } ?? "")?",
+                        question: "Revoke \(Bidi.isolated(device?.deviceName ?? "this phone"))\(owner.map { " of \(Bidi.isolated($0))" } ?? "")?",
                         consequence: "The phone stops checking in at once. To use it again, the person enrolls it "
                             + "with a new code.",
                         button: "Revoke the phone", back: "/console/devices"),

@@ -20,6 +20,12 @@ extension Console {
                 let after = form["after"].flatMap { UInt64($0) } ?? hub.sequence
                 let listener = PresenceHub.Viewer(
                     scope: viewer.scope, accountId: viewer.account.id, expiresAt: viewer.session.expiresAt)
+                guard hub.streams(of: viewer.account.id) < PresenceHub.streamsPerAccount else {
+                    throw Problem(
+                        429, "Too many live pages",
+                        "this account has \(PresenceHub.streamsPerAccount) live pages open; close some and reload",
+                        retryAfterSeconds: 30)
+                }
                 return events(for: listener, after: after)
             })
     }

@@ -64,9 +64,9 @@ extension Console {
                     id: ScheduleID(try context.parameters.require("id")))
                 if let ask = unconfirmed(
                     Confirmation(
-                        question: "Delete the schedule \(schedule.name)?",
+                        question: "Delete the schedule \(Bidi.isolated(schedule.name))?",
                         consequence: "Refused while an assignment or a site's rules use it.",
-                        button: "Delete \(schedule.name)", back: "/console/settings"),
+                        button: "Delete \(Bidi.isolated(schedule.name))", back: "/console/settings"),
                     request: request, form: form, viewer: viewer)
                 {
                     return ask

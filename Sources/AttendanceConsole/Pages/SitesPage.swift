@@ -47,10 +47,10 @@ extension Console {
                 let site = try await services.admin.site(id: SiteID(try context.parameters.require("id")))
                 if let ask = unconfirmed(
                     Confirmation(
-                        question: "Delete the site \(site.name)?",
+                        question: "Delete the site \(Bidi.isolated(site.name))?",
                         consequence: "Its beacon stops checking anyone in and it leaves the lists; its sessions and "
                             + "timesheets are kept and still name it.",
-                        button: "Delete \(site.name)", back: "/console/sites"),
+                        button: "Delete \(Bidi.isolated(site.name))", back: "/console/sites"),
                     request: request, form: form, viewer: viewer)
                 {
                     return ask

@@ -81,12 +81,22 @@ public struct PayPeriodService: Sendable {
         let period = try await period(startingOn: start)
         var machine = PayPeriodMachine(state: period.state)
         let now = environment.now()
-        // Days still running can't be locked (a day's rows are provisional while phones may hold events).
-        let today = LocalDate(dayNumber: Int((now.timeIntervalSince1970 / 86_400).rounded(.down)))
-        if event == .lock, period.dates.end >= today {
-            throw DomainError(
-                .conflict, "Pay period not over",
-                "the period ends on \(period.dates.end); it can be locked from \(period.dates.end.adding(days: 1))")
+        // Days still running can't be locked (a day's rows are provisional while phones may hold
+        // events): the period's last day must be over at every site, in its own zone.
+        if event == .lock {
+            let sites = try await repository.sites()
+            for (name, zone) in sites.map({ ($0.name, $0.timeZone) }) + (sites.isEmpty ? [("UTC", "UTC")] : []) {
+                let calendar = SiteCalendar(
+                    timeZone: TimeZone(identifier: zone) ?? .gmt, from: period.dates.start,
+                    through: period.dates.end.adding(days: 2))
+                let today = calendar.date(of: now)
+                guard period.dates.end < today else {
+                    throw DomainError(
+                        .conflict, "Pay period not over",
+                        "the period ends on \(period.dates.end) and it is still \(today) at \(name) (\(zone)); "
+                            + "it can be locked once that day is over there")
+                }
+            }
         }
         var record = PayPeriodRecord(
             dates: period.dates, state: period.state, changedAt: now, changedBy: actor, lockedAt: period.lockedAt)

@@ -34,6 +34,12 @@ extension SQLStorage {
     ) async throws {
         try await database.write { tx in
             try await tx.audited(true, audit)
+            // One code is valid per person: a new one ends the unused ones before it.
+            try await tx.execute(
+                """
+                UPDATE enrollment_codes SET expires_at = \(now)
+                WHERE user_id = \(userId) AND used_at IS NULL AND expires_at > \(now)
+                """)
             try await tx.execute(
                 """
                 INSERT INTO enrollment_codes (code_hash, user_id, expires_at, created_at)
