@@ -168,7 +168,8 @@ public enum AttendanceHTTPServer {
         try api.registerHandlers(
             on: RecordingTransport(inner: router, table: routes), configuration: Wire.configuration,
             middlewares: [
-                ProblemMiddleware(logger: logger), AuthMiddleware(auth: auth), EmptyBodyMiddleware(),
+                ProblemMiddleware(logger: logger), ContentDispositionMiddleware(), AuthMiddleware(auth: auth),
+                EmptyBodyMiddleware(),
                 StoredAnswerMiddleware(),
             ])
         try Console(

@@ -82,6 +82,14 @@ struct ProblemMiddleware: ServerMiddleware {
         _ error: any Error, input: () -> (body: Data?, query: String?)
     ) -> String? {
         switch error {
+        case DecodingError.dataCorrupted(let context)
+        where context.debugDescription.hasPrefix("Cannot initialize") && context.debugDescription.contains(" value "):
+            // A value outside an enum's list (`format=pdf`): named by where it was sent.
+            let value = String(context.debugDescription.split(separator: " value ", maxSplits: 1).last ?? "")
+            let (body, query) = input()
+            let field = FieldLocator.field(holding: value, body: body, query: query)
+            return DomainError.field(
+                field ?? "a value", value, expected: "one of the values /openapi.yaml lists for it").detail
         case let decoding as DecodingError:
             return describe(decoding)
         case let value as WireValueError:

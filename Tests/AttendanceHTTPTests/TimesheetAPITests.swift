@@ -264,6 +264,23 @@ struct TimesheetTestFailure: Error, CustomStringConvertible {
 /// Pay periods through the API on both backends: a lock keeps June's rows, a late session and a
 /// night shift across the month's end become exceptions, a cycle can't rewrite a locked month,
 /// and reopening needs a reason.
+/// A download says its file name, and a format the contract doesn't list is refused naming it.
+@Suite struct TimesheetDownloadTests {
+    @Test func downloadsAreNamedAndAnUnknownFormatIsNamed() async throws {
+        let live = try await LiveServer.start(try await Backend.sqlite.makeRepository())
+        for format in ["csv", "xlsx"] {
+            let answer = try await live.send("GET", "/v1/admin/timesheets?from=2026-11-01&to=2026-11-07&format=\(format)")
+            #expect(answer.status == 200)
+            let disposition = answer.headers.first { $0.key.lowercased() == "content-disposition" }?.value
+            #expect(disposition == "attachment; filename=\"timesheet-2026-11-01-2026-11-07.\(format)\"")
+        }
+        let pdf = try await live.send("GET", "/v1/admin/timesheets?from=2026-11-01&to=2026-11-07&format=pdf")
+        #expect(pdf.status == 400)
+        #expect(pdf.detail.hasPrefix("'format' is 'pdf'"), "\(pdf.detail)")
+        try await live.stop()
+    }
+}
+
 @Suite struct PayPeriodAPITests {
     @Test(arguments: Backend.allCases) func aLockedMonthKeepsItsRowsAndListsWhatCameLater(
         backend: Backend
