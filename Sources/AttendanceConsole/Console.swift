@@ -82,6 +82,7 @@ public struct Console: Sendable {
         console.get("static/:file") { _, context in try staticFile(context.parameters.require("file")) }
         registerSignIn(on: console)
         registerPresence(on: console)
+        registerOverview(on: console)
         registerExceptions(on: console)
         registerSessions(on: console)
         registerRequests(on: console)

@@ -6,6 +6,7 @@ import AttendanceServer
 enum Navigation {
     static let pages: [(id: String, title: String, path: String, permission: Permission?)] = [
         ("presence", "On site now", "/console/presence", .readPresence),
+        ("overview", "Overview", "/console/overview", .readTimesheets),
         ("exceptions", "Exceptions", "/console/exceptions", .readSessions),
         ("sessions", "Sessions", "/console/sessions", .readSessions),
         ("timesheets", "Timesheets", "/console/timesheets", .readTimesheets),

@@ -88,7 +88,8 @@ struct Pager {
     ) -> (items: ArraySlice<Item>, next: String?) {
         var start = items.startIndex
         if let after, let position = parts(after) {
-            start = items.firstIndex { key($0).lexicographicallyPrecedes(position) == false && key($0) != position }
+            start =
+                items.firstIndex { key($0).lexicographicallyPrecedes(position) == false && key($0) != position }
                 ?? items.endIndex
         }
         let page = items[start..<min(start + size, items.endIndex)]

@@ -89,7 +89,8 @@ struct ProblemMiddleware: ServerMiddleware {
             let (body, query) = input()
             let field = FieldLocator.field(holding: value, body: body, query: query)
             return DomainError.field(
-                field ?? "a value", value, expected: "one of the values /openapi.yaml lists for it").detail
+                field ?? "a value", value, expected: "one of the values /openapi.yaml lists for it"
+            ).detail
         case let decoding as DecodingError:
             return describe(decoding)
         case let value as WireValueError:

@@ -269,7 +269,8 @@ struct TimesheetTestFailure: Error, CustomStringConvertible {
     @Test func downloadsAreNamedAndAnUnknownFormatIsNamed() async throws {
         let live = try await LiveServer.start(try await Backend.sqlite.makeRepository())
         for format in ["csv", "xlsx"] {
-            let answer = try await live.send("GET", "/v1/admin/timesheets?from=2026-11-01&to=2026-11-07&format=\(format)")
+            let answer = try await live.send(
+                "GET", "/v1/admin/timesheets?from=2026-11-01&to=2026-11-07&format=\(format)")
             #expect(answer.status == 200)
             let disposition = answer.headers.first { $0.key.lowercased() == "content-disposition" }?.value
             #expect(disposition == "attachment; filename=\"timesheet-2026-11-01-2026-11-07.\(format)\"")

@@ -119,7 +119,7 @@ import Testing
                 "through_date", { _ = try await repository.assignments(userId: nil) }
             ),
         ]
-        for case let (update, table, row, column, read) in broken {
+        for case (let update, let table, let row, let column, let read) in broken {
             try await LedgerStoreTests.execute(update, on: repository)
             let error = try await #require(throws: StoredValueError.self, "\(table)") { try await read() }
             #expect(error.table == table)

@@ -798,6 +798,8 @@ class ConsoleSQLiteTest(EverySettingInTheConsole, WhatPeopleSee, RoleChecks, Con
         world = self.world
         pages = [
             ("presence", [f'section.site[data-site="{world.site_a["siteId"]}"]', f'section.site[data-site="{world.site_b["siteId"]}"]']),
+            ("overview", [f'section.overview[data-site="{world.site_a["siteId"]}"] svg.overview-chart',
+                          f'section.overview[data-site="{world.site_a["siteId"]}"] table.overview-days']),
             ("exceptions", ["section#open-too-long", "section#unconfirmed-ends", "section#pending-requests",
                             "section#silent-devices", "section#blocked-devices"]),
             ("sessions", ["form#filter", "form#filter #filter-q", "table#sessions", "#add-session-hint"]),
@@ -1267,6 +1269,17 @@ class ConsoleScaleTest(unittest.TestCase):
         self.assertEqual(len(set(seen)), len(seen), "a session shown twice")
         self.assertEqual(len(seen), self.PEOPLE // 2, f"the day's sessions at {site['name']} ({pages} pages)")
 
+    def test_the_overview_counts_every_day_of_a_site(self):
+        self.driver.get(self.base + "/console/overview")
+        site = self.sites[0]["siteId"]
+        section = f'section.overview[data-site="{site}"]'
+        self.assertTrue(css(self.driver, section + " svg.overview-chart rect"), "the chart has bars")
+        self.shot("overview-chart")
+        day = datetime.date.fromtimestamp(time.time() - 3 * 86_400).isoformat()
+        cell = self.driver.find_element(By.CSS_SELECTOR, f'{section} tr[data-date="{day}"] td.present')
+        self.driver.execute_script("arguments[0].closest('details').open = true", cell)
+        self.assertEqual(cell.text, str(self.PEOPLE // 2), f"people at {self.sites[0]['name']} on {day}")
+
     def test_search_finds_one_person_among_two_thousand(self):
         self.driver.get(self.base + "/console/people?q=" + urllib.parse.quote("zyskowski"))
         rows = css(self.driver, "table#people tr[data-user]")
@@ -1274,8 +1287,8 @@ class ConsoleScaleTest(unittest.TestCase):
         self.assertIn("1 of 2000", text_of(self.driver, "#people-count"))
 
     def test_every_page_photographed_at_desktop_and_phone_width(self):
-        pages = ["presence", "exceptions", "sessions", "requests", "timesheets", "people", "devices", "sites",
-                 "accounts", "audit"]
+        pages = ["presence", "overview", "exceptions", "sessions", "requests", "timesheets", "people", "devices",
+                 "sites", "settings", "accounts", "audit"]
         for width, suffix in ((1280, "desktop"), (390, "390")):
             self.driver.set_window_size(width, 900)
             for page in pages:

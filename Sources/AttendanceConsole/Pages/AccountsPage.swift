@@ -24,7 +24,9 @@ extension Console {
                     sites: form.all("sites").map { SiteID($0) }, password: password, actor: viewer.actor)
                 var data = try await accountData(viewer)
                 if let password = created.generatedPassword {
-                    data["secret"] = ["label": "Password for \(Bidi.isolated(created.account.email))", "value": password]
+                    data["secret"] = [
+                        "label": "Password for \(Bidi.isolated(created.account.email))", "value": password,
+                    ]
                 }
                 return page("accounts", title: "Accounts", viewer: viewer, data, notice: "Account added.")
             })

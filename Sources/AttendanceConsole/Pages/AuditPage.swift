@@ -35,7 +35,8 @@ extension Console {
                 }
                 // Older rows have smaller ids: the next page starts before the last one shown.
                 let pager = Pager(
-                    path: "/console/audit", filters: [("actor", form["actor"]), ("from", form["from"]), ("to", form["to"])],
+                    path: "/console/audit",
+                    filters: [("actor", form["actor"]), ("from", form["from"]), ("to", form["to"])],
                     form: form, position: "before")
                 return self.page(
                     "audit", title: "Audit log", viewer: viewer,

@@ -36,7 +36,8 @@ extension Console {
                 for day in sheet.days where viewer.scope.permits(day.siteId) {
                     let row: [String: Any] = [
                         "name": sheet.employee.name, "user": day.userId.rawValue, "date": day.date.description,
-                        "site": siteNames[day.siteId] ?? day.siteId.rawValue, "firstIn": LocalTime.text(day.firstIn, zone: day.timeZone),
+                        "site": siteNames[day.siteId] ?? day.siteId.rawValue,
+                        "firstIn": LocalTime.text(day.firstIn, zone: day.timeZone),
                         "proposedEnd": LocalTime.text(day.proposedEnd, zone: day.timeZone),
                         "scheduledEnd": LocalTime.text(day.scheduledEnd, zone: day.timeZone),
                         "sessions": "/console/sessions?user=\(day.userId.rawValue)&from=\(day.date)&to=\(day.date)",

@@ -46,7 +46,8 @@ extension Console {
                         question: "Deactivate \(Bidi.isolated(person.name))?",
                         consequence: "Their phones are revoked and stop checking in; their sessions and timesheets "
                             + "are kept. You can reactivate them later; each phone then enrolls again.",
-                        button: "Deactivate \(Bidi.isolated(person.name))", back: "/console/people?q=" + Pager.encoded(person.name)),
+                        button: "Deactivate \(Bidi.isolated(person.name))",
+                        back: "/console/people?q=" + Pager.encoded(person.name)),
                     request: request, form: form, viewer: viewer)
                 {
                     return ask
@@ -91,7 +92,9 @@ extension Console {
                 if let device { owner = try await services.repository.employee(id: device.userId)?.name }
                 if let ask = unconfirmed(
                     Confirmation(
-                        question: "Revoke \(Bidi.isolated(device?.deviceName ?? "this phone"))\(owner.map { " of \(Bidi.isolated($0))" } ?? "")?",
+                        question:
+                            "Revoke \(Bidi.isolated(device?.deviceName ?? "this phone"))"
+                            + "\(owner.map { " of \(Bidi.isolated($0))" } ?? "")?",
                         consequence: "The phone stops checking in at once. To use it again, the person enrolls it "
                             + "with a new code.",
                         button: "Revoke the phone", back: "/console/devices"),
@@ -113,7 +116,8 @@ extension Console {
         let found = everyone.filter { employee in form["q"].map { EmployeeSearch.matches($0, employee) } ?? true }
             .sorted { Self.nameKey($0) < Self.nameKey($1) }
         let (page, next) = Pager.page(
-            found, after: form["after"], size: Self.directoryPageSize, key: { [Self.sortName($0.name), $0.id.rawValue] })
+            found, after: form["after"], size: Self.directoryPageSize,
+            key: { [Self.sortName($0.name), $0.id.rawValue] })
         let rows: [[String: Any]] = page.map { employee in
             [
                 "id": employee.id.rawValue, "name": employee.name, "externalId": employee.externalId ?? "",

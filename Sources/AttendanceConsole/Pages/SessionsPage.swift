@@ -25,7 +25,16 @@ extension Console {
                     checkInAt: try time(form, "checkInAt", zone: site.timeZone),
                     checkOutAt: try form["checkOutAt"].map { _ in try time(form, "checkOutAt", zone: site.timeZone) },
                     reason: form["reason"] ?? "", actor: viewer.actor, formKey: form["formKey"])
-                return Self.redirect("/console/sessions/\(added.sessionKey.rawValue)?done=added")
+                // A day payroll has locked keeps its locked rows: say so, and where the change shows.
+                let day = SiteCalendar(
+                    timeZone: TimeZone(identifier: site.timeZone) ?? .gmt, from: LocalDate(dayNumber: 0),
+                    through: LocalDate(dayNumber: 0)
+                ).date(of: added.checkInAt)
+                let locked = try await services.payPeriods.periods(from: day, through: day).contains {
+                    $0.state == .locked
+                }
+                return Self.redirect(
+                    "/console/sessions/\(added.sessionKey.rawValue)?done=\(locked ? "addedLocked" : "added")")
             })
         console.get(
             "sessions/:key",
@@ -68,6 +77,9 @@ extension Console {
 
     static let sessionNotices = [
         "added": "Session added.", "corrected": "Session corrected.", "voided": "Session voided.",
+        "addedLocked": "Session added. Its day is in a locked pay period: the locked timesheet keeps its "
+            + "rows, and this session shows under Exceptions, Changes after a locked period, until the "
+            + "period is reopened.",
     ]
 
     static let sessionPageSize = 100
@@ -122,7 +134,8 @@ extension Console {
         }
         sessions.sort { a, b in
             a.checkInAt != b.checkInAt
-                ? a.checkInAt > b.checkInAt : Array(a.sessionKey.rawValue.utf8).lexicographicallyPrecedes(
+                ? a.checkInAt > b.checkInAt
+                : Array(a.sessionKey.rawValue.utf8).lexicographicallyPrecedes(
                     Array(b.sessionKey.rawValue.utf8)) == false
         }
         let page = Array(sessions.prefix(Self.sessionPageSize))
@@ -138,17 +151,21 @@ extension Console {
                 "status": session.status, "corrected": session.corrected,
             ]
         }
-        let next = more ? page.last.map { SessionCursor(checkInAt: $0.checkInAt, sessionKey: $0.sessionKey).token } : nil
+        let next =
+            more ? page.last.map { SessionCursor(checkInAt: $0.checkInAt, sessionKey: $0.sessionKey).token } : nil
         return [
             "rows": rows, "hasRows": !rows.isEmpty, "empty": rows.isEmpty && !searching,
             "pager": pager.data(next: next),
-            "searching": searching, "matches": matches.prefix(50).map { employee in
+            "searching": searching,
+            "matches": matches.prefix(50).map { employee in
                 [
                     "name": employee.name, "externalId": employee.externalId ?? "",
                     "href": Pager.address(
                         "/console/sessions",
-                        [("user", employee.id.rawValue), ("site", form["site"]), ("from", form["from"]),
-                         ("to", form["to"])].compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }),
+                        [
+                            ("user", employee.id.rawValue), ("site", form["site"]), ("from", form["from"]),
+                            ("to", form["to"]),
+                        ].compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }),
                 ] as [String: Any]
             },
             "moreMatches": matches.count > 50 ? "\(matches.count - 50) more match; type more of the name." : "",

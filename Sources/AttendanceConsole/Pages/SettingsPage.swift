@@ -25,7 +25,9 @@ extension Console {
                         "cycle", cycle, expected: PayCycle.allCases.map(\.rawValue).joined(separator: ", "))
                 }
                 _ = try await services.payPeriods.saveCycle(
-                    kind, effectiveFrom: try LocalTime.day("effectiveFrom", try form.required("effectiveFrom", label: "effective from")),
+                    kind,
+                    effectiveFrom: try LocalTime.day(
+                        "effectiveFrom", try form.required("effectiveFrom", label: "effective from")),
                     anchor: try form["anchor"].map { try LocalTime.day("anchor", $0) }, actor: viewer.actor)
                 return Self.redirect("/console/settings?done=cycle")
             })
@@ -79,7 +81,8 @@ extension Console {
             use: signedIn("saveTimesheetRules", needs: .manageTimesheetSettings) { _, context, viewer, form in
                 let site = SiteID(try context.parameters.require("id"))
                 try await services.timesheetSettings.saveRules(
-                    siteId: site, policy: try policy(form), defaultScheduleId: form["defaultScheduleId"].map { ScheduleID($0) },
+                    siteId: site, policy: try policy(form),
+                    defaultScheduleId: form["defaultScheduleId"].map { ScheduleID($0) },
                     actor: viewer.actor)
                 return Self.redirect("/console/settings?done=rules")
             })
@@ -125,7 +128,8 @@ extension Console {
                 let user = UserID(try form.required("userId", label: "employee"))
                 let first = try LocalTime.day("from", try form.required("from", label: "from"))
                 let last = try form["through"].map { try LocalTime.day("through", $0) } ?? first
-                let days = try DateRange.checked(from: first, to: last, maximumDays: 62, limit: "at most 62 days at once")
+                let days = try DateRange.checked(
+                    from: first, to: last, maximumDays: 62, limit: "at most 62 days at once")
                 var day = days.lowerBound
                 while day <= days.upperBound {
                     _ = try await services.timesheetSettings.saveLeave(
@@ -196,7 +200,9 @@ extension Console {
             while breaks.count < 3 { breaks.append(["index": breaks.count, "over": "", "minutes": ""]) }
             siteRows.append([
                 "id": site.id.rawValue, "name": site.name, "zone": site.timeZone,
-                "boundaries": DayBoundary.allCases.map { ["value": $0.rawValue, "selected": $0 == policy.dayBoundary] },
+                "boundaries": DayBoundary.allCases.map {
+                    ["value": $0.rawValue, "selected": $0 == policy.dayBoundary]
+                },
                 "late": policy.lateGraceMinutes, "early": policy.earlyGraceMinutes,
                 "halfDay": policy.halfDayBelowMinutes.map(String.init) ?? "",
                 "absent": policy.absentBelowMinutes.map(String.init) ?? "",
@@ -216,7 +222,8 @@ extension Console {
                 "shifts": Weekday.allCases.compactMap { day in
                     schedule.shifts[day].map {
                         "\(day.name.prefix(3).capitalized) \(TimesheetSettingCodec.clockText($0.startMinute))–"
-                            + "\(TimesheetSettingCodec.clockText($0.endMinute)) (\(LocalTime.duration(minutes: $0.expectedMinutes)))"
+                            + "\(TimesheetSettingCodec.clockText($0.endMinute)) "
+                            + "(\(LocalTime.duration(minutes: $0.expectedMinutes)))"
                     }
                 }.joined(separator: ", "),
             ]
@@ -249,24 +256,25 @@ extension Console {
         if let person {
             let siteNames = Dictionary(sites.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
             let scheduleNames = Dictionary(schedules.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-            data["person"] = [
-                "id": person.id.rawValue, "name": person.name,
-                "assignments": try await services.timesheetSettings.assignments(userId: person.id).map {
-                    [
-                        "id": $0.id.rawValue, "site": siteNames[$0.siteId] ?? $0.siteId.rawValue,
-                        "schedule": scheduleNames[$0.scheduleId] ?? $0.scheduleId.rawValue,
-                        "from": $0.from.description, "through": $0.through?.description ?? "open-ended",
-                    ]
-                },
-                "leave": try await services.timesheetSettings.leave(
-                    userId: person.id, dates: today.adding(days: -366)...today.adding(days: 366)
-                ).map {
-                    [
-                        "date": $0.date.description, "type": $0.type, "note": $0.note ?? "",
-                        "site": siteNames[$0.siteId] ?? $0.siteId.rawValue,
-                    ]
-                },
-            ] as [String: Any]
+            data["person"] =
+                [
+                    "id": person.id.rawValue, "name": person.name,
+                    "assignments": try await services.timesheetSettings.assignments(userId: person.id).map {
+                        [
+                            "id": $0.id.rawValue, "site": siteNames[$0.siteId] ?? $0.siteId.rawValue,
+                            "schedule": scheduleNames[$0.scheduleId] ?? $0.scheduleId.rawValue,
+                            "from": $0.from.description, "through": $0.through?.description ?? "open-ended",
+                        ]
+                    },
+                    "leave": try await services.timesheetSettings.leave(
+                        userId: person.id, dates: today.adding(days: -366)...today.adding(days: 366)
+                    ).map {
+                        [
+                            "date": $0.date.description, "type": $0.type, "note": $0.note ?? "",
+                            "site": siteNames[$0.siteId] ?? $0.siteId.rawValue,
+                        ]
+                    },
+                ] as [String: Any]
         }
         return data
     }

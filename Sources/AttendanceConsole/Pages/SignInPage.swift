@@ -56,7 +56,8 @@ extension Console {
     /// scheme or `//host`), else nil (On site now).
     static func returnPath(_ text: String?) -> String? {
         guard let text, text.hasPrefix("/console/"), !text.hasPrefix("/console/sign-"), text.count <= 2_000,
-            !text.contains("\\"), !text.contains("//"), text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+            !text.contains("\\"), !text.contains("//"),
+            text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
         else { return nil }
         return text
     }

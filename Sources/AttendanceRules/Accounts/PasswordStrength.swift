@@ -43,7 +43,9 @@ public struct PasswordStrength: Sendable {
     static func isRun(_ text: String) -> Bool {
         let scalars = text.unicodeScalars.map(\.value)
         guard scalars.count > 1 else { return false }
-        let steps = zip(scalars, scalars.dropFirst()).filter { abs(Int($0) - Int($1)) == 1 || ($0 == 0x39 && $1 == 0x30) }
+        let steps = zip(scalars, scalars.dropFirst()).filter {
+            abs(Int($0) - Int($1)) == 1 || ($0 == 0x39 && $1 == 0x30)
+        }
         return steps.count * 5 >= (scalars.count - 1) * 4
     }
 }

@@ -135,7 +135,8 @@ public struct LedgerKind: RawRepresentable, Hashable, Sendable, Codable, CustomS
     /// events, the session changes and the requests.
     public static let auditKinds: Set<LedgerKind> = [
         .siteCreated, .siteUpdated, .siteDeleted, .beaconCreated, .beaconDeleted, .employeeCreated,
-        .employeeUpdated, .employeeDeactivated, .employeeReactivated, .accountTOTPReset, .employeeErased, .enrollmentCodeIssued, .deviceEnrolled,
+        .employeeUpdated, .employeeDeactivated, .employeeReactivated, .accountTOTPReset, .employeeErased,
+        .enrollmentCodeIssued, .deviceEnrolled,
         .deviceRevoked, .adminTokenInstalled, .adminTokenReplaced, .accountCreated, .accountUpdated,
         .accountSignedIn, .accountSignedOut, .accountSignInFailed, .apiTokenIssued, .apiTokenRevoked,
         .timesheetSettingSaved, .timesheetSettingRemoved, .payPeriodApproved, .payPeriodUnapproved,

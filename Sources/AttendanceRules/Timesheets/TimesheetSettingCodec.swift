@@ -116,4 +116,3 @@ public enum TimesheetSettingCodec {
         zeroPadded(minute / 60, 2) + ":" + zeroPadded(minute % 60, 2)
     }
 }
-

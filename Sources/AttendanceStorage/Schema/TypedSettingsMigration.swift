@@ -140,7 +140,8 @@ enum TypedSettingsMigration {
                 FROM \(elements("shifts")) WHERE s.kind = 'schedule'
                 """,
                 """
-                INSERT INTO schedule_assignments (id, user_id, site_id, schedule_id, from_date, through_date, updated_at)
+                INSERT INTO schedule_assignments (
+                    id, user_id, site_id, schedule_id, from_date, through_date, updated_at)
                 SELECT id, \(field("body", "userId")), \(field("body", "siteId")), \(field("body", "scheduleId")),
                     \(field("body", "from")), \(field("body", "through")), updated_at
                 FROM timesheet_settings WHERE kind = 'assignment'

@@ -60,7 +60,8 @@ package enum TimesheetSettingRows {
         case .schedule(let schedule):
             try await tx.execute(
                 """
-                INSERT INTO work_schedules (id, name, updated_at) VALUES (\(schedule.id), \(schedule.name), \(updatedAt))
+                INSERT INTO work_schedules (id, name, updated_at)
+                VALUES (\(schedule.id), \(schedule.name), \(updatedAt))
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at
                 """)
             try await tx.execute("DELETE FROM schedule_shifts WHERE schedule_id = \(schedule.id)")
@@ -75,7 +76,8 @@ package enum TimesheetSettingRows {
         case .assignment(let assignment):
             try await tx.execute(
                 """
-                INSERT INTO schedule_assignments (id, user_id, site_id, schedule_id, from_date, through_date, updated_at)
+                INSERT INTO schedule_assignments (
+                    id, user_id, site_id, schedule_id, from_date, through_date, updated_at)
                 VALUES (\(assignment.id), \(assignment.userId), \(assignment.siteId), \(assignment.scheduleId),
                         \(assignment.from.description), \(assignment.through?.description), \(updatedAt))
                 ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, site_id = excluded.site_id,
