@@ -111,6 +111,7 @@ import Testing
             .requestApproved, .requestRejected,
         ]
         #expect(typed.isDisjoint(with: LedgerKind.auditKinds))
-        #expect(LedgerKind.auditKinds.count == 27)
+        #expect(LedgerKind.auditKinds.count == 29)
+        #expect(LedgerKind.auditKinds.isSuperset(of: [.employeeReactivated, .accountTOTPReset]))
     }
 }

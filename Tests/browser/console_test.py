@@ -752,6 +752,42 @@ class EverySettingInTheConsole:
         self.assertTrue(text_of(owner, "#notice").startswith("Person active again"), f"#problem {text_of(owner, '#problem')}")
         self.assertIn("active", owner.find_element(By.CSS_SELECTOR, f'tr[data-user="{user}"]').text)
 
+    def test_people_in_bulk_codes_and_deactivation(self):
+        owner = self.browser("owner")
+        users = [admin(self.base, "POST", "/v1/admin/employees", {"name": f"Seasonal Picker {n}"})["userId"]
+                 for n in (1, 2)]
+        self.open(owner, "/console/people?q=" + urllib.parse.quote("Seasonal Picker"))
+        for user in users:
+            owner.find_element(By.CSS_SELECTOR, f'tr[data-user="{user}"] input.pick').click()
+        submit(owner, owner.find_element(By.ID, "bulk-codes"))
+        self.shot(owner, "enrollment-sheet")
+        codes = [cell.text for cell in css(owner, "table#enrollment-sheet code.code")]
+        self.assertEqual(len(codes), 2, f"#problem {text_of(owner, '#problem')}")
+        self.assertTrue(all(re.fullmatch(r"[A-Z0-9]{5}-[A-Z0-9]{5}", code) for code in codes), codes)
+        # The same as a CSV download, through the same form.
+        form = {"csrf": owner.find_element(By.CSS_SELECTOR, "form#sign-out input[name=csrf]").get_attribute("value"),
+                "action": "codesCSV"}
+        body = urllib.parse.urlencode(list(form.items()) + [("id", user) for user in users])
+        request = urllib.request.Request(self.url("/console/people/bulk"), data=body.encode(), method="POST")
+        request.add_header("Cookie", cookie_header(owner))
+        request.add_header("Content-Type", "application/x-www-form-urlencoded")
+        with OPENER.open(request, timeout=PAGE_SECONDS) as answer:
+            self.assertIn("attachment", answer.headers.get("Content-Disposition"))
+            lines = answer.read().decode().strip().split("\r\n")
+        self.assertEqual(lines[0], "name,employee_number,code,expires_utc")
+        self.assertEqual([line.split(",")[0] for line in lines[1:]], ["Seasonal Picker 1", "Seasonal Picker 2"])
+        # The sheet's codes were ended by the CSV's: one code per person.
+        status, _ = acceptance.call(self.base, "POST", "/v1/devices/enroll", body={"code": codes[0], "platform": "ios"})
+        self.assertEqual(status, 410, "an earlier code after a new one")
+        self.open(owner, "/console/people?q=" + urllib.parse.quote("Seasonal Picker"))
+        for user in users:
+            owner.find_element(By.CSS_SELECTOR, f'tr[data-user="{user}"] input.pick').click()
+        submit(owner, owner.find_element(By.ID, "bulk-deactivate"))
+        self.confirm(owner, "bulk deactivate")
+        self.assertTrue(text_of(owner, "#notice").startswith("2 deactivated"), f"#problem {text_of(owner, '#problem')}")
+        for user in users:
+            self.assertIn("deactivatedAt", admin(self.base, "GET", f"/v1/admin/employees/{user}"))
+
     def test_the_owner_resets_a_password_and_a_second_factor(self):
         owner = self.browser("owner")
         self.open(owner, "/console/accounts")
@@ -947,6 +983,28 @@ class ConsoleSQLiteTest(EverySettingInTheConsole, WhatPeopleSee, RoleChecks, Con
                          "a decided request still has form.approve or form.reject")
         listed = {item["requestId"]: item for item in admin(self.base, "GET", "/v1/admin/requests")}
         self.assertEqual(listed[request_id]["state"], "approved", "the request's state in the JSON API")
+
+    def test_requests_decided_in_bulk(self):
+        ids = []
+        for label, days in (("ada", 5), ("bo", 6)):
+            day = (utc_now() - datetime.timedelta(days=days)).replace(hour=7, minute=0, second=0)
+            site = self.world.site_a if label == "ada" else self.world.site_b
+            status, answer = self.world.device(label).file_request(
+                {"siteId": site["siteId"], "checkInAt": acceptance.rfc3339(day),
+                 "checkOutAt": acceptance.rfc3339(day + datetime.timedelta(hours=3)), "reason": "badge log"})
+            self.assertEqual(status, 201, f"POST /v1/me/requests: {answer[:300]!r}")
+            ids.append(json.loads(answer)["requestId"])
+        owner = self.browser("owner")
+        self.open(owner, "/console/requests")
+        for request_id in ids:
+            owner.find_element(By.CSS_SELECTOR, f'tr[data-request="{request_id}"] input.pick').click()
+        Select(owner.find_element(By.ID, "bulk-decision")).select_by_value("reject")
+        owner.find_element(By.ID, "bulk-comment").send_keys("the gate log shows no entry")
+        submit(owner, owner.find_element(By.ID, "bulk-button"))
+        self.shot(owner, "requests-bulk")
+        self.assertEqual(text_of(owner, "#notice"), "2 requests rejected.", f"#problem {text_of(owner, '#problem')}")
+        listed = {item["requestId"]: item for item in admin(self.base, "GET", "/v1/admin/requests")}
+        self.assertEqual([listed[request_id]["state"] for request_id in ids], ["rejected", "rejected"])
 
     def download_matches_api(self, link, fmt):
         owner = self.browser("owner")

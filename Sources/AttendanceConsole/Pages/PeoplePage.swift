@@ -1,3 +1,4 @@
+import AttendanceExports
 import AttendanceModels
 import AttendanceRules
 import AttendanceServer
@@ -76,6 +77,51 @@ extension Console {
                 return page(
                     "people", title: "People", viewer: viewer, data, notice: "Enrollment code issued (shown once).")
             })
+        console.post(
+            "people/bulk",
+            use: signedIn("bulkPeople", needs: .managePeople) { request, _, viewer, form in
+                let ids = form.all("id").map { UserID($0) }
+                guard !ids.isEmpty else { throw DomainError.field("id", nil, expected: "at least one person ticked") }
+                guard ids.count <= 500 else {
+                    throw DomainError.field("id", "\(ids.count) people", expected: "at most 500 at once")
+                }
+                let people = try await services.repository.employees()
+                let byId = Dictionary(people.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+                switch form["action"] {
+                case "codes", "codesCSV":
+                    return try await enrollmentCodes(ids, byId, csv: form["action"] == "codesCSV", viewer: viewer)
+                case "deactivate":
+                    if let ask = unconfirmed(
+                        Confirmation(
+                            question: "Deactivate \(ids.count) \(ids.count == 1 ? "person" : "people")?",
+                            consequence: "Their phones are revoked and stop checking in; their sessions and "
+                                + "timesheets are kept. Each can be reactivated later.",
+                            button: "Deactivate \(ids.count)", back: "/console/people"),
+                        request: request, form: form, viewer: viewer)
+                    {
+                        return ask
+                    }
+                    var done = 0
+                    var failed: [String] = []
+                    for id in ids {
+                        do {
+                            _ = try await services.admin.deactivateEmployee(id: id, actor: viewer.actor)
+                            done += 1
+                        } catch let error as DomainError {
+                            failed.append("\(Bidi.isolated(byId[id]?.name ?? id.rawValue)): \(error.detail)")
+                        }
+                    }
+                    let notice =
+                        "\(done) deactivated; their devices are revoked."
+                        + (failed.isEmpty ? "" : " Not deactivated: " + failed.joined(separator: "; "))
+                    return page(
+                        "people", title: "People", viewer: viewer, try await peopleData(viewer, FormData("")),
+                        notice: notice)
+                default:
+                    throw DomainError.field(
+                        "action", form["action"], expected: "codes, codesCSV or deactivate")
+                }
+            })
         console.get(
             "devices",
             use: signedIn("devices", needs: .readDirectory) { request, _, viewer, form in
@@ -130,6 +176,7 @@ extension Console {
         let pager = Pager(path: "/console/people", filters: [("q", form["q"])], form: form)
         return [
             "rows": rows, "hasRows": !rows.isEmpty, "empty": everyone.isEmpty, "mayManage": mayManage,
+            "pageMayManage": mayManage,
             "noMatch": !everyone.isEmpty && found.isEmpty, "q": form["q"] ?? "",
             "count": form["q"] == nil ? "\(everyone.count) people" : "\(found.count) of \(everyone.count) people match",
             "pager": pager.data(next: next),
@@ -183,5 +230,41 @@ extension Console {
             "q": form["q"] ?? "", "pager": pager.data(next: next),
             "count": form["q"] == nil ? "\(all.count) devices" : "\(found.count) of \(all.count) devices match",
         ]
+    }
+
+    /// New enrollment codes for `ids` (each ends that person's unused ones, each audited): a
+    /// printable sheet, or the same as a CSV download. Shown once, like a single code.
+    private func enrollmentCodes(
+        _ ids: [UserID], _ people: [UserID: EmployeeRecord], csv: Bool, viewer: Viewer
+    ) async throws -> Response {
+        var rows: [[String: Any]] = []
+        var failed: [String] = []
+        for id in ids {
+            do {
+                let issued = try await services.auth.issueEnrollmentCode(for: id, actor: viewer.actor)
+                rows.append([
+                    "name": people[id]?.name ?? id.rawValue, "externalId": people[id]?.externalId ?? "",
+                    "code": issued.code, "expires": LocalTime.text(issued.expiresAt, zone: "UTC"),
+                ])
+            } catch let error as DomainError {
+                failed.append("\(Bidi.isolated(people[id]?.name ?? id.rawValue)): \(error.detail)")
+            }
+        }
+        rows.sort { ($0["name"] as? String ?? "") < ($1["name"] as? String ?? "") }
+        if csv {
+            var text = CSVText.record(["name", "employee_number", "code", "expires_utc"])
+            for row in rows {
+                text += CSVText.record(["name", "externalId", "code", "expires"].map { row[$0] as? String ?? "" })
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "text/csv; charset=utf-8"
+            headers[.contentDisposition] = "attachment; filename=\"enrollment-codes.csv\""
+            ConsoleSecurity.secure(&headers)
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
+        return page(
+            "enrollment-sheet", title: "Enrollment codes", viewer: viewer,
+            ["rows": rows, "failed": failed, "count": rows.count],
+            notice: "\(rows.count) enrollment codes issued (shown once: print this page or hand each one out).")
     }
 }

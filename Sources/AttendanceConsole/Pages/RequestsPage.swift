@@ -16,6 +16,41 @@ extension Console {
                 return page("requests", title: "Requests", viewer: viewer, try await requestData(viewer), notice: done)
             })
         console.post(
+            "requests/bulk",
+            use: signedIn("decideRequests", needs: .decideRequests) { _, _, viewer, form in
+                let decision = try form.required("decision", label: "decision")
+                guard ["approve", "reject"].contains(decision) else {
+                    throw DomainError.field("decision", decision, expected: "approve or reject")
+                }
+                let ids = form.all("id")
+                guard !ids.isEmpty else {
+                    throw DomainError.field("id", nil, expected: "at least one request ticked")
+                }
+                guard ids.count <= 500 else {
+                    throw DomainError.field("id", "\(ids.count) requests", expected: "at most 500 at once")
+                }
+                // Each decision on its own, as one by one: its own transaction and audit row; one that
+                // fails (decided meanwhile, another site) is named and the others still go through.
+                var done = 0
+                var failed: [String] = []
+                for id in ids {
+                    do {
+                        _ = try await services.requests.decide(
+                            id: CorrectionRequestID(id), approve: decision == "approve", comment: form["comment"],
+                            actor: viewer.actor, scope: viewer.scope)
+                        done += 1
+                    } catch let error as DomainError {
+                        failed.append("\(id): \(error.detail)")
+                    }
+                }
+                let verb = decision == "approve" ? "approved" : "rejected"
+                let notice =
+                    "\(done) \(done == 1 ? "request" : "requests") \(verb)."
+                    + (failed.isEmpty ? "" : " Not decided: " + failed.joined(separator: "; "))
+                return page(
+                    "requests", title: "Requests", viewer: viewer, try await requestData(viewer), notice: notice)
+            })
+        console.post(
             "requests/:id/:decision",
             use: signedIn("decideRequest", needs: .decideRequests) { request, context, viewer, form in
                 let id = try context.parameters.require("id")
@@ -54,6 +89,7 @@ extension Console {
                 "mayDecide": request.state == .pending && viewer.may(.decideRequests),
             ]
         }
-        return ["rows": rows, "empty": rows.isEmpty]
+        let anyPending = visible.contains { $0.state == .pending }
+        return ["rows": rows, "empty": rows.isEmpty, "mayDecideAny": anyPending && viewer.may(.decideRequests)]
     }
 }
