@@ -894,6 +894,22 @@ class ConsoleSQLiteTest(EverySettingInTheConsole, WhatPeopleSee, RoleChecks, Con
                          "form#correct #correct-button", "form#void #void-reason", "form#void #void-button"):
             self.assertTrue(css(owner, selector), f"the session page has no {selector}")
 
+    def test_live_presence_at_a_site_added_after_the_page(self):
+        owner = self.fresh_driver()
+        self.sign_in(owner, "owner")
+        self.open(owner, "/console/presence")
+        major = (int(time.time()) + 7) % 30000 + 30000
+        site = admin(self.base, "POST", "/v1/admin/sites", {"name": "Night Annex", "timeZone": "Europe/Berlin",
+                                                            "beaconUUID": acceptance.UUID, "major": major})
+        self.addCleanup(acceptance.call, self.base, "DELETE", f"/v1/admin/sites/{site['siteId']}", ADMIN_TOKEN)
+        key = self.world.new_key("annex")
+        self.check_live("bo", site, key)
+        row = f'section.site[data-site="{site["siteId"]}"] tbody.presence tr[data-session="{key}"]'
+        try:
+            WebDriverWait(owner, LIVE_SECONDS + 5, ignored_exceptions=(WebDriverException,)).until(lambda d: css(d, row))
+        except TimeoutException:
+            self.fail(f"{row}: a check-in at a site added after the page loaded never showed")
+
     def test_live_presence(self):
         owner = self.browser("owner")
         site = self.world.site_a
@@ -1354,6 +1370,13 @@ class ConsoleScaleTest(unittest.TestCase):
                     self.driver.get(self.base + f"/console/{page}")
                     self.assertEqual(css(self.driver, "#problem"), [], f"/console/{page} at {width} px")
                     self.shot(f"{page}-{suffix}")
+                    if page == "people":
+                        # Each person's actions stay on the screen, at any width.
+                        right = self.driver.execute_script(
+                            "const b = document.querySelector('table#people td.actions button');"
+                            "return b.getBoundingClientRect().right")
+                        self.assertLessEqual(right, self.driver.execute_script("return window.innerWidth"),
+                                             f"People's first action button at {width} px")
         self.driver.set_window_size(1280, 900)
 
 

@@ -24,7 +24,12 @@
   source.addEventListener("presence", function (message) {
     var change = JSON.parse(message.data);
     var body = document.querySelector('tbody.presence[data-site="' + CSS.escape(change.site) + '"]');
-    if (!body) { return; }
+    // A site the page doesn't show yet (added after it loaded): the server only sends the viewer
+    // sites they may see, so the page reloads to get the new site's section.
+    if (!body) {
+      if (change.state !== "out") { window.location.reload(); }
+      return;
+    }
     var existing = body.querySelector('tr[data-session="' + CSS.escape(change.session) + '"]');
     if (change.state === "out") {
       if (existing) { existing.remove(); }
