@@ -21,6 +21,10 @@ let package = Package(
     dependencies: [
         // Argument parsing for the `attendance` CLI (serve, replay, simulate): typed options,
         // generated help and clear usage errors. Small and quick to build.
+        // A multipart/form-data parser (the console's file uploads).
+        .package(url: "https://github.com/vapor/multipart-kit.git", exact: "4.7.1"),
+        // CSV reading (people imported from a spreadsheet).
+        .package(url: "https://github.com/swiftcsv/SwiftCSV.git", exact: "0.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // SQLite with WAL, named migrations and safe concurrent access: the device's durable
         // outbox and engine snapshot (and the server's default store). Links the system
@@ -149,6 +153,7 @@ let package = Package(
             dependencies: [
                 "AttendanceModels", "AttendanceRules", "AttendanceStorage", "AttendanceServer",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "SwiftCSV", package: "SwiftCSV"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -167,6 +172,7 @@ let package = Package(
                 // The peer's address (the sign-in throttle's per-address key).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
             ],
             resources: [.copy("Resources/templates"), .copy("Resources/static")],
             swiftSettings: strictSwift6

@@ -88,6 +88,7 @@ public struct Console: Sendable {
         registerRequests(on: console)
         registerTimesheets(on: console)
         registerPeople(on: console)
+        registerImport(on: console)
         registerSites(on: console)
         registerAccounts(on: console)
         registerSettings(on: console)
@@ -129,7 +130,11 @@ public struct Console: Sendable {
                 record("console.\(name)", viewer.principal)
                 var form = FormData.query(of: request)
                 if request.method == .post {
-                    form = try await FormData.body(of: request)
+                    if let boundary = FormData.boundary(request.headers[.contentType]) {
+                        form = try await FormData.multipart(of: request, boundary: boundary)
+                    } else {
+                        form = try await FormData.body(of: request)
+                    }
                     guard ConsoleSecurity.csrfMatches(form["csrf"], session.csrfToken) else {
                         throw Problem(
                             403, "Form refused",

@@ -4,6 +4,8 @@ import Hummingbird
 /// An `application/x-www-form-urlencoded` body or a query string, as the browser sent it.
 struct FormData: Sendable {
     private(set) var items: [(name: String, value: String)] = []
+    /// Files sent with a `multipart/form-data` form (`FormData.multipart`).
+    var files: [UploadedFile] = []
 
     init(_ text: String) {
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
@@ -23,6 +25,8 @@ struct FormData: Sendable {
     }
 
     static func query(of request: Request) -> FormData { FormData(request.uri.query ?? "") }
+
+    mutating func append(name: String, value: String) { items.append((name, value)) }
 
     /// The value, trimmed; nil when absent or empty.
     subscript(_ name: String) -> String? {

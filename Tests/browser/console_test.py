@@ -788,6 +788,28 @@ class EverySettingInTheConsole:
         for user in users:
             self.assertIn("deactivatedAt", admin(self.base, "GET", f"/v1/admin/employees/{user}"))
 
+    def test_people_imported_from_a_csv_after_a_preview(self):
+        owner = self.browser("owner")
+        path = os.path.join(self.directory, "new-hires.csv")
+        with open(path, "w", encoding="utf-8") as file:
+            file.write("name;employee_number;email\nImport Alpha;IMP-1;alpha@example.com\n;IMP-2;\n"
+                       "Import Gamma;IMP-3;gamma@example.com\n")
+        self.open(owner, "/console/people")
+        owner.find_element(By.ID, "import-file").send_keys(path)
+        submit(owner, owner.find_element(By.CSS_SELECTOR, "form#import-people button"))
+        self.shot(owner, "people-import-preview")
+        self.assertEqual(css(owner, "#problem"), [], f"#problem {text_of(owner, '#problem')}")
+        checks = {row.get_attribute("data-line"): row.find_element(By.CSS_SELECTOR, "td.check").text
+                  for row in css(owner, "table#import-preview tr[data-line]")}
+        self.assertEqual(checks["2"], "will be added")
+        self.assertIn("'name'", checks["3"], "the row without a name says why")
+        before = admin(self.base, "GET", "/v1/admin/employees")
+        self.assertFalse(any(person["name"] == "Import Alpha" for person in before), "the preview wrote nothing")
+        submit(owner, owner.find_element(By.ID, "import-button"))
+        self.assertEqual(text_of(owner, "#notice"), "2 people added.", f"#problem {text_of(owner, '#problem')}")
+        after = {person["name"]: person for person in admin(self.base, "GET", "/v1/admin/employees")}
+        self.assertEqual(after["Import Gamma"].get("externalId"), "IMP-3")
+
     def test_the_owner_resets_a_password_and_a_second_factor(self):
         owner = self.browser("owner")
         self.open(owner, "/console/accounts")

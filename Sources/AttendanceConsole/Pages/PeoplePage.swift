@@ -156,7 +156,7 @@ extension Console {
     static let directoryPageSize = 50
 
     /// People by name, 50 a page, found with `q` (name, employee number, e-mail).
-    private func peopleData(_ viewer: Viewer, _ form: FormData) async throws -> [String: Any] {
+    func peopleData(_ viewer: Viewer, _ form: FormData) async throws -> [String: Any] {
         let mayManage = viewer.may(.managePeople)
         let everyone = try await services.repository.employees()
         // Each sort key made once (folding a name costs more than comparing it).

@@ -343,14 +343,7 @@ public struct AdminService: Sendable {
     private func validatedEmployee(id: UserID, name: String, externalId: String?, email: String?) throws
         -> EmployeeRecord
     {
-        try InputRules.text("name", name, maxLength: InputRules.maxNameLength, allowEmpty: false)
-        if let externalId {
-            try InputRules.text("externalId", externalId, maxLength: InputRules.maxNameLength, allowEmpty: false)
-        }
-        if let email { try InputRules.text("email", email, maxLength: 254) }
-        let trimmed = name.trimmingCharacters(in: .whitespaces)
-        if let email, !email.contains("@") { throw DomainError.field("email", email, expected: "an e-mail address") }
-        return EmployeeRecord(id: id, name: trimmed, externalId: externalId, email: email)
+        try EmployeeRules.validated(id: id, name: name, externalId: externalId, email: email)
     }
 
     // MARK: Sessions and presence

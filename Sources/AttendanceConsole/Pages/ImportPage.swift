@@ -1,0 +1,76 @@
+import AttendanceExports
+import AttendanceModels
+import AttendanceRules
+import AttendanceServer
+import Foundation
+import Hummingbird
+
+/// People imported from a spreadsheet: the file is read and every row checked first (a preview,
+/// nothing written); then the rows that pass are added one by one, with the same rules and audit
+/// rows as adding a person by hand.
+extension Console {
+    func registerImport(on console: RouterGroup<AttendanceRequestContext>) {
+        console.post(
+            "people/import",
+            use: signedIn("previewImport", needs: .managePeople) { _, _, viewer, form in
+                guard let file = form.files.first(where: { $0.field == "file" }), !file.bytes.isEmpty else {
+                    throw DomainError.field("file", nil, expected: "a CSV or XLSX file of people")
+                }
+                let table = try SpreadsheetTable.rows(of: file.bytes, filename: file.filename)
+                let preview = try PeopleImport(table: table, existing: try await services.repository.employees())
+                return page("people-import", title: "Import people", viewer: viewer, importData(preview, file.filename))
+            })
+        console.post(
+            "people/import/confirm",
+            use: signedIn("importPeople", needs: .managePeople) { _, _, viewer, form in
+                // The rows come back from the preview's form: checked again, never trusted.
+                let names = form.items.filter { $0.name == "name" }.map(\.value)
+                let numbers = form.items.filter { $0.name == "externalId" }.map(\.value)
+                let emails = form.items.filter { $0.name == "email" }.map(\.value)
+                guard names.count == numbers.count, names.count == emails.count, !names.isEmpty else {
+                    throw DomainError.field("rows", "\(names.count) names", expected: "the rows of a preview")
+                }
+                let table =
+                    [["name", "employee_number", "email"]] + names.indices.map { [names[$0], numbers[$0], emails[$0]] }
+                let checked = try PeopleImport(table: table, existing: try await services.repository.employees())
+                var added = 0
+                var failed: [String] = []
+                for row in checked.rows {
+                    if let problem = row.problem {
+                        failed.append("\(Bidi.isolated(row.name)): \(problem)")
+                        continue
+                    }
+                    do {
+                        _ = try await services.admin.createEmployee(
+                            name: row.name, externalId: row.externalId, email: row.email, actor: viewer.actor)
+                        added += 1
+                    } catch let error as DomainError {
+                        failed.append("\(Bidi.isolated(row.name)): \(error.detail)")
+                    }
+                }
+                let notice =
+                    "\(added) \(added == 1 ? "person" : "people") added."
+                    + (failed.isEmpty ? "" : " Not added: " + failed.joined(separator: "; "))
+                return page(
+                    "people", title: "People", viewer: viewer, try await peopleData(viewer, FormData("")),
+                    notice: notice)
+            })
+    }
+
+    private func importData(_ preview: PeopleImport, _ filename: String) -> [String: Any] {
+        let rows: [[String: Any]] = preview.rows.map { row in
+            [
+                "line": row.line, "name": row.name, "externalId": row.externalId ?? "", "email": row.email ?? "",
+                "problem": row.problem ?? "", "ok": row.problem == nil,
+            ]
+        }
+        let adding = preview.adding.count
+        return [
+            "filename": filename, "rows": rows, "adding": adding, "refused": preview.rows.count - adding,
+            "mayAdd": adding > 0,
+            "valid": preview.adding.map {
+                ["name": $0.name, "externalId": $0.externalId ?? "", "email": $0.email ?? ""] as [String: Any]
+            },
+        ]
+    }
+}
