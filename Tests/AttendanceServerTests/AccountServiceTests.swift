@@ -200,6 +200,24 @@ import Testing
         _ = try await replica.signIn(email: "o@x.io", password: "correct horse battery", code: code(), address: "b")
     }
 
+    /// A second factor turned off (its owner's choice, or an owner's reset after a lost phone):
+    /// the next sign-in asks for the password only; audited; turning off what is off is refused.
+    @Test(arguments: Backend.allCases) func aSecondFactorTurnedOffAsksForThePasswordOnly(backend: Backend) async throws
+    {
+        let s = try await setup(backend)
+        defer { s.repository.shutdown() }
+        let made = try await s.accounts.add(
+            email: "o@x.io", role: .owner, sites: [], password: "correct horse battery", actor: .server)
+        let secret = s.accounts.newTOTPSecret()
+        let code = String(format: "%06d", TOTP(secret: secret).compute(date: s.clock.now))
+        try await s.accounts.enableTOTP(id: made.account.id, secret: secret, code: code, actor: .server)
+        try await s.accounts.resetTOTP(id: made.account.id, actor: .account(made.account.id))
+        _ = try await s.signIn.signIn(email: "o@x.io", password: "correct horse battery", code: nil, address: "a")
+        #expect(try await kinds(s.repository).contains("account.totpReset"))
+        #expect(
+            await problem { try await s.accounts.resetTOTP(id: made.account.id, actor: .server) }?.kind == .conflict)
+    }
+
     /// Weak passwords are refused wherever a password is set, each with the rule it broke.
     @Test(arguments: Backend.allCases) func aWeakPasswordIsRefusedWithItsReason(backend: Backend) async throws {
         let s = try await setup(backend)

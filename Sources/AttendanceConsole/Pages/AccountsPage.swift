@@ -62,6 +62,17 @@ extension Console {
                 return Self.redirect("/console/accounts?done=totp")
             })
         console.post(
+            "totp/off",
+            use: signedIn("disableTOTP") { request, context, viewer, form in
+                // Its own: the password again (a session left open must not turn it off), then
+                // signed out everywhere like a password change.
+                try await services.signIn.confirmPassword(
+                    form.raw("current") ?? "", of: viewer.account, address: context.peerAddress)
+                try await services.accounts.resetTOTP(id: viewer.account.id, actor: viewer.actor)
+                hub.disconnect(accountId: viewer.account.id)
+                return Self.redirect("/console/sign-in")
+            })
+        console.post(
             "tokens",
             use: signedIn("issueToken") { request, _, viewer, form in
                 let issued = try await services.tokens.issue(
