@@ -52,6 +52,8 @@ public struct Console: Sendable {
     /// Tells the HTTP layer the route's name and the caller, for the request's log line and metrics.
     let record: @Sendable (String, Principal?) -> Void
     let environment: ServerEnvironment
+    /// The sign-in form's signing key (`SignInFormKey`), read once.
+    let signInKey = SignInFormKey()
 
     public init(
         services: ConsoleServices, hub: PresenceHub, logger: Logger,

@@ -74,4 +74,15 @@ import Testing
         #expect(!html.contains("revoked "))
         #expect(html.contains("Revoke</button>"))
     }
+
+    /// The sign-in form's token verifies only when this deployment's key signed it.
+    @Test func aSignInTokenIsOneThisDeploymentMade() {
+        let key = Array("key-of-this-deployment".utf8)
+        let token = SignInFormKey.token(random: "r4nd0m", key: key)
+        #expect(SignInFormKey.verifies(field: token, cookie: token, key: key))
+        #expect(!SignInFormKey.verifies(field: token, cookie: token, key: Array("another".utf8)))
+        #expect(!SignInFormKey.verifies(field: "r4nd0m.forged", cookie: "r4nd0m.forged", key: key))
+        #expect(!SignInFormKey.verifies(field: token, cookie: nil, key: key))
+        #expect(!SignInFormKey.verifies(field: "plain", cookie: "plain", key: key))
+    }
 }

@@ -146,6 +146,11 @@ import Testing
         for hostile in ["%2F%2Fevil.example%2Fconsole%2F", "https%3A%2F%2Fevil.example", "%2Fconsole%2F..%5C%5Cevil"] {
             #expect(try await signIn(next: hostile).header("Location") == "/console/presence", "\(hostile)")
         }
+        // A cookie and a field that merely agree are not a sign-in form of this server's.
+        let forged = try await Self.request(
+            live, "POST", "/console/sign-in", cookies: "attendance_sign_in=chosen-by-someone",
+            form: ["email": "o@x.io", "password": "correct horse battery", "csrf": "chosen-by-someone"])
+        #expect(forged.status == 403 && forged.header("Location") == nil)
         #expect(try await Self.request(live, "GET", "/").header("Location") == "/console")
         let missing = try await Self.request(live, "GET", "/console/no-such-page")
         #expect(missing.status == 404)

@@ -10,7 +10,7 @@ extension Console {
     func registerSignIn(on console: RouterGroup<AttendanceRequestContext>) {
         console.get("sign-in") { request, _ in
             record("console.signIn", nil)
-            return signInForm(
+            return try await signInForm(
                 email: "", problem: nil, status: 200, secure: ConsoleSecurity.isHTTPS(request),
                 next: Self.returnPath(FormData.query(of: request)["next"]))
         }
@@ -20,10 +20,12 @@ extension Console {
             let email = form["email"] ?? ""
             let secure = ConsoleSecurity.isHTTPS(request)
             let next = Self.returnPath(form["next"])
-            guard let expected = request.cookies[ConsoleSecurity.signInCookieName]?.value,
-                ConsoleSecurity.csrfMatches(form["csrf"], expected)
+            let key = try await signInKey.key(services, candidate: environment.newToken())
+            guard
+                SignInFormKey.verifies(
+                    field: form["csrf"], cookie: request.cookies[ConsoleSecurity.signInCookieName]?.value, key: key)
             else {
-                return signInForm(
+                return try await signInForm(
                     email: email, problem: "the sign-in form's token is missing or expired; sign in again on this page",
                     status: 403, secure: secure, next: next)
             }
@@ -35,7 +37,7 @@ extension Console {
                     signedIn.cookieToken, maxAge: Int(services.signIn.sessionLifetime), secure: secure)
                 return Self.redirect(next ?? "/console/presence", cookie: cookie)
             } catch let error as DomainError {
-                var response = signInForm(
+                var response = try await signInForm(
                     email: email, problem: error.detail, status: Problem.status(of: error.kind), secure: secure,
                     next: next)
                 if let seconds = error.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
@@ -63,8 +65,11 @@ extension Console {
     }
 
     /// The form with a new token, set as its cookie too.
-    private func signInForm(email: String, problem: String?, status: Int, secure: Bool, next: String?) -> Response {
-        let token = environment.newToken()
+    private func signInForm(
+        email: String, problem: String?, status: Int, secure: Bool, next: String?
+    ) async throws -> Response {
+        let token = SignInFormKey.token(
+            random: environment.newToken(), key: try await signInKey.key(services, candidate: environment.newToken()))
         var data: [String: Any] = ["title": "Sign in", "email": email, "csrf": token, "next": next ?? ""]
         if let problem { data["problem"] = problem }
         var response = Self.html(renderer.render("sign-in", data), status: status)

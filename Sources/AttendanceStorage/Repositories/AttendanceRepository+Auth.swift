@@ -12,6 +12,9 @@ public enum CodeRedemption: Hashable, Sendable {
 
 /// Authentication and enrollment storage, part of every repository implementation.
 public protocol AuthRepository: Sendable {
+    /// The secret named `name` that every server on this database shares: `candidate` when none
+    /// was stored yet (the first server to ask stores its own; the others read it).
+    func sharedSecret(name: String, candidate: String) async throws -> String
     /// Stores the admin token's hash unless one exists; returns whether it was stored.
     func installAdminToken(hash: String, now: Date) async throws -> Bool
     /// Makes `hash` the only admin token (a configured token replaces whatever was stored).

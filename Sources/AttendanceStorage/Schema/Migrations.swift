@@ -51,6 +51,10 @@ package enum Migrations {
             Migration("2026-11-27 used one-time codes") { tx in
                 try await tx.execute("ALTER TABLE accounts ADD COLUMN totp_last_step BIGINT")
             },
+            // Secrets the servers on one database share (the console's sign-in form key).
+            Migration("2026-11-27 server secrets") { tx in
+                try await tx.execute("CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            },
         ]
     }()
 }

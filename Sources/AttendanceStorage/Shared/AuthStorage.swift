@@ -29,6 +29,18 @@ extension SQLStorage {
         }
     }
 
+    public func sharedSecret(name: String, candidate: String) async throws -> String {
+        try await database.write { tx in
+            try await tx.execute(
+                """
+                INSERT INTO server_secrets (name, value) VALUES (\(name), \(candidate))
+                ON CONFLICT (name) DO NOTHING
+                """)
+            return try await tx.value("SELECT value FROM server_secrets WHERE name = \(name)", as: String.self)
+                ?? candidate
+        }
+    }
+
     public func createEnrollmentCode(
         hash: String, userId: UserID, expiresAt: Date, now: Date, audit: LedgerEvent?
     ) async throws {
