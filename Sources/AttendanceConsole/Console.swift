@@ -106,6 +106,9 @@ public struct Console: Sendable {
         }
     }
 
+    /// What an account that must set up its second factor can still reach.
+    static let reachableWithoutTOTP: Set<String> = ["accounts", "enableTOTP", "signOut", "changePassword", "events"]
+
     /// A page or action behind sign-in: GETs without a session go to the sign-in page, POSTs are
     /// refused unless their CSRF token is the session's, then anything that `needs` a permission
     /// the viewer's role lacks.
@@ -130,6 +133,13 @@ public struct Console: Sendable {
                 }
                 let viewer = Viewer(account: account, session: session, cookieToken: token)
                 record("console.\(name)", viewer.principal)
+                // An owner or hr account the owner requires a second factor of sets it up first.
+                if !Self.reachableWithoutTOTP.contains(name), try await services.accounts.needsTOTP(account) {
+                    if request.method == .get { return Self.redirect("/console/accounts?done=totpNeeded") }
+                    throw Problem(
+                        403, "Second factor needed",
+                        "owner and hr accounts need a second factor; set it up on Accounts first")
+                }
                 var form = FormData.query(of: request)
                 if request.method == .post {
                     if let boundary = FormData.boundary(request.headers[.contentType]) {

@@ -170,6 +170,20 @@ import Testing
         #expect(Int(refusal.header("Retry-After") ?? "") ?? 0 > 0)
     }
 
+    /// With a second factor required, an hr account without one reaches only Accounts until it
+    /// sets it up; a manager is not concerned.
+    @Test func aRequiredSecondFactorIsSetUpBeforeAnyOtherPage() async throws {
+        let live = try await LiveServer.start(try await Backend.sqlite.makeRepository())
+        try await AccountService(repository: live.repository, bcryptCost: 4, codes: TOTPCodes(), environment: .live)
+            .requireTOTP(true, actor: .server)
+        let (cookie, _) = try await Self.signIn(live, .hr)
+        let people = try await Self.request(live, "GET", "/console/people", cookie: cookie)
+        #expect(people.status == 303)
+        #expect(people.header("Location") == "/console/accounts?done=totpNeeded")
+        let accounts = try await Self.request(live, "GET", "/console/accounts?done=totpNeeded", cookie: cookie)
+        #expect(accounts.status == 200 && accounts.body.contains("need a second factor"))
+    }
+
     @Test(arguments: Backend.allCases) func aFormWithoutItsTokenOrBeyondTheRoleIsRefused(backend: Backend) async throws
     {
         let live = try await LiveServer.start(try await backend.makeRepository())

@@ -218,6 +218,31 @@ import Testing
             await problem { try await s.accounts.resetTOTP(id: made.account.id, actor: .server) }?.kind == .conflict)
     }
 
+    /// The owner requires a second factor of owner and hr accounts: one without it needs to set
+    /// it up, can't turn its own off, and the change is audited.
+    @Test(arguments: Backend.allCases) func theOwnerRequiresASecondFactor(backend: Backend) async throws {
+        let s = try await setup(backend)
+        defer { s.repository.shutdown() }
+        let owner = try await s.accounts.add(
+            email: "o@x.io", role: .owner, sites: [], password: "correct horse battery", actor: .server)
+        let manager = try await s.accounts.add(
+            email: "m@x.io", role: .manager, sites: ["s1"], password: "correct horse battery", actor: .server)
+        #expect(try await !s.accounts.needsTOTP(owner.account))
+        try await s.accounts.requireTOTP(true, actor: .account(owner.account.id))
+        #expect(try await s.accounts.totpRequired())
+        #expect(try await s.accounts.needsTOTP(owner.account))
+        #expect(try await !s.accounts.needsTOTP(manager.account), "a manager's role is not concerned")
+        let secret = s.accounts.newTOTPSecret()
+        let code = String(format: "%06d", TOTP(secret: secret).compute(date: s.clock.now))
+        try await s.accounts.enableTOTP(id: owner.account.id, secret: secret, code: code, actor: .server)
+        #expect(try await !s.accounts.needsTOTP(try await s.accounts.account(id: owner.account.id)))
+        #expect(
+            await problem {
+                try await s.accounts.resetTOTP(id: owner.account.id, actor: .account(owner.account.id))
+            }?.kind == .conflict)
+        #expect(try await kinds(s.repository).contains("accountPolicy.changed"))
+    }
+
     /// Weak passwords are refused wherever a password is set, each with the rule it broke.
     @Test(arguments: Backend.allCases) func aWeakPasswordIsRefusedWithItsReason(backend: Backend) async throws {
         let s = try await setup(backend)

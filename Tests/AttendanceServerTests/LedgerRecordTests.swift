@@ -111,7 +111,7 @@ import Testing
             .requestApproved, .requestRejected,
         ]
         #expect(typed.isDisjoint(with: LedgerKind.auditKinds))
-        #expect(LedgerKind.auditKinds.count == 29)
-        #expect(LedgerKind.auditKinds.isSuperset(of: [.employeeReactivated, .accountTOTPReset]))
+        #expect(LedgerKind.auditKinds.count == 30)
+        #expect(LedgerKind.auditKinds.isSuperset(of: [.employeeReactivated, .accountTOTPReset, .accountPolicyChanged]))
     }
 }

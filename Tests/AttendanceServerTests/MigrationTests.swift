@@ -15,9 +15,9 @@ import Testing
         let dates = names.map { $0.prefix(10) }
         #expect(dates == dates.sorted())
         #expect(
-            names.suffix(4) == [
+            names.suffix(5) == [
                 "2026-11-27 one naming convention", "2026-11-27 typed timesheet settings",
-                "2026-11-27 used one-time codes", "2026-11-27 server secrets",
+                "2026-11-27 used one-time codes", "2026-11-27 server secrets", "2026-11-27 account policy",
             ])
     }
 

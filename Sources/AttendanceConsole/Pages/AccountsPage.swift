@@ -62,6 +62,12 @@ extension Console {
                 return Self.redirect("/console/accounts?done=totp")
             })
         console.post(
+            "accounts/policy",
+            use: signedIn("accountPolicy", needs: .manageAccounts) { _, _, viewer, form in
+                try await services.accounts.requireTOTP(form["totpRequired"] == "yes", actor: viewer.actor)
+                return Self.redirect("/console/accounts?done=policy")
+            })
+        console.post(
             "totp/off",
             use: signedIn("disableTOTP") { request, context, viewer, form in
                 // Its own: the password again (a session left open must not turn it off), then
@@ -146,6 +152,8 @@ extension Console {
         "saved": "Account saved.", "revoked": "Token revoked.",
         "totp": "Second factor on: sign-ins now ask for its code.",
         "totpReset": "Second factor turned off for that account.",
+        "totpNeeded": "Owner and hr accounts need a second factor: set yours up below to continue.",
+        "policy": "Saved: what every owner and hr account needs.",
     ]
 
     private func accountData(_ viewer: Viewer) async throws -> [String: Any] {
@@ -183,6 +191,7 @@ extension Console {
             "tokenRoles": Role.allCases.filter { AccessPolicy.covers(viewer.account.role, $0) }.map(\.rawValue),
             "sites": sites.map { ["id": $0.id.rawValue, "name": $0.name] },
             "totpOn": viewer.account.totpSecret != nil, "totpSecret": secret,
+            "totpRequired": try await services.accounts.totpRequired(),
             "totpURL": services.accounts.authenticatorURL(secret: secret, email: viewer.account.email),
         ]
     }

@@ -108,6 +108,7 @@ public struct LedgerKind: RawRepresentable, Hashable, Sendable, Codable, CustomS
     public static let employeeDeactivated = LedgerKind(rawValue: "employee.deactivated")
     public static let employeeReactivated = LedgerKind(rawValue: "employee.reactivated")
     public static let accountTOTPReset = LedgerKind(rawValue: "account.totpReset")
+    public static let accountPolicyChanged = LedgerKind(rawValue: "accountPolicy.changed")
     public static let employeeErased = LedgerKind(rawValue: "employee.erased")
     public static let enrollmentCodeIssued = LedgerKind(rawValue: "enrollmentCode.issued")
     public static let deviceEnrolled = LedgerKind(rawValue: "device.enrolled")
@@ -135,7 +136,8 @@ public struct LedgerKind: RawRepresentable, Hashable, Sendable, Codable, CustomS
     /// events, the session changes and the requests.
     public static let auditKinds: Set<LedgerKind> = [
         .siteCreated, .siteUpdated, .siteDeleted, .beaconCreated, .beaconDeleted, .employeeCreated,
-        .employeeUpdated, .employeeDeactivated, .employeeReactivated, .accountTOTPReset, .employeeErased,
+        .employeeUpdated, .employeeDeactivated, .employeeReactivated, .accountTOTPReset, .accountPolicyChanged,
+        .employeeErased,
         .enrollmentCodeIssued, .deviceEnrolled,
         .deviceRevoked, .adminTokenInstalled, .adminTokenReplaced, .accountCreated, .accountUpdated,
         .accountSignedIn, .accountSignedOut, .accountSignInFailed, .apiTokenIssued, .apiTokenRevoked,

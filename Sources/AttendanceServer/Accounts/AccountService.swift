@@ -146,10 +146,37 @@ public struct AccountService: Sendable {
         return password
     }
 
+    /// Whether owner and hr accounts must have a second factor.
+    public func totpRequired() async throws -> Bool { try await repository.totpRequired() }
+
+    /// The owner requires (or stops requiring) a second factor of owner and hr accounts: one
+    /// without it is sent to set it up before any other console page.
+    public func requireTOTP(_ required: Bool, actor: LedgerActor) async throws {
+        let before = try await repository.totpRequired()
+        guard before != required else { return }
+        let audit = LedgerEvent.admin(
+            .accountPolicyChanged, target: "totpRequired",
+            changes: ["totpRequired": LedgerChange(before: String(before), after: String(required))], actor: actor,
+            now: environment.now())
+        try await repository.setTOTPRequired(required, audit: audit)
+    }
+
+    /// Whether `account` must set up a second factor before using the console.
+    public func needsTOTP(_ account: AccountRecord) async throws -> Bool {
+        guard account.totpSecret == nil, account.role == .owner || account.role == .hr else { return false }
+        return try await repository.totpRequired()
+    }
+
     /// Turns an account's second factor off (a lost phone): its next sign-in asks for the password
-    /// only, and it can set up a new authenticator. Signs the account out everywhere.
+    /// only, and it can set up a new authenticator. Signs the account out everywhere. An owner or
+    /// hr account can't turn its own off while the owner requires it.
     public func resetTOTP(id: AccountID, actor: LedgerActor) async throws {
         var account = try await self.account(id: id)
+        if actor == .account(id), account.role == .owner || account.role == .hr, try await repository.totpRequired() {
+            throw DomainError(
+                .conflict, "Second factor required",
+                "owner and hr accounts must keep a second factor; ask another owner to reset it after a lost phone")
+        }
         guard account.totpSecret != nil else {
             throw DomainError(.conflict, "Not on", "account '\(account.email)' has no second factor to reset")
         }

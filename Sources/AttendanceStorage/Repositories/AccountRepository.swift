@@ -16,6 +16,9 @@ public protocol AccountRepository: Sendable {
     /// Records that the account's one-time code of `step` (a 30-second TOTP step) was used: false
     /// when that step or a later one was used already (a code signs in once, on any replica).
     func useOneTimeCodeStep(accountId: AccountID, step: Int64) async throws -> Bool
+    /// Whether owner and hr accounts must have a second factor (the owner's choice).
+    func totpRequired() async throws -> Bool
+    func setTOTPRequired(_ required: Bool, audit: LedgerEvent) async throws
 
     func createAPIToken(_ token: APITokenRecord, hash: String, audit: LedgerEvent?) async throws
     /// The token with this hash and its account; `lastUsedAt` is moved to `now` when older than a

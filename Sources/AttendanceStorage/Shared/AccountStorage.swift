@@ -35,6 +35,19 @@ extension SQLStorage {
         try await database.read { try await AccountRows.accounts($0, where: "") }
     }
 
+    public func totpRequired() async throws -> Bool {
+        try await database.read { tx in
+            try await tx.value("SELECT totp_required FROM account_policy WHERE id = 1", as: Bool.self) ?? false
+        }
+    }
+
+    public func setTOTPRequired(_ required: Bool, audit: LedgerEvent) async throws {
+        try await database.write { tx in
+            try await tx.execute("UPDATE account_policy SET totp_required = \(required) WHERE id = 1")
+            try await tx.appendLedger(audit)
+        }
+    }
+
     public func useOneTimeCodeStep(accountId: AccountID, step: Int64) async throws -> Bool {
         try await database.write { tx in
             try await tx.execute(
