@@ -58,8 +58,10 @@ package enum Migrations {
             // What the owner requires of every account: one row.
             Migration("2026-11-27 account policy") { tx in
                 try await tx.execute(
-                    "CREATE TABLE account_policy (id INTEGER PRIMARY KEY CHECK (id = 1), totp_required BOOLEAN NOT NULL)"
-                )
+                    """
+                    CREATE TABLE account_policy (
+                        id INTEGER PRIMARY KEY CHECK (id = 1), totp_required BOOLEAN NOT NULL)
+                    """)
                 try await tx.execute("INSERT INTO account_policy (id, totp_required) VALUES (1, FALSE)")
             },
         ]
