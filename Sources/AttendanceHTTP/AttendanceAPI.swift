@@ -51,7 +51,8 @@ struct AttendanceAPI: APIProtocol {
     func enrollDevice(_ input: Operations.EnrollDevice.Input) async throws -> Operations.EnrollDevice.Output {
         guard case .json(let request) = input.body else { throw Self.unsupportedBody }
         let (device, token) = try await auth.enroll(
-            code: request.code, platform: request.platform, deviceName: request.deviceName)
+            code: request.code, platform: request.platform, deviceName: request.deviceName,
+            appVersion: request.appVersion)
         let config = try await deviceConfig(device: device.id, user: device.userId)
         return .created(
             .init(

@@ -96,8 +96,10 @@ import Testing
         let (first, _) = try await auth.issueEnrollmentCode(for: "alice", validForSeconds: 3_600)
         let (second, _) = try await auth.issueEnrollmentCode(for: "alice", validForSeconds: 3_600)
         #expect(await kind { _ = try await auth.enroll(code: first, platform: "ios", deviceName: nil) } == .gone)
-        let (device, _) = try await auth.enroll(code: second, platform: "ios", deviceName: nil)
+        let (device, _) = try await auth.enroll(code: second, platform: "ios", deviceName: nil, appVersion: "2.4.0")
         #expect(device.userId == "alice")
+        // The app's version it enrolled with is kept (the console's Devices page shows it).
+        #expect(try await repository.devices(userId: "alice").first?.appVersion == "2.4.0")
     }
 
     @Test(arguments: Backend.allCases) func aRevokedDeviceIsRefusedFromItsNextRequest(backend: Backend) async throws {

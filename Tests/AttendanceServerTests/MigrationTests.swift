@@ -15,9 +15,10 @@ import Testing
         let dates = names.map { $0.prefix(10) }
         #expect(dates == dates.sorted())
         #expect(
-            names.suffix(5) == [
+            names.suffix(6) == [
                 "2026-11-27 one naming convention", "2026-11-27 typed timesheet settings",
                 "2026-11-27 used one-time codes", "2026-11-27 server secrets", "2026-11-27 account policy",
+                "2026-11-27 device app version",
             ])
     }
 

@@ -227,7 +227,8 @@ class Device:
     def __init__(self, base, user):
         self.base, self.user = base, user
         code = admin(base, "POST", "/v1/admin/enrollment-codes", {"userId": user})["code"]
-        status, answer = acceptance.call(base, "POST", "/v1/devices/enroll", body={"code": code, "platform": "ios"})
+        status, answer = acceptance.call(base, "POST", "/v1/devices/enroll",
+                                         body={"code": code, "platform": "ios", "appVersion": "2.4.0"})
         if status != 201:
             raise RuntimeError(f"enroll answered {status}: {answer[:500]!r}")
         enrolled = json.loads(answer)
@@ -570,6 +571,7 @@ class WhatPeopleSee:
         self.assertTrue(css(owner, row), f"no {row} when searching for Ada")
         self.assertNotIn("revoked", text_of(owner, row + " td:last-child").lower(), "a working phone's state cell")
         self.assertTrue(css(owner, row + " form.revoke"), "a working phone has a Revoke button")
+        self.assertIn("2.4.0", owner.find_element(By.CSS_SELECTOR, row).text, "the app version it enrolled with")
         self.open(owner, "/console/accounts")
         owner.find_element(By.ID, "token-name").send_keys("payroll export")
         role = Select(owner.find_element(By.ID, "token-role"))

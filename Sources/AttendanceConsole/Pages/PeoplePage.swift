@@ -213,7 +213,7 @@ extension Console {
                 "enrolled": LocalTime.text(device.enrolledAt, zone: "UTC"),
                 "lastSeen": device.lastSeenAt.map { LocalTime.text($0, zone: "UTC") } ?? "never",
                 "revoked": LocalTime.text(device.revokedAt, zone: "UTC"), "silent": silentForADay,
-                "appVersion": device.state?.appVersion ?? "not reported yet",
+                "appVersion": device.state?.appVersion ?? device.appVersion ?? "not reported yet",
                 "detection": device.state.map { $0.blockers.isEmpty ? "allowed" : $0.blockers.joined(separator: "; ") }
                     ?? "not reported",
                 "mayRevoke": mayManage && device.revokedAt == nil,

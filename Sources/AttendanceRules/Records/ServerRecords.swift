@@ -58,12 +58,15 @@ public struct DeviceRecord: Hashable, Sendable {
     public var revokedAt: Date?
     /// What the phone last reported it lets the app do (nil until it reports).
     public var state: DeviceState?
+    /// The app's version when the phone enrolled (its reported state's is newer when there is one).
+    public var appVersion: String?
 
     package init(
         id: DeviceID, userId: UserID, platform: String, deviceName: String? = nil, enrolledAt: Date,
         lastSeenAt: Date? = nil,
-        revokedAt: Date? = nil, state: DeviceState? = nil
+        revokedAt: Date? = nil, state: DeviceState? = nil, appVersion: String? = nil
     ) {
+        self.appVersion = appVersion
         self.id = id
         self.userId = userId
         self.platform = platform

@@ -115,12 +115,13 @@ public struct AuthService: Sendable {
     }
 
     /// Redeems a code for a new device and its token (shown once).
-    public func enroll(code: String, platform: String, deviceName: String?) async throws -> (
+    public func enroll(code: String, platform: String, deviceName: String?, appVersion: String? = nil) async throws -> (
         device: DeviceRecord, token: String
     ) {
         try InputRules.text("code", code, maxLength: 64, allowEmpty: false)
         try InputRules.text("platform", platform, maxLength: 32)
         if let deviceName { try InputRules.text("deviceName", deviceName, maxLength: InputRules.maxNameLength) }
+        if let appVersion { try InputRules.text("appVersion", appVersion, maxLength: 64) }
         guard !platform.isEmpty else {
             throw DomainError.field("platform", platform, expected: "the device platform, e.g. ios")
         }
@@ -143,7 +144,8 @@ public struct AuthService: Sendable {
             let device = DeviceRecord(
                 id: environment.newId("dev-", length: 12, lowercased: false), userId: user,
                 platform: platform,
-                deviceName: deviceName, enrolledAt: environment.now(), lastSeenAt: nil, revokedAt: nil)
+                deviceName: deviceName, enrolledAt: environment.now(), lastSeenAt: nil, revokedAt: nil,
+                appVersion: appVersion)
             let audit = LedgerEvent.admin(
                 .deviceEnrolled, target: device.id.rawValue, userId: user,
                 changes: ["platform": LedgerChange(before: nil, after: platform)], actor: .device(device.id),

@@ -64,6 +64,10 @@ package enum Migrations {
                     """)
                 try await tx.execute("INSERT INTO account_policy (id, totp_required) VALUES (1, FALSE)")
             },
+            // The app's version a phone enrolled with (the enrollment request carries it).
+            Migration("2026-11-27 device app version") { tx in
+                try await tx.execute("ALTER TABLE devices ADD COLUMN app_version TEXT")
+            },
         ]
     }()
 }

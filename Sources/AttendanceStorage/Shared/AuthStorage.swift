@@ -84,9 +84,9 @@ extension SQLStorage {
             try await tx.audited(true, audit)
             try await tx.execute(
                 """
-                INSERT INTO devices (id, user_id, token_hash, platform, device_name, enrolled_at)
+                INSERT INTO devices (id, user_id, token_hash, platform, device_name, enrolled_at, app_version)
                 VALUES (\(device.id), \(device.userId), \(tokenHash), \(device.platform), \(device.deviceName),
-                        \(device.enrolledAt))
+                        \(device.enrolledAt), \(device.appVersion))
                 """)
         }
     }
@@ -136,14 +136,14 @@ package enum DeviceRows {
     package static func devices(_ tx: any SQLTransaction, _ condition: SQL) async throws -> [DeviceRecord] {
         try await tx.query(
             """
-            SELECT id, user_id, platform, device_name, enrolled_at, last_seen_at, revoked_at, state
+            SELECT id, user_id, platform, device_name, enrolled_at, last_seen_at, revoked_at, state, app_version
             FROM devices \(condition)
             """
         ).map { row in
             DeviceRecord(
                 id: try row[0], userId: try row[1], platform: try row[2], deviceName: try row[3],
                 enrolledAt: try row[4], lastSeenAt: try row[5], revokedAt: try row[6],
-                state: DeviceState.decoded(try row[7]))
+                state: DeviceState.decoded(try row[7]), appVersion: try row[8])
         }
     }
 }
