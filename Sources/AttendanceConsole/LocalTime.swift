@@ -48,12 +48,6 @@ enum LocalTime {
         return day
     }
 
-    /// The instant `day` begins in `zone`: its midnight, or its first minute where the clock skips
-    /// midnight (a zone that changes time at 00:00).
-    static func start(of day: LocalDate, zone: String) -> Date? {
-        parse("\(day)T00:00", zone: zone) ?? parse("\(day)T01:00", zone: zone)
-    }
-
     /// Whole minutes as `7 h 05 min`.
     static func duration(minutes: Int) -> String {
         minutes < 60 ? "\(minutes) min" : "\(minutes / 60) h " + String(format: "%02d", minutes % 60) + " min"

@@ -33,24 +33,16 @@ extension Console {
                 let table =
                     [["name", "employee_number", "email"]] + names.indices.map { [names[$0], numbers[$0], emails[$0]] }
                 let checked = try PeopleImport(table: table, existing: try await services.repository.employees())
-                var added = 0
-                var failed: [String] = []
-                for row in checked.rows {
-                    if let problem = row.problem {
-                        failed.append("\(Bidi.isolated(row.name)): \(problem)")
-                        continue
-                    }
-                    do {
-                        _ = try await services.admin.createEmployee(
-                            name: row.name, externalId: row.externalId, email: row.email, actor: viewer.actor)
-                        added += 1
-                    } catch let error as DomainError {
-                        failed.append("\(Bidi.isolated(row.name)): \(error.detail)")
-                    }
+                var added = try await Bulk.each(checked.adding, name: \.name) { row in
+                    try await services.admin.createEmployee(
+                        name: row.name, externalId: row.externalId, email: row.email, actor: viewer.actor)
                 }
-                let notice =
-                    "\(added) \(added == 1 ? "person" : "people") added."
-                    + (failed.isEmpty ? "" : " Not added: " + failed.joined(separator: "; "))
+                // Rows refused on the second check: named first, in the file's order.
+                added.failed =
+                    checked.rows.compactMap { row in row.problem.map { "\(Bidi.isolated(row.name)): \($0)" } }
+                    + added.failed
+                let count = added.done.count
+                let notice = "\(count) \(count == 1 ? "person" : "people") added." + added.failures("added")
                 return page(
                     "people", title: "People", viewer: viewer, try await peopleData(viewer, FormData("")),
                     notice: notice)

@@ -23,8 +23,7 @@ extension Console {
         var sections: [[String: Any]] = []
         for site in sites {
             let zone = TimeZone(identifier: site.timeZone) ?? .gmt
-            let today = SiteCalendar(timeZone: zone, from: LocalDate(dayNumber: 0), through: LocalDate(dayNumber: 0))
-                .date(of: now)
+            let today = SiteCalendar.date(of: now, in: zone)
             let from = today.adding(days: -(Self.overviewDays - 1))
             var rows: [TimesheetDay] = []
             try await services.timesheets.forEachEmployee(

@@ -80,11 +80,7 @@ extension Console {
         console.post(
             "people/bulk",
             use: signedIn("bulkPeople", needs: .managePeople) { request, _, viewer, form in
-                let ids = form.all("id").map { UserID($0) }
-                guard !ids.isEmpty else { throw DomainError.field("id", nil, expected: "at least one person ticked") }
-                guard ids.count <= 500 else {
-                    throw DomainError.field("id", "\(ids.count) people", expected: "at most 500 at once")
-                }
+                let ids = try form.ticked("person").map { UserID($0) }
                 let people = try await services.repository.employees()
                 let byId = Dictionary(people.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
                 switch form["action"] {
@@ -101,19 +97,12 @@ extension Console {
                     {
                         return ask
                     }
-                    var done = 0
-                    var failed: [String] = []
-                    for id in ids {
-                        do {
-                            _ = try await services.admin.deactivateEmployee(id: id, actor: viewer.actor)
-                            done += 1
-                        } catch let error as DomainError {
-                            failed.append("\(Bidi.isolated(byId[id]?.name ?? id.rawValue)): \(error.detail)")
-                        }
+                    let deactivated = try await Bulk.each(ids, name: { byId[$0]?.name ?? $0.rawValue }) { id in
+                        try await services.admin.deactivateEmployee(id: id, actor: viewer.actor)
                     }
                     let notice =
-                        "\(done) deactivated; their devices are revoked."
-                        + (failed.isEmpty ? "" : " Not deactivated: " + failed.joined(separator: "; "))
+                        "\(deactivated.done.count) deactivated; their devices are revoked."
+                        + deactivated.failures("deactivated")
                     return page(
                         "people", title: "People", viewer: viewer, try await peopleData(viewer, FormData("")),
                         notice: notice)
@@ -170,7 +159,8 @@ extension Console {
                 "email": employee.email ?? "", "active": employee.isActive,
                 "deactivated": LocalTime.text(employee.deactivatedAt, zone: "UTC"),
                 "mayManage": mayManage && employee.isActive,
-                "mayReactivate": mayManage && !employee.isActive && !employee.name.hasPrefix("Erased employee "),
+                "mayReactivate": mayManage && !employee.isActive
+                    && employee.name != AdminService.erasedName(employee.id),
             ]
         }
         let pager = Pager(path: "/console/people", filters: [("q", form["q"])], form: form)
@@ -232,19 +222,15 @@ extension Console {
     private func enrollmentCodes(
         _ ids: [UserID], _ people: [UserID: EmployeeRecord], csv: Bool, viewer: Viewer
     ) async throws -> Response {
-        var rows: [[String: Any]] = []
-        var failed: [String] = []
-        for id in ids {
-            do {
-                let issued = try await services.auth.issueEnrollmentCode(for: id, actor: viewer.actor)
-                rows.append([
-                    "name": people[id]?.name ?? id.rawValue, "externalId": people[id]?.externalId ?? "",
-                    "code": issued.code, "expires": LocalTime.text(issued.expiresAt, zone: "UTC"),
-                ])
-            } catch let error as DomainError {
-                failed.append("\(Bidi.isolated(people[id]?.name ?? id.rawValue)): \(error.detail)")
-            }
+        let issued = try await Bulk.each(ids, name: { people[$0]?.name ?? $0.rawValue }) { id -> [String: Any] in
+            let code = try await services.auth.issueEnrollmentCode(for: id, actor: viewer.actor)
+            return [
+                "name": people[id]?.name ?? id.rawValue, "externalId": people[id]?.externalId ?? "",
+                "code": code.code, "expires": LocalTime.text(code.expiresAt, zone: "UTC"),
+            ]
         }
+        var rows = issued.done
+        let failed = issued.failed
         rows.sort { ($0["name"] as? String ?? "") < ($1["name"] as? String ?? "") }
         if csv {
             var text = CSVText.record(["name", "employee_number", "code", "expires_utc"])

@@ -22,31 +22,16 @@ extension Console {
                 guard ["approve", "reject"].contains(decision) else {
                     throw DomainError.field("decision", decision, expected: "approve or reject")
                 }
-                let ids = form.all("id")
-                guard !ids.isEmpty else {
-                    throw DomainError.field("id", nil, expected: "at least one request ticked")
+                // One that can't be decided (decided meanwhile, another site) is named.
+                let decided = try await Bulk.each(try form.ticked("request"), name: { $0 }) { id in
+                    try await services.requests.decide(
+                        id: CorrectionRequestID(id), approve: decision == "approve", comment: form["comment"],
+                        actor: viewer.actor, scope: viewer.scope)
                 }
-                guard ids.count <= 500 else {
-                    throw DomainError.field("id", "\(ids.count) requests", expected: "at most 500 at once")
-                }
-                // Each decision on its own, as one by one: its own transaction and audit row; one that
-                // fails (decided meanwhile, another site) is named and the others still go through.
-                var done = 0
-                var failed: [String] = []
-                for id in ids {
-                    do {
-                        _ = try await services.requests.decide(
-                            id: CorrectionRequestID(id), approve: decision == "approve", comment: form["comment"],
-                            actor: viewer.actor, scope: viewer.scope)
-                        done += 1
-                    } catch let error as DomainError {
-                        failed.append("\(id): \(error.detail)")
-                    }
-                }
+                let done = decided.done.count
                 let verb = decision == "approve" ? "approved" : "rejected"
                 let notice =
-                    "\(done) \(done == 1 ? "request" : "requests") \(verb)."
-                    + (failed.isEmpty ? "" : " Not decided: " + failed.joined(separator: "; "))
+                    "\(done) \(done == 1 ? "request" : "requests") \(verb)." + decided.failures("decided")
                 return page(
                     "requests", title: "Requests", viewer: viewer, try await requestData(viewer), notice: notice)
             })

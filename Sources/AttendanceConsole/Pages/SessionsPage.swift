@@ -26,10 +26,7 @@ extension Console {
                     checkOutAt: try form["checkOutAt"].map { _ in try time(form, "checkOutAt", zone: site.timeZone) },
                     reason: form["reason"] ?? "", actor: viewer.actor, formKey: form["formKey"])
                 // A day payroll has locked keeps its locked rows: say so, and where the change shows.
-                let day = SiteCalendar(
-                    timeZone: TimeZone(identifier: site.timeZone) ?? .gmt, from: LocalDate(dayNumber: 0),
-                    through: LocalDate(dayNumber: 0)
-                ).date(of: added.checkInAt)
+                let day = SiteCalendar.date(of: added.checkInAt, in: TimeZone(identifier: site.timeZone) ?? .gmt)
                 let locked = try await services.payPeriods.periods(from: day, through: day).contains {
                     $0.state == .locked
                 }
@@ -122,11 +119,11 @@ extension Console {
             // sees only some sites; the pages merge newest first.
             let perSite = from != nil || to != nil || form["site"] != nil || viewer.scope != .all
             for site in perSite ? shown.map(Optional.some) : [nil] {
-                let zone = site?.timeZone ?? "UTC"
+                let zone = TimeZone(identifier: site?.timeZone ?? "UTC") ?? .gmt
                 let found = try await services.admin.sessions(
                     userId: selected?.id.rawValue, siteId: site?.id.rawValue,
-                    from: from.flatMap { LocalTime.start(of: $0, zone: zone) }.map(RFC3339.format),
-                    to: to.flatMap { LocalTime.start(of: $0.adding(days: 1), zone: zone) }.map(RFC3339.format),
+                    from: from.map { RFC3339.format(SiteCalendar.start(of: $0, in: zone)) },
+                    to: to.map { RFC3339.format(SiteCalendar.start(of: $0.adding(days: 1), in: zone)) },
                     limit: Self.sessionPageSize, cursor: form["after"], newestFirst: true)
                 sessions += found.items
                 more = more || found.nextCursor != nil

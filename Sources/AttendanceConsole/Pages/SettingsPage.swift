@@ -191,8 +191,14 @@ extension Console {
         let schedules = try await services.timesheetSettings.schedules()
         let today = LocalDate(dayNumber: Int((environment.now().timeIntervalSince1970 / 86_400).rounded(.down)))
         var siteRows: [[String: Any]] = []
+        // Every site's rules and holidays (a year back, ten ahead) in two reads, not two per site.
+        let allRules = try await services.repository.siteRules()
+        let holidays = Dictionary(
+            grouping: try await services.repository.holidays(
+                siteId: nil, dates: today.adding(days: -366)...today.adding(days: 3_660)),
+            by: \.siteId)
         for site in sites {
-            let rules = try await services.timesheetSettings.rules(siteId: site.id)
+            let rules = allRules[site.id] ?? SiteRules()
             let policy = rules.policy
             var breaks: [[String: Any]] = policy.breakRules.enumerated().map { index, rule in
                 ["index": index, "over": rule.workedOverMinutes, "minutes": rule.breakMinutes]
@@ -211,9 +217,9 @@ extension Console {
                 "schedules": schedules.map {
                     ["id": $0.id.rawValue, "name": $0.name, "selected": $0.id == rules.defaultScheduleId]
                 },
-                "holidays": try await services.timesheetSettings.holidays(siteId: site.id)
-                    .filter { $0.date >= today.adding(days: -366) }
-                    .map { ["date": $0.date.description, "name": $0.name, "siteId": site.id.rawValue] },
+                "holidays": (holidays[site.id] ?? []).map {
+                    ["date": $0.date.description, "name": $0.name, "siteId": site.id.rawValue]
+                },
             ])
         }
         let scheduleRows: [[String: Any]] = schedules.map { schedule in

@@ -31,6 +31,16 @@ public struct SiteCalendar: Sendable {
         return starts.indices.contains(index) ? starts[index] : Self.start(of: date, calendar: calendar)
     }
 
+    /// The local date `instant` falls on in `zone`, for a single question (no range to cache).
+    public static func date(of instant: Date, in zone: TimeZone) -> LocalDate {
+        SiteCalendar(timeZone: zone, from: LocalDate(dayNumber: 0), through: LocalDate(dayNumber: 0)).date(of: instant)
+    }
+
+    /// The first instant of `date` in `zone`, for a single question.
+    public static func start(of date: LocalDate, in zone: TimeZone) -> Date {
+        SiteCalendar(timeZone: zone, from: date, through: date).start(of: date)
+    }
+
     /// The first instant of the next day.
     public func end(of date: LocalDate) -> Date { start(of: date.adding(days: 1)) }
 

@@ -279,7 +279,7 @@ public struct AdminService: Sendable {
     }
 
     /// The name an erased employee keeps.
-    static func erasedName(_ id: UserID) -> String { "Erased employee \(id.rawValue)" }
+    public static func erasedName(_ id: UserID) -> String { "Erased employee \(id.rawValue)" }
 
     /// Revokes a device (refused from its next request).
     public func revokeDevice(id: DeviceID, actor: LedgerActor = .adminToken) async throws

@@ -86,10 +86,7 @@ public struct PayPeriodService: Sendable {
         if event == .lock {
             let sites = try await repository.sites()
             for (name, zone) in sites.map({ ($0.name, $0.timeZone) }) + (sites.isEmpty ? [("UTC", "UTC")] : []) {
-                let calendar = SiteCalendar(
-                    timeZone: TimeZone(identifier: zone) ?? .gmt, from: period.dates.start,
-                    through: period.dates.end.adding(days: 2))
-                let today = calendar.date(of: now)
+                let today = SiteCalendar.date(of: now, in: TimeZone(identifier: zone) ?? .gmt)
                 guard period.dates.end < today else {
                     throw DomainError(
                         .conflict, "Pay period not over",
