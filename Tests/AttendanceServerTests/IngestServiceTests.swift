@@ -129,47 +129,6 @@ import Testing
                 == taken)
     }
 
-    @Test(arguments: Backend.allCases) func theUpgradeReleasesClaimsStrandedByAnEarlierRelease(
-        backend: Backend
-    ) async throws {
-        let hash = try IngestService.request(.checkIn, json: Self.checkIn()).identity
-        let time = Self.now.timeIntervalSince1970
-        // The database as an earlier release left it: its schema up to the migration before the
-        // release, and a claim a crash left unanswered.
-        let upgraded: any ServerRepository
-        switch backend {
-        case .sqlite:
-            let path = FileManager.default.temporaryDirectory
-                .appendingPathComponent("stranded-\(UUID().uuidString).sqlite").path
-            let before = try SQLiteRepository.open(path: path, migratingThrough: "2026-11-24 site deactivation")
-            try await before.writer.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO idempotencyKeys (scope, key, requestHash, state, createdAt)
-                        VALUES (?, 'k5', ?, 'inFlight', ?)
-                        """, arguments: [Self.alice.scope, hash, time])
-            }
-            upgraded = try SQLiteRepository.open(path: path)
-        case .postgresql:
-            let url = try await ThrowawayPostgres.shared.freshDatabaseURL()
-            let before = try await PostgresRepository.connect(
-                url: url, migratingThrough: "2026-11-24 site deactivation")
-            try await before.client.query(
-                """
-                INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at)
-                VALUES (\(Self.alice.scope), 'k5', \(hash), 'inFlight', \(time))
-                """, logger: before.logger)
-            before.shutdown()
-            upgraded = try await PostgresRepository.connect(url: url)
-        }
-        let service = try await Self.service(upgraded)
-        defer { upgraded.shutdown() }
-        // Within what would have been its lease, the key is processed at once.
-        #expect(
-            try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "k5", principal: Self.alice)
-                .status == 201)
-    }
-
     @Test(arguments: Backend.allCases) func aBatchThatFailsPartWayStoresNothingAndItsResendIsProcessedOnce(
         backend: Backend
     ) async throws {

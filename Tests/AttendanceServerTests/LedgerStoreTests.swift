@@ -11,7 +11,7 @@ import Testing
 
 /// The ledger on both backends: sessions derived from it (rebuilt identically from any arrival
 /// order), its chain verified and a tampered row found, corrections and requests recorded with
-/// their history, erasure that keeps the chain intact, and the upgrade of a database made before it.
+/// their history, and erasure that keeps the chain intact.
 @Suite struct LedgerStoreTests {
     static let now = IngestServiceTests.now
     static let alice = IngestServiceTests.alice
@@ -237,84 +237,4 @@ import Testing
         #expect(try await ledger.verify().isIntact)
     }
 
-    @Test(arguments: Backend.allCases)
-    func aDatabaseFromBeforeTheLedgerUpgradesInPlace(backend: Backend) async throws {
-        let last = "2026-11-24 session evidence"
-        let upgraded: any ServerRepository
-        switch backend {
-        case .sqlite:
-            let path = FileManager.default.temporaryDirectory
-                .appendingPathComponent("upgrade-\(UUID().uuidString).sqlite").path
-            let before = try SQLiteRepository.open(path: path, migratingThrough: last)
-            try await before.writer.write { db in try db.execute(sql: Self.oldRows(postgres: false)) }
-            upgraded = try SQLiteRepository.open(path: path)
-        case .postgresql:
-            let url = try await ThrowawayPostgres.shared.freshDatabaseURL()
-            let before = try await PostgresRepository.connect(url: url, migratingThrough: last)
-            try await Self.execute(Self.oldRows(postgres: true), on: before)
-            before.shutdown()
-            upgraded = try await PostgresRepository.connect(url: url)
-        }
-        defer { upgraded.shutdown() }
-        let sessions = try await upgraded.allSessions().sorted { $0.sessionKey.rawValue < $1.sessionKey.rawValue }
-        try await Self.checkUpgraded(upgraded, sessions: sessions)
-    }
-
-    static func checkUpgraded(_ repository: any ServerRepository, sessions: [SessionRecord]) async throws {
-        #expect(sessions.map(\.sessionKey) == ["old-closed", "old-open"])
-        let closed = try #require(sessions.first)
-        #expect(closed.checkOutAt == Date(timeIntervalSince1970: 1_795_334_400))
-        #expect(closed.lastSeenAt == Date(timeIntervalSince1970: 1_795_335_000))
-        #expect(closed.evidence.rule == "dwell" && closed.evidence.checkInReason == nil)
-        #expect(closed.evidence.checkOutSource == .automatic)
-        #expect(try await repository.pendingEventCount(sessionKey: "old-waiting") == 1)
-        let ledger = LedgerService(repository: repository)
-        let check = try await ledger.rebuild(checkOnly: true)
-        #expect(check.differing.isEmpty && check.sessions == 2 && check.pending == 1)
-        let rows = try await repository.ledgerEvents(after: 0, limit: 100)
-        #expect(rows.allSatisfy { $0.actor == .migration })
-        #expect(rows.map(\.kind) == [.heartbeat, .checkIn, .checkOut, .heartbeat, .checkIn])
-        try await ledger.sealAll(now: Self.now)
-        #expect(try await ledger.verify().isIntact)
-        // The upgraded database takes new events as usual.
-        let service = try await IngestServiceTests.service(repository)
-        let reply = try await service.handle(
-            .checkOut, body: IngestServiceTests.checkOut(session: "old-open", ts: "2026-11-22T08:59:00Z"),
-            idempotencyKey: "after-upgrade", principal: alice)
-        #expect(reply.status == 200)
-    }
-
-    /// Rows as the release before the ledger wrote them: a closed session seen after its
-    /// check-out, an open one, and a heartbeat waiting for its check-in.
-    static func oldRows(postgres: Bool) -> String {
-        if postgres {
-            return """
-                INSERT INTO sites (id, name, time_zone, beacon_uuid, major) VALUES
-                    ('hq', 'HQ', 'Europe/Berlin', 'FDA50693-0000-0000-0000-290995101092', 1);
-                INSERT INTO employees (id, name) VALUES ('alice', 'Alice'), ('bob', 'Bob');
-                INSERT INTO sessions (session_key, user_id, site_id, device_id, check_in_at, check_out_at,
-                    check_out_reason, last_seen_at, source, created_at, check_out_source, evidence_rule,
-                    evidence_samples) VALUES
-                    ('old-closed', 'alice', 'hq', 'phone-a', 1795330800, 1795334400, 'regionExit', 1795335000,
-                     'automatic', 1795330810, 'automatic', 'dwell', 12),
-                    ('old-open', 'alice', 'hq', 'phone-a', 1795336000, NULL, NULL, 1795336000, 'automatic',
-                     1795336010, NULL, NULL, NULL);
-                INSERT INTO pending_session_events (session_key, kind, at, reason, user_id, received_at, source)
-                    VALUES ('old-waiting', 'heartbeat', 1795337000, NULL, 'alice', 1795337005, 'automatic');
-                """
-        }
-        return """
-            INSERT INTO sites (id, name, timeZone, beaconUUID, major) VALUES
-                ('hq', 'HQ', 'Europe/Berlin', 'FDA50693-0000-0000-0000-290995101092', 1);
-            INSERT INTO employees (id, name) VALUES ('alice', 'Alice'), ('bob', 'Bob');
-            INSERT INTO sessions (sessionKey, userId, siteId, deviceId, checkInAt, checkOutAt, checkOutReason,
-                lastSeenAt, source, createdAt, checkOutSource, evidenceRule, evidenceSamples) VALUES
-                ('old-closed', 'alice', 'hq', 'phone-a', 1795330800, 1795334400, 'regionExit', 1795335000,
-                 'automatic', 1795330810, 'automatic', 'dwell', 12),
-                ('old-open', 'alice', 'hq', 'phone-a', 1795336000, NULL, NULL, 1795336000, 'automatic',
-                 1795336010, NULL, NULL, NULL);
-            INSERT INTO pendingSessionEvents (sessionKey, kind, at, reason, userId, receivedAt, source)
-                VALUES ('old-waiting', 'heartbeat', 1795337000, NULL, 'alice', 1795337005, 'automatic');
-            """
-    }
 }

@@ -43,7 +43,13 @@ import Testing
         world.people.nightShiftFraction = 1
         let night = Self.plan(world, people: 5, days: 2)
         #expect(night.allSatisfy { $0.0.nightShift })
-        #expect(night.flatMap { $0.1.presences }.contains { Int($0.start / 86_400) != Int($0.end / 86_400) })
+        let presences: [TruePresence] = night.flatMap { $0.1.presences }
+        let crossing = presences.contains { (presence: TruePresence) -> Bool in
+            let startDay = Int(presence.start / 86_400)
+            let endDay = Int(presence.end / 86_400)
+            return startDay != endDay
+        }
+        #expect(crossing)
         world.people.dayOffProbability = 1
         #expect(Self.plan(world, people: 5, days: 3).allSatisfy { $0.1.presences.isEmpty })
     }

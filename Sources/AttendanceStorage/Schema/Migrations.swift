@@ -1,30 +1,12 @@
 import Foundation
-import GRDB
 
 /// One migration of the one list both databases follow: named, applied once, never edited after it
-/// ships. Those before "2026-11-27 one naming convention" carry each database's own frozen steps
-/// (the two schemas were written apart until then); every later one is one SQL text for both.
+/// ships, written once through the storage port. It carries its own SQL, so a later change of the
+/// application's code can't change what it did.
 package struct Migration: Sendable {
     package let name: String
     package let apply: @Sendable (any SQLTransaction) async throws -> Void
 
-    /// A shipped migration with each database's steps.
-    package init(
-        legacy name: String, sqlite: (@Sendable (Database) throws -> Void)?,
-        postgresql: (@Sendable (PostgresTransaction) async throws -> Void)?
-    ) {
-        self.name = name
-        apply = { tx in
-            switch tx {
-            case let tx as SQLiteTransaction: try sqlite?(tx.db)
-            case let tx as PostgresTransaction: try await postgresql?(tx)
-            default: throw RepositoryError(kind: .conflict, detail: "no migrations for a \(tx.dialect) transaction")
-            }
-        }
-    }
-
-    /// A migration written once, through the storage port; it carries its own SQL, so a later
-    /// change of the application's code can't change what it did.
     package init(_ name: String, _ apply: @escaping @Sendable (any SQLTransaction) async throws -> Void) {
         self.name = name
         self.apply = apply
@@ -32,20 +14,12 @@ package struct Migration: Sendable {
 }
 
 package enum Migrations {
-    /// Every migration, in the order both databases apply them. Append only.
+    /// Every migration after those `ReleaseSchema` stands for, in the order both databases apply
+    /// them. Append only. The migrations after those `ReleaseSchema` stands for: a new database starts from that
+    /// schema and records its migrations; one of the release of 2026-11-27 applies all of these.
     package static let all: [Migration] = {
-        let sqlite = SQLiteRepository.legacySteps.steps
-        let postgresql = PostgresRepository.legacySteps
-        let shipped = [
-            "2026-11-22 directory", "2026-11-22 sessions", "2026-11-22 idempotency keys", "2026-11-22 auth",
-            "2026-11-22 beacons", "2026-11-24 site deactivation", "2026-11-24 release stranded claims",
-            "2026-11-24 employee deactivation", "2026-11-24 session evidence", "2026-11-25 ledger",
-            "2026-11-25 sessions into the ledger", "2026-11-25 correction requests", "2026-11-25 timesheet settings",
-            "2026-11-25 pay periods", "2026-11-25 accounts", "2026-11-25 device state", "2026-11-26 directory version",
-            // SQLite's names become PostgreSQL's (PostgreSQL has them already).
-            "2026-11-27 one naming convention",
-        ]
-        return shipped.map { Migration(legacy: $0, sqlite: sqlite[$0], postgresql: postgresql[$0]) } + [
+        [
+            SQLiteNaming.migration,
             Migration("2026-11-27 typed timesheet settings", TypedSettingsMigration.run),
             // The last 30-second step whose one-time code signed the account in: a code works once.
             Migration("2026-11-27 used one-time codes") { tx in
@@ -68,14 +42,22 @@ package enum Migrations {
             Migration("2026-11-27 device app version") { tx in
                 try await tx.execute("ALTER TABLE devices ADD COLUMN app_version TEXT")
             },
+            // The one index SQLite's renaming left with its old name (SQLite can't rename an index).
+            Migration("2026-11-27 one index name") { tx in
+                try await tx.execute("DROP INDEX IF EXISTS \"consoleSessions_by_account\"")
+                try await tx.execute(
+                    "CREATE INDEX IF NOT EXISTS console_sessions_by_account ON console_sessions (account_id)")
+            },
         ]
     }()
 }
 
-/// Applies the migrations a database has not applied yet, in `Migrations.all`'s order, in one
-/// transaction that holds a lock every starting server takes (so instances starting together
-/// apply each once), and records each in `schema_migrations`. A SQLite file written before this
-/// runner existed lists its applied migrations in GRDB's `grdb_migrations`; they are adopted.
+/// Brings a database to this release's schema in one transaction that holds a lock every starting
+/// server takes (so instances starting together apply each migration once): a new database gets
+/// `ReleaseSchema`; then every migration of `Migrations.all` not applied yet runs, in order, and
+/// is recorded in `schema_migrations`. A SQLite file of the release of 2026-11-27 lists its
+/// applied migrations in GRDB's `grdb_migrations`; they are adopted. A database older than that
+/// release is refused (`MigrationError.tooOld`), unchanged.
 package enum MigrationRunner {
     package static func migrate(_ tx: any SQLTransaction, through last: String? = nil) async throws {
         // The lock releases before this runner took too, so that old and new servers starting
@@ -97,11 +79,21 @@ package enum MigrationRunner {
                 WHERE true ON CONFLICT (name) DO NOTHING
                 """)
         }
-        let applied = Set(
+        var applied = Set(
             try await tx.query("SELECT name FROM schema_migrations").map { try $0.decode(0, as: String.self) })
-        let count = last.flatMap { name in Migrations.all.firstIndex { $0.name == name } }.map { $0 + 1 }
         let now =
             tx.dialect == .sqlite ? "(julianday('now') - 2440587.5) * 86400.0" : "extract(epoch FROM clock_timestamp())"
+        if applied.isEmpty {
+            // A new database: the release's schema, standing for the migrations it covers.
+            try await ReleaseSchema.create(tx)
+            for name in ReleaseSchema.covers {
+                try await tx.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (\(name), \(raw: now))")
+            }
+            applied = Set(ReleaseSchema.covers)
+        }
+        let missing = ReleaseSchema.release.filter { !applied.contains($0) }
+        guard missing.isEmpty else { throw MigrationError.tooOld(missing: missing) }
+        let count = last.flatMap { name in Migrations.all.firstIndex { $0.name == name } }.map { $0 + 1 }
         for migration in Migrations.all.prefix(count ?? Migrations.all.count) where !applied.contains(migration.name) {
             try await migration.apply(tx)
             try await tx.execute(
