@@ -11,7 +11,8 @@ import Testing
     static let uuid = "FDA50693-0000-0000-0000-290995101092"
 
     static func writeTemporary(_ text: String, suffix: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString)\(suffix)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString)\(suffix)")
+            .path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -31,15 +32,19 @@ import Testing
         #expect(objects[1]["reason"] as? String == "regionExit")
         #expect(objects[0]["major"] as? Int == 1)
         #expect(objects[0]["uuid"] as? String == Self.uuid)
-        #expect(objects.allSatisfy { $0["decidedAt"] is String && ($0["sessionKey"] as? String)?.hasPrefix("s-") == true })
+        #expect(
+            objects.allSatisfy { $0["decidedAt"] is String && ($0["sessionKey"] as? String)?.hasPrefix("s-") == true })
     }
 
     @Test func aFieldTestExportRunsWithTheConfigurationItRecorded() async throws {
         // The phone's thresholds were stricter than the defaults: -60 dBm never confirms there.
-        let strict = #"{"earlyConfirmMinMedianDBm":-50,"windowEndConfirmMinMedianDBm":-50,"#
+        let strict =
+            #"{"earlyConfirmMinMedianDBm":-50,"windowEndConfirmMinMedianDBm":-50,"#
             + #""walkingConfirmMinMedianDBm":-50,"dwellMinMedianDBm":-50}"#
-        var rows = ["# Beacon Attendance field test: device phone-1", "# config: \(strict)", "# log: {\"type\":\"outbox\"}",
-                    "t,uuid,major,minor,rssi"]
+        var rows = [
+            "# Beacon Attendance field test: device phone-1", "# config: \(strict)", "# log: {\"type\":\"outbox\"}",
+            "t,uuid,major,minor,rssi",
+        ]
         for second in 0..<128 { rows.append("\(second),\(Self.uuid),1,100,\((60..<68).contains(second) ? 0 : -60)") }
         let path = try Self.writeTemporary(rows.joined(separator: "\n"), suffix: ".csv")
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -83,10 +88,14 @@ import Testing
         // A 100 s merge window settles the check-out within a 200 s settle period.
         let good = try Self.writeTemporary(#"{"mergeWindowSeconds": 100}"#, suffix: ".json")
         defer { try? FileManager.default.removeItem(atPath: good) }
-        let trace = (["t,uuid,major,minor,rssi"] + (0..<20).map { "\($0),\(Self.uuid),2,1,-58" }).joined(separator: "\n")
+        let trace = (["t,uuid,major,minor,rssi"] + (0..<20).map { "\($0),\(Self.uuid),2,1,-58" }).joined(
+            separator: "\n")
         let run = try await Self.run(["replay", "-", "--config", good, "--settle", "200"], stdin: trace)
         #expect(run.status == 0)
-        #expect(run.stdout.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) } == ["checkIn", "checkOut"])
+        let decisions: [String] = run.stdout.split(separator: "\n").compactMap { (line: Substring) -> String? in
+            line.split(separator: " ").first.map { String($0) }
+        }
+        #expect(decisions == ["checkIn", "checkOut"])
     }
 
     @Test func aMissingFileIsNamed() async throws {

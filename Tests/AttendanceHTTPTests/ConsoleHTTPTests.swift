@@ -64,6 +64,13 @@ import Testing
             form: ["email": email, "password": password, "csrf": String(token)], headers: headers)
     }
 
+    /// The value of a `Set-Cookie` header's cookie ("name=value; attributes").
+    static func cookieValue(_ header: String?) -> String? {
+        guard let pair: Substring = header?.split(separator: ";").first else { return nil }
+        let parts: [Substring] = pair.split(separator: "=")
+        return parts.last.map { String($0) }
+    }
+
     /// An account of `role` signed in: its cookie and CSRF token.
     static func signIn(
         _ live: LiveServer, _ role: Role, sites: [SiteID] = []
@@ -73,8 +80,7 @@ import Testing
         ).add(
             email: "\(role.rawValue)@x.io", role: role, sites: sites, password: "correct horse battery", actor: .server)
         let answer = try await postSignIn(live, email: "\(role.rawValue)@x.io", password: "correct horse battery")
-        let cookie = try #require(
-            answer.header("Set-Cookie")?.split(separator: ";").first?.split(separator: "=").last.map(String.init))
+        let cookie = try #require(cookieValue(answer.header("Set-Cookie")))
         let page = try await request(live, "GET", "/console/accounts", cookie: cookie)
         let csrf = try #require(page.body.firstMatch(of: /name="csrf" value="([^"]+)"/)?.output.1)
         return (cookie, String(csrf))
@@ -110,7 +116,7 @@ import Testing
             live, email: "o@x.io", password: "correct horse battery",
             headers: ["X-Forwarded-Proto: https"])
         #expect(proxied.header("Set-Cookie")?.hasSuffix("; Secure") == true)
-        let value = try #require(cookie.split(separator: ";").first?.split(separator: "=").last.map(String.init))
+        let value = try #require(Self.cookieValue(cookie))
         #expect(
             try await Self.request(live, "GET", "/console", cookie: value).header("Location") == "/console/presence")
         let page = try await Self.request(live, "GET", "/console/presence", cookie: value)

@@ -1,6 +1,7 @@
-@testable import AttendanceSimulation
 import AttendanceModels
 import Testing
+
+@testable import AttendanceSimulation
 
 /// iOS's timings as the world describes them, and the region monitor built on them.
 @Suite struct IOSTimingTests {
@@ -11,7 +12,7 @@ import Testing
         let draws = (0..<10_000).map { _ in Self.timing.entryLatency(&random) }.sorted()
         let median = draws[draws.count / 2]
         #expect(median > 3 && median < 6)
-        #expect(draws.filter { $0 > 30 }.count > 500)   // ≈ 10 % tail, mostly far beyond 30 s
+        #expect(draws.filter { $0 > 30 }.count > 500)  // ≈ 10 % tail, mostly far beyond 30 s
         #expect(draws.last! <= 180)
     }
 
@@ -26,7 +27,8 @@ import Testing
     @Test func screenWakesArriveAtTheDailyRate() {
         var random = SplitMix64(seed: 11)
         let wakes = Self.timing.screenWakes(from: 0, to: 100 * 86_400, &random)
-        #expect(abs(Double(wakes.count) / 100 - 40) < 3)
+        let perDay = Double(wakes.count) / 100
+        #expect(abs(perDay - 40) < 3)
         #expect(wakes == wakes.sorted())
     }
 

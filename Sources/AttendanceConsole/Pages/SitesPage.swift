@@ -1,6 +1,7 @@
 import AttendanceModels
 import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 import Hummingbird
 
@@ -97,30 +98,36 @@ extension Console {
         let beacons = Dictionary(grouping: try await services.repository.beacons(siteId: nil), by: \.siteId)
         let mayManage = viewer.may(.manageSites)
         let rows: [[String: Any]] = try await services.repository.sites().filter { viewer.scope.permits($0.id) }.map {
-            site in
-            [
-                "id": site.id.rawValue, "name": site.name, "zone": site.timeZone, "uuid": site.beacon.uuid.uuidString,
-                "major": Int(site.beacon.major).formatted(), "majorValue": String(site.beacon.major),
-                "latitude": site.geofence.map { String($0.latitude) } ?? "",
-                "longitude": site.geofence.map { String($0.longitude) } ?? "",
-                "radius": site.geofence.map { String($0.radiusMeters) } ?? "", "active": site.isActive,
-                "geofence": site.geofence.map {
-                    String(format: "%.5f, %.5f, radius %.0f m", $0.latitude, $0.longitude, $0.radiusMeters)
-                } ?? "none",
-                "beacons": (beacons[site.id] ?? []).map { beacon in
-                    [
-                        "id": beacon.id.rawValue, "minor": Int(beacon.minor).formatted(), "label": beacon.label ?? "",
-                        "mayManage": mayManage && site.isActive,
-                        "power": beacon.txPowerDBm.map { String(format: "%.1f dBm at 1 m", $0) } ?? "not calibrated",
-                    ]
-                },
-                "mayManage": mayManage && site.isActive,
-            ]
+            site in Self.row(site, beacons: beacons[site.id] ?? [], mayManage: mayManage && site.isActive)
         }
         return [
             "rows": rows, "empty": rows.isEmpty, "mayManage": mayManage, "defaultUUID": Self.defaultBeaconUUID,
             "zones": ["UTC", "Europe/Berlin", "Europe/London", "America/New_York", "Asia/Tokyo"],
         ]
+    }
+
+    /// One site's row of the table, with its beacons.
+    private static func row(_ site: SiteRecord, beacons: [BeaconRecord], mayManage: Bool) -> [String: Any] {
+        var row: [String: Any] = [
+            "id": site.id.rawValue, "name": site.name, "zone": site.timeZone, "uuid": site.beacon.uuid.uuidString,
+            "major": Int(site.beacon.major).formatted(), "majorValue": String(site.beacon.major),
+            "active": site.isActive, "mayManage": mayManage,
+        ]
+        let geofence = site.geofence
+        row["latitude"] = geofence.map { String($0.latitude) } ?? ""
+        row["longitude"] = geofence.map { String($0.longitude) } ?? ""
+        row["radius"] = geofence.map { String($0.radiusMeters) } ?? ""
+        row["geofence"] =
+            geofence.map { String(format: "%.5f, %.5f, radius %.0f m", $0.latitude, $0.longitude, $0.radiusMeters) }
+            ?? "none"
+        row["beacons"] = beacons.map { (beacon: BeaconRecord) -> [String: Any] in
+            [
+                "id": beacon.id.rawValue, "minor": Int(beacon.minor).formatted(), "label": beacon.label ?? "",
+                "mayManage": mayManage,
+                "power": beacon.txPowerDBm.map { String(format: "%.1f dBm at 1 m", $0) } ?? "not calibrated",
+            ]
+        }
+        return row
     }
 
     func number(_ form: FormData, _ name: String) throws -> Double {
