@@ -174,7 +174,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
             ],
-            resources: [.copy("Resources/templates"), .copy("Resources/static")],
+            resources: [
+                .copy("Resources/templates"), .copy("Resources/static"), .copy("Resources/Localizable.xcstrings"),
+            ],
             swiftSettings: strictSwift6
         ),
 

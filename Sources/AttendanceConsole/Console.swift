@@ -101,13 +101,16 @@ public struct Console: Sendable {
             console.on("**", method: method) { request, _ in
                 record("console.notFound", nil)
                 return errorPage(
-                    Problem(404, "No such page", "the console has no page at \(request.uri.path)"), request: request)
+                    Problem(404, "No such page", words(request).t("the console has no page at %@", request.uri.path)),
+                    request: request)
             }
         }
     }
 
     /// What an account that must set up its second factor can still reach.
-    static let reachableWithoutTOTP: Set<String> = ["accounts", "enableTOTP", "signOut", "changePassword", "events"]
+    static let reachableWithoutTOTP: Set<String> = [
+        "accounts", "enableTOTP", "signOut", "changePassword", "events", "language",
+    ]
 
     /// A page or action behind sign-in: GETs without a session go to the sign-in page, POSTs are
     /// refused unless their CSRF token is the session's, then anything that `needs` a permission
@@ -131,7 +134,10 @@ public struct Console: Sendable {
                     throw Problem(
                         401, "Signed out", "your sign-in has ended; sign in again and repeat the change")
                 }
-                let viewer = Viewer(account: account, session: session, cookieToken: token)
+                let language = Language.chosen(
+                    account: account.language, acceptLanguage: request.headers[.acceptLanguage])
+                let viewer = Viewer(
+                    account: account, session: session, cookieToken: token, words: renderer.words(language))
                 record("console.\(name)", viewer.principal)
                 // An owner or hr account the owner requires a second factor of sets it up first.
                 if !Self.reachableWithoutTOTP.contains(name), try await services.accounts.needsTOTP(account) {
@@ -162,6 +168,13 @@ public struct Console: Sendable {
         }
     }
 
+    /// The language of a request no account speaks for (signed out): the browser's.
+    func words(_ request: Request) -> Words {
+        renderer.words(Language.chosen(account: nil, acceptLanguage: request.headers[.acceptLanguage]))
+    }
+
+    /// The refusal as a page, in the reader's language where the catalogue has its words (the
+    /// core's own details, which name a field and what it takes, stay in English).
     func errorPage(_ error: any Error, request: Request, viewer: Viewer? = nil) -> Response {
         let problem: Problem
         switch error {
@@ -172,9 +185,13 @@ public struct Console: Sendable {
             problem = Problem(
                 500, "Something failed", "the server could not show this page; its log names the error")
         }
+        let words = viewer?.words ?? words(request)
         let html = renderer.render(
             "error",
-            ["title": problem.title, "detail": problem.detail, "status": problem.status, "signedIn": viewer != nil])
+            [
+                "title": words.known(problem.title), "detail": words.known(problem.detail),
+                "status": problem.status, "signedIn": viewer != nil,
+            ], in: words.language)
         var response = Self.html(html, status: problem.status)
         if let seconds = problem.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
         return response
@@ -189,10 +206,13 @@ public struct Console: Sendable {
         var all = data
         all["title"] = title
         all["nav"] = Navigation.items(for: viewer, current: template)
+        all["languages"] = Language.allCases.map {
+            ["code": $0.rawValue, "name": $0.name, "current": $0 == viewer.language]
+        }
         all["whoami"] = "\(viewer.account.email) (\(viewer.account.role.rawValue))"
         all["csrf"] = viewer.session.csrfToken
         if let notice { all["notice"] = notice }
-        return Self.html(renderer.render(template, all))
+        return Self.html(renderer.render(template, all, in: viewer.language))
     }
 
     static func html(_ text: String, status: Int = 200) -> Response {

@@ -6,14 +6,24 @@ import Foundation
 enum LocalTime {
     private static let cache = FormatterCache()
 
-    /// `2026-11-25 09:03 Europe/Berlin`.
-    static func text(_ date: Date?, zone: String) -> String {
+    /// `2026-11-25 09:03 Europe/Berlin` (German: `25.11.2026 09:03 Europe/Berlin`).
+    static func text(_ date: Date?, zone: String, in language: Language) -> String {
         guard let date else { return "" }
-        return plain(date, zone: zone) + " " + zone
+        return plain(date, zone: zone, in: language) + " " + zone
     }
 
-    /// `2026-11-25 09:03`, where the zone is shown once nearby (a site's section).
-    static func plain(_ date: Date, zone: String) -> String { format(date, zone: zone, separator: " ") }
+    /// `2026-11-25 09:03` (German: `25.11.2026 09:03`), where the zone is shown once nearby.
+    static func plain(_ date: Date, zone: String, in language: Language) -> String {
+        let text = format(date, zone: zone, separator: " ")
+        guard language != .english, let day = LocalDate(String(text.prefix(10))) else { return text }
+        return language.date(day) + text.dropFirst(10)
+    }
+
+    @available(*, deprecated, message: "pass the viewer's language: text(_:zone:in:)")
+    static func text(_ date: Date?, zone: String) -> String { text(date, zone: zone, in: .english) }
+
+    @available(*, deprecated, message: "pass the viewer's language: plain(_:zone:in:)")
+    static func plain(_ date: Date, zone: String) -> String { plain(date, zone: zone, in: .english) }
 
     /// The value of a `datetime-local` input: `2026-11-25T09:03`.
     static func inputValue(_ date: Date?, zone: String) -> String {

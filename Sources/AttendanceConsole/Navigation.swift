@@ -22,7 +22,7 @@ enum Navigation {
 
     static func items(for viewer: Viewer, current: String) -> [[String: Any]] {
         pages.filter { $0.permission.map(viewer.may) ?? true }.map {
-            ["id": $0.id, "title": $0.title, "path": $0.path, "current": $0.id == current]
+            ["id": $0.id, "title": viewer.t($0.title), "path": $0.path, "current": $0.id == current]
         }
     }
 }

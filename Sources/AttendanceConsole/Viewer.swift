@@ -7,6 +7,14 @@ struct Viewer: Sendable {
     var account: AccountRecord
     var session: ConsoleSessionRecord
     var cookieToken: String
+    /// The catalogue in the language this viewer reads (`Language.chosen`).
+    var words: Words
+
+    var language: Language { words.language }
+    func t(_ key: String, _ arguments: String...) -> String { words.catalogue.text(key, words.language, arguments) }
+    func tp(_ key: String, count: Int, _ arguments: String...) -> String {
+        words.catalogue.plural(key, count: count, words.language, arguments)
+    }
 
     var principal: Principal {
         .staff(

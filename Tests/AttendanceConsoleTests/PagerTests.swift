@@ -70,7 +70,7 @@ import Testing
             [
                 "title": "Devices", "hasRows": true, "csrf": "t",
                 "rows": [["id": "d1", "name": "Ada", "revoked": "", "mayRevoke": true]],
-            ])
+            ], in: .english)
         #expect(!html.contains("revoked "))
         #expect(html.contains("Revoke</button>"))
     }

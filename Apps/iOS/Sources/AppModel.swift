@@ -8,7 +8,8 @@ import SwiftUI
 import UIKit
 
 /// The SwiftUI side of the view models: republishes the device's status every few seconds and on
-/// demand. Every string on screen comes from AttendanceAppCore's models, tested on Linux.
+/// demand. Every string on screen comes from AttendanceAppCore's models, tested on Linux, or from
+/// the app's String Catalog (Resources/Localizable.xcstrings; `scripts/check-strings`).
 @MainActor
 final class AppModel: ObservableObject {
     @Published private(set) var status: DeviceStatus?
@@ -94,7 +95,8 @@ final class AppModel: ObservableObject {
 
     /// Sends the request; nil when it was filed, otherwise what to show (the fields to fix, or the server's words).
     func file(_ form: CorrectionRequestForm) async -> String? {
-        guard let apple else { return "Not enrolled" }
+        // NSLocalizedString, not String(localized:): Linux's Foundation, which the type-check uses, lacks it.
+        guard let apple else { return NSLocalizedString("Not enrolled", comment: "Correction request: no enrollment") }
         do {
             let draft = try form.draft(now: Date())
             _ = try await apple.device.recordClient().file(draft)

@@ -40,6 +40,16 @@ extension Console {
                 hub.disconnect(accountId: id)  // its live pages reconnect with what it may see now
                 return Self.redirect("/console/accounts?done=saved")
             })
+        // The language the account reads the console in; back to the page it was chosen on.
+        console.post(
+            "language",
+            use: signedIn("language") { request, _, viewer, form in
+                let language = form["language"].flatMap { $0.isEmpty ? nil : $0 }
+                try await services.accounts.setLanguage(
+                    id: viewer.account.id, language, accepted: Set(Language.allCases.map(\.rawValue)))
+                let back = request.headers[.referer].flatMap { URL(string: $0) }.map { $0.path }
+                return Self.redirect(Self.returnPath(back) ?? "/console/presence")
+            })
         console.post(
             "password",
             use: signedIn("changePassword") { request, context, viewer, form in

@@ -11,7 +11,7 @@ extension Console {
         console.get("sign-in") { request, _ in
             record("console.signIn", nil)
             return try await signInForm(
-                email: "", problem: nil, status: 200, secure: ConsoleSecurity.isHTTPS(request),
+                words(request), email: "", problem: nil, status: 200, secure: ConsoleSecurity.isHTTPS(request),
                 next: Self.returnPath(FormData.query(of: request)["next"]))
         }
         console.post("sign-in") { request, context in
@@ -26,7 +26,8 @@ extension Console {
                     field: form["csrf"], cookie: request.cookies[ConsoleSecurity.signInCookieName]?.value, key: key)
             else {
                 return try await signInForm(
-                    email: email, problem: "the sign-in form's token is missing or expired; sign in again on this page",
+                    words(request), email: email,
+                    problem: words(request).t("the sign-in form's token is missing or expired; sign in again on this page"),
                     status: 403, secure: secure, next: next)
             }
             do {
@@ -38,7 +39,7 @@ extension Console {
                 return Self.redirect(next ?? "/console/presence", cookie: cookie)
             } catch let error as DomainError {
                 var response = try await signInForm(
-                    email: email, problem: error.detail, status: Problem.status(of: error.kind), secure: secure,
+                    words(request), email: email, problem: words(request).known(error.detail), status: Problem.status(of: error.kind), secure: secure,
                     next: next)
                 if let seconds = error.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
                 return response
@@ -66,13 +67,13 @@ extension Console {
 
     /// The form with a new token, set as its cookie too.
     private func signInForm(
-        email: String, problem: String?, status: Int, secure: Bool, next: String?
+        _ words: Words, email: String, problem: String?, status: Int, secure: Bool, next: String?
     ) async throws -> Response {
         let token = SignInFormKey.token(
             random: environment.newToken(), key: try await signInKey.key(services, candidate: environment.newToken()))
-        var data: [String: Any] = ["title": "Sign in", "email": email, "csrf": token, "next": next ?? ""]
+        var data: [String: Any] = ["title": words.t("Sign in"), "email": email, "csrf": token, "next": next ?? ""]
         if let problem { data["problem"] = problem }
-        var response = Self.html(renderer.render("sign-in", data), status: status)
+        var response = Self.html(renderer.render("sign-in", data, in: words.language), status: status)
         response.headers[.setCookie] = ConsoleSecurity.signInCookie(token, secure: secure)
         return response
     }

@@ -16,10 +16,12 @@ public struct AccountRecord: Hashable, Sendable {
     public var totpSecret: String?
     public var createdAt: Date
     public var deactivatedAt: Date?
+    /// The console's language the person chose (`en`, `de`); nil: their browser's.
+    public var language: String?
 
     public init(
         id: AccountID, email: String, role: Role, sites: [SiteID], passwordHash: String, totpSecret: String? = nil,
-        createdAt: Date, deactivatedAt: Date? = nil
+        createdAt: Date, deactivatedAt: Date? = nil, language: String? = nil
     ) {
         self.id = id
         self.email = email
@@ -29,6 +31,7 @@ public struct AccountRecord: Hashable, Sendable {
         self.totpSecret = totpSecret
         self.createdAt = createdAt
         self.deactivatedAt = deactivatedAt
+        self.language = language
     }
 
     public var isActive: Bool { deactivatedAt == nil }

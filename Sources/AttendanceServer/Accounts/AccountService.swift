@@ -128,6 +128,18 @@ public struct AccountService: Sendable {
         try await repository.deleteConsoleSessions(accountId: id)
     }
 
+    /// The console's language an account reads (`en`, `de`, or nil for the browser's): a
+    /// preference of the person's own, so it is kept with the account but makes no ledger row.
+    public func setLanguage(id: AccountID, _ language: String?, accepted: Set<String>) async throws {
+        if let language, !accepted.contains(language) {
+            throw DomainError.field(
+                "language", language, expected: "one of \(accepted.sorted().joined(separator: ", ")), or empty")
+        }
+        var account = try await self.account(id: id)
+        account.language = language
+        _ = try await repository.updateAccount(account, audit: nil)
+    }
+
     /// The owner resets another account's password: a new one, made here and shown once to the
     /// owner, who passes it on; the account is signed out everywhere. Audited as a reset.
     public func resetPassword(id: AccountID, actor: LedgerActor) async throws -> String {

@@ -48,6 +48,10 @@ package enum Migrations {
                 try await tx.execute(
                     "CREATE INDEX IF NOT EXISTS console_sessions_by_account ON console_sessions (account_id)")
             },
+            // The console's language each person chose (NULL: their browser's).
+            Migration("2026-11-27 account language") { tx in
+                try await tx.execute("ALTER TABLE accounts ADD COLUMN language TEXT")
+            },
         ]
     }()
 }

@@ -13,10 +13,10 @@ extension SQLStorage {
                 try await tx.execute(
                     """
                     INSERT INTO accounts
-                        (id, email, role, sites, password_hash, totp_secret, created_at, deactivated_at)
+                        (id, email, role, sites, password_hash, totp_secret, created_at, deactivated_at, language)
                     VALUES (\(account.id), \(account.email), \(account.role.rawValue),
                             \(AccountRecord.text(account.sites)), \(account.passwordHash), \(account.totpSecret),
-                            \(account.createdAt), \(account.deactivatedAt))
+                            \(account.createdAt), \(account.deactivatedAt), \(account.language))
                     """)
                 try await tx.audited(true, audit)
             }
@@ -65,7 +65,7 @@ extension SQLStorage {
                 UPDATE accounts SET email = \(account.email), role = \(account.role.rawValue),
                     sites = \(AccountRecord.text(account.sites)), password_hash = \(account.passwordHash),
                     totp_secret = \(account.totpSecret), created_at = \(account.createdAt),
-                    deactivated_at = \(account.deactivatedAt)
+                    deactivated_at = \(account.deactivatedAt), language = \(account.language)
                 WHERE id = \(account.id)
                 """)
             return try await tx.audited(changed == 1, audit)
@@ -176,7 +176,7 @@ package enum AccountRows {
     package static func accounts(_ tx: any SQLTransaction, where condition: SQL) async throws -> [AccountRecord] {
         try await tx.query(
             """
-            SELECT id, email, role, sites, password_hash, totp_secret, created_at, deactivated_at
+            SELECT id, email, role, sites, password_hash, totp_secret, created_at, deactivated_at, language
             FROM accounts \(condition) ORDER BY email
             """
         ).map { row in
@@ -186,7 +186,7 @@ package enum AccountRows {
                 role: try StoredValue.decode(
                     try row[2] as String, as: Role.self, table: "accounts", row: id.rawValue, column: "role"),
                 sites: AccountRecord.sites(try row[3]), passwordHash: try row[4], totpSecret: try row[5],
-                createdAt: try row[6], deactivatedAt: try row[7])
+                createdAt: try row[6], deactivatedAt: try row[7], language: try row[8])
         }
     }
 

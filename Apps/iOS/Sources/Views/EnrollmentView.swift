@@ -18,7 +18,10 @@ struct EnrollmentView: View {
                     .autocorrectionDisabled().textInputAutocapitalization(.characters)
             }
             Section {
-                Button(model.enrollment.phase == .submitting ? "Enrolling…" : "Enroll this iPhone") {
+                Button(
+                    model.enrollment.phase == .submitting
+                        ? LocalizedStringKey("Enrolling…") : LocalizedStringKey("Enroll this iPhone")
+                ) {
                     Task { await model.enroll() }
                 }
                 .disabled(!model.enrollment.canSubmit)

@@ -14,7 +14,7 @@ struct OnboardingView: View {
             ForEach(guide.steps) { step in
                 Section(step.title) {
                     Label(
-                        step.status.rawValue.capitalized,
+                        Self.statusTitle(step.status),
                         systemImage: step.status == .done ? "checkmark.circle.fill" : "exclamationmark.triangle"
                     )
                     .foregroundStyle(step.status == .done ? .green : step.status == .blocking ? .red : .orange)
@@ -26,6 +26,16 @@ struct OnboardingView: View {
             }
         }
         .navigationTitle("Permissions")
+    }
+
+    /// A step's status as its label says it, in the phone's language.
+    private static func statusTitle(_ status: PermissionGuide.StepStatus) -> LocalizedStringKey {
+        switch status {
+        case .done: LocalizedStringKey("Done")
+        case .needed: LocalizedStringKey("Needed")
+        case .blocking: LocalizedStringKey("Blocking")
+        case .optional: LocalizedStringKey("Optional")
+        }
     }
 }
 #endif

@@ -1,5 +1,6 @@
 #if canImport(SwiftUI) && os(iOS)
 import AttendanceAppCore
+import AttendanceEngine
 import SwiftUI
 
 /// Live beacons while open (continuous ranging), loudest first.
@@ -10,13 +11,15 @@ struct ScannerView: View {
         List(model.scanner.rows) { row in
             VStack(alignment: .leading, spacing: 2) {
                 HStack {
-                    Text(row.site ?? "Unknown site").bold()
+                    // A site's name is the employer's, shown as it is.
+                    (row.site.map { Text(verbatim: $0) } ?? Text("Unknown site")).bold()
                     Spacer()
-                    Text(row.proximity.rawValue)
+                    Text(Self.proximityTitle(row.proximity))
                 }
-                Text("\(row.uuid)").font(.caption.monospaced())
-                Text("major \(row.major) · minor \(row.minor)").font(.caption)
-                Text("\(row.rssiText) · \(row.distanceText)").font(.caption.monospacedDigit())
+                Text(verbatim: row.uuid).font(.caption.monospaced())
+                // Int, not UInt16: the catalogue's key is "major %lld · minor %lld".
+                Text("major \(Int(row.major)) · minor \(Int(row.minor))").font(.caption)
+                Text(verbatim: "\(row.rssiText) · \(row.distanceText)").font(.caption.monospacedDigit())
             }
             .opacity(row.stale ? 0.4 : 1)
         }
@@ -24,6 +27,16 @@ struct ScannerView: View {
         .navigationTitle("Scanner")
         .onAppear { model.scanner(open: true) }
         .onDisappear { model.scanner(open: false) }
+    }
+
+    /// The engine's proximity band as the Scanner shows it, in the phone's language.
+    private static func proximityTitle(_ proximity: Proximity) -> LocalizedStringKey {
+        switch proximity {
+        case .immediate: LocalizedStringKey("immediate")
+        case .near: LocalizedStringKey("near")
+        case .far: LocalizedStringKey("far")
+        case .unknown: LocalizedStringKey("unknown")
+        }
     }
 }
 #endif

@@ -15,7 +15,8 @@ struct TodayView: View {
                 Section {
                     Text(today.headline).font(.title2.bold())
                     ForEach(today.presences) { presence in
-                        LabeledContent(presence.site, value: presence.state + (presence.manual ? " (manual)" : ""))
+                        LabeledContent(
+                            presence.site, value: presence.manual ? Self.manual(presence.state) : presence.state)
                     }
                     Text(today.workedToday)
                 }
@@ -50,6 +51,12 @@ struct TodayView: View {
         .sheet(item: Binding(get: { manual.map(ManualSheetItem.init) }, set: { manual = $0?.manual })) { item in
             ManualOverrideSheet(manual: item.manual) { manual = nil }
         }
+    }
+
+    /// A presence recorded by hand: its state, marked. NSLocalizedString, not String(localized:):
+    /// Linux's Foundation, which `scripts/check-apple typecheck` uses, lacks the latter.
+    private static func manual(_ state: String) -> String {
+        String(format: NSLocalizedString("%@ (manual)", comment: "Today: a presence recorded by hand"), state)
     }
 }
 
