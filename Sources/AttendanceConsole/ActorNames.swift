@@ -5,7 +5,9 @@ import AttendanceServer
 struct ActorNames: Sendable {
     private let names: [String: String]
 
-    init(services: ConsoleServices) async throws {
+    /// With `words`, the names that are sentences (a phone, the admin token) are in its language;
+    /// without, in English.
+    init(services: ConsoleServices, words: Words? = nil) async throws {
         var names: [String: String] = [:]
         for account in try await services.repository.accounts() {
             names[LedgerActor.account(account.id).rawValue] = account.email
@@ -13,10 +15,10 @@ struct ActorNames: Sendable {
         let employees = Dictionary(
             try await services.repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         for device in try await services.repository.devices(userId: nil) {
-            names[LedgerActor.device(device.id).rawValue] =
-                "\(employees[device.userId] ?? device.userId.rawValue)'s phone"
+            let owner = employees[device.userId] ?? device.userId.rawValue
+            names[LedgerActor.device(device.id).rawValue] = words?.t("%@'s phone", owner) ?? "\(owner)'s phone"
         }
-        names[LedgerActor.adminToken.rawValue] = "the admin token"
+        names[LedgerActor.adminToken.rawValue] = words?.t("the admin token") ?? "the admin token"
         self.names = names
     }
 

@@ -6,9 +6,10 @@ struct Bulk<Result> {
     var done: [Result] = []
     var failed: [String] = []
 
-    /// ` Not <what>: a: why; b: why`, or nothing when every item went through.
-    func failures(_ what: String) -> String {
-        failed.isEmpty ? "" : " Not \(what): " + failed.joined(separator: "; ")
+    /// ` Not <what>: a: why; b: why`, or nothing when every item went through: `sentence` makes
+    /// the translated sentence of the list (`{ viewer.t("Not decided: %@", $0) }`).
+    func failures(_ sentence: (String) -> String) -> String {
+        failed.isEmpty ? "" : " " + sentence(failed.joined(separator: "; "))
     }
 
     static func each<Item>(

@@ -2,7 +2,9 @@ import Foundation
 import Hummingbird
 
 /// A destructive action asks first: its first POST answers with a page that says what will happen
-/// and posts the same fields again with `confirmed=yes` (a plain form: no script).
+/// and posts the same fields again with `confirmed=yes` (a plain form: no script). The caller passes
+/// its texts already translated (`viewer.t("Delete the site %@?", name)`); the page's title and
+/// Cancel are translated here.
 struct Confirmation {
     var question: String
     var consequence: String
@@ -20,7 +22,7 @@ extension Console {
         let fields = form.items.filter { $0.name != "confirmed" && $0.name != "csrf" }
             .map { ["name": $0.name, "value": $0.value] }
         return page(
-            "confirm", title: "Are you sure?", viewer: viewer,
+            "confirm", title: viewer.t("Are you sure?"), viewer: viewer,
             [
                 "question": confirmation.question, "consequence": confirmation.consequence,
                 "button": confirmation.button, "back": confirmation.back, "action": request.uri.path,

@@ -122,6 +122,7 @@ public struct Console: Sendable {
     {
         { request, context in
             record("console.\(name)", nil)
+            var signedInViewer: Viewer?
             do {
                 guard let token = ConsoleSecurity.cookieToken(request),
                     let (session, account) = try await services.signIn.session(cookieToken: token)
@@ -138,6 +139,7 @@ public struct Console: Sendable {
                     account: account.language, acceptLanguage: request.headers[.acceptLanguage])
                 let viewer = Viewer(
                     account: account, session: session, cookieToken: token, words: renderer.words(language))
+                signedInViewer = viewer
                 record("console.\(name)", viewer.principal)
                 // An owner or hr account the owner requires a second factor of sets it up first.
                 if !Self.reachableWithoutTOTP.contains(name), try await services.accounts.needsTOTP(account) {
@@ -163,7 +165,7 @@ public struct Console: Sendable {
                 if let permission { try viewer.require(permission) }
                 return try await handler(request, context, viewer, form)
             } catch {
-                return errorPage(error, request: request)
+                return errorPage(error, request: request, viewer: signedInViewer)
             }
         }
     }
@@ -209,7 +211,7 @@ public struct Console: Sendable {
         all["languages"] = Language.allCases.map {
             ["code": $0.rawValue, "name": $0.name, "current": $0 == viewer.language]
         }
-        all["whoami"] = "\(viewer.account.email) (\(viewer.account.role.rawValue))"
+        all["whoami"] = "\(viewer.account.email) (\(Self.roleLabel(viewer.account.role, viewer)))"
         all["csrf"] = viewer.session.csrfToken
         if let notice { all["notice"] = notice }
         return Self.html(renderer.render(template, all, in: viewer.language))

@@ -19,12 +19,6 @@ enum LocalTime {
         return language.date(day) + text.dropFirst(10)
     }
 
-    @available(*, deprecated, message: "pass the viewer's language: text(_:zone:in:)")
-    static func text(_ date: Date?, zone: String) -> String { text(date, zone: zone, in: .english) }
-
-    @available(*, deprecated, message: "pass the viewer's language: plain(_:zone:in:)")
-    static func plain(_ date: Date, zone: String) -> String { plain(date, zone: zone, in: .english) }
-
     /// The value of a `datetime-local` input: `2026-11-25T09:03`.
     static func inputValue(_ date: Date?, zone: String) -> String {
         guard let date else { return "" }

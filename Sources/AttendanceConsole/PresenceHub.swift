@@ -215,7 +215,8 @@ public final class PresenceHub: SessionObserver, Service {
         if open {
             let zone = await zone(of: session.siteId)
             row["name"] = await name(of: session.userId)
-            row["since"] = LocalTime.plain(session.checkInAt, zone: zone)
+            // One message for every page, whatever its language: console.js writes the day in the page's.
+            row["since"] = LocalTime.plain(session.checkInAt, zone: zone, in: .english)
             row["confidence"] =
                 PresenceConfidence.of(
                     sessionLastSeen: session.lastSeenAt, deviceLastSeen: nil, now: environment.now()

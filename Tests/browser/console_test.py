@@ -450,10 +450,12 @@ class ConsoleCase(unittest.TestCase):
         return problem
 
     def assert_no_forms_but_sign_out(self, driver, what):
-        """No state-changing form (POST) but form#sign-out; a GET filter form changes nothing and may be there."""
+        """No state-changing form (POST) but form#sign-out and form#language (the reader's own language, which
+        changes nothing of the record); a GET filter form changes nothing and may be there."""
         forms = [form.get_attribute("id") or form.get_attribute("class") or "(anonymous)" for form in css(driver, "form")
                  if (form.get_attribute("method") or "get").lower() == "post"]
-        self.assertEqual([form for form in forms if form != "sign-out"], [], f"{what}: POST forms other than #sign-out")
+        self.assertEqual([form for form in forms if form not in ("sign-out", "language")], [],
+                         f"{what}: POST forms other than #sign-out and #language")
 
     def check_live(self, label, site, key):
         """Checks the employee in now at the site (201), and out again when the test ends."""
@@ -826,7 +828,56 @@ class EverySettingInTheConsole:
         self.drivers.pop("auditor", None)
 
 
-class ConsoleSQLiteTest(EverySettingInTheConsole, WhatPeopleSee, RoleChecks, ConsoleCase):
+class InTwoLanguages:
+    """The console in German: chosen from the header's menu, kept with the account, every page in
+    it (its lang attribute, its menu, its own words, days as 25.11.2026), and back to English."""
+
+    # The console's own English words that must not be left on a German page (not those German
+    # shares, such as Filter, Export or Download).
+    ENGLISH = ["Sign out", "Save", "Search", "Delete", "Newer", "Older", "Approve", "Reject", "Deactivate",
+               "Revoke", "still on site", "Add", "Change language", "Skip to content", "Everyone", "All sites",
+               "Apply", "Show", "Open", "Cancel", "Issue", "none", "Reason", "Check-in at"]
+
+    def test_every_page_in_german(self):
+        email = "deutsch@example.com"
+        self.server.add_account(email, "owner", PASSWORDS["hr"] + "-de")
+        self.emails["deutsch"], self.passwords["deutsch"] = email, PASSWORDS["hr"] + "-de"
+        driver = self.fresh_driver()
+        self.sign_in(driver, "deutsch")
+        self.assertEqual(driver.find_element(By.TAG_NAME, "html").get_attribute("lang"), "en",
+                         "a browser that asks for English gets English")
+        Select(driver.find_element(By.ID, "language-choice")).select_by_value("de")
+        submit(driver, driver.find_element(By.ID, "language-button"))
+        self.assertEqual(path_of(driver), "/console/presence", "choosing a language stays on the page")
+        self.assertEqual(driver.find_element(By.TAG_NAME, "html").get_attribute("lang"), "de")
+        self.assertEqual(text_of(driver, "#nav-presence"), "Jetzt vor Ort")
+        names = [link.get_attribute("id")[len("nav-"):] for link in css(driver, "nav#nav a[id^=nav-]")]
+        self.assertGreaterEqual(len(names), 10, f"the owner's menu: {names}")
+        for name in names:
+            with self.subTest(page=name):
+                self.open(driver, f"/console/{name}", f"de-{name}")
+                self.assertEqual(driver.find_element(By.TAG_NAME, "html").get_attribute("lang"), "de")
+                self.assertEqual(css(driver, "#problem"), [], f"/console/{name}: {text_of(driver, '#problem')!r}")
+                body = driver.find_element(By.TAG_NAME, "main").text + " " + text_of(driver, "header")
+                left = [word for word in self.ENGLISH if re.search(r"(?<![\w-])" + re.escape(word.strip()) + r"(?![\w-])", body)]
+                self.assertEqual(left, [], f"/console/{name} in German still says {left}")
+        # Days read as German days where a list shows them.
+        today = utc_now().date()
+        query = urllib.parse.urlencode({"from": (today - datetime.timedelta(days=10)).isoformat(), "to": today.isoformat()})
+        self.open(driver, f"/console/sessions?{query}", "de-sessions-days")
+        self.assertRegex(driver.find_element(By.TAG_NAME, "main").text, r"\b\d{2}\.\d{2}\.\d{4}\b",
+                         "sessions show days as DD.MM.YYYY in German")
+        # The choice is the account's: a new sign-in reads German, and English again once chosen.
+        other = self.fresh_driver()
+        self.sign_in(other, "deutsch")
+        self.assertEqual(other.find_element(By.TAG_NAME, "html").get_attribute("lang"), "de")
+        Select(other.find_element(By.ID, "language-choice")).select_by_value("en")
+        submit(other, other.find_element(By.ID, "language-button"))
+        self.assertEqual(other.find_element(By.TAG_NAME, "html").get_attribute("lang"), "en")
+        self.assertEqual(text_of(other, "#nav-presence"), "On site now")
+
+
+class ConsoleSQLiteTest(InTwoLanguages, EverySettingInTheConsole, WhatPeopleSee, RoleChecks, ConsoleCase):
     backend = "sqlite"
 
     @classmethod
@@ -1382,7 +1433,7 @@ class ConsoleScaleTest(unittest.TestCase):
         self.driver.get(self.base + "/console/people?q=" + urllib.parse.quote("zyskowski"))
         rows = css(self.driver, "table#people tr[data-user]")
         self.assertEqual([row.get_attribute("data-user") for row in rows], [self.people[-1][0]])
-        self.assertIn("1 of 2000", text_of(self.driver, "#people-count"))
+        self.assertIn("1 of 2,000", text_of(self.driver, "#people-count"))
 
     def test_every_page_photographed_at_desktop_and_phone_width(self):
         pages = ["presence", "overview", "exceptions", "sessions", "requests", "timesheets", "people", "devices",

@@ -11,8 +11,10 @@ extension Console {
         console.get(
             "accounts",
             use: signedIn("accounts") { request, _, viewer, form in
-                let done = form["done"].flatMap { Self.accountNotices[$0] }
-                return page("accounts", title: "Accounts", viewer: viewer, try await accountData(viewer), notice: done)
+                let done = form["done"].flatMap { Self.accountNotice($0, viewer) }
+                return page(
+                    "accounts", title: viewer.t("Accounts"), viewer: viewer, try await accountData(viewer),
+                    notice: done)
             })
         console.post(
             "accounts",
@@ -25,10 +27,11 @@ extension Console {
                 var data = try await accountData(viewer)
                 if let password = created.generatedPassword {
                     data["secret"] = [
-                        "label": "Password for \(Bidi.isolated(created.account.email))", "value": password,
+                        "label": viewer.t("Password for %@", Bidi.isolated(created.account.email)), "value": password,
                     ]
                 }
-                return page("accounts", title: "Accounts", viewer: viewer, data, notice: "Account added.")
+                return page(
+                    "accounts", title: viewer.t("Accounts"), viewer: viewer, data, notice: viewer.t("Account added."))
             })
         console.post(
             "accounts/:id",
@@ -97,7 +100,8 @@ extension Console {
                 var data = try await accountData(viewer)
                 data["newToken"] = ["name": issued.record.name, "value": issued.token]
                 return page(
-                    "accounts", title: "Accounts", viewer: viewer, data, notice: "API token issued (shown once).")
+                    "accounts", title: viewer.t("Accounts"), viewer: viewer, data,
+                    notice: viewer.t("API token issued (shown once)."))
             })
         console.post(
             "accounts/:id/reset-password",
@@ -105,10 +109,10 @@ extension Console {
                 let account = try await services.accounts.account(id: AccountID(try context.parameters.require("id")))
                 if let ask = unconfirmed(
                     Confirmation(
-                        question: "Reset the password of \(Bidi.isolated(account.email))?",
-                        consequence: "A new password is made and shown to you once; the account is signed out "
-                            + "everywhere until it signs in with the new one.",
-                        button: "Reset the password", back: "/console/accounts"),
+                        question: viewer.t("Reset the password of %@?", Bidi.isolated(account.email)),
+                        consequence: viewer.t("A new password is made and shown to you once;") + " "
+                            + viewer.t("the account is signed out everywhere until it signs in with the new one."),
+                        button: viewer.t("Reset the password"), back: "/console/accounts"),
                     request: request, form: form, viewer: viewer)
                 {
                     return ask
@@ -116,8 +120,11 @@ extension Console {
                 let password = try await services.accounts.resetPassword(id: account.id, actor: viewer.actor)
                 hub.disconnect(accountId: account.id)
                 var data = try await accountData(viewer)
-                data["secret"] = ["label": "New password for \(Bidi.isolated(account.email))", "value": password]
-                return page("accounts", title: "Accounts", viewer: viewer, data, notice: "Password reset.")
+                data["secret"] = [
+                    "label": viewer.t("New password for %@", Bidi.isolated(account.email)), "value": password,
+                ]
+                return page(
+                    "accounts", title: viewer.t("Accounts"), viewer: viewer, data, notice: viewer.t("Password reset."))
             })
         console.post(
             "accounts/:id/reset-totp",
@@ -125,10 +132,11 @@ extension Console {
                 let account = try await services.accounts.account(id: AccountID(try context.parameters.require("id")))
                 if let ask = unconfirmed(
                     Confirmation(
-                        question: "Turn off the second factor of \(Bidi.isolated(account.email))?",
-                        consequence: "Its next sign-in asks only for the password; it can then set up a new "
-                            + "authenticator app. It is signed out everywhere now.",
-                        button: "Turn it off", back: "/console/accounts"),
+                        question: viewer.t("Turn off the second factor of %@?", Bidi.isolated(account.email)),
+                        consequence: viewer.t(
+                            "Its next sign-in asks only for the password; it can then set up a new authenticator app."
+                        ) + " " + viewer.t("It is signed out everywhere now."),
+                        button: viewer.t("Turn it off"), back: "/console/accounts"),
                     request: request, form: form, viewer: viewer)
                 {
                     return ask
@@ -142,10 +150,10 @@ extension Console {
             use: signedIn("revokeToken") { request, context, viewer, form in
                 if let ask = unconfirmed(
                     Confirmation(
-                        question: "Revoke this API token?",
-                        consequence: "Scripts that use it are refused from their next request; a new token has a "
-                            + "new value.",
-                        button: "Revoke the token", back: "/console/accounts"),
+                        question: viewer.t("Revoke this API token?"),
+                        consequence: viewer.t(
+                            "Scripts that use it are refused from their next request; a new token has a new value."),
+                        button: viewer.t("Revoke the token"), back: "/console/accounts"),
                     request: request, form: form, viewer: viewer)
                 {
                     return ask
@@ -158,13 +166,28 @@ extension Console {
             })
     }
 
-    static let accountNotices = [
-        "saved": "Account saved.", "revoked": "Token revoked.",
-        "totp": "Second factor on: sign-ins now ask for its code.",
-        "totpReset": "Second factor turned off for that account.",
-        "totpNeeded": "Owner and hr accounts need a second factor: set yours up below to continue.",
-        "policy": "Saved: what every owner and hr account needs.",
-    ]
+    /// The notice for `?done=…` after an action, in the viewer's language.
+    static func accountNotice(_ done: String, _ viewer: Viewer) -> String? {
+        switch done {
+        case "saved": viewer.t("Account saved.")
+        case "revoked": viewer.t("Token revoked.")
+        case "totp": viewer.t("Second factor on: sign-ins now ask for its code.")
+        case "totpReset": viewer.t("Second factor turned off for that account.")
+        case "totpNeeded": viewer.t("Owner and hr accounts need a second factor: set yours up below to continue.")
+        case "policy": viewer.t("Saved: what every owner and hr account needs.")
+        default: nil
+        }
+    }
+
+    /// A role as people read it (the stored name stays the form's value).
+    static func roleLabel(_ role: Role, _ viewer: Viewer) -> String {
+        switch role {
+        case .owner: viewer.t("owner")
+        case .hr: viewer.t("hr")
+        case .manager: viewer.t("manager")
+        case .auditor: viewer.t("auditor")
+        }
+    }
 
     private func accountData(_ viewer: Viewer) async throws -> [String: Any] {
         let manage = viewer.may(.manageAccounts)
@@ -176,10 +199,13 @@ extension Console {
         let accountRows: [[String: Any]] = accounts.map { account in
             [
                 "id": account.id, "email": account.email, "role": account.role.rawValue,
+                "roleLabel": Self.roleLabel(account.role, viewer),
                 "sites": account.sites.map { siteNames[$0] ?? $0.rawValue }.joined(separator: ", "),
                 "active": account.isActive,
                 "totp": account.totpSecret != nil, "mayEdit": manage && account.id != viewer.account.id,
-                "roles": Role.allCases.map { ["role": $0.rawValue, "selected": $0 == account.role] },
+                "roles": Role.allCases.map {
+                    ["role": $0.rawValue, "label": Self.roleLabel($0, viewer), "selected": $0 == account.role]
+                },
                 "siteChoices": sites.map {
                     ["id": $0.id.rawValue, "name": $0.name, "selected": account.sites.contains($0.id)]
                 },
@@ -189,16 +215,21 @@ extension Console {
         let tokenRows: [[String: Any]] = tokens.map { token in
             [
                 "id": token.id, "name": token.name, "account": emails[token.accountId] ?? token.accountId,
-                "role": token.role.rawValue, "created": LocalTime.text(token.createdAt, zone: "UTC"),
-                "lastUsed": token.lastUsedAt.map { LocalTime.text($0, zone: "UTC") } ?? "never",
-                "revoked": LocalTime.text(token.revokedAt, zone: "UTC"), "mayRevoke": token.revokedAt == nil,
+                "role": token.role.rawValue, "roleLabel": Self.roleLabel(token.role, viewer),
+                "created": LocalTime.text(token.createdAt, zone: "UTC", in: viewer.language),
+                "lastUsed": token.lastUsedAt.map { LocalTime.text($0, zone: "UTC", in: viewer.language) }
+                    ?? viewer.t("never"),
+                "revoked": LocalTime.text(token.revokedAt, zone: "UTC", in: viewer.language),
+                "mayRevoke": token.revokedAt == nil,
             ]
         }
         let secret = Self.pendingTOTPSecret(viewer)
         return [
             "accounts": accountRows, "tokens": tokenRows, "noTokens": tokenRows.isEmpty, "mayManage": manage,
-            "roles": Role.allCases.map(\.rawValue),
-            "tokenRoles": Role.allCases.filter { AccessPolicy.covers(viewer.account.role, $0) }.map(\.rawValue),
+            "roles": Role.allCases.map { ["role": $0.rawValue, "label": Self.roleLabel($0, viewer)] },
+            "tokenRoles": Role.allCases.filter { AccessPolicy.covers(viewer.account.role, $0) }.map {
+                ["role": $0.rawValue, "label": Self.roleLabel($0, viewer)]
+            },
             "sites": sites.map { ["id": $0.id.rawValue, "name": $0.name] },
             "totpOn": viewer.account.totpSecret != nil, "totpSecret": secret,
             "totpRequired": try await services.accounts.totpRequired(),

@@ -22,15 +22,15 @@ extension Console {
                     to: form["to"].flatMap { LocalTime.parse($0 + "T23:59", zone: "UTC") },
                     actor: form["actor"].map { LedgerActor(rawValue: $0) }, sessionKey: nil, userId: nil)
                 let rows = try await services.repository.ledgerEvents(filter, before: before, limit: 201)
-                let actors = try await ActorNames(services: services)
+                let actors = try await ActorNames(services: services, words: viewer.words)
                 let page = rows.prefix(200).map { entry -> [String: Any] in
                     let record = try? entry.record()
                     return [
                         "id": String(entry.id), "kind": entry.kind.rawValue, "actor": actors(entry.actor),
-                        "at": LocalTime.text(entry.receivedAt, zone: "UTC"),
+                        "at": LocalTime.text(entry.receivedAt, zone: "UTC", in: viewer.language),
                         "target": record?.target ?? entry.sessionKey?.rawValue ?? entry.userId?.rawValue ?? "",
-                        "reason": LedgerRows.reason(entry),
-                        "changes": LedgerRows.changes(entry, zone: "UTC"),
+                        "reason": LedgerRows.reason(entry, words: viewer.words),
+                        "changes": LedgerRows.changes(entry, zone: "UTC", in: viewer.language),
                     ]
                 }
                 // Older rows have smaller ids: the next page starts before the last one shown.
@@ -39,7 +39,7 @@ extension Console {
                     filters: [("actor", form["actor"]), ("from", form["from"]), ("to", form["to"])],
                     form: form, position: "before")
                 return self.page(
-                    "audit", title: "Audit log", viewer: viewer,
+                    "audit", title: viewer.t("Audit log"), viewer: viewer,
                     [
                         "rows": Array(page), "empty": page.isEmpty,
                         "pager": pager.data(next: rows.count > 200 ? rows.prefix(200).last.map { String($0.id) } : nil),

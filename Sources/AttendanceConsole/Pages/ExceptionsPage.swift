@@ -15,7 +15,8 @@ extension Console {
         console.get(
             "exceptions",
             use: signedIn("exceptions", needs: .readSessions) { _, _, viewer, form in
-                return page("exceptions", title: "Exceptions", viewer: viewer, try await exceptionData(viewer))
+                return page(
+                    "exceptions", title: viewer.t("Exceptions"), viewer: viewer, try await exceptionData(viewer))
             })
     }
 
@@ -27,6 +28,7 @@ extension Console {
         let names = Dictionary(
             try await services.repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         func person(_ id: UserID) -> String { names[id] ?? id.rawValue }
+        let language = viewer.language
         var unconfirmed: [[String: Any]] = []
         var openTooLong: [[String: Any]] = []
         if viewer.may(.readTimesheets) || viewer.may(.readSessions) {
@@ -35,11 +37,11 @@ extension Console {
             ) { sheet in
                 for day in sheet.days where viewer.scope.permits(day.siteId) {
                     let row: [String: Any] = [
-                        "name": sheet.employee.name, "user": day.userId.rawValue, "date": day.date.description,
+                        "name": sheet.employee.name, "user": day.userId.rawValue, "date": language.date(day.date),
                         "site": siteNames[day.siteId] ?? day.siteId.rawValue,
-                        "firstIn": LocalTime.text(day.firstIn, zone: day.timeZone),
-                        "proposedEnd": LocalTime.text(day.proposedEnd, zone: day.timeZone),
-                        "scheduledEnd": LocalTime.text(day.scheduledEnd, zone: day.timeZone),
+                        "firstIn": LocalTime.text(day.firstIn, zone: day.timeZone, in: language),
+                        "proposedEnd": LocalTime.text(day.proposedEnd, zone: day.timeZone, in: language),
+                        "scheduledEnd": LocalTime.text(day.scheduledEnd, zone: day.timeZone, in: language),
                         "sessions": "/console/sessions?user=\(day.userId.rawValue)&from=\(day.date)&to=\(day.date)",
                     ]
                     if day.flags.contains(.endUnconfirmed) { unconfirmed.append(row) }
@@ -61,8 +63,8 @@ extension Console {
                 for exception in try await services.payPeriods.exceptions(start: period.dates.start)
                 where viewer.scope.permits(exception.siteId) {
                     afterLock.append([
-                        "period": period.dates.start.description, "user": person(exception.userId),
-                        "date": exception.date.description, "changed": exception.changed.joined(separator: ", "),
+                        "period": language.date(period.dates.start), "user": person(exception.userId),
+                        "date": language.date(exception.date), "changed": exception.changed.joined(separator: ", "),
                     ])
                 }
             }
@@ -74,15 +76,17 @@ extension Console {
             .map {
                 [
                     "id": $0.id.rawValue, "user": person($0.userId), "deviceName": $0.deviceName ?? "",
-                    "lastSeen": $0.lastSeenAt.map { LocalTime.text($0, zone: "UTC") } ?? "never",
+                    "lastSeen": $0.lastSeenAt.map { LocalTime.text($0, zone: "UTC", in: language) }
+                        ?? viewer.t("never"),
                 ]
             }
         let blocked: [[String: Any]] = devices.compactMap { device in
             guard device.revokedAt == nil, let state = device.state, !state.blockers.isEmpty else { return nil }
             return [
                 "id": device.id.rawValue, "user": person(device.userId), "deviceName": device.deviceName ?? "",
-                "why": state.blockers.joined(separator: "; "),
-                "observed": LocalTime.text(state.observedAt, zone: "UTC"),
+                // The core's sentences, in the viewer's language where the catalogue has them.
+                "why": state.blockers.map(viewer.words.known).joined(separator: "; "),
+                "observed": LocalTime.text(state.observedAt, zone: "UTC", in: language),
             ]
         }
         return [

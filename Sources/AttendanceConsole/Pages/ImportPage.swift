@@ -18,7 +18,9 @@ extension Console {
                 }
                 let table = try SpreadsheetTable.rows(of: file.bytes, filename: file.filename)
                 let preview = try PeopleImport(table: table, existing: try await services.repository.employees())
-                return page("people-import", title: "Import people", viewer: viewer, importData(preview, file.filename))
+                return page(
+                    "people-import", title: viewer.t("Import people"), viewer: viewer,
+                    importData(preview, file.filename, viewer))
             })
         console.post(
             "people/import/confirm",
@@ -39,30 +41,45 @@ extension Console {
                 }
                 // Rows refused on the second check: named first, in the file's order.
                 added.failed =
-                    checked.rows.compactMap { row in row.problem.map { "\(Bidi.isolated(row.name)): \($0)" } }
+                    checked.rows.compactMap { row in
+                        Self.problem(of: row, viewer).map { "\(Bidi.isolated(row.name)): \($0)" }
+                    }
                     + added.failed
                 let count = added.done.count
-                let notice = "\(count) \(count == 1 ? "person" : "people") added." + added.failures("added")
+                let notice =
+                    viewer.tp("%lld people added.", count: count) + added.failures { viewer.t("Not added: %@", $0) }
                 return page(
-                    "people", title: "People", viewer: viewer, try await peopleData(viewer, FormData("")),
+                    "people", title: viewer.t("People"), viewer: viewer, try await peopleData(viewer, FormData("")),
                     notice: notice)
             })
     }
 
-    private func importData(_ preview: PeopleImport, _ filename: String) -> [String: Any] {
+    private func importData(_ preview: PeopleImport, _ filename: String, _ viewer: Viewer) -> [String: Any] {
         let rows: [[String: Any]] = preview.rows.map { row in
             [
-                "line": row.line, "name": row.name, "externalId": row.externalId ?? "", "email": row.email ?? "",
-                "problem": row.problem ?? "", "ok": row.problem == nil,
+                "line": row.line, "lineText": viewer.words.number(row.line), "name": row.name,
+                "externalId": row.externalId ?? "", "email": row.email ?? "",
+                "problem": Self.problem(of: row, viewer) ?? "", "ok": row.problem == nil,
             ]
         }
         let adding = preview.adding.count
         return [
-            "filename": filename, "rows": rows, "adding": adding, "refused": preview.rows.count - adding,
-            "mayAdd": adding > 0,
+            "filename": filename, "rows": rows, "adding": viewer.words.number(adding),
+            "refused": viewer.words.number(preview.rows.count - adding),
+            "addButton": viewer.tp("Add %lld people", count: adding), "mayAdd": adding > 0,
             "valid": preview.adding.map {
                 ["name": $0.name, "externalId": $0.externalId ?? "", "email": $0.email ?? ""] as [String: Any]
             },
         ]
+    }
+
+    /// Why a row is refused, in the viewer's words where the import wrote it (a number taken);
+    /// the core's checks of a field stay in its English.
+    static func problem(of row: PeopleImport.Row, _ viewer: Viewer) -> String? {
+        guard let problem = row.problem else { return nil }
+        if let number = row.externalId, problem == "employee number \(number) is already someone's" {
+            return viewer.t("employee number %@ is already someone's", number)
+        }
+        return viewer.words.known(problem)
     }
 }

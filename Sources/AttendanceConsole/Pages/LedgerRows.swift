@@ -5,28 +5,29 @@ import Foundation
 /// How the console shows a ledger row's content.
 enum LedgerRows {
     /// The row's reason, or, for a row this release can't read, why (never a blank that hides it).
-    static func reason(_ entry: LedgerEvent) -> String {
+    static func reason(_ entry: LedgerEvent, words: Words? = nil) -> String {
         do {
             return try entry.record().reason
         } catch {
-            return "unreadable row: \(error)"
+            return words?.t("unreadable row: %@", "\(error)") ?? "unreadable row: \(error)"
         }
     }
 
     /// Each changed field with its old and new value, `checkOutAt: 16:00 → 17:00`, one per line;
-    /// times in `zone`. A value that was absent shows as "—".
-    static func changes(_ entry: LedgerEvent, zone: String) -> [String] {
+    /// times in `zone`, written in `language`. A value that was absent shows as "—".
+    static func changes(_ entry: LedgerEvent, zone: String, in language: Language = .english) -> [String] {
         guard let record = try? entry.record() else { return [] }
         return record.changes.keys.sorted().map { field in
             let change = record.changes[field]
-            return "\(field): \(shown(change?.before, zone: zone)) → \(shown(change?.after, zone: zone))"
+            let before = shown(change?.before, zone: zone, language)
+            return "\(field): \(before) → \(shown(change?.after, zone: zone, language))"
         }
     }
 
-    private static func shown(_ value: String?, zone: String) -> String {
+    private static func shown(_ value: String?, zone: String, _ language: Language) -> String {
         guard let value, !value.isEmpty else { return "—" }
         if value.count >= 20, value.count <= 35, let time = try? RFC3339.parse(value) {
-            return LocalTime.text(time, zone: zone)
+            return LocalTime.text(time, zone: zone, in: language)
         }
         return value
     }

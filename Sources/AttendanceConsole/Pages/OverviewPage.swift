@@ -13,7 +13,7 @@ extension Console {
         console.get(
             "overview",
             use: signedIn("overview", needs: .readTimesheets) { _, _, viewer, _ in
-                page("overview", title: "Overview", viewer: viewer, try await overviewData(viewer))
+                page("overview", title: viewer.t("Overview"), viewer: viewer, try await overviewData(viewer))
             })
     }
 
@@ -35,19 +35,22 @@ extension Console {
             let chartId = "chart-" + site.id.rawValue.filter { $0.isLetter || $0.isNumber }
             sections.append([
                 "id": site.id.rawValue, "name": site.name, "zone": site.timeZone,
-                "chart": OverviewChart.svg(overview, id: chartId),
-                "overtime": OverviewChart.hours(overview.days.reduce(0) { $0 + $1.overtimeMinutes }),
-                "exceptions": overview.days.reduce(0) { $0 + $1.openExceptions },
+                "chart": OverviewChart.svg(overview, id: chartId, words: viewer.words),
+                "overtime": OverviewChart.hours(
+                    overview.days.reduce(0) { $0 + $1.overtimeMinutes }, in: viewer.language),
+                "exceptions": viewer.words.number(overview.days.reduce(0) { $0 + $1.openExceptions }),
                 "days": overview.days.reversed().map { day in
                     [
-                        "date": day.date.description, "present": day.present, "late": day.late,
-                        "absent": day.absent, "leave": day.leave, "overtime": OverviewChart.hours(day.overtimeMinutes),
-                        "exceptions": day.openExceptions,
+                        "date": day.date.description, "dateText": viewer.words.date(day.date),
+                        "present": viewer.words.number(day.present), "late": viewer.words.number(day.late),
+                        "absent": viewer.words.number(day.absent), "leave": viewer.words.number(day.leave),
+                        "overtime": OverviewChart.hours(day.overtimeMinutes, in: viewer.language),
+                        "exceptions": viewer.words.number(day.openExceptions),
                         "href": "/console/timesheets?from=\(day.date)&to=\(day.date)",
                     ] as [String: Any]
                 },
             ])
         }
-        return ["sites": sections, "noSites": sections.isEmpty, "span": Self.overviewDays]
+        return ["sites": sections, "noSites": sections.isEmpty, "span": viewer.words.number(Self.overviewDays)]
     }
 }

@@ -13,13 +13,14 @@ extension Console {
             use: signedIn("people", needs: .readDirectory) { request, _, viewer, form in
                 let done = form["done"].flatMap {
                     [
-                        "added": "Person added.", "saved": "Changes saved.",
-                        "deactivated": "Person deactivated; their devices are revoked.",
-                        "reactivated": "Person active again; give them an enrollment code for their phone.",
+                        "added": viewer.t("Person added."), "saved": viewer.t("Changes saved."),
+                        "deactivated": viewer.t("Person deactivated; their devices are revoked."),
+                        "reactivated": viewer.t("Person active again; give them an enrollment code for their phone."),
                     ][$0]
                 }
                 return page(
-                    "people", title: "People", viewer: viewer, try await peopleData(viewer, form), notice: done)
+                    "people", title: viewer.t("People"), viewer: viewer, try await peopleData(viewer, form),
+                    notice: done)
             })
         console.post(
             "people",
@@ -42,12 +43,14 @@ extension Console {
             use: signedIn("deactivateEmployee", needs: .managePeople) { request, context, viewer, form in
                 let id = UserID(try context.parameters.require("id"))
                 let person = try await services.admin.employee(id: id)
+                let kept = viewer.t(
+                    "Their phones are revoked and stop checking in; their sessions and timesheets are kept.")
+                let later = viewer.t("You can reactivate them later; each phone then enrolls again.")
                 if let ask = unconfirmed(
                     Confirmation(
-                        question: "Deactivate \(Bidi.isolated(person.name))?",
-                        consequence: "Their phones are revoked and stop checking in; their sessions and timesheets "
-                            + "are kept. You can reactivate them later; each phone then enrolls again.",
-                        button: "Deactivate \(Bidi.isolated(person.name))",
+                        question: viewer.t("Deactivate %@?", Bidi.isolated(person.name)),
+                        consequence: kept + " " + later,
+                        button: viewer.t("Deactivate %@", Bidi.isolated(person.name)),
                         back: "/console/people?q=" + Pager.encoded(person.name)),
                     request: request, form: form, viewer: viewer)
                 {
@@ -72,10 +75,11 @@ extension Console {
                 let person = try await services.repository.employee(id: user)
                 data["code"] = [
                     "user": person?.name ?? user.rawValue, "code": issued.code,
-                    "expires": LocalTime.text(issued.expiresAt, zone: "UTC"),
+                    "expires": LocalTime.text(issued.expiresAt, zone: "UTC", in: viewer.language),
                 ]
                 return page(
-                    "people", title: "People", viewer: viewer, data, notice: "Enrollment code issued (shown once).")
+                    "people", title: viewer.t("People"), viewer: viewer, data,
+                    notice: viewer.t("Enrollment code issued (shown once)."))
             })
         console.post(
             "people/bulk",
@@ -87,12 +91,14 @@ extension Console {
                 case "codes", "codesCSV":
                     return try await enrollmentCodes(ids, byId, csv: form["action"] == "codesCSV", viewer: viewer)
                 case "deactivate":
+                    let kept = viewer.t(
+                        "Their phones are revoked and stop checking in; their sessions and timesheets are kept.")
                     if let ask = unconfirmed(
                         Confirmation(
-                            question: "Deactivate \(ids.count) \(ids.count == 1 ? "person" : "people")?",
-                            consequence: "Their phones are revoked and stop checking in; their sessions and "
-                                + "timesheets are kept. Each can be reactivated later.",
-                            button: "Deactivate \(ids.count)", back: "/console/people"),
+                            question: viewer.tp("Deactivate %lld people?", count: ids.count),
+                            consequence: kept + " " + viewer.t("Each can be reactivated later."),
+                            button: viewer.t("Deactivate %@", viewer.words.number(ids.count)),
+                            back: "/console/people"),
                         request: request, form: form, viewer: viewer)
                     {
                         return ask
@@ -101,10 +107,10 @@ extension Console {
                         try await services.admin.deactivateEmployee(id: id, actor: viewer.actor)
                     }
                     let notice =
-                        "\(deactivated.done.count) deactivated; their devices are revoked."
-                        + deactivated.failures("deactivated")
+                        viewer.tp("%lld deactivated; their devices are revoked.", count: deactivated.done.count)
+                        + deactivated.failures { viewer.t("Not deactivated: %@", $0) }
                     return page(
-                        "people", title: "People", viewer: viewer, try await peopleData(viewer, FormData("")),
+                        "people", title: viewer.t("People"), viewer: viewer, try await peopleData(viewer, FormData("")),
                         notice: notice)
                 default:
                     throw DomainError.field(
@@ -114,9 +120,10 @@ extension Console {
         console.get(
             "devices",
             use: signedIn("devices", needs: .readDirectory) { request, _, viewer, form in
-                let done = form["done"] == "revoked" ? "Device revoked." : nil
+                let done = form["done"] == "revoked" ? viewer.t("Device revoked.") : nil
                 return page(
-                    "devices", title: "Devices", viewer: viewer, try await deviceData(viewer, form), notice: done)
+                    "devices", title: viewer.t("Devices"), viewer: viewer, try await deviceData(viewer, form),
+                    notice: done)
             })
         console.post(
             "devices/:id/revoke",
@@ -127,12 +134,10 @@ extension Console {
                 if let device { owner = try await services.repository.employee(id: device.userId)?.name }
                 if let ask = unconfirmed(
                     Confirmation(
-                        question:
-                            "Revoke \(Bidi.isolated(device?.deviceName ?? "this phone"))"
-                            + "\(owner.map { " of \(Bidi.isolated($0))" } ?? "")?",
-                        consequence: "The phone stops checking in at once. To use it again, the person enrolls it "
-                            + "with a new code.",
-                        button: "Revoke the phone", back: "/console/devices"),
+                        question: revokeQuestion(device?.deviceName, owner: owner, viewer),
+                        consequence: viewer.t("The phone stops checking in at once.") + " "
+                            + viewer.t("To use it again, the person enrolls it with a new code."),
+                        button: viewer.t("Revoke the phone"), back: "/console/devices"),
                     request: request, form: form, viewer: viewer)
                 {
                     return ask
@@ -157,7 +162,7 @@ extension Console {
             [
                 "id": employee.id.rawValue, "name": employee.name, "externalId": employee.externalId ?? "",
                 "email": employee.email ?? "", "active": employee.isActive,
-                "deactivated": LocalTime.text(employee.deactivatedAt, zone: "UTC"),
+                "deactivated": LocalTime.text(employee.deactivatedAt, zone: "UTC", in: viewer.language),
                 "mayManage": mayManage && employee.isActive,
                 "mayReactivate": mayManage && !employee.isActive
                     && employee.name != AdminService.erasedName(employee.id),
@@ -168,13 +173,25 @@ extension Console {
             "rows": rows, "hasRows": !rows.isEmpty, "empty": everyone.isEmpty, "mayManage": mayManage,
             "pageMayManage": mayManage,
             "noMatch": !everyone.isEmpty && found.isEmpty, "q": form["q"] ?? "",
-            "count": form["q"] == nil ? "\(everyone.count) people" : "\(found.count) of \(everyone.count) people match",
+            "count": form["q"] == nil
+                ? viewer.tp("%lld people", count: everyone.count)
+                : viewer.tp("%lld of %@ people match", count: found.count, viewer.words.number(everyone.count)),
             "pager": pager.data(next: next),
         ]
     }
 
     /// The order lists of people use: by name as a person reads it (case and accents aside), then id.
     static func sortName(_ name: String) -> String { EmployeeSearch.folded(name) }
+
+    /// "Revoke ‹phone› of ‹person›?", as far as the device and its owner are known.
+    private func revokeQuestion(_ device: String?, owner: String?, _ viewer: Viewer) -> String {
+        switch (device, owner) {
+        case (let device?, let owner?): viewer.t("Revoke %@ of %@?", Bidi.isolated(device), Bidi.isolated(owner))
+        case (let device?, nil): viewer.t("Revoke %@?", Bidi.isolated(device))
+        case (nil, let owner?): viewer.t("Revoke this phone of %@?", Bidi.isolated(owner))
+        case (nil, nil): viewer.t("Revoke this phone?")
+        }
+    }
 
     /// Devices by their employee's name, 50 a page, found with `q` (the employee, or the device's
     /// name or id).
@@ -200,12 +217,16 @@ extension Console {
             return [
                 "id": device.id.rawValue, "name": name(device),
                 "deviceName": device.deviceName ?? "", "platform": device.platform,
-                "enrolled": LocalTime.text(device.enrolledAt, zone: "UTC"),
-                "lastSeen": device.lastSeenAt.map { LocalTime.text($0, zone: "UTC") } ?? "never",
-                "revoked": LocalTime.text(device.revokedAt, zone: "UTC"), "silent": silentForADay,
-                "appVersion": device.state?.appVersion ?? device.appVersion ?? "not reported yet",
-                "detection": device.state.map { $0.blockers.isEmpty ? "allowed" : $0.blockers.joined(separator: "; ") }
-                    ?? "not reported",
+                "enrolled": LocalTime.text(device.enrolledAt, zone: "UTC", in: viewer.language),
+                "lastSeen": device.lastSeenAt.map { LocalTime.text($0, zone: "UTC", in: viewer.language) }
+                    ?? viewer.t("never"),
+                "revoked": LocalTime.text(device.revokedAt, zone: "UTC", in: viewer.language), "silent": silentForADay,
+                "appVersion": device.state?.appVersion ?? device.appVersion ?? viewer.t("not reported yet"),
+                // The phone's reasons are the core's fixed sentences: translated where the catalogue has them.
+                "detection": device.state.map {
+                    $0.blockers.isEmpty
+                        ? viewer.t("allowed") : $0.blockers.map(viewer.words.known).joined(separator: "; ")
+                } ?? viewer.t("not reported"),
                 "mayRevoke": mayManage && device.revokedAt == nil,
             ]
         }
@@ -213,7 +234,9 @@ extension Console {
         return [
             "rows": rows, "hasRows": !rows.isEmpty, "empty": all.isEmpty, "noMatch": !all.isEmpty && found.isEmpty,
             "q": form["q"] ?? "", "pager": pager.data(next: next),
-            "count": form["q"] == nil ? "\(all.count) devices" : "\(found.count) of \(all.count) devices match",
+            "count": form["q"] == nil
+                ? viewer.tp("%lld devices", count: all.count)
+                : viewer.tp("%lld of %@ devices match", count: found.count, viewer.words.number(all.count)),
         ]
     }
 
@@ -226,7 +249,9 @@ extension Console {
             let code = try await services.auth.issueEnrollmentCode(for: id, actor: viewer.actor)
             return [
                 "name": people[id]?.name ?? id.rawValue, "externalId": people[id]?.externalId ?? "",
-                "code": code.code, "expires": LocalTime.text(code.expiresAt, zone: "UTC"),
+                "code": code.code, "expires": LocalTime.text(code.expiresAt, zone: "UTC", in: viewer.language),
+                // The CSV is read by machines: its time stays in the one form, whatever the viewer reads.
+                "expiresUTC": LocalTime.text(code.expiresAt, zone: "UTC", in: .english),
             ]
         }
         var rows = issued.done
@@ -235,7 +260,7 @@ extension Console {
         if csv {
             var text = CSVText.record(["name", "employee_number", "code", "expires_utc"])
             for row in rows {
-                text += CSVText.record(["name", "externalId", "code", "expires"].map { row[$0] as? String ?? "" })
+                text += CSVText.record(["name", "externalId", "code", "expiresUTC"].map { row[$0] as? String ?? "" })
             }
             var headers = HTTPFields()
             headers[.contentType] = "text/csv; charset=utf-8"
@@ -244,8 +269,9 @@ extension Console {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
         }
         return page(
-            "enrollment-sheet", title: "Enrollment codes", viewer: viewer,
+            "enrollment-sheet", title: viewer.t("Enrollment codes"), viewer: viewer,
             ["rows": rows, "failed": failed, "count": rows.count],
-            notice: "\(rows.count) enrollment codes issued (shown once: print this page or hand each one out).")
+            notice: viewer.tp(
+                "%lld enrollment codes issued (shown once: print this page or hand each one out).", count: rows.count))
     }
 }

@@ -12,7 +12,7 @@ extension Console {
         console.get(
             "presence",
             use: signedIn("presence", needs: .readPresence) { _, _, viewer, form in
-                return page("presence", title: "On site now", viewer: viewer, try await presenceData(viewer))
+                return page("presence", title: viewer.t("On site now"), viewer: viewer, try await presenceData(viewer))
             })
         console.get(
             "events",
@@ -23,7 +23,9 @@ extension Console {
                 guard hub.streams(of: viewer.account.id) < PresenceHub.streamsPerAccount else {
                     throw Problem(
                         429, "Too many live pages",
-                        "this account has \(PresenceHub.streamsPerAccount) live pages open; close some and reload",
+                        viewer.t(
+                            "this account has %@ live pages open; close some and reload",
+                            viewer.words.number(PresenceHub.streamsPerAccount)),
                         retryAfterSeconds: 30)
                 }
                 return events(for: listener, after: after)
@@ -50,20 +52,30 @@ extension Console {
                     return [
                         "session": entry.session.sessionKey.rawValue, "user": entry.session.userId.rawValue,
                         "name": entry.name ?? entry.session.userId.rawValue,
-                        "since": LocalTime.plain(entry.session.checkInAt, zone: site.timeZone),
-                        "lastHeard": LocalTime.text(entry.session.lastSeenAt, zone: site.timeZone),
-                        "confidence": confidence.rawValue,
+                        "since": LocalTime.plain(entry.session.checkInAt, zone: site.timeZone, in: viewer.language),
+                        "lastHeard": LocalTime.text(
+                            entry.session.lastSeenAt, zone: site.timeZone, in: viewer.language),
+                        "confidence": confidence.rawValue, "confidenceLabel": Self.confidenceLabel(confidence, viewer),
                     ]
                 }
             return [
-                "id": site.id.rawValue, "name": site.name, "zone": site.timeZone, "count": rows.count.formatted(),
-                "rows": rows, "empty": rows.isEmpty,
+                "id": site.id.rawValue, "name": site.name, "zone": site.timeZone,
+                "count": viewer.words.number(rows.count), "rows": rows, "empty": rows.isEmpty,
             ]
         }
         return [
             "sites": sections, "noSites": sections.isEmpty, "mayManageSites": viewer.may(.manageSites),
             "after": String(after),
         ]
+    }
+
+    /// A confidence as the page shows it (console.js has the same words from the page's status element).
+    static func confidenceLabel(_ confidence: PresenceConfidence, _ viewer: Viewer) -> String {
+        switch confidence {
+        case .confirmed: viewer.t("confirmed")
+        case .unconfirmed: viewer.t("unconfirmed")
+        case .silent: viewer.t("silent")
+        }
     }
 
     /// `text/event-stream` of `presence` events for the viewer's sites, until the page closes or

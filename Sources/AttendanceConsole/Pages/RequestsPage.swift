@@ -11,9 +11,11 @@ extension Console {
             "requests",
             use: signedIn("requests", needs: .readRequests) { request, _, viewer, form in
                 let done = form["done"].flatMap {
-                    ["approved": "Request approved.", "rejected": "Request rejected."][$0]
+                    ["approved": viewer.t("Request approved."), "rejected": viewer.t("Request rejected.")][$0]
                 }
-                return page("requests", title: "Requests", viewer: viewer, try await requestData(viewer), notice: done)
+                return page(
+                    "requests", title: viewer.t("Requests"), viewer: viewer, try await requestData(viewer),
+                    notice: done)
             })
         console.post(
             "requests/bulk",
@@ -29,11 +31,14 @@ extension Console {
                         actor: viewer.actor, scope: viewer.scope)
                 }
                 let done = decided.done.count
-                let verb = decision == "approve" ? "approved" : "rejected"
                 let notice =
-                    "\(done) \(done == 1 ? "request" : "requests") \(verb)." + decided.failures("decided")
+                    (decision == "approve"
+                        ? viewer.tp("%lld requests approved.", count: done)
+                        : viewer.tp("%lld requests rejected.", count: done))
+                    + decided.failures { viewer.t("Not decided: %@", $0) }
                 return page(
-                    "requests", title: "Requests", viewer: viewer, try await requestData(viewer), notice: notice)
+                    "requests", title: viewer.t("Requests"), viewer: viewer, try await requestData(viewer),
+                    notice: notice)
             })
         console.post(
             "requests/:id/:decision",
@@ -41,7 +46,7 @@ extension Console {
                 let id = try context.parameters.require("id")
                 let decision = try context.parameters.require("decision")
                 guard ["approve", "reject"].contains(decision) else {
-                    throw Problem(404, "No such decision", "'\(decision)' is not approve or reject")
+                    throw Problem(404, "No such decision", viewer.t("'%@' is not approve or reject", decision))
                 }
                 _ = try await services.requests.decide(
                     id: CorrectionRequestID(id), approve: decision == "approve", comment: form["comment"],
@@ -64,17 +69,27 @@ extension Console {
             let zone = request.siteId.flatMap { sites[$0]?.timeZone } ?? "UTC"
             return [
                 "id": request.id, "name": names[request.userId] ?? request.userId.rawValue,
-                "kind": request.kind == .correction ? "correction" : "missing session",
+                "kind": request.kind == .correction ? viewer.t("correction") : viewer.t("missing session"),
                 "site": request.siteId.flatMap { sites[$0]?.name } ?? "",
                 "session": request.sessionKey?.rawValue ?? "",
-                "checkIn": LocalTime.text(request.checkInAt, zone: zone),
-                "checkOut": LocalTime.text(request.checkOutAt, zone: zone), "reason": request.reason,
-                "state": request.state.rawValue, "pending": request.state == .pending,
-                "comment": request.comment ?? "", "filed": LocalTime.text(request.createdAt, zone: zone),
+                "checkIn": LocalTime.text(request.checkInAt, zone: zone, in: viewer.language),
+                "checkOut": LocalTime.text(request.checkOutAt, zone: zone, in: viewer.language),
+                "reason": request.reason, "state": Self.requestStateText(request.state, viewer),
+                "pending": request.state == .pending, "comment": request.comment ?? "",
+                "filed": LocalTime.text(request.createdAt, zone: zone, in: viewer.language),
                 "mayDecide": request.state == .pending && viewer.may(.decideRequests),
             ]
         }
         let anyPending = visible.contains { $0.state == .pending }
         return ["rows": rows, "empty": rows.isEmpty, "mayDecideAny": anyPending && viewer.may(.decideRequests)]
+    }
+
+    /// A request's state as the viewer reads it.
+    static func requestStateText(_ state: CorrectionRequestRecord.State, _ viewer: Viewer) -> String {
+        switch state {
+        case .pending: viewer.t("pending")
+        case .approved: viewer.t("approved")
+        case .rejected: viewer.t("rejected")
+        }
     }
 }

@@ -13,7 +13,7 @@ extension Console {
             "sessions",
             use: signedIn("sessions", needs: .readSessions) { request, _, viewer, form in
                 return page(
-                    "sessions", title: "Sessions", viewer: viewer,
+                    "sessions", title: viewer.t("Sessions"), viewer: viewer,
                     try await sessionList(form, viewer))
             })
         console.post(
@@ -22,8 +22,10 @@ extension Console {
                 let site = try await site(SiteID(try form.required("siteId", label: "site")), viewer: viewer)
                 let added = try await services.corrections.add(
                     userId: UserID(try form.required("userId", label: "employee")), siteId: site.id,
-                    checkInAt: try time(form, "checkInAt", zone: site.timeZone),
-                    checkOutAt: try form["checkOutAt"].map { _ in try time(form, "checkOutAt", zone: site.timeZone) },
+                    checkInAt: try time(form, "checkInAt", zone: site.timeZone, viewer: viewer),
+                    checkOutAt: try form["checkOutAt"].map { _ in
+                        try time(form, "checkOutAt", zone: site.timeZone, viewer: viewer)
+                    },
                     reason: form["reason"] ?? "", actor: viewer.actor, formKey: form["formKey"])
                 // A day payroll has locked keeps its locked rows: say so, and where the change shows.
                 let day = SiteCalendar.date(of: added.checkInAt, in: TimeZone(identifier: site.timeZone) ?? .gmt)
@@ -37,9 +39,10 @@ extension Console {
             "sessions/:key",
             use: signedIn("session", needs: .readSessions) { request, context, viewer, form in
                 let key = SessionKey(try context.parameters.require("key"))
-                let done = form["done"].flatMap { Self.sessionNotices[$0] }
+                let done = form["done"].flatMap { Self.sessionNotice($0, viewer) }
                 return page(
-                    "session", title: "Session", viewer: viewer, try await sessionData(key, viewer), notice: done)
+                    "session", title: viewer.t("Session"), viewer: viewer, try await sessionData(key, viewer),
+                    notice: done)
             })
         console.post(
             "sessions/:key/correct",
@@ -53,7 +56,7 @@ extension Console {
                     guard let text = form[name], text != LocalTime.inputValue(shown, zone: site.timeZone) else {
                         return nil
                     }
-                    return try time(form, name, zone: site.timeZone)
+                    return try time(form, name, zone: site.timeZone, viewer: viewer)
                 }
                 _ = try await services.corrections.correct(
                     key, checkInAt: try changed("checkInAt", session.checkInAt),
@@ -72,12 +75,22 @@ extension Console {
             })
     }
 
-    static let sessionNotices = [
-        "added": "Session added.", "corrected": "Session corrected.", "voided": "Session voided.",
-        "addedLocked": "Session added. Its day is in a locked pay period: the locked timesheet keeps its "
-            + "rows, and this session shows under Exceptions, Changes after a locked period, until the "
-            + "period is reopened.",
-    ]
+    /// The notice after an action (`?done=`), in the viewer's language.
+    static func sessionNotice(_ done: String, _ viewer: Viewer) -> String? {
+        switch done {
+        case "added": viewer.t("Session added.")
+        case "corrected": viewer.t("Session corrected.")
+        case "voided": viewer.t("Session voided.")
+        case "addedLocked":
+            viewer.t("Session added.") + " "
+                + viewer.t(
+                    "Its day is in a locked pay period: the locked timesheet keeps its rows, and %@",
+                    viewer.t(
+                        "this session shows under %@, until the period is reopened.",
+                        viewer.t("Exceptions") + ", " + viewer.t("Changes after a locked period")))
+        default: nil
+        }
+    }
 
     static let sessionPageSize = 100
 
@@ -91,7 +104,9 @@ extension Console {
         let from = try form["from"].map { try LocalTime.day("from", $0) }
         let to = try form["to"].map { try LocalTime.day("to", $0) }
         if let from, let to, to < from {
-            throw DomainError.field("to", to.description, expected: "a day on or after 'from' (\(from))")
+            throw Problem(
+                400, "Invalid request",
+                viewer.t("'to' is '%@'; expected a day on or after 'from' (%@)", to.description, from.description))
         }
         var selected = form["user"].flatMap { byId[UserID($0)] }
         var matches: [EmployeeRecord] = []
@@ -143,9 +158,10 @@ extension Console {
             return [
                 "key": session.sessionKey.rawValue, "name": byId[session.userId]?.name ?? session.userId.rawValue,
                 "user": session.userId.rawValue, "site": site?.name ?? session.siteId.rawValue,
-                "checkIn": LocalTime.text(session.checkInAt, zone: zone),
-                "checkOut": LocalTime.text(session.checkOutAt, zone: zone), "open": session.checkOutAt == nil,
-                "status": session.status, "corrected": session.corrected,
+                "checkIn": LocalTime.text(session.checkInAt, zone: zone, in: viewer.language),
+                "checkOut": LocalTime.text(session.checkOutAt, zone: zone, in: viewer.language),
+                "open": session.checkOutAt == nil, "status": Self.statusLabel(session.status, viewer),
+                "corrected": session.corrected,
             ]
         }
         let next =
@@ -165,7 +181,8 @@ extension Console {
                         ].compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }),
                 ] as [String: Any]
             },
-            "moreMatches": matches.count > 50 ? "\(matches.count - 50) more match; type more of the name." : "",
+            "moreMatches": matches.count > 50
+                ? viewer.tp("%lld more match; type more of the name.", count: matches.count - 50) : "",
             "selected": selected.map { ["id": $0.id.rawValue, "name": $0.name] } as Any,
             "clearUser": Pager.address(
                 "/console/sessions",
@@ -201,22 +218,22 @@ extension Console {
         let (session, entries) = try await services.corrections.history(key, scope: viewer.scope)
         let site = try await site(session.siteId, viewer: viewer)
         let employee = try? await services.repository.employee(id: session.userId)
-        let actors = try await ActorNames(services: services)
+        let actors = try await ActorNames(services: services, words: viewer.words)
         let history: [[String: Any]] = entries.map { entry in
             let (at, received) = LedgerRows.happenedAt(entry)
             return [
                 "kind": entry.kind.rawValue, "actor": actors(entry.actor),
-                "at": LocalTime.text(at, zone: site.timeZone),
-                "received": received.map { LocalTime.text($0, zone: site.timeZone) } ?? "",
-                "reason": LedgerRows.reason(entry),
-                "changes": LedgerRows.changes(entry, zone: site.timeZone),
+                "at": LocalTime.text(at, zone: site.timeZone, in: viewer.language),
+                "received": received.map { LocalTime.text($0, zone: site.timeZone, in: viewer.language) } ?? "",
+                "reason": LedgerRows.reason(entry, words: viewer.words),
+                "changes": LedgerRows.changes(entry, zone: site.timeZone, in: viewer.language),
             ]
         }
         return [
             "key": key.rawValue, "name": employee?.name ?? session.userId.rawValue, "user": session.userId.rawValue,
-            "site": site.name, "zone": site.timeZone, "status": session.status,
-            "checkIn": LocalTime.text(session.checkInAt, zone: site.timeZone),
-            "checkOut": LocalTime.text(session.checkOutAt, zone: site.timeZone),
+            "site": site.name, "zone": site.timeZone, "status": Self.statusLabel(session.status, viewer),
+            "checkIn": LocalTime.text(session.checkInAt, zone: site.timeZone, in: viewer.language),
+            "checkOut": LocalTime.text(session.checkOutAt, zone: site.timeZone, in: viewer.language),
             "checkInValue": LocalTime.inputValue(session.checkInAt, zone: site.timeZone),
             "checkOutValue": LocalTime.inputValue(session.checkOutAt, zone: site.timeZone),
             "checkOutReason": session.checkOutReason ?? "", "history": history,
@@ -224,17 +241,35 @@ extension Console {
         ]
     }
 
+    /// A session's status (`SessionRecord.status`) as the page shows it.
+    static func statusLabel(_ status: String, _ viewer: Viewer) -> String {
+        switch status {
+        case "open": viewer.t("open")
+        case "closed": viewer.t("closed")
+        case "voided": viewer.t("voided")
+        default: status
+        }
+    }
+
     func site(_ id: SiteID, viewer: Viewer) async throws -> SiteRecord {
         try viewer.requireSite(id)
         return try await services.admin.site(id: id)
     }
 
-    /// A `datetime-local` field read in the site's zone, or a problem naming it.
-    func time(_ form: FormData, _ name: String, zone: String) throws -> Date {
+    /// A `datetime-local` field read in the site's zone, or a problem naming it (in the viewer's
+    /// language when there is one).
+    func time(_ form: FormData, _ name: String, zone: String, viewer: Viewer? = nil) throws -> Date {
         let text = try form.required(name, label: name)
         guard let date = LocalTime.parse(text, zone: zone) else {
-            throw DomainError.field(
-                name, text, expected: "a date and time YYYY-MM-DDTHH:MM in the site's zone (\(zone))")
+            guard let viewer else {
+                throw DomainError.field(
+                    name, text, expected: "a date and time YYYY-MM-DDTHH:MM in the site's zone (\(zone))")
+            }
+            throw Problem(
+                400, "Invalid request",
+                viewer.t(
+                    "'%@' is '%@'; expected a date and time YYYY-MM-DDTHH:MM in the site's zone (%@)",
+                    name, text, zone))
         }
         return date
     }

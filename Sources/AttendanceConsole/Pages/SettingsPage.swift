@@ -12,9 +12,10 @@ extension Console {
         console.get(
             "settings",
             use: signedIn("settings", needs: .manageTimesheetSettings) { _, _, viewer, form in
-                let done = form["done"].flatMap { Self.settingNotices[$0] }
+                let done = form["done"].flatMap { Self.settingNotice($0, viewer) }
                 return page(
-                    "settings", title: "Settings", viewer: viewer, try await settingsData(form, viewer), notice: done)
+                    "settings", title: viewer.t("Settings"), viewer: viewer, try await settingsData(form, viewer),
+                    notice: done)
             })
         console.post(
             "settings/pay-cycle",
@@ -66,9 +67,9 @@ extension Console {
                     id: ScheduleID(try context.parameters.require("id")))
                 if let ask = unconfirmed(
                     Confirmation(
-                        question: "Delete the schedule \(Bidi.isolated(schedule.name))?",
-                        consequence: "Refused while an assignment or a site's rules use it.",
-                        button: "Delete \(Bidi.isolated(schedule.name))", back: "/console/settings"),
+                        question: viewer.t("Delete the schedule %@?", Bidi.isolated(schedule.name)),
+                        consequence: viewer.t("Refused while an assignment or a site's rules use it."),
+                        button: viewer.t("Delete %@", Bidi.isolated(schedule.name)), back: "/console/settings"),
                     request: request, form: form, viewer: viewer)
                 {
                     return ask
@@ -150,12 +151,64 @@ extension Console {
             })
     }
 
-    static let settingNotices = [
-        "cycle": "Pay cycle saved.", "schedule": "Schedule saved.", "scheduleDeleted": "Schedule deleted.",
-        "rules": "Site rules saved.", "holiday": "Holiday saved.", "holidayDeleted": "Holiday removed.",
-        "assigned": "Schedule assigned.", "assignmentEnded": "Assignment removed.", "leave": "Leave saved.",
-        "leaveDeleted": "Leave removed.",
-    ]
+    /// The notice after a saved change (`?done=…`), in the viewer's language.
+    static func settingNotice(_ done: String, _ viewer: Viewer) -> String? {
+        switch done {
+        case "cycle": viewer.t("Pay cycle saved.")
+        case "schedule": viewer.t("Schedule saved.")
+        case "scheduleDeleted": viewer.t("Schedule deleted.")
+        case "rules": viewer.t("Site rules saved.")
+        case "holiday": viewer.t("Holiday saved.")
+        case "holidayDeleted": viewer.t("Holiday removed.")
+        case "assigned": viewer.t("Schedule assigned.")
+        case "assignmentEnded": viewer.t("Assignment removed.")
+        case "leave": viewer.t("Leave saved.")
+        case "leaveDeleted": viewer.t("Leave removed.")
+        default: nil
+        }
+    }
+
+    /// A weekday's name as a label; `short`: its abbreviation in a schedule's shifts.
+    static func weekdayLabel(_ day: Weekday, short: Bool = false, _ viewer: Viewer) -> String {
+        switch day {
+        case .monday: short ? viewer.t("Mon") : viewer.t("Monday")
+        case .tuesday: short ? viewer.t("Tue") : viewer.t("Tuesday")
+        case .wednesday: short ? viewer.t("Wed") : viewer.t("Wednesday")
+        case .thursday: short ? viewer.t("Thu") : viewer.t("Thursday")
+        case .friday: short ? viewer.t("Fri") : viewer.t("Friday")
+        case .saturday: short ? viewer.t("Sat") : viewer.t("Saturday")
+        case .sunday: short ? viewer.t("Sun") : viewer.t("Sunday")
+        }
+    }
+
+    /// A pay cycle's label in a menu and the list (the option's value stays the raw value).
+    static func payCycleLabel(_ cycle: PayCycle, _ viewer: Viewer) -> String {
+        switch cycle {
+        case .weekly: viewer.t("weekly")
+        case .biweekly: viewer.t("biweekly")
+        case .semimonthly: viewer.t("semimonthly")
+        case .monthly: viewer.t("monthly")
+        }
+    }
+
+    /// A day boundary's label, after "A session counts on".
+    static func dayBoundaryLabel(_ boundary: DayBoundary, _ viewer: Viewer) -> String {
+        switch boundary {
+        case .calendar: viewer.t("the calendar day (split at midnight)")
+        case .shiftStart: viewer.t("the day the shift starts")
+        }
+    }
+
+    /// A leave type's label: the four the form offers translated, any other as it was typed.
+    static func leaveTypeLabel(_ type: String, _ viewer: Viewer) -> String {
+        switch type {
+        case "vacation": viewer.t("vacation")
+        case "sick": viewer.t("sick")
+        case "unpaid": viewer.t("unpaid")
+        case "other": viewer.t("other")
+        default: type
+        }
+    }
 
     /// A site's rules form as a policy; each number named when it is not one.
     private func policy(_ form: FormData) throws -> TimesheetPolicy {
@@ -207,7 +260,10 @@ extension Console {
             siteRows.append([
                 "id": site.id.rawValue, "name": site.name, "zone": site.timeZone,
                 "boundaries": DayBoundary.allCases.map {
-                    ["value": $0.rawValue, "selected": $0 == policy.dayBoundary]
+                    [
+                        "value": $0.rawValue, "label": Self.dayBoundaryLabel($0, viewer),
+                        "selected": $0 == policy.dayBoundary,
+                    ]
                 },
                 "late": policy.lateGraceMinutes, "early": policy.earlyGraceMinutes,
                 "halfDay": policy.halfDayBelowMinutes.map(String.init) ?? "",
@@ -218,7 +274,10 @@ extension Console {
                     ["id": $0.id.rawValue, "name": $0.name, "selected": $0.id == rules.defaultScheduleId]
                 },
                 "holidays": (holidays[site.id] ?? []).map {
-                    ["date": $0.date.description, "name": $0.name, "siteId": site.id.rawValue]
+                    [
+                        "date": $0.date.description, "day": viewer.language.date($0.date), "name": $0.name,
+                        "siteId": site.id.rawValue,
+                    ]
                 },
             ])
         }
@@ -227,7 +286,8 @@ extension Console {
                 "id": schedule.id.rawValue, "name": schedule.name,
                 "shifts": Weekday.allCases.compactMap { day in
                     schedule.shifts[day].map {
-                        "\(day.name.prefix(3).capitalized) \(TimesheetSettingCodec.clockText($0.startMinute))–"
+                        "\(Self.weekdayLabel(day, short: true, viewer)) "
+                            + "\(TimesheetSettingCodec.clockText($0.startMinute))–"
                             + "\(TimesheetSettingCodec.clockText($0.endMinute)) "
                             + "(\(LocalTime.duration(minutes: $0.expectedMinutes)))"
                     }
@@ -236,14 +296,15 @@ extension Console {
         }
         var data: [String: Any] = [
             "sites": siteRows, "schedules": scheduleRows, "noSchedules": scheduleRows.isEmpty,
-            "weekdays": Weekday.allCases.map { ["name": $0.name, "label": $0.name.capitalized] },
+            "weekdays": Weekday.allCases.map { ["name": $0.name, "label": Self.weekdayLabel($0, viewer)] },
             "cycles": try await services.payPeriods.cycles().map {
                 [
-                    "cycle": $0.cycle.rawValue, "from": $0.effectiveFrom.description,
-                    "anchor": $0.anchor.description,
+                    "cycle": Self.payCycleLabel($0.cycle, viewer), "from": viewer.language.date($0.effectiveFrom),
+                    "anchor": viewer.language.date($0.anchor),
                 ]
             },
-            "cycleKinds": PayCycle.allCases.map(\.rawValue), "mayPayCycle": viewer.may(.managePayPeriods),
+            "cycleKinds": PayCycle.allCases.map { ["value": $0.rawValue, "label": Self.payCycleLabel($0, viewer)] },
+            "mayPayCycle": viewer.may(.managePayPeriods),
             "siteChoices": sites.map { ["id": $0.id.rawValue, "name": $0.name] },
             "q": form["q"] ?? "", "today": today.description,
         ]
@@ -269,14 +330,16 @@ extension Console {
                         [
                             "id": $0.id.rawValue, "site": siteNames[$0.siteId] ?? $0.siteId.rawValue,
                             "schedule": scheduleNames[$0.scheduleId] ?? $0.scheduleId.rawValue,
-                            "from": $0.from.description, "through": $0.through?.description ?? "open-ended",
+                            "from": viewer.language.date($0.from),
+                            "through": $0.through.map { viewer.language.date($0) } ?? viewer.t("open-ended"),
                         ]
                     },
                     "leave": try await services.timesheetSettings.leave(
                         userId: person.id, dates: today.adding(days: -366)...today.adding(days: 366)
                     ).map {
                         [
-                            "date": $0.date.description, "type": $0.type, "note": $0.note ?? "",
+                            "date": $0.date.description, "day": viewer.language.date($0.date),
+                            "type": Self.leaveTypeLabel($0.type, viewer), "note": $0.note ?? "",
                             "site": siteNames[$0.siteId] ?? $0.siteId.rawValue,
                         ]
                     },

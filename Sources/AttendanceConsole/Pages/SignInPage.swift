@@ -25,9 +25,10 @@ extension Console {
                 SignInFormKey.verifies(
                     field: form["csrf"], cookie: request.cookies[ConsoleSecurity.signInCookieName]?.value, key: key)
             else {
+                let words = self.words(request)
                 return try await signInForm(
-                    words(request), email: email,
-                    problem: words(request).t("the sign-in form's token is missing or expired; sign in again on this page"),
+                    words, email: email,
+                    problem: words.t("the sign-in form's token is missing or expired; sign in again on this page"),
                     status: 403, secure: secure, next: next)
             }
             do {
@@ -38,9 +39,10 @@ extension Console {
                     signedIn.cookieToken, maxAge: Int(services.signIn.sessionLifetime), secure: secure)
                 return Self.redirect(next ?? "/console/presence", cookie: cookie)
             } catch let error as DomainError {
+                let words = self.words(request)
                 var response = try await signInForm(
-                    words(request), email: email, problem: words(request).known(error.detail), status: Problem.status(of: error.kind), secure: secure,
-                    next: next)
+                    words, email: email, problem: words.known(error.detail), status: Problem.status(of: error.kind),
+                    secure: secure, next: next)
                 if let seconds = error.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
                 return response
             }

@@ -11,13 +11,18 @@ extension Console {
         console.get(
             "sites",
             use: signedIn("sites", needs: .readDirectory) { request, _, viewer, form in
-                let done = form["done"].flatMap {
-                    [
-                        "added": "Site added.", "saved": "Site saved.", "beacon": "Beacon added.",
-                        "deleted": "Site deleted; its records are kept.", "beaconRemoved": "Beacon removed.",
-                    ][$0]
+                let done = form["done"].flatMap { done -> String? in
+                    switch done {
+                    case "added": viewer.t("Site added.")
+                    case "saved": viewer.t("Site saved.")
+                    case "beacon": viewer.t("Beacon added.")
+                    case "deleted": viewer.t("Site deleted; its records are kept.")
+                    case "beaconRemoved": viewer.t("Beacon removed.")
+                    default: nil
+                    }
                 }
-                return page("sites", title: "Sites", viewer: viewer, try await siteData(viewer), notice: done)
+                return page(
+                    "sites", title: viewer.t("Sites"), viewer: viewer, try await siteData(viewer), notice: done)
             })
         console.post(
             "sites",
@@ -48,10 +53,13 @@ extension Console {
                 let site = try await services.admin.site(id: SiteID(try context.parameters.require("id")))
                 if let ask = unconfirmed(
                     Confirmation(
-                        question: "Delete the site \(Bidi.isolated(site.name))?",
-                        consequence: "Its beacon stops checking anyone in and it leaves the lists; its sessions and "
-                            + "timesheets are kept and still name it.",
-                        button: "Delete \(Bidi.isolated(site.name))", back: "/console/sites"),
+                        question: viewer.t("Delete the site %@?", Bidi.isolated(site.name)),
+                        consequence: viewer.t(
+                            """
+                            Its beacon stops checking anyone in and it leaves the lists; its sessions and \
+                            timesheets are kept and still name it.
+                            """),
+                        button: viewer.t("Delete %@", Bidi.isolated(site.name)), back: "/console/sites"),
                     request: request, form: form, viewer: viewer)
                 {
                     return ask
@@ -66,10 +74,13 @@ extension Console {
                 let beacon = try await services.repository.beacons(siteId: nil).first { $0.id == id }
                 if let ask = unconfirmed(
                     Confirmation(
-                        question: "Remove the beacon \(beacon.map { "minor \($0.minor)" } ?? id.rawValue)"
-                            + "\(beacon?.label.map { " (\($0))" } ?? "")?",
-                        consequence: "Its calibration is forgotten; phones use the site's default power for it.",
-                        button: "Remove the beacon", back: "/console/sites"),
+                        question: viewer.t(
+                            "Remove the beacon %@?",
+                            (beacon.map { viewer.t("minor %@", viewer.words.number(Int($0.minor))) } ?? id.rawValue)
+                                + (beacon?.label.map { " (\($0))" } ?? "")),
+                        consequence: viewer.t(
+                            "Its calibration is forgotten; phones use the site's default power for it."),
+                        button: viewer.t("Remove the beacon"), back: "/console/sites"),
                     request: request, form: form, viewer: viewer)
                 {
                     return ask
@@ -98,7 +109,7 @@ extension Console {
         let beacons = Dictionary(grouping: try await services.repository.beacons(siteId: nil), by: \.siteId)
         let mayManage = viewer.may(.manageSites)
         let rows: [[String: Any]] = try await services.repository.sites().filter { viewer.scope.permits($0.id) }.map {
-            site in Self.row(site, beacons: beacons[site.id] ?? [], mayManage: mayManage && site.isActive)
+            site in Self.row(site, beacons: beacons[site.id] ?? [], mayManage: mayManage && site.isActive, viewer)
         }
         return [
             "rows": rows, "empty": rows.isEmpty, "mayManage": mayManage, "defaultUUID": Self.defaultBeaconUUID,
@@ -107,10 +118,13 @@ extension Console {
     }
 
     /// One site's row of the table, with its beacons.
-    private static func row(_ site: SiteRecord, beacons: [BeaconRecord], mayManage: Bool) -> [String: Any] {
+    private static func row(
+        _ site: SiteRecord, beacons: [BeaconRecord], mayManage: Bool, _ viewer: Viewer
+    ) -> [String: Any] {
+        let language = viewer.language
         var row: [String: Any] = [
             "id": site.id.rawValue, "name": site.name, "zone": site.timeZone, "uuid": site.beacon.uuid.uuidString,
-            "major": Int(site.beacon.major).formatted(), "majorValue": String(site.beacon.major),
+            "major": viewer.words.number(Int(site.beacon.major)), "majorValue": String(site.beacon.major),
             "active": site.isActive, "mayManage": mayManage,
         ]
         let geofence = site.geofence
@@ -118,13 +132,18 @@ extension Console {
         row["longitude"] = geofence.map { String($0.longitude) } ?? ""
         row["radius"] = geofence.map { String($0.radiusMeters) } ?? ""
         row["geofence"] =
-            geofence.map { String(format: "%.5f, %.5f, radius %.0f m", $0.latitude, $0.longitude, $0.radiusMeters) }
-            ?? "none"
+            geofence.map {
+                viewer.t(
+                    "%@, %@, radius %@ m", language.number($0.latitude, fractionDigits: 5),
+                    language.number($0.longitude, fractionDigits: 5),
+                    language.number($0.radiusMeters, fractionDigits: 0))
+            } ?? viewer.t("none")
         row["beacons"] = beacons.map { (beacon: BeaconRecord) -> [String: Any] in
             [
-                "id": beacon.id.rawValue, "minor": Int(beacon.minor).formatted(), "label": beacon.label ?? "",
+                "id": beacon.id.rawValue, "minor": viewer.words.number(Int(beacon.minor)), "label": beacon.label ?? "",
                 "mayManage": mayManage,
-                "power": beacon.txPowerDBm.map { String(format: "%.1f dBm at 1 m", $0) } ?? "not calibrated",
+                "power": beacon.txPowerDBm.map { viewer.t("%@ dBm at 1 m", language.number($0, fractionDigits: 1)) }
+                    ?? viewer.t("not calibrated"),
             ]
         }
         return row

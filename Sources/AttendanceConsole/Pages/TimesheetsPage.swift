@@ -14,12 +14,12 @@ extension Console {
             use: signedIn("timesheets", needs: .readTimesheets) { request, _, viewer, form in
                 let done = form["done"].flatMap {
                     [
-                        "approve": "Period approved.", "lock": "Period locked.",
-                        "reopen": "Period reopened.", "unapprove": "Approval withdrawn.",
+                        "approve": viewer.t("Period approved."), "lock": viewer.t("Period locked."),
+                        "reopen": viewer.t("Period reopened."), "unapprove": viewer.t("Approval withdrawn."),
                     ][$0]
                 }
                 return page(
-                    "timesheets", title: "Timesheets", viewer: viewer, try await timesheetData(form, viewer),
+                    "timesheets", title: viewer.t("Timesheets"), viewer: viewer, try await timesheetData(form, viewer),
                     notice: done)
             })
         console.get(
@@ -52,7 +52,9 @@ extension Console {
                 case "lock": event = .lock
                 case "reopen": event = .reopen(reason: form["reason"] ?? "")
                 default:
-                    throw Problem(404, "No such action", "'\(action)' is not approve, unapprove, lock or reopen")
+                    throw Problem(
+                        404, "No such action",
+                        viewer.t("'%@' is not approve, unapprove, lock or reopen", action))
                 }
                 let changed = try await services.payPeriods.change(start: start, event, actor: viewer.actor)
                 return Self.redirect(
@@ -90,11 +92,13 @@ extension Console {
                 for day in employee.days where viewer.scope.permits(day.siteId) {
                     rows.append([
                         "user": day.userId.rawValue, "name": employee.employee.name, "date": day.date.description,
+                        "dateText": viewer.language.date(day.date),
                         "site": siteNames[day.siteId] ?? day.siteId.rawValue,
-                        "firstIn": LocalTime.text(day.firstIn, zone: day.timeZone),
-                        "lastOut": LocalTime.text(day.lastOut, zone: day.timeZone),
-                        "worked": LocalTime.duration(minutes: day.workedMinutes), "status": day.status.rawValue,
-                        "flags": day.sortedFlags.map(\.rawValue).joined(separator: ", "),
+                        "firstIn": LocalTime.text(day.firstIn, zone: day.timeZone, in: viewer.language),
+                        "lastOut": LocalTime.text(day.lastOut, zone: day.timeZone, in: viewer.language),
+                        "worked": LocalTime.duration(minutes: day.workedMinutes),
+                        "status": Self.statusText(day.status, viewer),
+                        "flags": day.sortedFlags.map { Self.flagText($0, viewer) }.joined(separator: ", "),
                     ])
                 }
             }
@@ -109,7 +113,8 @@ extension Console {
         let periodRows: [[String: Any]] = periods.reversed().map { period in
             [
                 "start": period.dates.start.description, "end": period.dates.end.description,
-                "state": period.state.rawValue,
+                "startText": viewer.language.date(period.dates.start),
+                "endText": viewer.language.date(period.dates.end), "state": Self.periodStateText(period.state, viewer),
                 "chosen": period.dates.start == chosen.from,
                 "mayApprove": mayManage && period.state == .open,
                 "mayUnapprove": mayManage && period.state == .approved,
@@ -128,12 +133,47 @@ extension Console {
             },
             "selected": person.map { ["name": $0.name, "clear": pager.with(("user", nil), without: "q")] } as Any,
             "from": chosen.from.description, "to": chosen.through.description,
+            "fromText": viewer.language.date(chosen.from), "toText": viewer.language.date(chosen.through),
             "csv": "/console/timesheets.csv?from=\(chosen.from)&to=\(chosen.through)",
             "xlsx": "/console/timesheets.xlsx?from=\(chosen.from)&to=\(chosen.through)",
         ]
     }
 
     static let timesheetPageSize = 50
+
+    /// A day's status as the viewer reads it (English: the status's own word).
+    static func statusText(_ status: DayStatus, _ viewer: Viewer) -> String {
+        switch status {
+        case .present: viewer.t("present")
+        case .late: viewer.t("late")
+        case .halfDay: viewer.t("halfDay")
+        case .absent: viewer.t("absent")
+        case .off: viewer.t("day off")
+        case .leave: viewer.t("leave")
+        }
+    }
+
+    /// A day's flag as the viewer reads it (English: the flag's own word).
+    static func flagText(_ flag: DayFlag, _ viewer: Viewer) -> String {
+        switch flag {
+        case .open: viewer.t("open")
+        case .endUnconfirmed: viewer.t("endUnconfirmed")
+        case .manual: viewer.t("manual")
+        case .corrected: viewer.t("corrected")
+        case .pendingRequest: viewer.t("pendingRequest")
+        case .provisional: viewer.t("provisional")
+        case .locked: viewer.t("locked")
+        }
+    }
+
+    /// A pay period's state as the viewer reads it.
+    static func periodStateText(_ state: PayPeriodMachine.State, _ viewer: Viewer) -> String {
+        switch state {
+        case .open: viewer.t("open")
+        case .approved: viewer.t("approved")
+        case .locked: viewer.t("locked")
+        }
+    }
 
     private func range(_ query: FormData) throws -> TimesheetQuery {
         TimesheetQuery(

@@ -8,14 +8,17 @@
   // The stream starts after the last change this page shows: what changed since is replayed.
   var source = new EventSource("/console/events?after=" + encodeURIComponent(status.dataset.after));
   var lost = false;
+  // The page's language, and its words (the presence template's status element holds them).
+  var lang = document.documentElement.lang || "en";
+  function word(name, fallback) { return (status && status.dataset[name]) || fallback; }
   // After a lost connection the page may have missed changes: it reloads once it is back.
   source.onopen = function () {
     if (lost) { window.location.reload(); return; }
-    if (status) { status.textContent = "Live."; }
+    if (status) { status.textContent = word("live", "Live."); }
   };
   source.onerror = function () {
     lost = true;
-    if (status) { status.textContent = "Reconnecting…"; }
+    if (status) { status.textContent = word("reconnecting", "Reconnecting…"); }
     // A closed stream (the sign-in ended, or the server refused) is not retried by the browser.
     if (source.readyState === EventSource.CLOSED) { window.setTimeout(function () { window.location.reload(); }, 2000); }
   };
@@ -37,7 +40,8 @@
       var row = existing || document.createElement("tr");
       row.dataset.session = change.session;
       row.dataset.user = change.user;
-      row.replaceChildren(nameCell(change), cell("since", change.since), cell("confidence " + change.confidence, change.confidence));
+      row.replaceChildren(nameCell(change), cell("since", since(change.since)),
+        cell("confidence " + change.confidence, word(change.confidence, change.confidence)));
       if (!existing) { body.appendChild(row); }
     }
     refresh(body);
@@ -48,6 +52,13 @@
     td.className = className;
     td.textContent = text;
     return td;
+  }
+
+  // The server sends `2026-11-25 09:03`; a German page writes the day `25.11.2026` as the server does.
+  function since(text) {
+    var day = /^(\d{4})-(\d{2})-(\d{2})(.*)$/.exec(text || "");
+    if (!day || lang.split("-")[0] !== "de") { return text; }
+    return day[3] + "." + day[2] + "." + day[1] + day[4];
   }
 
   function nameCell(change) {
@@ -63,7 +74,7 @@
   function refresh(body) {
     var section = body.closest("section.site");
     var count = body.querySelectorAll("tr").length;
-    section.querySelector(".count").textContent = count.toLocaleString();
+    section.querySelector(".count").textContent = count.toLocaleString(lang);
     section.querySelector("p.empty").hidden = count > 0;
   }
 })();
