@@ -1427,7 +1427,7 @@ class ConsoleScaleTest(unittest.TestCase):
         day = datetime.date.fromtimestamp(time.time() - 3 * 86_400).isoformat()
         cell = self.driver.find_element(By.CSS_SELECTOR, f'{section} tr[data-date="{day}"] td.present')
         self.driver.execute_script("arguments[0].closest('details').open = true", cell)
-        self.assertEqual(cell.text, str(self.PEOPLE // 2), f"people at {self.sites[0]['name']} on {day}")
+        self.assertEqual(cell.text, f"{self.PEOPLE // 2:,}", f"people at {self.sites[0]['name']} on {day}")
 
     def test_search_finds_one_person_among_two_thousand(self):
         self.driver.get(self.base + "/console/people?q=" + urllib.parse.quote("zyskowski"))
