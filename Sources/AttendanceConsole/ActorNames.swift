@@ -5,9 +5,8 @@ import AttendanceServer
 struct ActorNames: Sendable {
     private let names: [String: String]
 
-    /// With `words`, the names that are sentences (a phone, the admin token) are in its language;
-    /// without, in English.
-    init(services: ConsoleServices, words: Words? = nil) async throws {
+    /// The names that are sentences (a phone, the admin token) are in `words`' language.
+    init(services: ConsoleServices, words: Words) async throws {
         var names: [String: String] = [:]
         for account in try await services.repository.accounts() {
             names[LedgerActor.account(account.id).rawValue] = account.email
@@ -16,9 +15,9 @@ struct ActorNames: Sendable {
             try await services.repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         for device in try await services.repository.devices(userId: nil) {
             let owner = employees[device.userId] ?? device.userId.rawValue
-            names[LedgerActor.device(device.id).rawValue] = words?.t("%@'s phone", owner) ?? "\(owner)'s phone"
+            names[LedgerActor.device(device.id).rawValue] = words.t("%@'s phone", owner)
         }
-        names[LedgerActor.adminToken.rawValue] = words?.t("the admin token") ?? "the admin token"
+        names[LedgerActor.adminToken.rawValue] = words.t("the admin token")
         self.names = names
     }
 

@@ -12,13 +12,9 @@ enum OverviewChart {
     static let left = 36.0
     static let colours = (onTime: "#2e7d32", late: "#f9a825", absent: "#c62828", leave: "#90a4ae", overtime: "#1565c0")
 
-    /// The chart with its texts in `words`' language (nil: English, the catalogue's keys).
-    static func svg(_ overview: SiteOverview, id: String, words: Words? = nil) -> String {
-        let language = words?.language ?? .english
-        func t(_ key: String, _ arguments: String...) -> String {
-            words.map { $0.catalogue.text(key, $0.language, arguments) } ?? Catalogue.format(key, arguments)
-        }
-        func number(_ value: Int) -> String { language.number(value) }
+    /// The chart with its texts in `words`' language.
+    static func svg(_ overview: SiteOverview, id: String, words: Words) -> String {
+        let language = words.language
         let days = overview.days
         guard !days.isEmpty else { return "" }
         let slot = (width - left - 4) / Double(days.count)
@@ -34,39 +30,40 @@ enum OverviewChart {
                 + "role=\"img\" aria-labelledby=\"\(id)-title \(id)-desc\" xmlns=\"http://www.w3.org/2000/svg\">")
         parts.append(
             "<title id=\"\(id)-title\">"
-                + t("Attendance per day, %@ to %@",
+                + words.t(
+                    "Attendance per day, %@ to %@",
                     language.date(days[0].date), language.date(days[days.count - 1].date))
                 + "</title>")
         parts.append(
             "<desc id=\"\(id)-desc\">"
-                + t(
+                + words.t(
                     "%@ days worked in all; bars: on time, late, absent, on leave; below: overtime hours.",
-                    number(total))
-                + " " + t("The table beside the chart has every number.") + "</desc>")
+                    words.number(total))
+                + " " + words.t("The table beside the chart has every number.") + "</desc>")
         // Scale: the peak and zero.
         parts.append(line(left, top, width - 4, top, "#ddd"))
         parts.append(line(left, base, width - 4, base, "#999"))
-        parts.append(text(left - 4, top + 4, number(peak), anchor: "end"))
+        parts.append(text(left - 4, top + 4, words.number(peak), anchor: "end"))
         parts.append(text(left - 4, base, "0", anchor: "end"))
         for (index, day) in days.enumerated() {
             let x = left + 2 + Double(index) * slot
             var y = base
             let date = language.date(day.date)
             let stack: [(Int, String, (String) -> String)] = [
-                (day.present - day.late, colours.onTime, { t("%@: %@ on time", date, $0) }),
-                (day.late, colours.late, { t("%@: %@ late", date, $0) }),
-                (day.absent, colours.absent, { t("%@: %@ absent", date, $0) }),
-                (day.leave, colours.leave, { t("%@: %@ on leave", date, $0) }),
+                (day.present - day.late, colours.onTime, { words.t("%@: %@ on time", date, $0) }),
+                (day.late, colours.late, { words.t("%@: %@ late", date, $0) }),
+                (day.absent, colours.absent, { words.t("%@: %@ absent", date, $0) }),
+                (day.leave, colours.leave, { words.t("%@: %@ on leave", date, $0) }),
             ]
             for (count, colour, label) in stack where count > 0 {
                 let height = barsHeight * Double(count) / Double(peak)
                 y -= height
                 parts.append(
                     "<rect x=\"\(fmt(x))\" y=\"\(fmt(y))\" width=\"\(fmt(bar))\" height=\"\(fmt(height))\" "
-                        + "fill=\"\(colour)\"><title>\(label(number(count)))</title></rect>")
+                        + "fill=\"\(colour)\"><title>\(label(words.number(count)))</title></rect>")
             }
             if day.openExceptions > 0 {
-                let title = t("%@: %@ to look at", date, number(day.openExceptions))
+                let title = words.t("%@: %@ to look at", date, words.number(day.openExceptions))
                 parts.append(
                     "<circle cx=\"\(fmt(x + bar / 2))\" cy=\"\(fmt(y - 5))\" r=\"3\" fill=\"#6a1b9a\">"
                         + "<title>\(title)</title></circle>")
@@ -76,7 +73,8 @@ enum OverviewChart {
                 parts.append(
                     "<rect x=\"\(fmt(x))\" y=\"\(fmt(base + 6))\" width=\"\(fmt(bar))\" height=\"\(fmt(overtime))\" "
                         + "fill=\"\(colours.overtime)\"><title>"
-                        + t("%@: %@ overtime", date, hours(day.overtimeMinutes, in: language)) + "</title></rect>")
+                        + words.t("%@: %@ overtime", date, hours(day.overtimeMinutes, in: language)) + "</title></rect>"
+                )
             }
             if index % 7 == 0 || (index == days.count - 1 && index % 7 >= 3) {
                 // Month and day: `11-25` in English, `25.11.` in German.
@@ -85,7 +83,7 @@ enum OverviewChart {
             }
         }
         // An abbreviation of "overtime", under the scale.
-        parts.append(text(left - 4, base + 16, t("OT"), anchor: "end"))
+        parts.append(text(left - 4, base + 16, words.t("OT"), anchor: "end"))
         parts.append("</svg>")
         return parts.joined(separator: "\n")
     }

@@ -36,7 +36,8 @@ import Testing
         #expect(overview.days[2] == SiteOverview.Day(date: LocalDate("2026-11-04")!))
         #expect(overview.peak == 4)
 
-        let svg = OverviewChart.svg(overview, id: "hq")
+        let svg = OverviewChart.svg(
+            overview, id: "hq", words: Words(catalogue: try Catalogue.bundled(), language: .english))
         #expect(svg.hasPrefix("<svg") && svg.hasSuffix("</svg>"))
         #expect(svg.contains("<title>2026-11-02: 1 late</title>"))
         #expect(svg.contains("<title>2026-11-02: 0.5 h overtime</title>"))

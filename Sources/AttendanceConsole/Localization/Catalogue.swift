@@ -35,7 +35,7 @@ struct Catalogue: Sendable {
         return try Catalogue(xcstrings: Data(contentsOf: url))
     }
 
-    var keys: Set<String> { Set(entries[.english]?.keys ?? [:].keys) }
+    var keys: Set<String> { Set(entries[.english].map { Array($0.keys) } ?? []) }
 
     func entry(_ key: String, _ language: Language) -> Entry? { entries[language]?[key] }
 

@@ -191,11 +191,11 @@ extension Console {
 
     private func accountData(_ viewer: Viewer) async throws -> [String: Any] {
         let manage = viewer.may(.manageAccounts)
-        let sites = try await services.repository.sites().filter(\.isActive)
+        let allSites = try await services.repository.sites()
+        let sites = allSites.filter(\.isActive)
         let accounts = manage ? try await services.repository.accounts() : [viewer.account]
         let emails = Dictionary(accounts.map { ($0.id, $0.email) }, uniquingKeysWith: { first, _ in first })
-        let siteNames = Dictionary(
-            try await services.repository.sites().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let siteNames = Dictionary(allSites.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let accountRows: [[String: Any]] = accounts.map { account in
             [
                 "id": account.id, "email": account.email, "role": account.role.rawValue,

@@ -5,17 +5,17 @@ import Foundation
 /// How the console shows a ledger row's content.
 enum LedgerRows {
     /// The row's reason, or, for a row this release can't read, why (never a blank that hides it).
-    static func reason(_ entry: LedgerEvent, words: Words? = nil) -> String {
+    static func reason(_ entry: LedgerEvent, words: Words) -> String {
         do {
             return try entry.record().reason
         } catch {
-            return words?.t("unreadable row: %@", "\(error)") ?? "unreadable row: \(error)"
+            return words.t("unreadable row: %@", "\(error)")
         }
     }
 
     /// Each changed field with its old and new value, `checkOutAt: 16:00 → 17:00`, one per line;
     /// times in `zone`, written in `language`. A value that was absent shows as "—".
-    static func changes(_ entry: LedgerEvent, zone: String, in language: Language = .english) -> [String] {
+    static func changes(_ entry: LedgerEvent, zone: String, in language: Language) -> [String] {
         guard let record = try? entry.record() else { return [] }
         return record.changes.keys.sorted().map { field in
             let change = record.changes[field]
