@@ -213,6 +213,7 @@ public struct Console: Sendable {
         }
         all["whoami"] = "\(viewer.account.email) (\(Self.roleLabel(viewer.account.role, viewer)))"
         all["csrf"] = viewer.session.csrfToken
+        if all["formKey"] == nil { all["formKey"] = environment.newPassword() }
         if let notice { all["notice"] = notice }
         return Self.html(renderer.render(template, all, in: viewer.language))
     }

@@ -343,4 +343,26 @@ import Testing
             }?
             .kind == .notFound)
     }
+
+    /// A console form that makes a secret is claimed once: a second send gets the first one's
+    /// time; a released claim (its action failed) can be sent again; old claims are purged.
+    @Test(arguments: Backend.allCases) func aConsoleFormIsClaimedOnce(backend: Backend) async throws {
+        let s = try await setup(backend)
+        defer { s.repository.shutdown() }
+        let made = try await s.accounts.add(
+            email: "o@x.io", role: .owner, sites: [], password: "correct horse battery", actor: .server)
+        let first = s.clock.now
+        #expect(try await s.repository.claimConsoleForm(hash: "f1", accountId: made.account.id, now: first) == nil)
+        let again = try await s.repository.claimConsoleForm(
+            hash: "f1", accountId: made.account.id, now: first.addingTimeInterval(5))
+        #expect(again == first)
+        try await s.repository.releaseConsoleForm(hash: "f1")
+        #expect(
+            try await s.repository.claimConsoleForm(
+                hash: "f1", accountId: made.account.id, now: first.addingTimeInterval(9)) == nil)
+        #expect(try await s.repository.purgeIdempotency(olderThan: first.addingTimeInterval(10)) == 1)
+        #expect(
+            try await s.repository.claimConsoleForm(
+                hash: "f1", accountId: made.account.id, now: first.addingTimeInterval(11)) == nil)
+    }
 }

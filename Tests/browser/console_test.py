@@ -679,6 +679,35 @@ class WhatPeopleSee:
                               and item["checkInAt"] == added[0]["checkInAt"]]), 1, "one session for that check-in")
 
 
+    def test_a_form_that_makes_a_secret_makes_it_once(self):
+        owner = self.browser("owner")
+        self.open(owner, "/console/accounts")
+        owner.find_element(By.ID, "token-name").send_keys("sent twice")
+        Select(owner.find_element(By.ID, "token-role")).select_by_value("auditor")
+        form = css(owner, "form#new-token")[0]
+        fields = {field.get_attribute("name"): field.get_attribute("value")
+                  for field in form.find_elements(By.CSS_SELECTOR, "input, select") if field.get_attribute("name")}
+        submit(owner, owner.find_element(By.CSS_SELECTOR, "form#new-token button"))
+        self.assertTrue(text_of(owner, "#new-token-value"), f"no token shown; #problem {text_of(owner, '#problem')}")
+        status, _, body = fetch(self.url("/console/tokens"), "POST", cookie=cookie_header(owner), form=fields)
+        self.assertEqual(status, 409, "the same form sent again (F5)")
+        self.assertIn("This form was sent at", body.decode(), "the answer says it was sent before")
+        self.open(owner, "/console/accounts")
+        rows = [row for row in css(owner, "table#tokens tr[data-token]") if "sent twice" in row.text]
+        self.assertEqual(len(rows), 1, "one token from one form")
+        # An enrollment code: the row's form sent twice makes one code (a second would end the first).
+        self.open(owner, "/console/people?q=" + urllib.parse.quote("Bo Diddley"))
+        user = self.world.user("bo")
+        code_form = css(owner, f'table#people tr[data-user="{user}"] form.enrollment-code')[0]
+        fields = {field.get_attribute("name"): field.get_attribute("value")
+                  for field in code_form.find_elements(By.CSS_SELECTOR, "input") if field.get_attribute("name")}
+        submit(owner, code_form.find_element(By.CSS_SELECTOR, "button"))
+        self.assertTrue(text_of(owner, "#enrollment-code"), f"no code shown; #problem {text_of(owner, '#problem')}")
+        status, _, _ = fetch(self.url(f"/console/people/{user}/enrollment-code"), "POST",
+                             cookie=cookie_header(owner), form=fields)
+        self.assertEqual(status, 409, "the same code form sent again")
+
+
 class EverySettingInTheConsole:
     """Issue #38: what the API could set, the console sets too; destructive actions ask first."""
 
@@ -768,8 +797,11 @@ class EverySettingInTheConsole:
         codes = [cell.text for cell in css(owner, "table#enrollment-sheet code.code")]
         self.assertEqual(len(codes), 2, f"#problem {text_of(owner, '#problem')}")
         self.assertTrue(all(re.fullmatch(r"[A-Z0-9]{5}-[A-Z0-9]{5}", code) for code in codes), codes)
-        # The same as a CSV download, through the same form.
+        # The same as a CSV download, through the same form (a new page of it: each makes codes once).
+        self.open(owner, "/console/people?q=" + urllib.parse.quote("Seasonal Picker"))
         form = {"csrf": owner.find_element(By.CSS_SELECTOR, "form#sign-out input[name=csrf]").get_attribute("value"),
+                "formKey": owner.find_element(By.CSS_SELECTOR, "form#bulk-people input[name=formKey]")
+                .get_attribute("value"),
                 "action": "codesCSV"}
         body = urllib.parse.urlencode(list(form.items()) + [("id", user) for user in users])
         request = urllib.request.Request(self.url("/console/people/bulk"), data=body.encode(), method="POST")

@@ -94,14 +94,16 @@ extension Console {
         console.post(
             "tokens",
             use: signedIn("issueToken") { request, _, viewer, form in
-                let issued = try await services.tokens.issue(
-                    accountId: viewer.account.id, name: form["name"] ?? "",
-                    role: try form["role"].map(AccountRules.role), actor: viewer.actor)
-                var data = try await accountData(viewer)
-                data["newToken"] = ["name": issued.record.name, "value": issued.token]
-                return page(
-                    "accounts", title: viewer.t("Accounts"), viewer: viewer, data,
-                    notice: viewer.t("API token issued (shown once)."))
+                try await once(request, form, viewer: viewer) {
+                    let issued = try await services.tokens.issue(
+                        accountId: viewer.account.id, name: form["name"] ?? "",
+                        role: try form["role"].map(AccountRules.role), actor: viewer.actor)
+                    var data = try await accountData(viewer)
+                    data["newToken"] = ["name": issued.record.name, "value": issued.token]
+                    return page(
+                        "accounts", title: viewer.t("Accounts"), viewer: viewer, data,
+                        notice: viewer.t("API token issued (shown once)."))
+                }
             })
         console.post(
             "accounts/:id/reset-password",
@@ -117,14 +119,17 @@ extension Console {
                 {
                     return ask
                 }
-                let password = try await services.accounts.resetPassword(id: account.id, actor: viewer.actor)
-                hub.disconnect(accountId: account.id)
-                var data = try await accountData(viewer)
-                data["secret"] = [
-                    "label": viewer.t("New password for %@", Bidi.isolated(account.email)), "value": password,
-                ]
-                return page(
-                    "accounts", title: viewer.t("Accounts"), viewer: viewer, data, notice: viewer.t("Password reset."))
+                return try await once(request, form, viewer: viewer) {
+                    let password = try await services.accounts.resetPassword(id: account.id, actor: viewer.actor)
+                    hub.disconnect(accountId: account.id)
+                    var data = try await accountData(viewer)
+                    data["secret"] = [
+                        "label": viewer.t("New password for %@", Bidi.isolated(account.email)), "value": password,
+                    ]
+                    return page(
+                        "accounts", title: viewer.t("Accounts"), viewer: viewer, data,
+                        notice: viewer.t("Password reset."))
+                }
             })
         console.post(
             "accounts/:id/reset-totp",

@@ -68,18 +68,20 @@ extension Console {
             })
         console.post(
             "people/:id/enrollment-code",
-            use: signedIn("createEnrollmentCode", needs: .managePeople) { _, context, viewer, form in
+            use: signedIn("createEnrollmentCode", needs: .managePeople) { request, context, viewer, form in
                 let user = UserID(try context.parameters.require("id"))
-                let issued = try await services.auth.issueEnrollmentCode(for: user, actor: viewer.actor)
-                var data = try await peopleData(viewer, FormData(""))
-                let person = try await services.repository.employee(id: user)
-                data["code"] = [
-                    "user": person?.name ?? user.rawValue, "code": issued.code,
-                    "expires": LocalTime.text(issued.expiresAt, zone: "UTC", in: viewer.language),
-                ]
-                return page(
-                    "people", title: viewer.t("People"), viewer: viewer, data,
-                    notice: viewer.t("Enrollment code issued (shown once)."))
+                return try await once(request, form, viewer: viewer) {
+                    let issued = try await services.auth.issueEnrollmentCode(for: user, actor: viewer.actor)
+                    var data = try await peopleData(viewer, FormData(""))
+                    let person = try await services.repository.employee(id: user)
+                    data["code"] = [
+                        "user": person?.name ?? user.rawValue, "code": issued.code,
+                        "expires": LocalTime.text(issued.expiresAt, zone: "UTC", in: viewer.language),
+                    ]
+                    return page(
+                        "people", title: viewer.t("People"), viewer: viewer, data,
+                        notice: viewer.t("Enrollment code issued (shown once)."))
+                }
             })
         console.post(
             "people/bulk",
@@ -89,7 +91,9 @@ extension Console {
                 let byId = Dictionary(people.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
                 switch form["action"] {
                 case "codes", "codesCSV":
-                    return try await enrollmentCodes(ids, byId, csv: form["action"] == "codesCSV", viewer: viewer)
+                    return try await once(request, form, viewer: viewer) {
+                        try await enrollmentCodes(ids, byId, csv: form["action"] == "codesCSV", viewer: viewer)
+                    }
                 case "deactivate":
                     let kept = viewer.t(
                         "Their phones are revoked and stop checking in; their sessions and timesheets are kept.")

@@ -16,6 +16,11 @@ public protocol AccountRepository: Sendable {
     /// Records that the account's one-time code of `step` (a 30-second TOTP step) was used: false
     /// when that step or a later one was used already (a code signs in once, on any replica).
     func useOneTimeCodeStep(accountId: AccountID, step: Int64) async throws -> Bool
+    /// Records that a console form (by the hash of what it sent) was sent: nil when this is its
+    /// first send, else when it was first sent (a second send makes nothing again).
+    func claimConsoleForm(hash: String, accountId: AccountID, now: Date) async throws -> Date?
+    /// Forgets a claim whose action failed, so the corrected form can be sent.
+    func releaseConsoleForm(hash: String) async throws
     /// Whether owner and hr accounts must have a second factor (the owner's choice).
     func totpRequired() async throws -> Bool
     func setTOTPRequired(_ required: Bool, audit: LedgerEvent) async throws

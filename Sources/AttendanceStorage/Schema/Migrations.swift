@@ -52,6 +52,17 @@ package enum Migrations {
             Migration("2026-11-27 account language") { tx in
                 try await tx.execute("ALTER TABLE accounts ADD COLUMN language TEXT")
             },
+            // The console's forms that make a secret (a token, enrollment codes, a password), each
+            // sent once: a second send of the same form (F5, a double click) makes nothing.
+            Migration("2026-11-27 console forms sent once") { tx in
+                let real = tx.dialect == .sqlite ? "REAL" : "DOUBLE PRECISION"
+                try await tx.execute(
+                    """
+                    CREATE TABLE console_forms (form_hash TEXT PRIMARY KEY,
+                        account_id TEXT NOT NULL REFERENCES accounts(id), sent_at \(raw: real) NOT NULL)
+                    """)
+                try await tx.execute("CREATE INDEX console_forms_by_age ON console_forms (sent_at)")
+            },
         ]
     }()
 }

@@ -58,6 +58,24 @@ extension SQLStorage {
         }
     }
 
+    public func claimConsoleForm(hash: String, accountId: AccountID, now: Date) async throws -> Date? {
+        try await database.write { tx in
+            let claimed = try await tx.execute(
+                """
+                INSERT INTO console_forms (form_hash, account_id, sent_at) VALUES (\(hash), \(accountId), \(now))
+                ON CONFLICT (form_hash) DO NOTHING
+                """)
+            if claimed == 1 { return nil }
+            return try await tx.value("SELECT sent_at FROM console_forms WHERE form_hash = \(hash)", as: Date.self)
+        }
+    }
+
+    public func releaseConsoleForm(hash: String) async throws {
+        try await database.write { tx in
+            _ = try await tx.execute("DELETE FROM console_forms WHERE form_hash = \(hash)")
+        }
+    }
+
     public func updateAccount(_ account: AccountRecord, audit: LedgerEvent?) async throws -> Bool {
         try await database.write { tx in
             let changed = try await tx.execute(
