@@ -23,7 +23,10 @@ extension Console {
             throw Problem(
                 409, viewer.t("Already sent"),
                 viewer.t(
-                    "This form was sent at %@; what it made was shown then, once. To make another, open the page again.",
+                    """
+                    This form was sent at %@; what it made was shown then, once. To make another, open the \
+                    page again.
+                    """,
                     LocalTime.text(sentAt, zone: "UTC", in: viewer.language)))
         }
         do {
