@@ -313,4 +313,33 @@ import Testing
             #expect(shuffled.weeks == reference.weeks)
         }
     }
+
+    /// A shift's wall times are read as RFC 5545 reads them (a skipped time falls as far past the
+    /// gap, a repeated one is its first occurrence), and its expected minutes follow the clock.
+    @Test(arguments: [
+        ("2026-03-29", 150, 630, "2026-03-29T01:30:00Z", 420),  // 02:30 is skipped: 03:30 CEST
+        ("2026-03-28", 1320, 360, "2026-03-28T21:00:00Z", 420),  // 22:00-06:00 over the gap
+        ("2026-10-25", 150, 630, "2026-10-25T00:30:00Z", 540),  // 02:30 twice: the first (CEST)
+        ("2026-10-24", 1320, 360, "2026-10-24T20:00:00Z", 540),  // 22:00-06:00 over the repeat
+        ("2026-06-06", 1320, 360, "2026-06-06T20:00:00Z", 480),  // no change
+    ])
+    func aShiftOverAClockChangeExpectsTheTimeThatPasses(
+        date: String, start: Int, end: Int, scheduledStart: String, expected: Int
+    ) throws {
+        let day = try #require(LocalDate(date))
+        let schedule = WorkSchedule(
+            id: "night", name: "Night",
+            shifts: [day.weekday: ScheduledShift(startMinute: start, endMinute: end, expectedMinutes: 480)])
+        let site = TimesheetSite(id: TimesheetFixtures.site, timeZone: Self.berlin, defaultScheduleId: schedule.id)
+        let sheet = Timesheet.compute(
+            TimesheetInput(
+                from: day, through: day, now: TimesheetFixtures.later, sites: [site.id: site],
+                schedules: [schedule.id: schedule], assignments: [], leave: [],
+                sessions: [
+                    TimesheetFixtures.session("s", in: Self.berlin, from: date + " 12:00", to: date + " 12:30")
+                ]))
+        let row = try #require(sheet.days.first { $0.date == day })
+        #expect(row.scheduledStart == (try RFC3339.parse(scheduledStart)))
+        #expect(row.expectedMinutes == expected)
+    }
 }

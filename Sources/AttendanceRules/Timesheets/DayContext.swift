@@ -16,19 +16,24 @@ package struct DayContext {
     private var policy: TimesheetPolicy { site.policy }
     private var holiday: String? { site.holidays[key.date] }
 
-    /// The scheduled shift as instants, unless the day is a holiday or leave.
+    /// The scheduled shift as instants, unless the day is a holiday or leave. Its wall times are
+    /// read as RFC 5545 reads them (`SiteCalendar.instant`); when a clock change makes the shift
+    /// longer or shorter than its wall times say, the expected minutes change by as much (a
+    /// 22:00-06:00 shift expecting 480 expects 420 on the spring-forward night, 540 on the
+    /// fall-back one).
     private var shift: (start: Date, end: Date, expected: Int)? {
         guard holiday == nil, leave == nil, let planned = schedule?.shifts[key.date.weekday] else { return nil }
-        return (
-            calendar.instant(key.date, minute: planned.startMinute),
-            calendar.instant(key.date, minute: planned.endMinuteFromStartDay), planned.expectedMinutes
-        )
+        let start = calendar.instant(key.date, minute: planned.startMinute)
+        let end = calendar.instant(key.date, minute: planned.endMinuteFromStartDay)
+        let elapsed = Int((end.timeIntervalSince(start) / 60).rounded())
+        let wall = planned.endMinuteFromStartDay - planned.startMinute
+        return (start, end, max(0, planned.expectedMinutes + elapsed - wall))
     }
 
     /// The row, or nil for a scheduled day with no session whose shift has not ended yet.
     package func row(pieces: [TimesheetCalculator.Piece]) -> TimesheetDay? {
         let shift = shift
-        let intervals = merged(pieces.map { ($0.start, $0.end) })
+        let intervals = merged(pieces.compactMap { $0.counted.map { ($0.start, $0.end) } })
         let gross = intervals.reduce(0) { $0 + $1.1.timeIntervalSince($1.0) }
         var breaks: [Double] = []
         for (previous, next) in zip(intervals, intervals.dropFirst()) {
@@ -62,7 +67,7 @@ package struct DayContext {
             // the previous night's shift, which counts on this day by the calendar rule).
             let dayStart = calendar.start(of: key.date)
             let leading = pieces.filter { $0.session.checkInAt >= dayStart }
-            let early = merged(leading.map { ($0.start, $0.end) })
+            let early = merged(leading.compactMap { $0.counted.map { ($0.start, $0.end) } })
                 .reduce(0) { $0 + max(0, min($1.1, shift.start).timeIntervalSince($1.0)) }
             day.eligibleMinutes = minutes(max(0, worked - early))
         }

@@ -61,8 +61,10 @@ public struct SiteCalendar: Sendable {
     }
 
     /// The instant of `minute` minutes past local midnight on `date`, by the wall clock: 07:00 is
-    /// 07:00 on a DST day too. A wall time the zone skips (02:30 on a spring-forward night) is the
-    /// instant the clock reaches after the gap.
+    /// 07:00 on a DST day too. As RFC 5545 reads a local time: one the zone skips (02:30 on
+    /// Berlin's spring-forward night) is read with the offset before the gap, so it falls as far
+    /// past the gap (03:30 CEST); one the zone repeats (02:30 on the fall-back night) is its first
+    /// occurrence (02:30 CEST).
     public func instant(_ date: LocalDate, minute: Int) -> Date {
         let day = date.adding(days: minute / 1440)
         let inDay = minute % 1440

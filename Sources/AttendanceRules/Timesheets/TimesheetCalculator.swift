@@ -70,6 +70,16 @@ public struct TimesheetCalculator: Sendable {
         package var start: Date
         package var end: Date
         package var session: SessionRecord
+        /// The part of it this row counts: all of it, unless the person's time there was counted
+        /// already in another piece (`countedOnce`); nil when all of it was.
+        package var counted: (start: Date, end: Date)?
+
+        package init(start: Date, end: Date, session: SessionRecord) {
+            self.start = start
+            self.end = end
+            self.session = session
+            self.counted = (start, end)
+        }
     }
 
     /// The employee's rows within the range (by date, then site) and their weeks that touch it.
@@ -94,6 +104,7 @@ public struct TimesheetCalculator: Sendable {
                     Piece(start: start, end: end, session: session))
             }
         }
+        Self.countOnce(&pieces)
         var keys = Set(pieces.keys)
         for assignment in input.assignments {
             for date in max(first, assignment.from).through(min(last, assignment.through ?? last)) {
@@ -121,6 +132,29 @@ public struct TimesheetCalculator: Sendable {
         }
         days.sort { ($0.date, $0.siteId.rawValue) < ($1.date, $1.siteId.rawValue) }
         return days
+    }
+
+    /// Each moment of a person's time counts once. Where their sessions overlap (detected at two
+    /// sites at once, two phones, a session added by hand over one a phone made), the piece that
+    /// began first keeps the shared time and a later one counts only what runs past it; a piece
+    /// wholly inside earlier ones counts nothing (its session still shows on its row).
+    package static func countOnce(_ pieces: inout [RowKey: [Piece]]) {
+        var order: [(key: RowKey, index: Int)] = []
+        for (key, list) in pieces { order += list.indices.map { (key, $0) } }
+        order.sort { left, right in
+            let a = pieces[left.key]![left.index]
+            let b = pieces[right.key]![right.index]
+            return (a.start, a.session.checkInAt, a.session.sessionKey.rawValue, a.session.siteId.rawValue)
+                < (b.start, b.session.checkInAt, b.session.sessionKey.rawValue, b.session.siteId.rawValue)
+        }
+        var countedUntil = Date.distantPast
+        for (key, index) in order {
+            let piece = pieces[key]![index]
+            if piece.start < countedUntil {
+                pieces[key]![index].counted = piece.end > countedUntil ? (countedUntil, piece.end) : nil
+            }
+            countedUntil = max(countedUntil, piece.end)
+        }
     }
 
     private func site(_ id: SiteID) -> TimesheetSite {
