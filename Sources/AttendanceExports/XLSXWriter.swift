@@ -76,15 +76,29 @@ public final class XLSXWriter {
         for (path, text) in packageParts() {
             let data = Data(text.utf8)
             try archive.addEntry(
-                with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate,
+                with: path, type: .file, uncompressedSize: Int64(data.count), modificationDate: Self.entryDate,
+                compressionMethod: .deflate,
                 provider: { position, size in data.subdata(in: Int(position)..<Int(position) + size) })
         }
         for index in sheetNames.indices {
+            let file = try FileHandle(forReadingFrom: sheetURL(index))
+            defer { try? file.close() }
+            let size = try file.seekToEnd()
             try archive.addEntry(
-                with: "xl/worksheets/sheet\(index + 1).xml", fileURL: sheetURL(index), compressionMethod: .deflate)
+                with: "xl/worksheets/sheet\(index + 1).xml", type: .file, uncompressedSize: Int64(size),
+                modificationDate: Self.entryDate, compressionMethod: .deflate,
+                provider: { position, size in
+                    try file.seek(toOffset: UInt64(position))
+                    return try file.read(upToCount: size) ?? Data()
+                })
         }
         return output
     }
+
+    /// Every part's time in the archive: fixed, so the same rows make the same bytes whenever
+    /// they are asked for (noon UTC on 1980-01-02: a ZIP file's times start at 1980-01-01, local
+    /// time, and this one is past that in every zone).
+    public static let entryDate = Date(timeIntervalSince1970: 315_662_400)
 
     private func flush(_ sheet: Int) throws {
         try sheets[sheet].write(contentsOf: Data(buffers[sheet].utf8))

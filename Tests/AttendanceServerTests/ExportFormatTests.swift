@@ -1,6 +1,7 @@
 import AttendanceExports
 import Foundation
 import Testing
+import ZIPFoundation
 
 @testable import AttendanceServer
 
@@ -37,5 +38,19 @@ import Testing
         #expect(LocalTimestamp.format(instant, offsetSeconds: 7_200) == "2026-03-29T03:00:00+02:00")
         #expect(LocalTimestamp.format(instant, offsetSeconds: -18_000) == "2026-03-28T20:00:00-05:00")
         #expect(LocalTimestamp.format(instant, offsetSeconds: 19_800) == "2026-03-29T06:30:00+05:30")
+    }
+
+    /// The same rows make the same bytes whenever they are asked for (the console's download and
+    /// the API's are compared byte for byte): every part of the archive has one fixed time, not
+    /// the time it was written.
+    @Test func anXLSXHoldsNoTimeOfWriting() throws {
+        let writer = try XLSXWriter(sheetNames: ["Days"])
+        try writer.append([.text("a"), .number(1)], toSheet: 0)
+        let file = try writer.finish()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let archive = try Archive(url: file, accessMode: .read)
+        let dates = Set(archive.map { $0.fileAttributes[.modificationDate] as? Date })
+        #expect(dates == [XLSXWriter.entryDate])
+        #expect(archive.map(\.path).contains("xl/worksheets/sheet1.xml"))
     }
 }

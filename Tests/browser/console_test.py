@@ -679,6 +679,26 @@ class WhatPeopleSee:
                               and item["checkInAt"] == added[0]["checkInAt"]]), 1, "one session for that check-in")
 
 
+    def test_the_audit_log_finds_a_person_in_a_sites_days(self):
+        owner = self.browser("owner")
+        self.open(owner, "/console/audit?q=" + urllib.parse.quote("Lovelace"))
+        self.assertEqual(text_of(owner, "#filter-selected").rstrip("×").strip(), "Ada Lovelace")
+        zones = [option.text for option in css(owner, "#audit-zone option")]
+        self.assertIn("Europe/Berlin", zones)
+        self.assertEqual(zones[-1], "UTC")
+        Select(owner.find_element(By.ID, "audit-zone")).select_by_visible_text("Europe/Berlin")
+        today = utc_now().astimezone(zoneinfo.ZoneInfo("Europe/Berlin")).date()
+        set_value(owner, owner.find_element(By.ID, "audit-from"), (today - datetime.timedelta(days=30)).isoformat())
+        set_value(owner, owner.find_element(By.ID, "audit-to"), today.isoformat())
+        submit(owner, owner.find_element(By.CSS_SELECTOR, "form#audit-filter button"))
+        self.shot(owner, "audit-person")
+        rows = css(owner, "table#audit tr.entry")
+        self.assertTrue(rows, f"no rows about Ada in Berlin's last 30 days; #problem {text_of(owner, '#problem')}")
+        self.assertTrue(all(row.find_elements(By.CSS_SELECTOR, "td")[1].text.endswith("Europe/Berlin")
+                            for row in rows), "each time in the chosen zone")
+        self.assertNotIn(self.world.user("bo"), " ".join(row.text for row in rows), "a row about someone else")
+        self.assertEqual(text_of(owner, "#filter-selected").rstrip("×").strip(), "Ada Lovelace", "kept")
+
     def test_a_form_that_makes_a_secret_makes_it_once(self):
         owner = self.browser("owner")
         self.open(owner, "/console/accounts")
@@ -1101,6 +1121,9 @@ class ConsoleSQLiteTest(InTwoLanguages, EverySettingInTheConsole, WhatPeopleSee,
         submit(owner, form.find_element(By.CSS_SELECTOR, "button.approve-button"))
         self.assertEqual(css(owner, "#problem"), [], f"the approval was refused: {text_of(owner, '#problem')}")
         self.open(owner, "/console/requests", "requests")
+        self.assertFalse(css(owner, row), "the pending list no longer holds the approved request")
+        Select(owner.find_element(By.ID, "requests-state")).select_by_value("approved")
+        submit(owner, owner.find_element(By.CSS_SELECTOR, "form#requests-filter button"))
         self.assertEqual((text_of(owner, f"{row} td.state") or "").lower(), "approved", "td.state after form.approve")
         self.assertEqual(css(owner, f"{row} form.approve") + css(owner, f"{row} form.reject"), [],
                          "a decided request still has form.approve or form.reject")
@@ -1128,6 +1151,14 @@ class ConsoleSQLiteTest(InTwoLanguages, EverySettingInTheConsole, WhatPeopleSee,
         self.assertEqual(text_of(owner, "#notice"), "2 requests rejected.", f"#problem {text_of(owner, '#problem')}")
         listed = {item["requestId"]: item for item in admin(self.base, "GET", "/v1/admin/requests")}
         self.assertEqual([listed[request_id]["state"] for request_id in ids], ["rejected", "rejected"])
+        # Found by the employee's name, the filters kept: Bo's rejected request and not Ada's.
+        self.open(owner, "/console/requests?state=rejected&q=" + urllib.parse.quote("Diddley"))
+        self.assertEqual(text_of(owner, "#filter-selected").rstrip("×").strip(), "Bo Diddley")
+        shown = [row.get_attribute("data-request") for row in css(owner, "table#requests tr[data-request]")]
+        self.assertIn(ids[1], shown)
+        self.assertNotIn(ids[0], shown, "another employee's request")
+        self.assertEqual(Select(owner.find_element(By.ID, "requests-state")).first_selected_option
+                         .get_attribute("value"), "rejected", "the state filter is kept")
 
     def download_matches_api(self, link, fmt):
         owner = self.browser("owner")

@@ -17,36 +17,62 @@ extension Console {
                     }
                     return id
                 }
+                let zones = try await auditZones(viewer)
+                let zone = form["zone"] ?? zones[0]
+                guard zones.contains(zone) else {
+                    throw DomainError.field("zone", zone, expected: "one of " + zones.joined(separator: ", "))
+                }
+                let calendarZone = TimeZone(identifier: zone) ?? .gmt
+                let from = try form["from"].map { try LocalTime.day("from", $0) }
+                let to = try form["to"].map { try LocalTime.day("to", $0) }
+                let person = try await personPick(form, viewer, employees: try await services.repository.employees())
                 let filter = LedgerFilter(
-                    from: form["from"].flatMap { LocalTime.parse($0 + "T00:00", zone: "UTC") },
-                    to: form["to"].flatMap { LocalTime.parse($0 + "T23:59", zone: "UTC") },
-                    actor: form["actor"].map { LedgerActor(rawValue: $0) }, sessionKey: nil, userId: nil)
-                let rows = try await services.repository.ledgerEvents(filter, before: before, limit: 201)
+                    from: from.map { SiteCalendar.start(of: $0, in: calendarZone) },
+                    // The whole last day: the filter's end is exclusive.
+                    to: to.map { SiteCalendar.start(of: $0.adding(days: 1), in: calendarZone) },
+                    actor: form["actor"].map { LedgerActor(rawValue: $0) }, sessionKey: nil,
+                    userId: person.selected?.id)
+                let rows =
+                    person.searching
+                    ? [] : try await services.repository.ledgerEvents(filter, before: before, limit: 201)
                 let actors = try await ActorNames(services: services, words: viewer.words)
                 let page = rows.prefix(200).map { entry -> [String: Any] in
                     let record = try? entry.record()
                     return [
                         "id": String(entry.id), "kind": entry.kind.rawValue, "actor": actors(entry.actor),
-                        "at": LocalTime.text(entry.receivedAt, zone: "UTC", in: viewer.language),
+                        "at": LocalTime.text(entry.receivedAt, zone: zone, in: viewer.language),
                         "target": record?.target ?? entry.sessionKey?.rawValue ?? entry.userId?.rawValue ?? "",
                         "reason": LedgerRows.reason(entry, words: viewer.words),
-                        "changes": LedgerRows.changes(entry, zone: "UTC", in: viewer.language),
+                        "changes": LedgerRows.changes(entry, zone: zone, in: viewer.language),
                     ]
                 }
                 // Older rows have smaller ids: the next page starts before the last one shown.
                 let pager = Pager(
                     path: "/console/audit",
-                    filters: [("actor", form["actor"]), ("from", form["from"]), ("to", form["to"])],
+                    filters: [("actor", form["actor"])] + person.filters + [
+                        ("zone", form["zone"]), ("from", form["from"]), ("to", form["to"]),
+                    ],
                     form: form, position: "before")
                 return self.page(
                     "audit", title: viewer.t("Audit log"), viewer: viewer,
-                    [
-                        "rows": Array(page), "empty": page.isEmpty,
+                    person.data(pager, viewer).merging([
+                        "rows": Array(page), "empty": page.isEmpty && !person.searching, "hasRows": !page.isEmpty,
                         "pager": pager.data(next: rows.count > 200 ? rows.prefix(200).last.map { String($0.id) } : nil),
                         "filter": [
                             "actor": form["actor"] ?? "", "from": form["from"] ?? "", "to": form["to"] ?? "",
                         ],
-                    ])
+                        "zones": zones.map { ["name": $0, "selected": $0 == zone] },
+                    ]) { _, page in page })
             })
+    }
+
+    /// The zones the audit log's days and times can be read in: the sites' (the one most sites
+    /// use first, the default), then UTC.
+    private func auditZones(_ viewer: Viewer) async throws -> [String] {
+        let sites = try await services.repository.sites().filter { $0.isActive && viewer.scope.permits($0.id) }
+        var counts: [String: Int] = [:]
+        for site in sites { counts[site.timeZone, default: 0] += 1 }
+        let zones = counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map(\.key)
+        return zones.contains("UTC") ? zones : zones + ["UTC"]
     }
 }

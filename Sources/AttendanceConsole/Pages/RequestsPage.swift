@@ -1,6 +1,7 @@
 import AttendanceModels
 import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 import Hummingbird
 
@@ -14,7 +15,7 @@ extension Console {
                     ["approved": viewer.t("Request approved."), "rejected": viewer.t("Request rejected.")][$0]
                 }
                 return page(
-                    "requests", title: viewer.t("Requests"), viewer: viewer, try await requestData(viewer),
+                    "requests", title: viewer.t("Requests"), viewer: viewer, try await requestData(viewer, form),
                     notice: done)
             })
         console.post(
@@ -37,8 +38,8 @@ extension Console {
                         : viewer.tp("%lld requests rejected.", count: done))
                     + decided.failures { viewer.t("Not decided: %@", $0) }
                 return page(
-                    "requests", title: viewer.t("Requests"), viewer: viewer, try await requestData(viewer),
-                    notice: notice)
+                    "requests", title: viewer.t("Requests"), viewer: viewer,
+                    try await requestData(viewer, FormData("")), notice: notice)
             })
         console.post(
             "requests/:id/:decision",
@@ -56,16 +57,41 @@ extension Console {
             })
     }
 
-    private func requestData(_ viewer: Viewer) async throws -> [String: Any] {
+    static let requestPageSize = 100
+
+    /// A page of the requests: pending ones unless `state` says otherwise (`all`, `approved`,
+    /// `rejected`), one person's when chosen (`PersonPick`), newest first.
+    private func requestData(_ viewer: Viewer, _ form: FormData) async throws -> [String: Any] {
+        let stateName = form["state"] ?? "pending"
+        let state: CorrectionRequestRecord.State?
+        if stateName == "all" {
+            state = nil
+        } else if let chosen = CorrectionRequestRecord.State(rawValue: stateName) {
+            state = chosen
+        } else {
+            throw DomainError.field("state", stateName, expected: "pending, approved, rejected or all")
+        }
+        let before = try form["before"].map { token in
+            guard let cursor = RequestCursor(token: token) else {
+                throw DomainError.field("before", token, expected: "a position from this page's links")
+            }
+            return cursor
+        }
         let sites = Dictionary(
             try await services.repository.sites().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let names = Dictionary(
-            try await services.repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        let visible = try await services.requests.list(userId: nil, state: nil, scope: viewer.scope)
-        let rows: [[String: Any]] = visible.sorted {
-            ($0.state == .pending ? 0 : 1, $1.createdAt) < ($1.state == .pending ? 0 : 1, $0.createdAt)
+        let employees = try await services.repository.employees()
+        let names = Dictionary(employees.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let person = try await personPick(form, viewer, employees: employees)
+        let pager = Pager(
+            path: "/console/requests", filters: [("state", form["state"])] + person.filters, form: form,
+            position: "before")
+        var found: (items: [CorrectionRequestRecord], next: RequestCursor?) = ([], nil)
+        if !person.searching {
+            found = try await services.requests.page(
+                userId: person.selected?.id, state: state, scope: viewer.scope, before: before,
+                limit: Self.requestPageSize)
         }
-        .map { request in
+        let rows: [[String: Any]] = found.items.map { request in
             let zone = request.siteId.flatMap { sites[$0]?.timeZone } ?? "UTC"
             return [
                 "id": request.id, "name": names[request.userId] ?? request.userId.rawValue,
@@ -80,8 +106,18 @@ extension Console {
                 "mayDecide": request.state == .pending && viewer.may(.decideRequests),
             ]
         }
-        let anyPending = visible.contains { $0.state == .pending }
-        return ["rows": rows, "empty": rows.isEmpty, "mayDecideAny": anyPending && viewer.may(.decideRequests)]
+        let anyPending = found.items.contains { $0.state == .pending }
+        return person.data(pager, viewer).merging([
+            "rows": rows, "hasRows": !rows.isEmpty, "empty": rows.isEmpty && !person.searching,
+            "mayDecideAny": anyPending && viewer.may(.decideRequests), "pager": pager.data(next: found.next?.token),
+            "states": ["pending", "approved", "rejected", "all"].map { name in
+                [
+                    "value": name, "selected": name == stateName,
+                    "label": CorrectionRequestRecord.State(rawValue: name).map { Self.requestStateText($0, viewer) }
+                        ?? viewer.t("all"),
+                ] as [String: Any]
+            },
+        ]) { _, page in page }
     }
 
     /// A request's state as the viewer reads it.

@@ -108,24 +108,12 @@ extension Console {
                 400, "Invalid request",
                 viewer.t("'to' is '%@'; expected a day on or after 'from' (%@)", to.description, from.description))
         }
-        var selected = form["user"].flatMap { byId[UserID($0)] }
-        var matches: [EmployeeRecord] = []
-        if selected == nil, let query = form["q"] {
-            matches = employees.filter { EmployeeSearch.matches(query, $0) }
-                .sorted { ($0.name, $0.id.rawValue) < ($1.name, $1.id.rawValue) }
-            if viewer.scope != .all {
-                // A manager finds only people who worked at their sites.
-                matches = try await withSessions(matches.prefix(200), at: inScope)
-            }
-            if matches.count == 1 { selected = matches[0] }
-        }
-        let searching = form["q"] != nil && selected == nil
+        let person = try await personPick(form, viewer, employees: employees)
+        let selected = person.selected
+        let searching = person.searching
         let pager = Pager(
             path: "/console/sessions",
-            filters: [
-                ("user", selected?.id.rawValue), ("q", selected == nil ? form["q"] : nil), ("site", form["site"]),
-                ("from", form["from"]), ("to", form["to"]),
-            ],
+            filters: person.filters + [("site", form["site"]), ("from", form["from"]), ("to", form["to"])],
             form: form)
         var sessions: [SessionRecord] = []
         var more = false
@@ -166,52 +154,15 @@ extension Console {
         }
         let next =
             more ? page.last.map { SessionCursor(checkInAt: $0.checkInAt, sessionKey: $0.sessionKey).token } : nil
-        return [
+        return person.data(pager, viewer).merging([
             "rows": rows, "hasRows": !rows.isEmpty, "empty": rows.isEmpty && !searching,
             "pager": pager.data(next: next),
-            "searching": searching,
-            "matches": matches.prefix(50).map { employee in
-                [
-                    "name": employee.name, "externalId": employee.externalId ?? "",
-                    "href": Pager.address(
-                        "/console/sessions",
-                        [
-                            ("user", employee.id.rawValue), ("site", form["site"]), ("from", form["from"]),
-                            ("to", form["to"]),
-                        ].compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }),
-                ] as [String: Any]
-            },
-            "moreMatches": matches.count > 50
-                ? viewer.tp("%lld more match; type more of the name.", count: matches.count - 50) : "",
-            "selected": selected.map { ["id": $0.id.rawValue, "name": $0.name] } as Any,
-            "clearUser": Pager.address(
-                "/console/sessions",
-                [("site", form["site"]), ("from", form["from"]), ("to", form["to"])]
-                    .compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }),
-            "filter": ["q": form["q"] ?? "", "from": form["from"] ?? "", "to": form["to"] ?? ""],
+            "filter": ["from": form["from"] ?? "", "to": form["to"] ?? ""],
             "sites": inScope.map {
                 ["id": $0.id.rawValue, "name": $0.name, "selected": $0.id.rawValue == form["site"]]
             },
-            "mayCorrect": viewer.may(.correctSessions), "formKey": environment.newPassword(),
-        ]
-    }
-
-    /// Of `candidates`, those with a session at one of `sites`.
-    private func withSessions(_ candidates: ArraySlice<EmployeeRecord>, at sites: [SiteRecord]) async throws
-        -> [EmployeeRecord]
-    {
-        var found: [EmployeeRecord] = []
-        for employee in candidates {
-            for site in sites {
-                let page = try await services.admin.sessions(
-                    userId: employee.id.rawValue, siteId: site.id.rawValue, from: nil, to: nil, limit: 1, cursor: nil)
-                if !page.items.isEmpty {
-                    found.append(employee)
-                    break
-                }
-            }
-        }
-        return found
+            "mayCorrect": viewer.may(.correctSessions),
+        ]) { _, page in page }
     }
 
     private func sessionData(_ key: SessionKey, _ viewer: Viewer) async throws -> [String: Any] {

@@ -310,15 +310,13 @@ extension Console {
         ]
         // One employee's assignments and leave, found by search.
         let employees = try await services.repository.employees()
-        var person = form["user"].flatMap { id in employees.first { $0.id.rawValue == id } }
-        if person == nil, let query = form["q"] {
-            let matches = employees.filter { EmployeeSearch.matches(query, $0) }
-                .sorted { ($0.name, $0.id.rawValue) < ($1.name, $1.id.rawValue) }
-            if matches.count == 1 { person = matches[0] }
-            data["matches"] = matches.prefix(30).map {
+        let pick = try await personPick(form, viewer, employees: employees)
+        let person = pick.selected
+        if pick.searching {
+            data["matches"] = pick.matches.prefix(PersonPick.shownMatches).map {
                 ["name": $0.name, "href": "/console/settings?user=\(Pager.encoded($0.id.rawValue))"] as [String: Any]
             }
-            data["noMatch"] = matches.isEmpty
+            data["noMatch"] = pick.matches.isEmpty
         }
         if let person {
             let siteNames = Dictionary(sites.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })

@@ -74,15 +74,10 @@ extension Console {
         let siteNames = Dictionary(
             try await services.repository.sites().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let employees = try await services.repository.employees()
-        var matches: [EmployeeRecord] = []
+        let person = try await personPick(query, viewer, employees: employees)
         var sheet = chosen
-        sheet.userId = query["user"].map { UserID($0) }
-        if sheet.userId == nil, let text = query["q"] {
-            matches = employees.filter { EmployeeSearch.matches(text, $0) }
-                .sorted { ($0.name, $0.id.rawValue) < ($1.name, $1.id.rawValue) }
-            if matches.count == 1 { sheet.userId = matches[0].id }
-        }
-        let searching = query["q"] != nil && sheet.userId == nil
+        sheet.userId = person.selected?.id
+        let searching = person.searching
         var rows: [[String: Any]] = []
         var next: UserID?
         if !searching {
@@ -104,11 +99,7 @@ extension Console {
             }
         }
         let range: [(String, String?)] = [("from", chosen.from.description), ("to", chosen.through.description)]
-        let pager = Pager(
-            path: "/console/timesheets",
-            filters: range + [("user", sheet.userId?.rawValue), ("q", sheet.userId == nil ? query["q"] : nil)],
-            form: query)
-        let person = sheet.userId.flatMap { id in employees.first { $0.id == id } }
+        let pager = Pager(path: "/console/timesheets", filters: range + person.filters, form: query)
         let mayManage = viewer.may(.managePayPeriods)
         let periodRows: [[String: Any]] = periods.reversed().map { period in
             [
@@ -121,22 +112,14 @@ extension Console {
                 "mayLock": mayManage && period.state == .approved, "mayReopen": mayManage && period.state == .locked,
             ]
         }
-        return [
+        return person.data(pager, viewer).merging([
             "periods": periodRows, "noPeriods": periodRows.isEmpty, "rows": rows,
             "empty": rows.isEmpty && !searching, "hasRows": !rows.isEmpty, "pager": pager.data(next: next?.rawValue),
-            "searching": searching, "q": query["q"] ?? "",
-            "matches": matches.prefix(50).map { employee in
-                [
-                    "name": employee.name, "externalId": employee.externalId ?? "",
-                    "href": pager.with(("user", employee.id.rawValue), without: "q"),
-                ] as [String: Any]
-            },
-            "selected": person.map { ["name": $0.name, "clear": pager.with(("user", nil), without: "q")] } as Any,
             "from": chosen.from.description, "to": chosen.through.description,
             "fromText": viewer.language.date(chosen.from), "toText": viewer.language.date(chosen.through),
             "csv": "/console/timesheets.csv?from=\(chosen.from)&to=\(chosen.through)",
             "xlsx": "/console/timesheets.xlsx?from=\(chosen.from)&to=\(chosen.through)",
-        ]
+        ]) { _, page in page }
     }
 
     static let timesheetPageSize = 50

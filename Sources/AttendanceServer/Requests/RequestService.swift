@@ -113,6 +113,26 @@ public struct RequestService: Sendable {
         return visible
     }
 
+    /// A page of the requests `scope` may see, newest first, and where the next page starts (nil
+    /// on the last page). A scoped viewer's page is read on until it is full or the list ends.
+    public func page(
+        userId: UserID?, state: CorrectionRequestRecord.State?, scope: SiteScope, before: RequestCursor?, limit: Int
+    ) async throws -> (items: [CorrectionRequestRecord], next: RequestCursor?) {
+        if let userId { try InputRules.identifier("userId", userId.rawValue, maxLength: InputRules.maxIdLength) }
+        var items: [CorrectionRequestRecord] = []
+        var position = before
+        while true {
+            let batch = try await repository.requests(
+                userId: userId, state: state, before: position, limit: scope == .all ? limit + 1 : 500)
+            for request in batch where try await visible(request, to: scope) {
+                if items.count == limit { return (items, items.last.map(RequestCursor.init)) }
+                items.append(request)
+            }
+            guard scope != .all, batch.count == 500, let last = batch.last else { return (items, nil) }
+            position = RequestCursor(last)
+        }
+    }
+
     func visible(_ request: CorrectionRequestRecord, to scope: SiteScope) async throws -> Bool {
         guard scope != .all else { return true }
         if let key = request.sessionKey, request.kind == .correction {

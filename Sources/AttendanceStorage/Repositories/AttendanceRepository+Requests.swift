@@ -6,8 +6,11 @@ import Foundation
 public protocol RequestRepository: Sendable {
     /// Stores a new request with its ledger row, in one transaction.
     func fileRequest(_ request: CorrectionRequestRecord, actor: LedgerActor) async throws
-    /// Requests, newest first (at most 500), optionally one employee's or in one state.
-    func requests(userId: UserID?, state: CorrectionRequestRecord.State?) async throws -> [CorrectionRequestRecord]
+    /// A page of requests, newest first (by when filed, then id), optionally one employee's or in one
+    /// state; `before`: the page starts after that request.
+    func requests(
+        userId: UserID?, state: CorrectionRequestRecord.State?, before: RequestCursor?, limit: Int
+    ) async throws -> [CorrectionRequestRecord]
     func request(id: CorrectionRequestID) async throws -> CorrectionRequestRecord?
     /// Approves or rejects a pending request (`RequestRules.decide`); an approval applies its
     /// correction or adds its session in the same transaction, with both ledger rows.
@@ -19,4 +22,42 @@ public protocol RequestRepository: Sendable {
     /// personal data of their ledger rows erased, and a row recording it, in one transaction.
     /// Nil when no employee has this id; the employee unchanged when they are still active.
     func eraseEmployee(id: UserID, pseudonym: String, actor: LedgerActor, now: Date) async throws -> EmployeeRecord?
+}
+
+extension RequestRepository {
+    /// Every request, newest first, optionally one employee's or in one state (read a page at a time).
+    public func requests(userId: UserID?, state: CorrectionRequestRecord.State?) async throws
+        -> [CorrectionRequestRecord]
+    {
+        var all: [CorrectionRequestRecord] = []
+        var before: RequestCursor?
+        while true {
+            let page = try await requests(userId: userId, state: state, before: before, limit: 500)
+            all += page
+            guard page.count == 500, let last = page.last else { return all }
+            before = RequestCursor(last)
+        }
+    }
+}
+
+/// A position in the requests, newest first: the last one shown.
+public struct RequestCursor: Hashable, Sendable {
+    public var createdAt: Date
+    public var id: CorrectionRequestID
+
+    public init(_ request: CorrectionRequestRecord) {
+        createdAt = request.createdAt
+        id = request.id
+    }
+
+    /// Opaque to clients: base64url of "seconds|id".
+    public var token: String { Data("\(createdAt.timeIntervalSince1970)|\(id.rawValue)".utf8).base64URLEncoded }
+
+    public init?(token: String) {
+        guard let data = Data(base64URLEncoded: token) else { return nil }
+        let parts = String(decoding: data, as: UTF8.self).split(separator: "|", maxSplits: 1)
+        guard parts.count == 2, let seconds = Double(parts[0]) else { return nil }
+        createdAt = Date(timeIntervalSince1970: seconds)
+        id = CorrectionRequestID(String(parts[1]))
+    }
 }

@@ -17,15 +17,19 @@ extension SQLStorage {
         }
     }
 
-    public func requests(userId: UserID?, state: CorrectionRequestRecord.State?) async throws
-        -> [CorrectionRequestRecord]
-    {
+    public func requests(
+        userId: UserID?, state: CorrectionRequestRecord.State?, before: RequestCursor?, limit: Int
+    ) async throws -> [CorrectionRequestRecord] {
         var conditions: [SQL] = []
         if let userId { conditions.append("user_id = \(userId)") }
         if let state { conditions.append("state = \(state.rawValue)") }
+        if let before {
+            conditions.append(
+                "(created_at < \(before.createdAt) OR (created_at = \(before.createdAt) AND id < \(before.id)))")
+        }
         let condition = SQL.where(conditions)
         return try await database.read { tx in
-            try await RequestRows.requests(tx, "\(condition) ORDER BY created_at DESC, id DESC LIMIT 500")
+            try await RequestRows.requests(tx, "\(condition) ORDER BY created_at DESC, id DESC LIMIT \(limit)")
         }
     }
 
