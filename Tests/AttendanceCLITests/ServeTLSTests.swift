@@ -70,6 +70,10 @@ import Testing
         #expect(
             signIn.body.lowercased().contains("set-cookie:") && signIn.body.contains("; Secure"),
             "\(signIn.body.prefix(600))")
+        // Every answer over TLS tells the browser to come back only over https (HSTS), for a year.
+        #expect(
+            signIn.body.lowercased().contains("strict-transport-security: max-age=31536000"),
+            "\(signIn.body.prefix(600))")
         child.signal(SIGTERM)
         #expect(await child.finish().status == 0)
     }

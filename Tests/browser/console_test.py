@@ -20,6 +20,7 @@ Arguments after the script's own go to unittest.
 import argparse
 import datetime
 import html.parser
+import http.client
 import json
 import os
 import queue
@@ -699,6 +700,52 @@ class WhatPeopleSee:
         self.assertNotIn(self.world.user("bo"), " ".join(row.text for row in rows), "a row about someone else")
         self.assertEqual(text_of(owner, "#filter-selected").rstrip("×").strip(), "Ada Lovelace", "kept")
 
+    def test_a_right_to_left_override_in_a_name_ends_at_the_name(self):
+        site = admin(self.base, "POST", "/v1/admin/sites",
+                     {"name": "Depot \u202eevil", "timeZone": "UTC", "beaconUUID": acceptance.UUID,
+                      "major": (self.world.site_a["major"] + 7) % 65536})
+        owner = self.browser("owner")
+        self.open(owner, "/console/sites")
+        form = css(owner, f'tr[data-site="{site["siteId"]}"] form.delete-site')
+        self.assertTrue(form, "the new site's delete form")
+        submit(owner, form[0].find_element(By.CSS_SELECTOR, "button"))
+        question = text_of(owner, "p.question")
+        self.assertIn("\u2068Depot \u202eevil\u2069?", question, "the name isolated (FSI … PDI) in the question")
+        self.open(owner, "/console/presence")
+        heading = owner.find_element(By.ID, f"site-{site['siteId']}")
+        self.assertEqual(heading.find_element(By.TAG_NAME, "bdi").text, "Depot \u202eevil",
+                         "the site's heading holds its name in <bdi>")
+        status, _ = acceptance.call(self.base, "DELETE", f"/v1/admin/sites/{site['siteId']}", ADMIN_TOKEN)
+        self.assertEqual(status, 204)
+
+    def test_a_session_added_in_a_locked_period_says_so(self):
+        # Monthly from 2026-01-01 (what the settings test saves too); the month before last, locked.
+        first = (utc_now().date().replace(day=1) - datetime.timedelta(days=40)).replace(day=1)
+        for method, path, body in (("PUT", "/v1/admin/pay-cycles/2026-01-01", {"cycle": "monthly"}),
+                                   ("POST", f"/v1/admin/pay-periods/{first}", {"action": "approve"}),
+                                   ("POST", f"/v1/admin/pay-periods/{first}", {"action": "lock"})):
+            status, answer = acceptance.call(self.base, method, path, ADMIN_TOKEN, body=body)
+            self.assertEqual(status, 200, f"{method} {path}: {answer[:300]!r}")
+        try:
+            owner = self.browser("owner")
+            self.open(owner, f"/console/sessions?user={self.world.user('bo')}")
+            zone = self.world.site_b["timeZone"]
+            day = datetime.datetime.combine(first + datetime.timedelta(days=9), datetime.time(13, 0),
+                                            tzinfo=datetime.timezone.utc)
+            Select(owner.find_element(By.ID, "add-site")).select_by_value(self.world.site_b["siteId"])
+            set_value(owner, owner.find_element(By.ID, "add-check-in"), local_input(day, zone))
+            set_value(owner, owner.find_element(By.ID, "add-check-out"),
+                      local_input(day + datetime.timedelta(hours=2), zone))
+            owner.find_element(By.ID, "add-reason").send_keys("forgot the phone")
+            submit(owner, owner.find_element(By.CSS_SELECTOR, "form#add-session button"))
+            notice = text_of(owner, "#notice") or ""
+            self.assertIn("locked pay period", notice, f"#problem {text_of(owner, '#problem')}")
+            self.assertIn("Changes after a locked period", notice, "where the change shows")
+        finally:
+            status, answer = acceptance.call(self.base, "POST", f"/v1/admin/pay-periods/{first}", ADMIN_TOKEN,
+                                             body={"action": "reopen", "reason": "test done"})
+            self.assertEqual(status, 200, f"reopen: {answer[:300]!r}")
+
     def test_a_form_that_makes_a_secret_makes_it_once(self):
         owner = self.browser("owner")
         self.open(owner, "/console/accounts")
@@ -1252,6 +1299,43 @@ class ConsoleSQLiteTest(InTwoLanguages, EverySettingInTheConsole, WhatPeopleSee,
                 break
         self.assertEqual(statuses[-1], 429, f"sign-ins while the account must wait answered {statuses}: {body[:300]!r}")
         self.assertTrue(WAIT_TEXT.search(body.decode("utf-8", "replace")), "the 429 page does not say to wait")
+
+    def test_one_account_holds_at_most_twenty_live_pages(self):
+        """The 21st live stream of one account is refused 429 with Retry-After; closing one frees a place."""
+        cookie = cookie_header(self.browser("auditor"))
+        port = urllib.parse.urlsplit(self.base).port
+        streams = []
+
+        def open_stream():
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=PAGE_SECONDS)
+            connection.request("GET", "/console/events", headers={"Cookie": cookie, "Accept": "text/event-stream"})
+            return connection, connection.getresponse()
+
+        try:
+            # The auditor's browser may hold one live page of its own: 19 or 20 more are let in.
+            for _ in range(21):
+                connection, answer = open_stream()
+                if answer.status != 200:
+                    connection.close()
+                    break
+                streams.append(connection)
+            self.assertIn(len(streams), (19, 20), "live pages let in before the cap")
+            self.assertEqual(answer.status, 429, "the live page past the cap")
+            self.assertGreater(int(answer.getheader("Retry-After") or "0"), 0, "no Retry-After on the 429")
+            streams.pop().close()
+            # The server sees a closed stream when a write to it fails: a keep-alive every 15 s.
+            deadline = time.monotonic() + 45
+            while True:
+                connection, answer = open_stream()
+                if answer.status == 200 or time.monotonic() > deadline:
+                    break
+                connection.close()
+                time.sleep(1)
+            streams.append(connection)
+            self.assertEqual(answer.status, 200, "a place freed by closing a live page")
+        finally:
+            for connection in streams:
+                connection.close()
 
     def test_console_headers(self):
         owner = self.browser("owner")

@@ -17,7 +17,7 @@ extension Console {
                     }
                     return id
                 }
-                let zones = try await auditZones(viewer)
+                let zones = try await readingZones(viewer)
                 let zone = form["zone"] ?? zones[0]
                 guard zones.contains(zone) else {
                     throw DomainError.field("zone", zone, expected: "one of " + zones.joined(separator: ", "))
@@ -64,15 +64,5 @@ extension Console {
                         "zones": zones.map { ["name": $0, "selected": $0 == zone] },
                     ]) { _, page in page })
             })
-    }
-
-    /// The zones the audit log's days and times can be read in: the sites' (the one most sites
-    /// use first, the default), then UTC.
-    private func auditZones(_ viewer: Viewer) async throws -> [String] {
-        let sites = try await services.repository.sites().filter { $0.isActive && viewer.scope.permits($0.id) }
-        var counts: [String: Int] = [:]
-        for site in sites { counts[site.timeZone, default: 0] += 1 }
-        let zones = counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map(\.key)
-        return zones.contains("UTC") ? zones : zones + ["UTC"]
     }
 }

@@ -10,6 +10,8 @@ import Hummingbird
 extension Console {
     /// An open session with no schedule is listed once it has been open this long.
     static let openTooLongWithoutSchedule: TimeInterval = 12 * 3_600
+    /// Pending requests listed here; the Requests page pages through the rest.
+    static let pendingShown = 100
 
     func registerExceptions(on console: RouterGroup<AttendanceRequestContext>) {
         console.get(
@@ -22,7 +24,9 @@ extension Console {
 
     private func exceptionData(_ viewer: Viewer) async throws -> [String: Any] {
         let now = environment.now()
+        // UTC's date; a site east of UTC may already be a day on, so the days run through tomorrow.
         let today = LocalDate(dayNumber: Int((now.timeIntervalSince1970 / 86_400).rounded(.down)))
+        let zone = try await readingZones(viewer)[0]
         let siteNames = Dictionary(
             try await services.repository.sites().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let names = Dictionary(
@@ -33,7 +37,7 @@ extension Console {
         var openTooLong: [[String: Any]] = []
         if viewer.may(.readTimesheets) || viewer.may(.readSessions) {
             _ = try await services.timesheets.forEachEmployee(
-                TimesheetQuery(from: today.adding(days: -7), through: today)
+                TimesheetQuery(from: today.adding(days: -7), through: today.adding(days: 1))
             ) { sheet in
                 for day in sheet.days where viewer.scope.permits(day.siteId) {
                     let row: [String: Any] = [
@@ -54,7 +58,10 @@ extension Console {
                 }
             }
         }
-        let pending = try await services.requests.list(userId: nil, state: .pending, scope: viewer.scope)
+        // The newest pending ones; the Requests page pages through them all.
+        let pendingPage = try await services.requests.page(
+            userId: nil, state: .pending, scope: viewer.scope, before: nil, limit: Self.pendingShown)
+        let pending = pendingPage.items
             .map { ["id": $0.id, "user": person($0.userId), "reason": $0.reason] as [String: Any] }
         var afterLock: [[String: Any]] = []
         if viewer.may(.readTimesheets) {
@@ -76,7 +83,7 @@ extension Console {
             .map {
                 [
                     "id": $0.id.rawValue, "user": person($0.userId), "deviceName": $0.deviceName ?? "",
-                    "lastSeen": $0.lastSeenAt.map { LocalTime.text($0, zone: "UTC", in: language) }
+                    "lastSeen": $0.lastSeenAt.map { LocalTime.text($0, zone: zone, in: language) }
                         ?? viewer.t("never"),
                 ]
             }
@@ -86,13 +93,13 @@ extension Console {
                 "id": device.id.rawValue, "user": person(device.userId), "deviceName": device.deviceName ?? "",
                 // The core's sentences, in the viewer's language where the catalogue has them.
                 "why": state.blockers.map(viewer.words.known).joined(separator: "; "),
-                "observed": LocalTime.text(state.observedAt, zone: "UTC", in: language),
+                "observed": LocalTime.text(state.observedAt, zone: zone, in: language),
             ]
         }
         return [
             "unconfirmed": unconfirmed, "noUnconfirmed": unconfirmed.isEmpty,
             "openTooLong": openTooLong, "noOpenTooLong": openTooLong.isEmpty,
-            "pending": pending, "noPending": pending.isEmpty,
+            "pending": pending, "noPending": pending.isEmpty, "morePending": pendingPage.next != nil,
             "afterLock": afterLock, "noAfterLock": afterLock.isEmpty,
             "silent": silent, "noSilent": silent.isEmpty,
             "blocked": blocked, "noBlocked": blocked.isEmpty,
