@@ -5,9 +5,18 @@ public protocol SQLTransaction: Sendable {
     var dialect: SQLDialect { get }
     /// Runs a statement and returns its rows (a write's `RETURNING` rows; none otherwise).
     func query(_ sql: SQL) async throws -> [SQLRow]
+    /// Runs a statement and turns each row into a value as it arrives (a nil is left out): a large
+    /// read never holds all its rows and their values at once.
+    func query<Value>(_ sql: SQL, each transform: (SQLRow) throws -> Value?) async throws -> [Value]
     /// Runs a statement and returns how many rows it changed.
     @discardableResult
     func execute(_ sql: SQL) async throws -> Int
+}
+
+extension SQLTransaction {
+    public func query<Value>(_ sql: SQL, each transform: (SQLRow) throws -> Value?) async throws -> [Value] {
+        try await query(sql).compactMap(transform)
+    }
 }
 
 /// A database as the storage code sees it: transactions and reads, and what its errors mean.

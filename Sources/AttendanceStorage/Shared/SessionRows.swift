@@ -48,6 +48,6 @@ package enum SessionRows {
     }
 
     package static func sessions(_ tx: any SQLTransaction, _ sql: SQL) async throws -> [SessionRecord] {
-        try await tx.query(sql).compactMap { try session($0) }
+        try await tx.query(sql) { try session($0) }
     }
 }
