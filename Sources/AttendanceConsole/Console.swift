@@ -201,7 +201,8 @@ public struct Console: Sendable {
 
     /// A page in the layout, for `viewer`.
     func page(
-        _ template: String, title: String, viewer: Viewer, _ data: [String: Any] = [:], notice: String? = nil
+        _ template: String, title: String, viewer: Viewer, _ data: [String: Any] = [:], notice: String? = nil,
+        status: Int = 200
     )
         -> Response
     {
@@ -215,7 +216,7 @@ public struct Console: Sendable {
         all["csrf"] = viewer.session.csrfToken
         if all["formKey"] == nil { all["formKey"] = environment.newPassword() }
         if let notice { all["notice"] = notice }
-        return Self.html(renderer.render(template, all, in: viewer.language))
+        return Self.html(renderer.render(template, all, in: viewer.language), status: status)
     }
 
     static func html(_ text: String, status: Int = 200) -> Response {

@@ -746,6 +746,35 @@ class WhatPeopleSee:
                                              body={"action": "reopen", "reason": "test done"})
             self.assertEqual(status, 200, f"reopen: {answer[:300]!r}")
 
+    def test_a_refused_form_keeps_what_was_typed_and_says_why_beside_it(self):
+        number = f"E-{uuid.uuid4().hex[:8]}"
+        admin(self.base, "POST", "/v1/admin/employees", {"name": "First Holder", "externalId": number})
+        owner = self.browser("owner")
+        self.open(owner, "/console/people")
+        owner.find_element(By.ID, "person-name").send_keys("Second Holder")
+        owner.find_element(By.ID, "person-id").send_keys(number)
+        owner.find_element(By.ID, "person-email").send_keys("second@example.com")
+        submit(owner, owner.find_element(By.CSS_SELECTOR, "form#add-person button"))
+        self.shot(owner, "people-refused")
+        problem = text_of(owner, "form#add-person p.form-problem") or ""
+        self.assertIn(number, problem, f"the reason beside the form; #problem {text_of(owner, '#problem')}")
+        self.assertIn("employee number", problem)
+        self.assertEqual(owner.find_element(By.ID, "person-name").get_attribute("value"), "Second Holder")
+        self.assertEqual(owner.find_element(By.ID, "person-email").get_attribute("value"), "second@example.com")
+        self.assertEqual(owner.find_element(By.ID, "person-id").get_attribute("aria-invalid"), "true",
+                         "the field the reason names is marked")
+        self.assertTrue(css(owner, "table#people"), "the rest of the page is there")
+        self.assertTrue(css(owner, '#problem a[href="#add-person"]'), "the top of the page links to the refusal")
+        # A password the rules refuse: the reason beside the form, the password not sent back.
+        self.open(owner, "/console/accounts")
+        owner.find_element(By.ID, "current-password").send_keys("not my password at all")
+        owner.find_element(By.ID, "new-password-input").send_keys("aaaaaaaaaaaa")
+        submit(owner, owner.find_element(By.CSS_SELECTOR, "form#change-password button"))
+        self.assertTrue(text_of(owner, "form#change-password p.form-problem"),
+                        f"the reason beside the password form; #problem {text_of(owner, '#problem')}")
+        self.assertEqual(owner.find_element(By.ID, "current-password").get_attribute("value"), "")
+        self.assertNotIn("not my password at all", owner.page_source)
+
     def test_a_form_that_makes_a_secret_makes_it_once(self):
         owner = self.browser("owner")
         self.open(owner, "/console/accounts")

@@ -19,19 +19,23 @@ extension Console {
         console.post(
             "accounts",
             use: signedIn("createAccount", needs: .manageAccounts) { request, _, viewer, form in
-                // The password as typed (not trimmed: sign-in compares it as typed); empty: made here.
-                let password = form.raw("password").flatMap { $0.isEmpty ? nil : $0 }
-                let created = try await services.accounts.add(
-                    email: form["email"] ?? "", role: try AccountRules.role(form["role"] ?? ""),
-                    sites: form.all("sites").map { SiteID($0) }, password: password, actor: viewer.actor)
-                var data = try await accountData(viewer)
-                if let password = created.generatedPassword {
-                    data["secret"] = [
-                        "label": viewer.t("Password for %@", Bidi.isolated(created.account.email)), "value": password,
-                    ]
+                try await accountForm("add-account", viewer: viewer, sent: form) {
+                    // The password as typed (not trimmed: sign-in compares it as typed); empty: made here.
+                    let password = form.raw("password").flatMap { $0.isEmpty ? nil : $0 }
+                    let created = try await services.accounts.add(
+                        email: form["email"] ?? "", role: try AccountRules.role(form["role"] ?? ""),
+                        sites: form.all("sites").map { SiteID($0) }, password: password, actor: viewer.actor)
+                    var data = try await accountData(viewer)
+                    if let password = created.generatedPassword {
+                        data["secret"] = [
+                            "label": viewer.t("Password for %@", Bidi.isolated(created.account.email)),
+                            "value": password,
+                        ]
+                    }
+                    return page(
+                        "accounts", title: viewer.t("Accounts"), viewer: viewer, data,
+                        notice: viewer.t("Account added."))
                 }
-                return page(
-                    "accounts", title: viewer.t("Accounts"), viewer: viewer, data, notice: viewer.t("Account added."))
             })
         console.post(
             "accounts/:id",
@@ -56,12 +60,14 @@ extension Console {
         console.post(
             "password",
             use: signedIn("changePassword") { request, context, viewer, form in
-                try await services.signIn.confirmPassword(
-                    form.raw("current") ?? "", of: viewer.account, address: context.peerAddress)
-                try await services.accounts.setPassword(
-                    id: viewer.account.id, password: form.raw("password") ?? "", actor: viewer.actor)
-                hub.disconnect(accountId: viewer.account.id)
-                return Self.redirect("/console/sign-in")
+                try await accountForm("change-password", viewer: viewer, sent: form) {
+                    try await services.signIn.confirmPassword(
+                        form.raw("current") ?? "", of: viewer.account, address: context.peerAddress)
+                    try await services.accounts.setPassword(
+                        id: viewer.account.id, password: form.raw("password") ?? "", actor: viewer.actor)
+                    hub.disconnect(accountId: viewer.account.id)
+                    return Self.redirect("/console/sign-in")
+                }
             })
         console.post(
             "totp",
@@ -94,15 +100,17 @@ extension Console {
         console.post(
             "tokens",
             use: signedIn("issueToken") { request, _, viewer, form in
-                try await once(request, form, viewer: viewer) {
-                    let issued = try await services.tokens.issue(
-                        accountId: viewer.account.id, name: form["name"] ?? "",
-                        role: try form["role"].map(AccountRules.role), actor: viewer.actor)
-                    var data = try await accountData(viewer)
-                    data["newToken"] = ["name": issued.record.name, "value": issued.token]
-                    return page(
-                        "accounts", title: viewer.t("Accounts"), viewer: viewer, data,
-                        notice: viewer.t("API token issued (shown once)."))
+                try await accountForm("new-token", viewer: viewer, sent: form) {
+                    try await once(request, form, viewer: viewer) {
+                        let issued = try await services.tokens.issue(
+                            accountId: viewer.account.id, name: form["name"] ?? "",
+                            role: try form["role"].map(AccountRules.role), actor: viewer.actor)
+                        var data = try await accountData(viewer)
+                        data["newToken"] = ["name": issued.record.name, "value": issued.token]
+                        return page(
+                            "accounts", title: viewer.t("Accounts"), viewer: viewer, data,
+                            notice: viewer.t("API token issued (shown once)."))
+                    }
                 }
             })
         console.post(
@@ -169,6 +177,15 @@ extension Console {
                     actor: viewer.actor)
                 return Self.redirect("/console/accounts?done=revoked")
             })
+    }
+
+    /// An Accounts form's action: a refusal shows the page again with it (`FormFailure`).
+    private func accountForm(
+        _ form: String, viewer: Viewer, sent: FormData, _ action: () async throws -> Response
+    ) async throws -> Response {
+        try await formAction(
+            form, template: "accounts", title: viewer.t("Accounts"), viewer: viewer, sent: sent,
+            data: { try await accountData(viewer) }, action)
     }
 
     /// The notice for `?done=…` after an action, in the viewer's language.

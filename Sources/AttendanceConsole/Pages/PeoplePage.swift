@@ -25,9 +25,15 @@ extension Console {
         console.post(
             "people",
             use: signedIn("createEmployee", needs: .managePeople) { request, _, viewer, form in
-                _ = try await services.admin.createEmployee(
-                    name: form["name"] ?? "", externalId: form["externalId"], email: form["email"], actor: viewer.actor)
-                return Self.redirect("/console/people?done=added")
+                try await formAction(
+                    "add-person", template: "people", title: viewer.t("People"), viewer: viewer, sent: form,
+                    data: { try await peopleData(viewer, FormData("")) }
+                ) {
+                    _ = try await services.admin.createEmployee(
+                        name: form["name"] ?? "", externalId: form["externalId"], email: form["email"],
+                        actor: viewer.actor)
+                    return Self.redirect("/console/people?done=added")
+                }
             })
         console.post(
             "people/:id/edit",

@@ -27,8 +27,13 @@ extension Console {
         console.post(
             "sites",
             use: signedIn("createSite", needs: .manageSites) { request, _, viewer, form in
-                _ = try await services.admin.createSite(try siteInput(form), actor: viewer.actor)
-                return Self.redirect("/console/sites?done=added")
+                try await formAction(
+                    "add-site", template: "sites", title: viewer.t("Sites"), viewer: viewer, sent: form,
+                    data: { try await siteData(viewer) }
+                ) {
+                    _ = try await services.admin.createSite(try siteInput(form), actor: viewer.actor)
+                    return Self.redirect("/console/sites?done=added")
+                }
             })
         console.post(
             "sites/:id",

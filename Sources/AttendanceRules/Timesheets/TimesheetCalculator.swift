@@ -139,19 +139,26 @@ public struct TimesheetCalculator: Sendable {
     /// began first keeps the shared time and a later one counts only what runs past it; a piece
     /// wholly inside earlier ones counts nothing (its session still shows on its row).
     package static func countOnce(_ pieces: inout [RowKey: [Piece]]) {
-        var order: [(key: RowKey, index: Int)] = []
-        for (key, list) in pieces { order += list.indices.map { (key, $0) } }
+        // One flat list, sorted once by what decides (the piece's start, then its session's
+        // check-in, key and site, so that ties always break the same way).
+        var order: [(start: Date, checkIn: Date, key: RowKey, index: Int)] = []
+        order.reserveCapacity(pieces.values.reduce(0) { $0 + $1.count })
+        for (key, list) in pieces {
+            for (index, piece) in list.enumerated() { order.append((piece.start, piece.session.checkInAt, key, index)) }
+        }
+        guard order.count > 1 else { return }
         order.sort { left, right in
-            let a = pieces[left.key]![left.index]
-            let b = pieces[right.key]![right.index]
-            return (a.start, a.session.checkInAt, a.session.sessionKey.rawValue, a.session.siteId.rawValue)
-                < (b.start, b.session.checkInAt, b.session.sessionKey.rawValue, b.session.siteId.rawValue)
+            if left.start != right.start { return left.start < right.start }
+            if left.checkIn != right.checkIn { return left.checkIn < right.checkIn }
+            let a = pieces[left.key]![left.index].session
+            let b = pieces[right.key]![right.index].session
+            return (a.sessionKey.rawValue, a.siteId.rawValue) < (b.sessionKey.rawValue, b.siteId.rawValue)
         }
         var countedUntil = Date.distantPast
-        for (key, index) in order {
-            let piece = pieces[key]![index]
+        for entry in order {
+            let piece = pieces[entry.key]![entry.index]
             if piece.start < countedUntil {
-                pieces[key]![index].counted = piece.end > countedUntil ? (countedUntil, piece.end) : nil
+                pieces[entry.key]![entry.index].counted = piece.end > countedUntil ? (countedUntil, piece.end) : nil
             }
             countedUntil = max(countedUntil, piece.end)
         }

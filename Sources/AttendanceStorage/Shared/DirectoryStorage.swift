@@ -10,7 +10,9 @@ extension SQLStorage {
     }
 
     public func createSite(_ site: SiteRecord, audit: LedgerEvent?) async throws {
-        try await database.unique("a site with id '\(site.id)' or beacon \(site.beacon) already exists") {
+        try await database.unique(
+            "'major' is '\(site.beacon.major)'; expected a major no other site of beacon UUID \(site.beacon.uuid) uses"
+        ) {
             try await database.write { tx in
                 try await tx.execute(
                     """
@@ -73,7 +75,8 @@ extension SQLStorage {
 
     public func createEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws {
         let conflict =
-            "an employee with id '\(employee.id)' or external id '\(employee.externalId ?? "")' already exists"
+            employee.externalId.map { "'externalId' is '\($0)'; expected an employee number no other employee has" }
+            ?? "an employee with id '\(employee.id)' already exists"
         try await database.unique(conflict) {
             try await database.write { tx in
                 try await tx.execute(
@@ -95,7 +98,9 @@ extension SQLStorage {
     }
 
     public func updateEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws -> Bool {
-        try await database.unique("another employee already has external id '\(employee.externalId ?? "")'") {
+        try await database.unique(
+            "'externalId' is '\(employee.externalId ?? "")'; expected an employee number no other employee has"
+        ) {
             try await database.write { tx in
                 let changed = try await tx.execute(
                     """

@@ -1,0 +1,64 @@
+import AttendanceRules
+import Foundation
+import Hummingbird
+
+/// A refused form, shown again on its own page instead of an error page that loses it: the reason
+/// at the top of the form (`failed.<form>`), the field the reason names marked (`invalid.<field>`,
+/// for `aria-invalid`), and what was typed put back (`sent.<field>`; never a password).
+struct FormFailure {
+    /// The form's `id` in the page (`add-person`).
+    var form: String
+    var problem: Problem
+    var sent: FormData
+
+    /// Fields never sent back to the browser.
+    static let secret: Set<String> = ["password", "current", "csrf", "formKey", "confirmed", "code"]
+
+    /// The field a core refusal names: its detail starts "'field' is …" (`DomainError.field`).
+    var field: String? {
+        guard let match = problem.detail.firstMatch(of: #/^'([A-Za-z][A-Za-z0-9]*)' is /#) else { return nil }
+        return String(match.output.1)
+    }
+
+    func data(_ words: Words) -> [String: Any] {
+        var typed: [String: String] = [:]
+        for item in sent.items where !Self.secret.contains(item.name) && typed[item.name] == nil {
+            typed[item.name] = item.value
+        }
+        // The template's key for the form: `addPerson` for `add-person`.
+        let parts = form.split(separator: "-")
+        let key = parts.prefix(1).joined() + parts.dropFirst().map(\.capitalized).joined()
+        return [
+            "refusedForm": form,
+            "failed": [key: words.known(problem.title) + ": " + words.known(problem.detail)],
+            "invalid": field.map { [$0: true] } ?? [:],
+            "sent": typed,
+        ]
+    }
+}
+
+extension Console {
+    /// Runs a form's action. A refusal (a core `DomainError` or a `Problem`) answers with
+    /// `template` again, made by `data`, with the refusal's status and `FormFailure`'s data
+    /// for the form whose `id` is `form` (and a line at the top that links to it); any other
+    /// failure is the error page, as before.
+    func formAction(
+        _ form: String, template: String, title: String, viewer: Viewer, sent: FormData,
+        data: () async throws -> [String: Any], _ action: () async throws -> Response
+    ) async throws -> Response {
+        let problem: Problem
+        do {
+            return try await action()
+        } catch let error as DomainError {
+            problem = Problem(error)
+        } catch let error as Problem {
+            problem = error
+        }
+        guard problem.status < 500 else { throw problem }
+        var all = try await data()
+        all.merge(FormFailure(form: form, problem: problem, sent: sent).data(viewer.words)) { _, failure in failure }
+        var response = page(template, title: title, viewer: viewer, all, status: problem.status)
+        if let seconds = problem.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
+        return response
+    }
+}
