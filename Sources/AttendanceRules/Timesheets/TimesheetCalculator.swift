@@ -141,10 +141,12 @@ public struct TimesheetCalculator: Sendable {
     package static func countOnce(_ pieces: inout [RowKey: [Piece]]) {
         // One flat list, sorted once by what decides (the piece's start, then its session's
         // check-in, key and site, so that ties always break the same way).
-        var order: [(start: Date, checkIn: Date, key: RowKey, index: Int)] = []
+        var order: [(start: Date, end: Date, checkIn: Date, key: RowKey, index: Int)] = []
         order.reserveCapacity(pieces.values.reduce(0) { $0 + $1.count })
         for (key, list) in pieces {
-            for (index, piece) in list.enumerated() { order.append((piece.start, piece.session.checkInAt, key, index)) }
+            for index in list.indices {
+                order.append((list[index].start, list[index].end, list[index].session.checkInAt, key, index))
+            }
         }
         guard order.count > 1 else { return }
         order.sort { left, right in
@@ -154,13 +156,14 @@ public struct TimesheetCalculator: Sendable {
             let b = pieces[right.key]![right.index].session
             return (a.sessionKey.rawValue, a.siteId.rawValue) < (b.sessionKey.rawValue, b.siteId.rawValue)
         }
+        // Only a piece that starts before the time already counted is touched (no copy of the rest).
         var countedUntil = Date.distantPast
         for entry in order {
-            let piece = pieces[entry.key]![entry.index]
-            if piece.start < countedUntil {
-                pieces[entry.key]![entry.index].counted = piece.end > countedUntil ? (countedUntil, piece.end) : nil
+            if entry.start < countedUntil {
+                pieces[entry.key]![entry.index].counted =
+                    entry.end > countedUntil ? (countedUntil, entry.end) : nil
             }
-            countedUntil = max(countedUntil, piece.end)
+            countedUntil = max(countedUntil, entry.end)
         }
     }
 
