@@ -279,7 +279,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "bench/timesheets",
-            exclude: ["run"],
+            exclude: ["run", "alternate"],
             swiftSettings: strictSwift6
         ),
         .executableTarget(

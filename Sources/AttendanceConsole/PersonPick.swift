@@ -46,9 +46,11 @@ extension Console {
         let inScope =
             viewer.scope == .all ? [] : try await services.repository.sites().filter { viewer.scope.permits($0.id) }
         var pick = PersonPick(selected: nil, matches: [], query: form["q"])
-        if let id = form["user"], let chosen = employees.first(where: { $0.id.rawValue == id }) {
-            let visible = viewer.scope == .all ? [chosen] : try await workedAt(inScope, [chosen])
-            pick.selected = visible.first
+        if let id = form["user"] {
+            // An id of nobody (or of someone a manager may not see) matches nobody: the list waits.
+            let chosen = employees.first { $0.id.rawValue == id }.map { [$0] } ?? []
+            pick.selected = viewer.scope == .all ? chosen.first : try await workedAt(inScope, chosen).first
+            if pick.selected == nil { pick.query = id }
             return pick
         }
         guard let query = form["q"] else { return pick }

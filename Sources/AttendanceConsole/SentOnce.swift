@@ -8,8 +8,10 @@ import Hummingbird
 /// carries a one-time `formKey` (every page gets a new one); what the form sends (that key, the
 /// action's path and every field but the CSRF token and the confirmation) is claimed before the
 /// action runs. The same form sent again (F5 on the answer, a double click, Back then Send) is
-/// refused with the time it was first sent: what it made was shown then, once, and nothing is made
-/// again. An action that fails gives its claim back, so the corrected form can be sent.
+/// refused with the time it was first sent, and nothing is made again: what the first send made
+/// was shown only in its answer (after a double click the browser shows the second answer, so the
+/// refusal says how to revoke or replace it). An action that fails gives its claim back, so the
+/// corrected form can be sent.
 extension Console {
     func once(
         _ request: Request, _ form: FormData, viewer: Viewer, _ action: () async throws -> Response
@@ -24,8 +26,8 @@ extension Console {
                 409, viewer.t("Already sent"),
                 viewer.t(
                     """
-                    This form was sent at %@; what it made was shown then, once. To make another, open the \
-                    page again.
+                    This form was already sent, at %@. What it made is shown only in the answer to that send; \
+                    if you did not see it, revoke it or replace it, from a page opened anew.
                     """,
                     LocalTime.text(sentAt, zone: "UTC", in: viewer.language)))
         }

@@ -95,10 +95,15 @@ public final class XLSXWriter {
         return output
     }
 
-    /// Every part's time in the archive: fixed, so the same rows make the same bytes whenever
-    /// they are asked for (noon UTC on 1980-01-02: a ZIP file's times start at 1980-01-01, local
-    /// time, and this one is past that in every zone).
-    public static let entryDate = Date(timeIntervalSince1970: 315_662_400)
+    /// Every part's time in the archive: fixed, so the same rows make the same bytes whenever and
+    /// wherever they are asked for. A ZIP file holds local wall time (ZIPFoundation writes the
+    /// process's zone), so this is noon on 1980-01-02 in that zone: the same fields in every zone.
+    public static let entryDate: Date = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        return calendar.date(from: DateComponents(year: 1980, month: 1, day: 2, hour: 12))
+            ?? Date(timeIntervalSince1970: 315_662_400)
+    }()
 
     private func flush(_ sheet: Int) throws {
         try sheets[sheet].write(contentsOf: Data(buffers[sheet].utf8))

@@ -15,8 +15,13 @@ import Testing
         return session
     }
 
-    static func sheet(_ sessions: [SessionRecord]) -> Timesheet {
-        let sites = [TimesheetFixtures.site, other].map { TimesheetSite(id: $0, timeZone: berlin) }
+    static func sheet(_ sessions: [SessionRecord], otherBoundary: DayBoundary = .calendar) -> Timesheet {
+        var policy = TimesheetPolicy()
+        policy.dayBoundary = otherBoundary
+        let sites = [
+            TimesheetSite(id: TimesheetFixtures.site, timeZone: berlin),
+            TimesheetSite(id: other, timeZone: berlin, policy: policy),
+        ]
         return Timesheet.compute(
             TimesheetInput(
                 from: LocalDate("2026-06-01")!, through: LocalDate("2026-06-07")!, now: TimesheetFixtures.later,
@@ -65,5 +70,20 @@ import Testing
         ])
         #expect(Self.worked(sheet, at: TimesheetFixtures.site) == 480)
         #expect(sheet.days.first?.sessionCount == 2)
+    }
+
+    /// The session that began first keeps the shared time, even where the two are split into days
+    /// by different rules (here a night counted by the calendar at one site and wholly on its
+    /// start day at the other).
+    @Test func theSessionThatBeganFirstKeepsTheTimeWhereverItsPiecesStart() throws {
+        let sheet = Self.sheet(
+            [
+                Self.session("a", at: TimesheetFixtures.site, "2026-06-01 22:00", "2026-06-02 06:00"),
+                Self.session("b", at: Self.other, "2026-06-01 23:00", "2026-06-02 03:00"),
+            ], otherBoundary: .shiftStart)
+        let first = sheet.days.filter { $0.siteId == TimesheetFixtures.site }.map(\.workedMinutes)
+        #expect(first == [120, 360], "22:00-24:00 and 00:00-06:00 at the first site")
+        #expect(Self.worked(sheet, at: Self.other) == 0, "the later session lies inside the first")
+        #expect(sheet.weeks.map(\.workedMinutes) == [480])
     }
 }

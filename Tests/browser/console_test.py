@@ -765,15 +765,16 @@ class WhatPeopleSee:
                          "the field the reason names is marked")
         self.assertTrue(css(owner, "table#people"), "the rest of the page is there")
         self.assertTrue(css(owner, '#problem a[href="#add-person"]'), "the top of the page links to the refusal")
-        # A password the rules refuse: the reason beside the form, the password not sent back.
+        # A new password the rules refuse: the reason beside the form, no password sent back.
         self.open(owner, "/console/accounts")
-        owner.find_element(By.ID, "current-password").send_keys("not my password at all")
+        owner.find_element(By.ID, "current-password").send_keys(self.passwords["owner"])
         owner.find_element(By.ID, "new-password-input").send_keys("aaaaaaaaaaaa")
         submit(owner, owner.find_element(By.CSS_SELECTOR, "form#change-password button"))
         self.assertTrue(text_of(owner, "form#change-password p.form-problem"),
                         f"the reason beside the password form; #problem {text_of(owner, '#problem')}")
+        self.assertEqual(owner.find_element(By.ID, "new-password-input").get_attribute("aria-invalid"), "true")
         self.assertEqual(owner.find_element(By.ID, "current-password").get_attribute("value"), "")
-        self.assertNotIn("not my password at all", owner.page_source)
+        self.assertNotIn(self.passwords["owner"], owner.page_source, "the current password is not sent back")
 
     def test_a_form_that_makes_a_secret_makes_it_once(self):
         owner = self.browser("owner")
@@ -787,7 +788,7 @@ class WhatPeopleSee:
         self.assertTrue(text_of(owner, "#new-token-value"), f"no token shown; #problem {text_of(owner, '#problem')}")
         status, _, body = fetch(self.url("/console/tokens"), "POST", cookie=cookie_header(owner), form=fields)
         self.assertEqual(status, 409, "the same form sent again (F5)")
-        self.assertIn("This form was sent at", body.decode(), "the answer says it was sent before")
+        self.assertIn("This form was already sent, at", body.decode(), "the answer says it was sent before")
         self.open(owner, "/console/accounts")
         rows = [row for row in css(owner, "table#tokens tr[data-token]") if "sent twice" in row.text]
         self.assertEqual(len(rows), 1, "one token from one form")

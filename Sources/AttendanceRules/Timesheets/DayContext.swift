@@ -45,9 +45,9 @@ package struct DayContext {
         let deducted = policy.deductedBreakSeconds(gross: gross, counted: counted)
         let worked = gross - deducted
 
-        var sessions: [SessionKey: SessionRecord] = [:]
-        for piece in pieces { sessions[piece.session.sessionKey] = piece.session }
-        let all = Array(sessions.values)
+        // The row's sessions, each once (a session split over two days has a piece on each).
+        let all = pieces.map(\.session).sorted().reduce(into: [Int]()) { if $0.last != $1 { $0.append($1) } }
+            .map { employee.sessions[$0] }
         if all.isEmpty, leave == nil, holiday == nil, let shift, shift.end > now { return nil }
 
         var day = TimesheetDay(
@@ -66,7 +66,7 @@ package struct DayContext {
             // Time before the shift's start worked in sessions that began this day (not the tail of
             // the previous night's shift, which counts on this day by the calendar rule).
             let dayStart = calendar.start(of: key.date)
-            let leading = pieces.filter { $0.session.checkInAt >= dayStart }
+            let leading = pieces.filter { employee.sessions[$0.session].checkInAt >= dayStart }
             let early = merged(leading.compactMap { $0.counted.map { ($0.start, $0.end) } })
                 .reduce(0) { $0 + max(0, min($1.1, shift.start).timeIntervalSince($1.0)) }
             day.eligibleMinutes = minutes(max(0, worked - early))

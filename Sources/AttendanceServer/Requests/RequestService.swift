@@ -114,23 +114,20 @@ public struct RequestService: Sendable {
     }
 
     /// A page of the requests `scope` may see, newest first, and where the next page starts (nil
-    /// on the last page). A scoped viewer's page is read on until it is full or the list ends.
+    /// on the last page). The storage filters by the scope's sites, by the rule `visible` states.
     public func page(
         userId: UserID?, state: CorrectionRequestRecord.State?, scope: SiteScope, before: RequestCursor?, limit: Int
     ) async throws -> (items: [CorrectionRequestRecord], next: RequestCursor?) {
         if let userId { try InputRules.identifier("userId", userId.rawValue, maxLength: InputRules.maxIdLength) }
-        var items: [CorrectionRequestRecord] = []
-        var position = before
-        while true {
-            let batch = try await repository.requests(
-                userId: userId, state: state, before: position, limit: scope == .all ? limit + 1 : 500)
-            for request in batch where try await visible(request, to: scope) {
-                if items.count == limit { return (items, items.last.map(RequestCursor.init)) }
-                items.append(request)
+        let sites: Set<SiteID>? =
+            switch scope {
+            case .all: nil
+            case .only(let sites): sites
             }
-            guard scope != .all, batch.count == 500, let last = batch.last else { return (items, nil) }
-            position = RequestCursor(last)
-        }
+        let found = try await repository.requests(
+            userId: userId, state: state, sites: sites, before: before, limit: limit + 1)
+        let items = Array(found.prefix(limit))
+        return (items, found.count > limit ? items.last.map(RequestCursor.init) : nil)
     }
 
     func visible(_ request: CorrectionRequestRecord, to scope: SiteScope) async throws -> Bool {

@@ -6,10 +6,13 @@ import Foundation
 public protocol RequestRepository: Sendable {
     /// Stores a new request with its ledger row, in one transaction.
     func fileRequest(_ request: CorrectionRequestRecord, actor: LedgerActor) async throws
-    /// A page of requests, newest first (by when filed, then id), optionally one employee's or in one
-    /// state; `before`: the page starts after that request.
+    /// A page of requests, newest first (by when filed, then id), optionally one employee's, in one
+    /// state, or about `sites` only; `before`: the page starts after that request. A request is
+    /// about a site as `RequestService.visible` says: a correction about its session's site (and,
+    /// when it moves the session, the new one too), a missing session about the site it names.
     func requests(
-        userId: UserID?, state: CorrectionRequestRecord.State?, before: RequestCursor?, limit: Int
+        userId: UserID?, state: CorrectionRequestRecord.State?, sites: Set<SiteID>?, before: RequestCursor?,
+        limit: Int
     ) async throws -> [CorrectionRequestRecord]
     func request(id: CorrectionRequestID) async throws -> CorrectionRequestRecord?
     /// Approves or rejects a pending request (`RequestRules.decide`); an approval applies its
@@ -32,7 +35,7 @@ extension RequestRepository {
         var all: [CorrectionRequestRecord] = []
         var before: RequestCursor?
         while true {
-            let page = try await requests(userId: userId, state: state, before: before, limit: 500)
+            let page = try await requests(userId: userId, state: state, sites: nil, before: before, limit: 500)
             all += page
             guard page.count == 500, let last = page.last else { return all }
             before = RequestCursor(last)

@@ -17,7 +17,8 @@ public protocol AttendanceRepository: Sendable {
     func directoryVersion() async throws -> Int64
 
     // MARK: Idempotency (docs/SERVER.md, exactly-once ingest)
-    /// Forgets keys (and the console's sent forms) older than the retention period; returns how many.
+    /// Forgets keys (and the console's sent forms) older than the retention period; returns how many
+    /// keys.
     func purgeIdempotency(olderThan: Date) async throws -> Int
 
     // MARK: Directory

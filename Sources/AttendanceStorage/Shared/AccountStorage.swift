@@ -66,7 +66,9 @@ extension SQLStorage {
                 ON CONFLICT (form_hash) DO NOTHING
                 """)
             if claimed == 1 { return nil }
+            // A claim given back between the two statements still refuses this send (it reloads).
             return try await tx.value("SELECT sent_at FROM console_forms WHERE form_hash = \(hash)", as: Date.self)
+                ?? now
         }
     }
 

@@ -50,10 +50,10 @@ extension SQLStorage {
 
     public func purgeIdempotency(olderThan cutoff: Date) async throws -> Int {
         try await database.write { tx in
-            let keys = try await tx.execute("DELETE FROM idempotency_keys WHERE created_at < \(cutoff)")
-            // The console's sent forms are kept as long: a form sent again within that time makes nothing.
-            let forms = try await tx.execute("DELETE FROM console_forms WHERE sent_at < \(cutoff)")
-            return keys + forms
+            // The console's sent forms are kept as long (a form sent again within that time makes
+            // nothing) and purged with them; only the keys are counted.
+            try await tx.execute("DELETE FROM console_forms WHERE sent_at < \(cutoff)")
+            return try await tx.execute("DELETE FROM idempotency_keys WHERE created_at < \(cutoff)")
         }
     }
 

@@ -18,11 +18,23 @@ extension SQLStorage {
     }
 
     public func requests(
-        userId: UserID?, state: CorrectionRequestRecord.State?, before: RequestCursor?, limit: Int
+        userId: UserID?, state: CorrectionRequestRecord.State?, sites: Set<SiteID>?, before: RequestCursor?,
+        limit: Int
     ) async throws -> [CorrectionRequestRecord] {
         var conditions: [SQL] = []
         if let userId { conditions.append("user_id = \(userId)") }
         if let state { conditions.append("state = \(state.rawValue)") }
+        if let sites {
+            guard !sites.isEmpty else { return [] }
+            let ids = sites.map(\.rawValue).sorted()
+            conditions.append(
+                """
+                ((kind = 'correction' AND (site_id IS NULL OR site_id \(anyOf: ids)) AND EXISTS (
+                    SELECT 1 FROM sessions WHERE sessions.session_key = correction_requests.session_key
+                        AND sessions.site_id \(anyOf: ids)))
+                    OR (kind <> 'correction' AND site_id \(anyOf: ids)))
+                """)
+        }
         if let before {
             conditions.append(
                 "(created_at < \(before.createdAt) OR (created_at = \(before.createdAt) AND id < \(before.id)))")
