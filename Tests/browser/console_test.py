@@ -866,6 +866,21 @@ class EverySettingInTheConsole:
         leave = admin(self.base, "GET", f"/v1/admin/leave?userId={self.world.user('ada')}&from={leave_day}&to={leave_day}")
         self.assertEqual([day["type"] for day in leave], ["vacation"])
 
+    def test_a_refused_setting_stays_on_settings_with_what_was_typed(self):
+        owner = self.browser("owner")
+        self.open(owner, f"/console/settings?user={self.world.user('ada')}")
+        set_value(owner, owner.find_element(By.ID, "leave-from"), "2026-11-20")
+        set_value(owner, owner.find_element(By.ID, "leave-through"), "2026-11-10")
+        owner.find_element(By.ID, "leave-type").send_keys("vacation")
+        owner.find_element(By.ID, "leave-note").send_keys("family trip")
+        submit(owner, owner.find_element(By.CSS_SELECTOR, "form#add-leave button"))
+        self.assertIn("2026-11-10", text_of(owner, "form#add-leave p.form-problem") or "",
+                      f"the reason beside the leave form; #problem {text_of(owner, '#problem')}")
+        self.assertEqual(owner.find_element(By.ID, "leave-note").get_attribute("value"), "family trip")
+        self.assertEqual(text_of(owner, "#person-name"), "Ada Lovelace", "still Ada's schedule and leave")
+        self.assertEqual([row for row in css(owner, "table#leave tr[data-date]")
+                          if row.get_attribute("data-date") == "2026-11-20"], [], "nothing was saved")
+
     def test_deactivate_asks_and_reactivate_undoes(self):
         owner = self.browser("owner")
         user = admin(self.base, "POST", "/v1/admin/employees", {"name": "Temp Worker"})["userId"]

@@ -20,45 +20,50 @@ extension Console {
         console.post(
             "settings/pay-cycle",
             use: signedIn("savePayCycle", needs: .managePayPeriods) { _, _, viewer, form in
-                let cycle = try form.required("cycle", label: "cycle")
-                guard let kind = PayCycle(rawValue: cycle) else {
-                    throw DomainError.field(
-                        "cycle", cycle, expected: PayCycle.allCases.map(\.rawValue).joined(separator: ", "))
+                try await settingsForm("save-cycle", viewer: viewer, sent: form) {
+                    let cycle = try form.required("cycle", label: "cycle")
+                    guard let kind = PayCycle(rawValue: cycle) else {
+                        throw DomainError.field(
+                            "cycle", cycle, expected: PayCycle.allCases.map(\.rawValue).joined(separator: ", "))
+                    }
+                    _ = try await services.payPeriods.saveCycle(
+                        kind,
+                        effectiveFrom: try LocalTime.day(
+                            "effectiveFrom", try form.required("effectiveFrom", label: "effective from")),
+                        anchor: try form["anchor"].map { try LocalTime.day("anchor", $0) }, actor: viewer.actor)
+                    return Self.redirect("/console/settings?done=cycle")
                 }
-                _ = try await services.payPeriods.saveCycle(
-                    kind,
-                    effectiveFrom: try LocalTime.day(
-                        "effectiveFrom", try form.required("effectiveFrom", label: "effective from")),
-                    anchor: try form["anchor"].map { try LocalTime.day("anchor", $0) }, actor: viewer.actor)
-                return Self.redirect("/console/settings?done=cycle")
             })
         console.post(
             "settings/schedules",
             use: signedIn("saveSchedule", needs: .manageTimesheetSettings) { _, _, viewer, form in
-                var shifts: [Weekday: ScheduledShift] = [:]
-                for day in Weekday.allCases {
-                    guard let start = form["\(day.name)-start"] else { continue }
-                    let end = try form.required("\(day.name)-end", label: "\(day.name)'s end")
-                    guard let from = TimesheetSettingCodec.clockMinute(start),
-                        let to = TimesheetSettingCodec.clockMinute(end)
-                    else {
-                        throw DomainError.field("\(day.name)", "\(start)–\(end)", expected: "times HH:MM")
-                    }
-                    let expected = try form["\(day.name)-minutes"].map { text -> Int in
-                        guard let minutes = Int(text) else {
-                            throw DomainError.field("\(day.name)-minutes", text, expected: "whole minutes")
+                try await settingsForm("save-schedule", viewer: viewer, sent: form) {
+                    var shifts: [Weekday: ScheduledShift] = [:]
+                    for day in Weekday.allCases {
+                        guard let start = form["\(day.name)-start"] else { continue }
+                        let end = try form.required("\(day.name)-end", label: "\(day.name)'s end")
+                        guard let from = TimesheetSettingCodec.clockMinute(start),
+                            let to = TimesheetSettingCodec.clockMinute(end)
+                        else {
+                            throw DomainError.field("\(day.name)", "\(start)–\(end)", expected: "times HH:MM")
                         }
-                        return minutes
+                        let expected = try form["\(day.name)-minutes"].map { text -> Int in
+                            guard let minutes = Int(text) else {
+                                throw DomainError.field("\(day.name)-minutes", text, expected: "whole minutes")
+                            }
+                            return minutes
+                        }
+                        let length = (to > from ? to : to + 1_440) - from
+                        shifts[day] = ScheduledShift(
+                            startMinute: from, endMinute: to, expectedMinutes: expected ?? length)
                     }
-                    let length = (to > from ? to : to + 1_440) - from
-                    shifts[day] = ScheduledShift(startMinute: from, endMinute: to, expectedMinutes: expected ?? length)
+                    _ = try await services.timesheetSettings.saveSchedule(
+                        WorkSchedule(
+                            id: ScheduleID(try form.required("id", label: "schedule id")),
+                            name: try form.required("name", label: "name"), shifts: shifts),
+                        actor: viewer.actor)
+                    return Self.redirect("/console/settings?done=schedule")
                 }
-                _ = try await services.timesheetSettings.saveSchedule(
-                    WorkSchedule(
-                        id: ScheduleID(try form.required("id", label: "schedule id")),
-                        name: try form.required("name", label: "name"), shifts: shifts),
-                    actor: viewer.actor)
-                return Self.redirect("/console/settings?done=schedule")
             })
         console.post(
             "settings/schedules/:id/delete",
@@ -107,13 +112,15 @@ extension Console {
         console.post(
             "settings/assignments",
             use: signedIn("createScheduleAssignment", needs: .manageTimesheetSettings) { _, _, viewer, form in
-                let user = UserID(try form.required("userId", label: "employee"))
-                _ = try await services.timesheetSettings.assign(
-                    userId: user, siteId: SiteID(try form.required("siteId", label: "site")),
-                    scheduleId: ScheduleID(try form.required("scheduleId", label: "schedule")),
-                    from: try LocalTime.day("from", try form.required("from", label: "from")),
-                    through: try form["through"].map { try LocalTime.day("through", $0) }, actor: viewer.actor)
-                return Self.redirect("/console/settings?user=\(Pager.encoded(user.rawValue))&done=assigned")
+                try await settingsForm("assign", viewer: viewer, sent: form, user: form["userId"]) {
+                    let user = UserID(try form.required("userId", label: "employee"))
+                    _ = try await services.timesheetSettings.assign(
+                        userId: user, siteId: SiteID(try form.required("siteId", label: "site")),
+                        scheduleId: ScheduleID(try form.required("scheduleId", label: "schedule")),
+                        from: try LocalTime.day("from", try form.required("from", label: "from")),
+                        through: try form["through"].map { try LocalTime.day("through", $0) }, actor: viewer.actor)
+                    return Self.redirect("/console/settings?user=\(Pager.encoded(user.rawValue))&done=assigned")
+                }
             })
         console.post(
             "settings/assignments/:id/end",
@@ -126,19 +133,21 @@ extension Console {
         console.post(
             "settings/leave",
             use: signedIn("saveLeave", needs: .manageTimesheetSettings) { _, _, viewer, form in
-                let user = UserID(try form.required("userId", label: "employee"))
-                let first = try LocalTime.day("from", try form.required("from", label: "from"))
-                let last = try form["through"].map { try LocalTime.day("through", $0) } ?? first
-                let days = try DateRange.checked(
-                    from: first, to: last, maximumDays: 62, limit: "at most 62 days at once")
-                var day = days.lowerBound
-                while day <= days.upperBound {
-                    _ = try await services.timesheetSettings.saveLeave(
-                        userId: user, date: day, siteId: form["siteId"].map { SiteID($0) },
-                        type: form["type"] ?? "", note: form["note"], actor: viewer.actor)
-                    day = day.adding(days: 1)
+                try await settingsForm("add-leave", viewer: viewer, sent: form, user: form["userId"]) {
+                    let user = UserID(try form.required("userId", label: "employee"))
+                    let first = try LocalTime.day("from", try form.required("from", label: "from"))
+                    let last = try form["through"].map { try LocalTime.day("through", $0) } ?? first
+                    let days = try DateRange.checked(
+                        from: first, to: last, maximumDays: 62, limit: "at most 62 days at once")
+                    var day = days.lowerBound
+                    while day <= days.upperBound {
+                        _ = try await services.timesheetSettings.saveLeave(
+                            userId: user, date: day, siteId: form["siteId"].map { SiteID($0) },
+                            type: form["type"] ?? "", note: form["note"], actor: viewer.actor)
+                        day = day.adding(days: 1)
+                    }
+                    return Self.redirect("/console/settings?user=\(Pager.encoded(user.rawValue))&done=leave")
                 }
-                return Self.redirect("/console/settings?user=\(Pager.encoded(user.rawValue))&done=leave")
             })
         console.post(
             "settings/leave/delete",
@@ -211,6 +220,17 @@ extension Console {
     }
 
     /// A site's rules form as a policy; each number named when it is not one.
+    /// A Settings form's action: a refusal shows the page again with it (`FormFailure`), with the
+    /// person whose schedule or leave it was about when it names one.
+    private func settingsForm(
+        _ form: String, viewer: Viewer, sent: FormData, user: String? = nil, _ action: () async throws -> Response
+    ) async throws -> Response {
+        try await formAction(
+            form, template: "settings", title: viewer.t("Settings"), viewer: viewer, sent: sent,
+            data: { try await settingsData(FormData(user.map { "user=" + Pager.encoded($0) } ?? ""), viewer) },
+            action)
+    }
+
     private func policy(_ form: FormData) throws -> TimesheetPolicy {
         func minutes(_ name: String) throws -> Int? {
             try form[name].map { text in
