@@ -101,24 +101,25 @@ import Testing
             for row in try await tx.query(
                 "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(\(table))")
             {
-                lines.append("column \(table) \(row.values.map { "\($0)" }.joined(separator: " "))")
+                lines.append("column \(table) \(try row.values.map { "\($0)" }.joined(separator: " "))")
             }
             for check in checks(in: sql) { lines.append("check \(table) \(check)") }
             for row in try await tx.query(
                 "SELECT \"table\", \"from\", \"to\", on_update, on_delete FROM pragma_foreign_key_list(\(table))")
             {
-                lines.append("foreign key \(table) \(row.values.map { "\($0)" }.joined(separator: " "))")
+                lines.append("foreign key \(table) \(try row.values.map { "\($0)" }.joined(separator: " "))")
             }
             for index in try await tx.query("SELECT name, \"unique\", origin, partial FROM pragma_index_list(\(table))")
             {
                 let name = try index.decode(0, as: String.self)
                 let origin = try index.decode(2, as: String.self)
+                let values = try index.values
                 let columns = try await tx.query("SELECT name FROM pragma_index_info(\(name)) ORDER BY seqno")
                     .map { try $0.decode(0, as: String?.self) ?? "(expression)" }
                 // SQLite names the indexes of UNIQUE and PRIMARY KEY constraints itself.
                 lines.append(
-                    "index \(table) \(origin == "c" ? name : "(\(origin))") unique \(index.values[1]) "
-                        + "partial \(index.values[3]) on \(columns)")
+                    "index \(table) \(origin == "c" ? name : "(\(origin))") unique \(values[1]) "
+                        + "partial \(values[3]) on \(columns)")
             }
         }
         for row in try await tx.query("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger'") {
@@ -154,7 +155,7 @@ import Testing
         var lines: [String] = []
         for (kind, query) in queries {
             for row in try await tx.query(query) {
-                lines.append("\(kind) \(row.values.map { normalized("\($0)") }.joined(separator: " | "))")
+                lines.append("\(kind) \(try row.values.map { normalized("\($0)") }.joined(separator: " | "))")
             }
         }
         return lines.sorted()

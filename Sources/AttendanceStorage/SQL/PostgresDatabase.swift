@@ -116,10 +116,10 @@ package struct PostgresTransaction: SQLTransaction {
 
     /// A PostgresNIO row as the storage code reads rows.
     package static func row(_ row: PostgresRow, columns: SQLColumns? = nil) throws -> SQLRow {
-        SQLRow(columns: columns ?? SQLColumns(row.map(\.columnName)), values: try row.map(value))
+        SQLRow(columns: columns ?? SQLColumns(row.map(\.columnName)), postgres: row.makeRandomAccess())
     }
 
-    private static func value(_ cell: PostgresCell) throws -> SQLValue {
+    package static func value(_ cell: PostgresCell) throws -> SQLValue {
         guard let bytes = cell.bytes else { return .null }
         // The common cells read straight from their bytes (text is UTF-8 in either format; the
         // numbers of the binary format are big-endian); a timesheet month reads 6 million of them.

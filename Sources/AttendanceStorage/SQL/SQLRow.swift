@@ -1,24 +1,56 @@
 import AttendanceModels
 import Foundation
+import PostgresNIO
 
-/// A row as either database returns it: the values by position, and the columns' names.
+/// A row as either database returns it: the values by position, and the columns' names. SQLite's
+/// are read into values at once; PostgreSQL's cells are kept as they came and each is read when
+/// the storage code asks for it (a timesheet month reads 6 million cells: no second copy of them).
 public struct SQLRow: Sendable {
     public let columns: SQLColumns
-    public let values: [SQLValue]
+    private let cells: Cells
+
+    private enum Cells: Sendable {
+        case values([SQLValue])
+        case postgres(PostgresRandomAccessRow)
+    }
 
     public init(columns: SQLColumns, values: [SQLValue]) {
         self.columns = columns
-        self.values = values
+        self.cells = .values(values)
+    }
+
+    package init(columns: SQLColumns, postgres row: PostgresRandomAccessRow) {
+        self.columns = columns
+        self.cells = .postgres(row)
+    }
+
+    /// The values by position.
+    public var values: [SQLValue] {
+        get throws { try (0..<count).map(value) }
+    }
+
+    private var count: Int {
+        switch cells {
+        case .values(let values): values.count
+        case .postgres(let row): row.count
+        }
+    }
+
+    private func value(_ index: Int) throws -> SQLValue {
+        switch cells {
+        case .values(let values): values[index]
+        case .postgres(let row): try PostgresTransaction.value(row[index])
+        }
     }
 
     /// The value at `index`, decoded: an error names the column, the value and the type wanted.
     public func decode<Value: SQLDecodable>(_ index: Int, as _: Value.Type = Value.self) throws -> Value {
-        guard index < values.count else {
+        guard index < count else {
             throw SQLDecodingError(column: "#\(index)", value: "(none)", expected: "\(Value.self)")
         }
-        guard let value = Value(sqlValue: values[index]) else {
-            throw SQLDecodingError(
-                column: columns.name(index), value: "\(values[index])", expected: "\(Value.self)")
+        let cell = try value(index)
+        guard let value = Value(sqlValue: cell) else {
+            throw SQLDecodingError(column: columns.name(index), value: "\(cell)", expected: "\(Value.self)")
         }
         return value
     }
