@@ -17,7 +17,7 @@ extension Console {
                     }
                     return id
                 }
-                let zones = try await readingZones(viewer)
+                let zones = Self.readingZones(try await services.repository.sites(), viewer)
                 let zone = form["zone"] ?? zones[0]
                 guard zones.contains(zone) else {
                     throw DomainError.field("zone", zone, expected: "one of " + zones.joined(separator: ", "))

@@ -26,9 +26,9 @@ extension Console {
         let now = environment.now()
         // UTC's date; a site east of UTC may already be a day on, so the days run through tomorrow.
         let today = LocalDate(dayNumber: Int((now.timeIntervalSince1970 / 86_400).rounded(.down)))
-        let zone = try await readingZones(viewer)[0]
-        let siteNames = Dictionary(
-            try await services.repository.sites().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let sites = try await services.repository.sites()
+        let zone = Self.readingZones(sites, viewer)[0]
+        let siteNames = Dictionary(sites.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let names = Dictionary(
             try await services.repository.employees().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         func person(_ id: UserID) -> String { names[id] ?? id.rawValue }

@@ -100,17 +100,21 @@ public struct RequestService: Sendable {
     }
 
     /// The requests `scope` may see: a correction is about its session's site (and, when it moves
-    /// the session, the new site too); a missing session about the site it names.
+    /// the session, the new site too); a missing session about the site it names. Filtered by the
+    /// storage, by the same rule `visible` states.
     public func list(userId: UserID?, state: CorrectionRequestRecord.State?, scope: SiteScope = .all) async throws
         -> [CorrectionRequestRecord]
     {
         if let userId { try InputRules.identifier("userId", userId.rawValue, maxLength: InputRules.maxIdLength) }
-        var visible: [CorrectionRequestRecord] = []
-        for request in try await repository.requests(userId: userId, state: state)
-        where try await self.visible(request, to: scope) {
-            visible.append(request)
+        return try await repository.requests(userId: userId, state: state, sites: Self.sites(scope))
+    }
+
+    /// The sites the storage filters requests by (the rule `visible` states); nil: every site.
+    private static func sites(_ scope: SiteScope) -> Set<SiteID>? {
+        switch scope {
+        case .all: nil
+        case .only(let sites): sites
         }
-        return visible
     }
 
     /// A page of the requests `scope` may see, newest first, and where the next page starts (nil
@@ -119,13 +123,8 @@ public struct RequestService: Sendable {
         userId: UserID?, state: CorrectionRequestRecord.State?, scope: SiteScope, before: RequestCursor?, limit: Int
     ) async throws -> (items: [CorrectionRequestRecord], next: RequestCursor?) {
         if let userId { try InputRules.identifier("userId", userId.rawValue, maxLength: InputRules.maxIdLength) }
-        let sites: Set<SiteID>? =
-            switch scope {
-            case .all: nil
-            case .only(let sites): sites
-            }
         let found = try await repository.requests(
-            userId: userId, state: state, sites: sites, before: before, limit: limit + 1)
+            userId: userId, state: state, sites: Self.sites(scope), before: before, limit: limit + 1)
         let items = Array(found.prefix(limit))
         return (items, found.count > limit ? items.last.map(RequestCursor.init) : nil)
     }

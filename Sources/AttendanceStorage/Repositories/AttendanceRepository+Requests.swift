@@ -28,14 +28,15 @@ public protocol RequestRepository: Sendable {
 }
 
 extension RequestRepository {
-    /// Every request, newest first, optionally one employee's or in one state (read a page at a time).
-    public func requests(userId: UserID?, state: CorrectionRequestRecord.State?) async throws
-        -> [CorrectionRequestRecord]
-    {
+    /// Every request, newest first, optionally one employee's, in one state or about `sites` only
+    /// (read a page at a time).
+    public func requests(
+        userId: UserID?, state: CorrectionRequestRecord.State?, sites: Set<SiteID>? = nil
+    ) async throws -> [CorrectionRequestRecord] {
         var all: [CorrectionRequestRecord] = []
         var before: RequestCursor?
         while true {
-            let page = try await requests(userId: userId, state: state, sites: nil, before: before, limit: 500)
+            let page = try await requests(userId: userId, state: state, sites: sites, before: before, limit: 500)
             all += page
             guard page.count == 500, let last = page.last else { return all }
             before = RequestCursor(last)
