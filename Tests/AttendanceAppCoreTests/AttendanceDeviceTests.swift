@@ -85,7 +85,7 @@ import Testing
         #expect(status.sites.first?.geofence == Geofence(latitude: 52.52, longitude: 13.405, radiusMeters: 150))
         #expect(ports.log.contains("monitor \(BeaconRegion(site: SiteBeacon(major: 1)))"))
 
-        var manual = try #require(ManualOverride(.checkIn, status: status))
+        var manual = try #require(ManualOverride(.checkIn, format: RuntimeFixture.format, status: status))
         manual.reason = "Beacon not detected"
         try await device.send(try manual.validated().get())
         status = try #require(try await device.status())

@@ -26,7 +26,7 @@ import Testing
         }
         #expect(errors.fields == [EnrollmentForm.serverField, EnrollmentForm.codeField])
         #expect(errors.errors[1].value == "K7P2Q-9XMW0")
-        #expect(errors.errors[1].expected.contains("no 0, O, 1, I or L"))
+        #expect(errors.errors[1].expected.english.contains("no 0, O, 1, I or L"))
         #expect(!EnrollmentForm(serverURL: "", code: "").canSubmit)
     }
 

@@ -19,21 +19,21 @@ import Testing
         #expect(guide.automaticAttendanceWorks)
         #expect(guide.next == nil)
         #expect(guide.steps.allSatisfy { $0.status == .done })
-        #expect(guide.headline.hasPrefix("Automatic attendance is on"))
+        #expect(guide.headline.english.hasPrefix("Automatic attendance is on"))
     }
 
     @Test func locationIsAskedWhenInUseFirstThenAlwaysThenOnlySettingsCanHelp() {
         #expect(step(guide(.notDetermined), .location)?.action == .requestWhenInUse)
         let whenInUse = guide(.whenInUse)
         #expect(step(whenInUse, .location)?.action == .requestAlways)
-        #expect(step(whenInUse, .location)?.explanation.contains("While Using the App") == true)
+        #expect(step(whenInUse, .location)?.explanation.english.contains("While Using the App") == true)
         #expect(!whenInUse.automaticAttendanceWorks)
         let promptUsed = guide(.whenInUse, alwaysShown: true)
         #expect(step(promptUsed, .location)?.status == .blocking)
         #expect(step(promptUsed, .location)?.action == .openSettings)
         #expect(step(guide(.denied), .location)?.action == .openSettings)
         #expect(step(guide(.restricted), .location)?.action == PermissionGuide.Action.none)
-        #expect(guide(.denied).headline == "Automatic attendance needs: Location: Always.")
+        #expect(guide(.denied).headline.english == "Automatic attendance needs: Location: Always.")
     }
 
     @Test func reducedAccuracyAndBluetoothOffBlockAndLinkToSettings() {
@@ -54,7 +54,7 @@ import Testing
         let guide = guide(.always, refresh: false, notifications: .denied, motion: .denied)
         #expect(guide.automaticAttendanceWorks)
         #expect(step(guide, .backgroundRefresh)?.status == .optional)
-        #expect(step(guide, .backgroundRefresh)?.explanation.contains("Background App Refresh") == true)
+        #expect(step(guide, .backgroundRefresh)?.explanation.english.contains("Background App Refresh") == true)
         #expect(step(guide, .notifications)?.action == .openSettings)
         #expect(step(guide, .motion)?.status == .optional)
         #expect(step(self.guide(.always, notifications: .notDetermined), .notifications)?.action == .requestNotifications)

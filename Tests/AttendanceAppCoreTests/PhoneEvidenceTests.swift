@@ -57,7 +57,7 @@ import Testing
             SiteConfiguration(siteID: "hq", name: "Head office", major: 1),
             SiteConfiguration(name: "No id yet", major: 2),
         ]
-        #expect(CorrectionRequestForm.siteNames(status) == ["hq": "Head office"])
+        #expect(CorrectionRequestForm.siteNames(status, format: DisplayFormat(catalogue: DisplayFormat.english)) == ["hq": "Head office"])
     }
 
     @Test func theScannerRangesTheDefaultUUIDAndEverySitesOwn() {

@@ -11,7 +11,8 @@ struct RuntimeFixture {
     static let t0 = Date(timeIntervalSince1970: 1_795_338_000)  // 2026-11-22 09:00:00 UTC
     static let hq = SiteBeacon(major: 1)
     static let annex = SiteBeacon(major: 2)
-    static let format = DisplayFormat(timeZone: TimeZone(identifier: "UTC")!, locale: Locale(identifier: "en_GB"))
+    static let format = DisplayFormat(
+        timeZone: TimeZone(identifier: "UTC")!, locale: Locale(identifier: "en_GB"), catalogue: DisplayFormat.english)
 
     /// Answers every upload with one outcome, set by the test.
     final class FixedUploader: Uploader {

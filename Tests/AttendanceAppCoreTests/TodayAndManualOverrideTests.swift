@@ -17,21 +17,21 @@ import Testing
         #expect(today.lastSync == "Not synced yet")
         #expect(today.pending == "All events sent")
         #expect(today.canCheckIn && !today.canCheckOut)
-        #expect(ManualOverride(.checkOut, status: status) == nil)
-        #expect(ManualOverride(.checkIn, status: status)?.choices.map(\.name) == ["HQ", "Annex"])
+        #expect(ManualOverride(.checkOut, format: format, status: status) == nil)
+        #expect(ManualOverride(.checkIn, format: format, status: status)?.choices.map(\.name) == ["HQ", "Annex"])
     }
 
     @Test func aManualCheckInNeedsASiteAndAReasonThenShowsOnToday() async throws {
         let fixture = try RuntimeFixture()
         fixture.uploader.outcome.value = DeliveryOutcome.retry(reason: "offline", transport: true, retryAfterSeconds: nil)
-        var manual = try #require(ManualOverride(.checkIn, status: try await fixture.status(at: 0)))
+        var manual = try #require(ManualOverride(.checkIn, format: format, status: try await fixture.status(at: 0)))
         #expect(manual.site == nil)   // two sites: the employee chooses
         manual.reason = " x "
         guard case .failure(let errors) = manual.validated() else { Issue.record("accepted without a site"); return }
-        #expect(errors.fields == ["Site", "Reason"])
+        #expect(errors.fields.map(\.english) == ["Site", "Reason"])
         #expect(errors.errors[1].value == "x")
         manual.site = RuntimeFixture.hq
-        manual.reason = ManualOverride.reasonPresets[0]
+        manual.reason = ManualOverride.reasonPresets(format)[0]
         let event = try manual.validated().get()
         #expect(event == .manualCheckIn(RuntimeFixture.hq, reason: "Beacon not detected"))
         try await fixture.at(0, event)
@@ -51,7 +51,7 @@ import Testing
 
         // The check-out offers the open session only, preselected.
         fixture.uploader.outcome.value = DeliveryOutcome.delivered(status: 201)
-        var checkOut = try #require(ManualOverride(.checkOut, status: status))
+        var checkOut = try #require(ManualOverride(.checkOut, format: format, status: status))
         #expect(checkOut.choices.map(\.name) == ["HQ"])
         #expect(checkOut.site == RuntimeFixture.hq)
         checkOut.reason = "Going home"
@@ -74,7 +74,7 @@ import Testing
         let fixture = try RuntimeFixture()
         func time(_ seconds: Double) -> Date { RuntimeFixture.t0.addingTimeInterval(seconds) }
         let seated = MotionSnapshot(at: time(600), activity: .stationary, walkingSince: time(100), walkEndedAt: time(160))
-        var manual = try #require(ManualOverride(.checkIn, status: try await fixture.status(at: 600), motion: seated))
+        var manual = try #require(ManualOverride(.checkIn, format: format, status: try await fixture.status(at: 600), motion: seated))
         #expect(manual.offeredTime == time(160) && manual.useOfferedTime)
         #expect(manual.offer(format: format) == "I arrived at 09:02 (when I stopped walking)")
         manual.site = RuntimeFixture.hq
@@ -88,13 +88,13 @@ import Testing
 
         // Still walking, or a walk that ended moments ago: nothing to offer.
         let walking = MotionSnapshot(at: time(700), activity: .walking, walkingSince: time(650))
-        #expect(ManualOverride(.checkIn, status: try await fixture.status(at: 700), motion: walking)?.offeredTime == nil)
+        #expect(ManualOverride(.checkIn, format: format, status: try await fixture.status(at: 700), motion: walking)?.offeredTime == nil)
         let justSat = MotionSnapshot(at: time(700), activity: .stationary, walkingSince: time(650), walkEndedAt: time(680))
-        #expect(ManualOverride(.checkIn, status: try await fixture.status(at: 700), motion: justSat)?.offeredTime == nil)
+        #expect(ManualOverride(.checkIn, format: format, status: try await fixture.status(at: 700), motion: justSat)?.offeredTime == nil)
 
         // The check-out: the walk out is offered, but only the employee knows they have left.
         let onTheBus = MotionSnapshot(at: time(4_000), activity: .automotive, walkingSince: time(3_360), walkEndedAt: time(3_600))
-        var checkOut = try #require(ManualOverride(.checkOut, status: try await fixture.status(at: 4_000), motion: onTheBus))
+        var checkOut = try #require(ManualOverride(.checkOut, format: format, status: try await fixture.status(at: 4_000), motion: onTheBus))
         #expect(checkOut.offeredTime == time(3_360) && !checkOut.useOfferedTime)
         #expect(checkOut.offer(format: format) == "I already left, at 09:56 (when I started walking)")
         checkOut.useOfferedTime = true
@@ -114,7 +114,7 @@ import Testing
         func time(_ seconds: Double) -> Date { RuntimeFixture.t0.addingTimeInterval(seconds) }
         try await fixture.at(600, .manualCheckIn(RuntimeFixture.hq, reason: "Forgot to tap", at: nil))
         let outside = MotionSnapshot(at: time(1_000), activity: .stationary, walkingSince: time(550), walkEndedAt: time(700))
-        var checkOut = try #require(ManualOverride(.checkOut, status: try await fixture.status(at: 1_000), motion: outside))
+        var checkOut = try #require(ManualOverride(.checkOut, format: format, status: try await fixture.status(at: 1_000), motion: outside))
         #expect(checkOut.offeredTime == time(600))
         #expect(checkOut.offer(format: format) == "I already left, at 09:10 (I was walking out when I checked in)")
         checkOut.useOfferedTime = true
@@ -124,12 +124,12 @@ import Testing
 
         try await fixture.at(1_100, .manualCheckIn(RuntimeFixture.hq, reason: "Back", at: nil))
         let unrecorded = MotionSnapshot(at: time(1_500), activity: .stationary, walkingSince: time(1_000), walkEndedAt: time(1_050))
-        #expect(ManualOverride(.checkOut, status: try await fixture.status(at: 1_500), motion: unrecorded)?.offeredTime == nil)
+        #expect(ManualOverride(.checkOut, format: format, status: try await fixture.status(at: 1_500), motion: unrecorded)?.offeredTime == nil)
     }
 
     @Test func theEnginesRefusalIsShownWithItsReason() async throws {
         let fixture = try RuntimeFixture()
-        var manual = try #require(ManualOverride(.checkIn, status: try await fixture.status(at: 0)))
+        var manual = try #require(ManualOverride(.checkIn, format: format, status: try await fixture.status(at: 0)))
         manual.site = RuntimeFixture.hq
         manual.reason = "Forgot my phone"
         // Another path checked in at HQ first (an automatic decision, a second tap).

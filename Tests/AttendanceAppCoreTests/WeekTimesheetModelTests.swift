@@ -24,7 +24,8 @@ import Testing
         weekStart: "2026-06-01", workedMinutes: 1455, expectedMinutes: 1920, overtimeMinutes: 0)
 
     @Test func aWeekHasALineForEachDayAndSaysWhatEachWas() {
-        let model = WeekTimesheetModel(weekStart: "2026-06-01", days: Self.days, weeks: [Self.week], siteNames: [:])
+        let model = WeekTimesheetModel(
+            weekStart: "2026-06-01", days: Self.days, weeks: [Self.week], siteNames: [:], format: RuntimeFixture.format)
         #expect((model.from, model.to) == ("2026-06-01", "2026-06-07"))
         #expect(model.title == "Week of 1 June 2026")
         #expect(
@@ -48,7 +49,7 @@ import Testing
         let model = WeekTimesheetModel(
             weekStart: "2026-06-01", days: [Self.days[0], other],
             weeks: [ServerTimesheetWeek(weekStart: "2026-06-01", workedMinutes: 540)],
-            siteNames: ["hq": "Head office", "depot": "Depot"])
+            siteNames: ["hq": "Head office", "depot": "Depot"], format: RuntimeFixture.format)
         #expect(model.lines.prefix(2).map(\.title) == ["Mon 1 Jun · Head office", "Mon 1 Jun · Depot"])
         #expect(model.total == "9 h 00 min")
         #expect(model.footnote == "Your employer's count, by each site's clock.")

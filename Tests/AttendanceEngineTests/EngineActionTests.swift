@@ -15,8 +15,11 @@ import Testing
     /// 1…`resumeReminderCount`) after `seconds`.
     static func reminders(after seconds: Double) -> [EngineAction] {
         (1...3).map { sequence in
-            .notify(LocalNotification(kind: .resumeReminder, title: "Automatic check-in is paused",
-                                      body: "Beacon Attendance has not run for \(3 * sequence) hours. If you closed it from the app switcher, iPhone won't start it at work. Open it to resume automatic check-in.",
+            .notify(LocalNotification(kind: .resumeReminder, title: LocalizedText("Automatic check-in is paused"),
+                                      body: LocalizedText(
+                                          "Beacon Attendance has not run for %@. If you closed it from the app switcher, "
+                                              + "iPhone won't start it at work. Open it to resume automatic check-in.",
+                                          .text(LocalizedText("%lld hours", .count(3 * sequence)))),
                                       deliverAt: EngineDriver.time(seconds + Double(3 * 3_600 * sequence)), sequence: sequence))
         }
     }
@@ -49,8 +52,10 @@ import Testing
     /// The arrival reminder iOS holds for a UUID (shown by iOS on entering its region).
     static func arrivalReminder(_ uuid: UUID = EngineDriver.uuid) -> EngineAction {
         .notify(LocalNotification(
-            kind: .arrivalReminder, title: "Arrived at work?",
-            body: "Beacon Attendance did not start when you arrived, so it has not checked you in. If you closed it from the app switcher, iPhone won't start it at work. Open it to check in.",
+            kind: .arrivalReminder, title: LocalizedText("Arrived at work?"),
+            body: LocalizedText(
+                "Beacon Attendance did not start when you arrived, so it has not checked you in. If you closed it "
+                    + "from the app switcher, iPhone won't start it at work. Open it to check in."),
             region: BeaconRegion(uuid: uuid)))
     }
 
@@ -69,7 +74,7 @@ import Testing
         // A region the app does not monitor (left over from an older configuration) is not one.
         let other = UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!
         #expect(!engine.handle(.regionEntered(BeaconRegion(uuid: other)), now: EngineDriver.time(700)).contains(Self.arrivalReminder(other)))
-        let held = LocalNotification(kind: .arrivalReminder, title: "", body: "", region: BeaconRegion(uuid: EngineDriver.uuid, major: 7))
+        let held = LocalNotification(kind: .arrivalReminder, title: LocalizedText(""), body: LocalizedText(""), region: BeaconRegion(uuid: EngineDriver.uuid, major: 7))
         #expect(held.identifier == "arrivalReminder.\(EngineDriver.uuid.uuidString).7")
 
         // Downgraded to When In Use, the app could no longer withdraw it: it is withdrawn for good.
@@ -226,14 +231,14 @@ import Testing
         driver.send(.permissionsChanged(Permissions(location: .whenInUse)), at: 0)
         #expect(driver.notifications.count == 1)
         #expect(driver.notifications[0].kind == .manualCheckInPrompt)
-        #expect(driver.notifications[0].body.contains("'While Using'"))
+        #expect(driver.notifications[0].body.english.contains("'While Using'"))
         driver.send(.permissionsChanged(Permissions(location: .whenInUse, bluetooth: .poweredOff)), at: 60)
         driver.send(.appLaunched(.userOpened), at: 3600)
         #expect(driver.notifications.count == 1)
         #expect(driver.telemetry.filter { $0.kind == .detectionUnavailable }.count == 2)
         driver.send(.appLaunched(.userOpened), at: 4 * 3600 + 1)
         #expect(driver.notifications.count == 2)
-        #expect(driver.notifications[1].body.contains("Bluetooth is off"))
+        #expect(driver.notifications[1].body.english.contains("Bluetooth is off"))
         driver.send(.permissionsChanged(Permissions()), at: 5 * 3600)
         #expect(driver.actions(at: 5 * 3600).contains(.monitorRegions([region])))
         #expect(driver.telemetry.last?.kind == .detectionRestored)

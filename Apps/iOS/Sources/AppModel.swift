@@ -21,7 +21,7 @@ final class AppModel: ObservableObject {
     @Published var route: NotificationRoute?
     @Published private(set) var serverRecord: ServerRecordModel?
     @Published private(set) var week: WeekTimesheetModel?
-    let format = DisplayFormat()
+    let format = DisplayFormat(catalogue: DisplayFormat.appBundle)
     private var apple: AppleDevice?
     private var scannerListener: UUID?
     private var refresh: Task<Void, Never>?
@@ -62,7 +62,7 @@ final class AppModel: ObservableObject {
             serverRecord = ServerRecordModel(
                 sessions: sessions, requests: requests,
                 phone: SessionHistory.sessions(events: status.events, open: status.openSessions),
-                siteNames: CorrectionRequestForm.siteNames(status),
+                siteNames: CorrectionRequestForm.siteNames(status, format: format),
                 format: format, now: Date())
         } catch {
             message = "\(error)"
@@ -77,7 +77,7 @@ final class AppModel: ObservableObject {
             let (days, weeks) = try await apple.device.recordClient().timesheet(
                 from: monday, to: WeekTimesheetModel.weekEnd(monday))
             week = WeekTimesheetModel(
-                weekStart: monday, days: days, weeks: weeks, siteNames: CorrectionRequestForm.siteNames(status))
+                weekStart: monday, days: days, weeks: weeks, siteNames: CorrectionRequestForm.siteNames(status, format: format), format: format)
         } catch {
             message = "\(error)"
         }
@@ -90,7 +90,7 @@ final class AppModel: ObservableObject {
             motion: await apple.device.motionForManualTime(), session: session, status: status)
         return CorrectionRequestForm(
             target: session.map { .session($0) } ?? .missing,
-            sites: CorrectionRequestForm.siteChoices(status), evidence: evidence)
+            sites: CorrectionRequestForm.siteChoices(status, format: format), evidence: evidence)
     }
 
     /// Sends the request; nil when it was filed, otherwise what to show (the fields to fix, or the server's words).
@@ -102,8 +102,10 @@ final class AppModel: ObservableObject {
             _ = try await apple.device.recordClient().file(draft)
             await loadServerRecord()
             return nil
+        } catch let errors as FieldErrors {
+            return errors.text(format)
         } catch {
-            return "\(error)"
+            return describe(error)
         }
     }
 
@@ -133,7 +135,7 @@ final class AppModel: ObservableObject {
     func enroll() async {
         guard let apple else { return }
         switch enrollment.validated() {
-        case .failure(let errors): enrollment.failed(errors.description)
+        case .failure(let errors): enrollment.failed(errors.text(format))
         case .success(let request):
             enrollment.submitting()
             do {
@@ -141,7 +143,7 @@ final class AppModel: ObservableObject {
                 await reload()
                 enrollment.enrolled(userID: status?.enrollment?.userID.rawValue ?? "")
             } catch {
-                enrollment.failed("\(error)")
+                enrollment.failed(describe(error))
             }
         }
     }
@@ -149,21 +151,21 @@ final class AppModel: ObservableObject {
     /// The manual sheet, with the time motion history offers.
     func manualOverride(_ kind: ManualOverride.Kind) async -> ManualOverride? {
         guard let apple, let status else { return nil }
-        return ManualOverride(kind, status: status, motion: await apple.device.motionForManualTime())
+        return ManualOverride(kind, format: format, status: status, motion: await apple.device.motionForManualTime())
     }
 
     func send(_ manual: ManualOverride) async -> ManualOverride {
         var manual = manual
         guard let apple else { return manual }
         switch manual.validated() {
-        case .failure(let errors): message = errors.description
+        case .failure(let errors): message = errors.text(format)
         case .success(let event):
             do {
                 try await apple.device.send(event)
                 manual.sent(at: Date())
                 await reload()
                 if let status { manual.settle(with: status, format: format) }
-            } catch { message = "\(error)" }
+            } catch { message = describe(error) }
         }
         return manual
     }
@@ -194,9 +196,14 @@ final class AppModel: ObservableObject {
                 return url
             }
         } catch {
-            message = "\(error)"
+            message = describe(error)
             return []
         }
+    }
+
+    /// An error for the screen: the app core's in the phone's language, any other as it describes itself.
+    private func describe(_ error: any Error) -> String {
+        (error as? AttendanceDevice.DeviceError).map { format.string($0.text) } ?? "\(error)"
     }
 }
 #endif

@@ -83,15 +83,22 @@ public actor AttendanceDevice {
         case tokenMissing(String)
         case unreadableEnrollment(path: String, reason: String)
 
-        public var description: String {
+        /// What went wrong, for the screen.
+        public var text: LocalizedText {
             switch self {
             case .notEnrolled:
-                "This phone is not enrolled yet: enter the server address and the code from your administrator."
+                LocalizedText(
+                    "This phone is not enrolled yet: enter the server address and the code from your administrator.")
             case .tokenMissing(let name):
-                "The device token '\(name)' is missing from the Keychain (restored from a backup to a new phone?). Enroll again."
-            case .unreadableEnrollment(let path, let reason): "The enrollment file \(path) could not be read: \(reason)"
+                LocalizedText(
+                    "The device token '%@' is missing from the Keychain (restored from a backup to a new phone?). "
+                        + "Enroll again.", .verbatim(name))
+            case .unreadableEnrollment(let path, let reason):
+                LocalizedText("The enrollment file %@ could not be read: %@", .verbatim(path), .verbatim(reason))
             }
         }
+
+        public var description: String { text.english }
     }
 
     static let tokenName = "deviceToken"

@@ -35,46 +35,77 @@ public struct DiagnosticsModel: Sendable {
         let names = status.siteNames
         regions = status.monitoredRegions.map { region in
             let sites = status.presence.keys.filter(region.contains).sorted()
-            let name = region.major.map { DisplayFormat.siteName(SiteBeacon(uuid: region.uuid, major: $0), in: names) } ?? "All sites of \(region.uuid.uuidString)"
-            let engine = sites.isEmpty ? "outside"
-                : sites.map { site in (sites.count > 1 ? DisplayFormat.siteName(site, in: names) + ": " : "") + Self.describe(status.presence[site] ?? .outside, format) }
-                    .joined(separator: "; ")
-            return RegionLine(id: region, name: name, iOSState: status.regionStates[region]?.rawValue ?? "not reported yet", engineState: engine)
+            let name =
+                region.major.map { format.siteName(SiteBeacon(uuid: region.uuid, major: $0), in: names) }
+                ?? format.text("All sites of %@", .verbatim(region.uuid.uuidString))
+            let engine =
+                sites.isEmpty
+                ? format.text("outside")
+                : sites.map { site in
+                    let state = Self.describe(status.presence[site] ?? .outside, format)
+                    return sites.count > 1
+                        ? format.text("%@: %@", .verbatim(format.siteName(site, in: names)), .verbatim(state))
+                        : state
+                }
+                .joined(separator: "; ")
+            return RegionLine(
+                id: region, name: name,
+                iOSState: status.regionStates[region]?.rawValue ?? format.text("not reported yet"), engineState: engine)
         }
         let counts = status.outbox
         let summary = { (entry: OutboxEntry) in
-            let site = DisplayFormat.siteName(entry.event.site, in: names)
-            return "\(entry.event.kind.rawValue) at \(site), \(format.dayAndTime(entry.event.timestamp))"
+            format.text(
+                "%@ at %@, %@", .verbatim(entry.event.kind.rawValue),
+                .verbatim(format.siteName(entry.event.site, in: names)),
+                .verbatim(format.dayAndTime(entry.event.timestamp)))
         }
-        let attempts = { (entry: OutboxEntry) in " (\(entry.attempts) attempt\(entry.attempts == 1 ? "" : "s"))" }
+        let attempts = { (entry: OutboxEntry) -> LocalizedText in
+            entry.attempts == 1 ? LocalizedText("1 attempt") : LocalizedText("%lld attempts", .count(entry.attempts))
+        }
         deadLetters = status.events.filter { $0.state == .dead }.map { entry in
             DeadLetter(
                 id: entry.idempotencyKey, summary: summary(entry),
-                reason: (entry.lastError ?? "no reason recorded") + attempts(entry))
+                reason: format.text(
+                    "%@ (%@)",
+                    entry.lastError.map { LocalizedText.Value.verbatim($0) }
+                        ?? .text(LocalizedText("no reason recorded")),
+                    .text(attempts(entry))))
         }
         stuckOnServer = status.events.filter { $0.state != .dead && $0.isStuckOnServer(now: status.now) }.map { entry in
             let since = format.dayAndTime(entry.serverBusySince ?? entry.enqueuedAt)
-            return DeadLetter(id: entry.idempotencyKey, summary: summary(entry),
-                reason: "the server has answered 'still being processed' (409) since \(since); retried with backoff"
-                                  + attempts(entry) + ". If it lasts, ask your administrator to check the server.")
+            return DeadLetter(
+                id: entry.idempotencyKey, summary: summary(entry),
+                reason: format.text(
+                    "the server has answered 'still being processed' (409) since %@; retried with backoff (%@). "
+                        + "If it lasts, ask your administrator to check the server.", .verbatim(since),
+                    .text(attempts(entry))))
         }
+        let stuck = stuckOnServer.count
         outbox =
-            "\(counts.pending) pending, \(counts.inFlight) sending, "
-            + "\(counts.delivered) delivered (kept 7 days), \(counts.dead) refused"
-            + (stuckOnServer.isEmpty ? "" : ", \(stuckOnServer.count) stuck on the server for over 10 min")
+            stuck == 0
+            ? format.text(
+                "%lld pending, %lld sending, %lld delivered (kept 7 days), %lld refused", .count(counts.pending),
+                .count(counts.inFlight), .count(counts.delivered), .count(counts.dead))
+            : format.text(
+                "%lld pending, %lld sending, %lld delivered (kept 7 days), %lld refused, "
+                    + "%lld stuck on the server for over 10 min", .count(counts.pending), .count(counts.inFlight),
+                .count(counts.delivered), .count(counts.dead), .count(stuck))
         telemetry = status.telemetry.suffix(telemetryLines).reversed().map { record in
-            let site = record.site.map { " " + DisplayFormat.siteName($0, in: names) } ?? ""
+            let site = record.site.map { " " + format.siteName($0, in: names) } ?? ""
             return "\(format.dayAndTime(record.at)) \(record.kind.rawValue)\(site): \(record.detail)"
         }
-        ranging = status.isRanging ? "Ranging now" : "Not ranging"
+        ranging = status.isRanging ? format.text("Ranging now") : format.text("Not ranging")
     }
 
     static func describe(_ status: SitePresence.Status, _ format: DisplayFormat) -> String {
         switch status {
-        case .outside: "outside"
-        case .confirming(let since, let samples): "confirming since \(format.time(since)) (\(samples) samples)"
-        case .inside(let session): "inside since \(format.time(session.checkInAt))"
-        case .leaving(let session, let cause): "leaving (\(cause.rawValue)), last heard \(format.time(session.lastHeardAt))"
+        case .outside: format.text("outside")
+        case .confirming(let since, let samples):
+            format.text("confirming since %@ (%lld samples)", .verbatim(format.time(since)), .count(samples))
+        case .inside(let session): format.text("inside since %@", .verbatim(format.time(session.checkInAt)))
+        case .leaving(let session, let cause):
+            format.text(
+                "leaving (%@), last heard %@", .verbatim(cause.rawValue), .verbatim(format.time(session.lastHeardAt)))
         }
     }
 

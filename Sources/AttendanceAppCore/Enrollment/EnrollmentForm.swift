@@ -1,9 +1,10 @@
+import AttendanceModels
 import Foundation
 
 /// The enrollment screen: the server's address and the one-time code HR gave the employee.
 public struct EnrollmentForm: Hashable, Sendable {
-    public static let serverField = "Server address"
-    public static let codeField = "Enrollment code"
+    public static let serverField = LocalizedText("Server address")
+    public static let codeField = LocalizedText("Enrollment code")
 
     public enum Phase: Hashable, Sendable {
         case editing
@@ -26,7 +27,9 @@ public struct EnrollmentForm: Hashable, Sendable {
     }
 
     /// Whether the Enroll button is enabled.
-    public var canSubmit: Bool { phase != .submitting && !serverURL.trimmingCharacters(in: .whitespaces).isEmpty && !code.isEmpty }
+    public var canSubmit: Bool {
+        phase != .submitting && !serverURL.trimmingCharacters(in: .whitespaces).isEmpty && !code.isEmpty
+    }
 
     /// The validated request, or every field that needs fixing.
     public func validated() -> Result<(url: URL, code: String), FieldErrors> {
@@ -35,8 +38,11 @@ public struct EnrollmentForm: Hashable, Sendable {
         if case .failure(let error) = url { errors.append(error) }
         let normalized = Self.normalizedCode(code)
         if normalized.count != Self.codeLength || !normalized.allSatisfy(Self.codeAlphabet.contains) {
-            errors.append(FieldError(field: Self.codeField, value: code,
-                                     expected: "\(Self.codeLength) letters and digits like K7P2Q-9XMWD (no 0, O, 1, I or L)"))
+            errors.append(
+                FieldError(
+                    field: Self.codeField, value: code,
+                    expected: LocalizedText(
+                        "%lld letters and digits like K7P2Q-9XMWD (no 0, O, 1, I or L)", .count(Self.codeLength))))
         }
         guard errors.isEmpty, case .success(let serverURL) = url else { return .failure(FieldErrors(errors)) }
         return .success((serverURL, String(normalized.prefix(5)) + "-" + String(normalized.suffix(5))))
@@ -52,17 +58,28 @@ public struct EnrollmentForm: Hashable, Sendable {
     static func url(from text: String) -> Result<URL, FieldError> {
         var trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if !trimmed.contains("://") { trimmed = "https://" + trimmed }
-        let expected = "an address like https://attendance.example.com"
         guard let components = URLComponents(string: trimmed), let scheme = components.scheme?.lowercased(),
-              let host = components.host, !host.isEmpty, let url = components.url else {
-            return .failure(FieldError(field: Self.serverField, value: text, expected: expected))
+            let host = components.host, !host.isEmpty, let url = components.url
+        else {
+            return .failure(
+                FieldError(
+                    field: Self.serverField, value: text,
+                    expected: LocalizedText("an address like https://attendance.example.com")))
         }
         let loopback = ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host.lowercased())
         guard scheme == "https" || (scheme == "http" && loopback) else {
-            return .failure(FieldError(field: Self.serverField, value: text, expected: expected + " (https; plain http only for localhost)"))
+            return .failure(
+                FieldError(
+                    field: Self.serverField, value: text,
+                    expected: LocalizedText(
+                        "an address like https://attendance.example.com (https; plain http only for localhost)")))
         }
         guard components.query == nil, components.fragment == nil else {
-            return .failure(FieldError(field: Self.serverField, value: text, expected: expected + " without ?query or #fragment"))
+            return .failure(
+                FieldError(
+                    field: Self.serverField, value: text,
+                    expected: LocalizedText(
+                        "an address like https://attendance.example.com without ?query or #fragment")))
         }
         return .success(url)
     }

@@ -83,26 +83,27 @@ public struct CorrectionRequestForm: Hashable, Sendable {
     }
 
     /// The names of the sites the employee can name, by server id (for the server's record).
-    public static func siteNames(_ status: DeviceStatus) -> [String: String] {
-        Dictionary(siteChoices(status).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+    public static func siteNames(_ status: DeviceStatus, format: DisplayFormat) -> [String: String] {
+        Dictionary(
+            siteChoices(status, format: format).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The sites the employee can name: those the server gave an id, by name.
-    public static func siteChoices(_ status: DeviceStatus) -> [SiteChoice] {
+    public static func siteChoices(_ status: DeviceStatus, format: DisplayFormat) -> [SiteChoice] {
         let names = status.siteNames
         return status.sites.compactMap { site in
             site.siteID.map {
                 SiteChoice(
                     id: $0.rawValue,
-                    name: DisplayFormat.siteName(site.beacon(defaultUUID: status.proximityUUID), in: names))
+                    name: format.siteName(site.beacon(defaultUUID: status.proximityUUID), in: names))
             }
         }
     }
 
-    public var title: String {
+    public var title: LocalizedText {
         switch target {
-        case .session: "Request a correction"
-        case .missing: "Report a missed session"
+        case .session: LocalizedText("Request a correction")
+        case .missing: LocalizedText("Report a missed session")
         }
     }
 
@@ -113,24 +114,34 @@ public struct CorrectionRequestForm: Hashable, Sendable {
         if !Self.reasonLength.contains(trimmed.count) {
             errors.append(
                 FieldError(
-                    field: "Reason", value: reason,
-                    expected: "why the record is wrong, \(Self.reasonLength.lowerBound) to "
-                        + "\(Self.reasonLength.upperBound) characters"))
+                    field: LocalizedText("Reason"), value: reason,
+                    expected: LocalizedText(
+                        "why the record is wrong, %lld to %lld characters", .count(Self.reasonLength.lowerBound),
+                        .count(Self.reasonLength.upperBound))))
         }
         if case .missing = target {
-            if siteID == nil { errors.append(FieldError(field: "Site", value: "", expected: "the site you worked at")) }
-            if checkInAt == nil { errors.append(FieldError(field: "Arrived", value: "", expected: "when you arrived")) }
+            if siteID == nil {
+                errors.append(
+                    FieldError(
+                        field: LocalizedText("Site"), value: "", expected: LocalizedText("the site you worked at")))
+            }
+            if checkInAt == nil {
+                errors.append(
+                    FieldError(field: LocalizedText("Arrived"), value: "", expected: LocalizedText("when you arrived")))
+            }
         }
-        for (field, time) in [("Arrived", checkInAt), ("Left", checkOutAt)] {
+        for (field, time) in [(LocalizedText("Arrived"), checkInAt), (LocalizedText("Left"), checkOutAt)] {
             if let time, time.timeIntervalSince(now) > Self.futureAllowanceSeconds {
-                errors.append(FieldError(field: field, value: RFC3339.format(time), expected: "a time that has passed"))
+                errors.append(
+                    FieldError(
+                        field: field, value: RFC3339.format(time), expected: LocalizedText("a time that has passed")))
             }
         }
         if let arrived = checkInAt, let left = checkOutAt, left < arrived {
             errors.append(
                 FieldError(
-                    field: "Left", value: RFC3339.format(left),
-                    expected: "a time after you arrived (\(RFC3339.format(arrived)))"))
+                    field: LocalizedText("Left"), value: RFC3339.format(left),
+                    expected: LocalizedText("a time after you arrived (%@)", .verbatim(RFC3339.format(arrived)))))
         }
         var sessionKey: SessionKey?
         var proposedIn = checkInAt
@@ -145,8 +156,8 @@ public struct CorrectionRequestForm: Hashable, Sendable {
             if proposedIn == nil, proposedOut == nil, proposedSite == nil {
                 errors.append(
                     FieldError(
-                        field: "Times", value: "unchanged",
-                        expected: "the arrival, departure or site as it should be"))
+                        field: LocalizedText("Times"), value: "",
+                        expected: LocalizedText("the arrival, departure or site as it should be")))
             }
         }
         guard errors.isEmpty else { throw FieldErrors(errors) }

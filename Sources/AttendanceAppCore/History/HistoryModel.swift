@@ -41,28 +41,39 @@ public struct HistoryModel: Sendable {
         }
         days = dayStarts.sorted(by: >).map { start in
             let end = calendar.date(byAdding: .day, value: 1, to: start) ?? start.addingTimeInterval(86_400)
-            let inDay = sessions.filter { $0.seconds(from: start, to: end, now: status.now) > 0 || (start...end).contains($0.checkInAt) }
+            let inDay = sessions.filter {
+                $0.seconds(from: start, to: end, now: status.now) > 0 || (start...end).contains($0.checkInAt)
+            }
             let rows = inDay.sorted { $0.checkInAt < $1.checkInAt }.map { session in
                 Self.row(session, dayStart: start, names: names, format: format, now: status.now)
             }
             let total = inDay.reduce(0) { $0 + $1.seconds(from: start, to: end, now: status.now) }
-            return Day(id: start, title: format.day(start), total: DisplayFormat.duration(seconds: total), rows: rows)
+            return Day(id: start, title: format.day(start), total: format.duration(seconds: total), rows: rows)
         }
-        footnote = "Sessions recorded on this phone over the last \(retentionDays) days. Your employer's records are on the server."
+        footnote = format.text(
+            "Sessions recorded on this phone over the last %lld days. Your employer's records are on the server.",
+            .count(retentionDays))
     }
 
-    static func row(_ session: PhoneSession, dayStart: Date, names: [SiteBeacon: String], format: DisplayFormat, now: Date) -> Row {
-        var times = format.time(session.checkInAt) + " – " + (session.checkOutAt.map(format.time) ?? "now")
-        if session.checkInAt < dayStart { times += " (from \(format.day(session.checkInAt)))" }
+    static func row(
+        _ session: PhoneSession, dayStart: Date, names: [SiteBeacon: String], format: DisplayFormat, now: Date
+    ) -> Row {
+        var times = format.text(
+            "%@ – %@", .verbatim(format.time(session.checkInAt)),
+            session.checkOutAt.map { LocalizedText.Value.verbatim(format.time($0)) } ?? .text(LocalizedText("now")))
+        if session.checkInAt < dayStart {
+            times = format.text("%@ (from %@)", .verbatim(times), .verbatim(format.day(session.checkInAt)))
+        }
         var notes: [String] = []
-        if session.manual { notes.append("manual") }
+        if session.manual { notes.append(format.text("manual")) }
         switch session.delivery {
         case .delivered: break
-        case .pending: notes.append("waiting to be sent")
-        case .refused: notes.append("refused by the server")
+        case .pending: notes.append(format.text("waiting to be sent"))
+        case .refused: notes.append(format.text("refused by the server"))
         }
-        return Row(id: session.id.rawValue + "@" + String(Int(dayStart.timeIntervalSince1970)),
-                   site: DisplayFormat.siteName(session.site, in: names), times: times,
-                   duration: DisplayFormat.duration(seconds: session.seconds(until: now)), notes: notes)
+        return Row(
+            id: session.id.rawValue + "@" + String(Int(dayStart.timeIntervalSince1970)),
+            site: format.siteName(session.site, in: names), times: times,
+            duration: format.duration(seconds: session.seconds(until: now)), notes: notes)
     }
 }

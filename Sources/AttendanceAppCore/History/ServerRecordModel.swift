@@ -30,42 +30,54 @@ public struct ServerRecordModel: Hashable, Sendable {
             requests.compactMap { request in request.sessionKey.map { ($0, request) } },
             uniquingKeysWith: { first, second in first.createdAt >= second.createdAt ? first : second })
         rows = sessions.sorted { $0.checkInAt > $1.checkInAt }.map { session in
-            var notes: [String] = []
-            if session.status == "voided" { notes.append("voided") }
-            if session.corrected, session.status != "voided" { notes.append("corrected by your employer") }
-            if session.manual { notes.append("manual") }
+            var notes: [LocalizedText] = []
+            if session.status == "voided" { notes.append(LocalizedText("voided")) }
+            if session.corrected, session.status != "voided" {
+                notes.append(LocalizedText("corrected by your employer"))
+            }
+            if session.manual { notes.append(LocalizedText("manual")) }
             if let mine = phoneByKey[session.id] {
                 if mine.checkInAt != session.checkInAt || mine.checkOutAt != session.checkOutAt {
-                    notes.append("differs from this phone")
+                    notes.append(LocalizedText("differs from this phone"))
                 }
             } else {
-                notes.append("not on this phone")
+                notes.append(LocalizedText("not on this phone"))
             }
             if let request = latestRequest[session.id] { notes.append(Self.describe(request)) }
             let end = session.checkOutAt ?? now
             return Row(
                 id: session.id, site: siteNames[session.siteID] ?? session.siteID,
-                times: format.dayAndTime(session.checkInAt) + " – "
-                    + (session.checkOutAt.map(format.time) ?? "open"),
+                times: format.text(
+                    "%@ – %@", .verbatim(format.dayAndTime(session.checkInAt)),
+                    session.checkOutAt.map { LocalizedText.Value.verbatim(format.time($0)) }
+                        ?? .text(LocalizedText("open"))),
                 duration: session.status == "voided"
-                    ? "–" : DisplayFormat.duration(seconds: max(0, end.timeIntervalSince(session.checkInAt))),
-                notes: notes, correctable: session.status == "voided" ? nil : session)
+                    ? "–" : format.duration(seconds: max(0, end.timeIntervalSince(session.checkInAt))),
+                notes: notes.map(format.string), correctable: session.status == "voided" ? nil : session)
         }
         let known = Set(sessions.map(\.id))
         let pending = requests.filter { request in
             request.state == "pending" && (request.sessionKey.map { !known.contains($0) } ?? true)
         }.count
         footnote =
-            "Your employer's record, as the server keeps it."
-            + (pending > 0
-                ? " \(pending) of your requests for a missed session \(pending == 1 ? "is" : "are") pending." : "")
+            pending == 0
+            ? format.text("Your employer's record, as the server keeps it.")
+            : pending == 1
+                ? format.text(
+                    "Your employer's record, as the server keeps it. 1 of your requests for a missed "
+                        + "session is pending.")
+                : format.text(
+                    "Your employer's record, as the server keeps it. %lld of your requests for a missed session are "
+                        + "pending.", .count(pending))
     }
 
-    static func describe(_ request: ServerRequest) -> String {
+    static func describe(_ request: ServerRequest) -> LocalizedText {
         switch request.state {
-        case "pending": "request pending"
-        case "approved": "request approved"
-        default: "request rejected" + (request.comment.map { ": \($0)" } ?? "")
+        case "pending": LocalizedText("request pending")
+        case "approved": LocalizedText("request approved")
+        default:
+            request.comment.map { LocalizedText("request rejected: %@", .verbatim($0)) }
+                ?? LocalizedText("request rejected")
         }
     }
 }

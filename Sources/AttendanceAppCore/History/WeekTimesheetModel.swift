@@ -1,3 +1,4 @@
+import AttendanceModels
 import AttendanceSync
 import Foundation
 
@@ -25,30 +26,32 @@ public struct WeekTimesheetModel: Hashable, Sendable {
     public var footnote: String
 
     public init(
-        weekStart: String, days: [ServerTimesheetDay], weeks: [ServerTimesheetWeek], siteNames: [String: String]
+        weekStart: String, days: [ServerTimesheetDay], weeks: [ServerTimesheetWeek], siteNames: [String: String],
+        format: DisplayFormat
     ) {
         let monday = Self.date(weekStart) ?? Date(timeIntervalSince1970: 0)
         from = Self.text(monday)
         to = Self.text(monday.addingTimeInterval(6 * 86_400))
-        title = "Week of " + Self.format(monday, "d MMMM yyyy")
+        title = format.text("Week of %@", .verbatim(Self.format(monday, "dMMMMy", format.locale)))
         let sites = Set(days.map(\.siteID))
         var lines: [Line] = []
         for offset in 0..<7 {
             let date = monday.addingTimeInterval(Double(offset) * 86_400)
             let rows = days.filter { $0.date == Self.text(date) }
-            let label = Self.format(date, "EEE d MMM")
+            let label = Self.format(date, "EEEdMMM", format.locale)
             guard !rows.isEmpty else {
-                lines.append(Line(id: Self.text(date), title: label, worked: "–", notes: ["no record"]))
+                lines.append(Line(id: Self.text(date), title: label, worked: "–", notes: [format.text("no record")]))
                 continue
             }
             for row in rows {
-                let site = sites.count > 1 ? " · " + (siteNames[row.siteID] ?? row.siteID) : ""
+                let title =
+                    sites.count > 1
+                    ? format.text("%@ · %@", .verbatim(label), .verbatim(siteNames[row.siteID] ?? row.siteID)) : label
                 lines.append(
                     Line(
-                        id: row.id, title: label + site,
-                        worked: row.workedMinutes > 0
-                            ? DisplayFormat.duration(seconds: Double(row.workedMinutes * 60)) : "–",
-                        notes: Self.notes(row)))
+                        id: row.id, title: title,
+                        worked: row.workedMinutes > 0 ? format.duration(seconds: Double(row.workedMinutes * 60)) : "–",
+                        notes: Self.notes(row).map(format.string)))
             }
         }
         self.lines = lines
@@ -56,16 +59,16 @@ public struct WeekTimesheetModel: Hashable, Sendable {
         let worked = DisplayFormat.duration(seconds: Double((week?.workedMinutes ?? 0) * 60))
         total =
             week?.expectedMinutes.map {
-                worked + " of " + DisplayFormat.duration(seconds: Double($0 * 60)) + " expected"
+                format.text("%@ of %@ expected", .text(worked), .text(DisplayFormat.duration(seconds: Double($0 * 60))))
             }
-            ?? worked
+            ?? format.string(worked)
         overtime = week?.overtimeMinutes.flatMap {
-            $0 > 0 ? "Overtime " + DisplayFormat.duration(seconds: Double($0 * 60)) : nil
+            $0 > 0 ? format.text("Overtime %@", .text(DisplayFormat.duration(seconds: Double($0 * 60)))) : nil
         }
         footnote =
             days.contains { $0.flags.contains("provisional") }
-            ? "Days marked \"not final yet\" can still change: this phone may hold events it has not sent."
-            : "Your employer's count, by each site's clock."
+            ? format.text("Days marked \"not final yet\" can still change: this phone may hold events it has not sent.")
+            : format.text("Your employer's count, by each site's clock.")
     }
 
     /// The Monday (`YYYY-MM-DD`) of the week that contains `date` in `timeZone`.
@@ -90,22 +93,27 @@ public struct WeekTimesheetModel: Hashable, Sendable {
         return text(monday.addingTimeInterval(6 * 86_400))
     }
 
-    static func notes(_ row: ServerTimesheetDay) -> [String] {
-        var notes: [String] = []
+    static func notes(_ row: ServerTimesheetDay) -> [LocalizedText] {
+        var notes: [LocalizedText] = []
         switch row.status {
-        case "late": notes.append("late by \(row.lateMinutes) min")
-        case "halfDay": notes.append("half day")
-        case "absent": notes.append("absent")
-        case "off": notes.append(row.holiday.map { "day off: \($0)" } ?? "day off")
-        case "leave": notes.append("leave" + (row.leaveType.map { ": \($0)" } ?? ""))
+        case "late": notes.append(LocalizedText("late by %lld min", .count(row.lateMinutes)))
+        case "halfDay": notes.append(LocalizedText("half day"))
+        case "absent": notes.append(LocalizedText("absent"))
+        case "off":
+            notes.append(row.holiday.map { LocalizedText("day off: %@", .verbatim($0)) } ?? LocalizedText("day off"))
+        case "leave":
+            notes.append(row.leaveType.map { LocalizedText("leave: %@", .verbatim($0)) } ?? LocalizedText("leave"))
         default: break
         }
-        if row.earlyMinutes > 0 { notes.append("left \(row.earlyMinutes) min early") }
-        if row.deductedBreakMinutes > 0 { notes.append("\(row.deductedBreakMinutes) min break deducted") }
-        let flags: [(String, String)] = [
-            ("open", "still checked in"), ("endUnconfirmed", "end not confirmed"), ("manual", "by hand"),
-            ("corrected", "corrected by your employer"), ("pendingRequest", "request pending"),
-            ("provisional", "not final yet"), ("locked", "pay period closed"),
+        if row.earlyMinutes > 0 { notes.append(LocalizedText("left %lld min early", .count(row.earlyMinutes))) }
+        if row.deductedBreakMinutes > 0 {
+            notes.append(LocalizedText("%lld min break deducted", .count(row.deductedBreakMinutes)))
+        }
+        let flags: [(String, LocalizedText)] = [
+            ("open", LocalizedText("still checked in")), ("endUnconfirmed", LocalizedText("end not confirmed")),
+            ("manual", LocalizedText("by hand")), ("corrected", LocalizedText("corrected by your employer")),
+            ("pendingRequest", LocalizedText("request pending")), ("provisional", LocalizedText("not final yet")),
+            ("locked", LocalizedText("pay period closed")),
         ]
         notes += flags.filter { row.flags.contains($0.0) }.map(\.1)
         return notes
@@ -127,11 +135,12 @@ public struct WeekTimesheetModel: Hashable, Sendable {
         return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
     }
 
-    static func format(_ date: Date, _ pattern: String) -> String {
+    /// A local date (a UTC midnight) as `locale` writes the fields of `template`.
+    static func format(_ date: Date, _ template: String, _ locale: Locale) -> String {
         let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_GB")
+        formatter.locale = locale
         formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = pattern
+        formatter.setLocalizedDateFormatFromTemplate(template)
         return formatter.string(from: date)
     }
 }

@@ -26,8 +26,13 @@ public struct ManualOverride: Hashable, Sendable {
         case rejected(String)
     }
 
-    public static let reasonPresets = ["Beacon not detected", "Phone was off or out of battery", "Forgot my phone",
-                                       "Working at a site without beacons"]
+    /// Reasons to pick from, in the employee's language (the reason travels as shown).
+    public static func reasonPresets(_ format: DisplayFormat) -> [String] {
+        [
+            LocalizedText("Beacon not detected"), LocalizedText("Phone was off or out of battery"),
+            LocalizedText("Forgot my phone"), LocalizedText("Working at a site without beacons"),
+        ].map(format.string)
+    }
     public static let reasonLength = 3...200
 
     public let kind: Kind
@@ -45,13 +50,14 @@ public struct ManualOverride: Hashable, Sendable {
     /// A check-in offers the sites not checked in at; a check-out, the open sessions. `nil`
     /// when there is nothing to choose (the button is disabled then). `motion`: the phone's
     /// motion history (`AttendanceDevice.motionForManualTime()`), for the offered time.
-    public init?(_ kind: Kind, status: DeviceStatus, motion: MotionSnapshot? = nil) {
+    public init?(_ kind: Kind, format: DisplayFormat, status: DeviceStatus, motion: MotionSnapshot? = nil) {
         let names = status.siteNames
         let open = Set(status.openSessions.map(\.site))
-        let sites = kind == .checkIn ? status.siteBeacons.filter { !open.contains($0) } : status.openSessions.map(\.site)
+        let sites =
+            kind == .checkIn ? status.siteBeacons.filter { !open.contains($0) } : status.openSessions.map(\.site)
         guard !sites.isEmpty else { return nil }
         self.kind = kind
-        choices = sites.map { Choice(id: $0, name: DisplayFormat.siteName($0, in: names)) }
+        choices = sites.map { Choice(id: $0, name: format.siteName($0, in: names)) }
         if choices.count == 1 { site = choices[0].id }
         let latestCheckIn = kind == .checkOut ? status.openSessions.map(\.checkInAt).max() : nil
         offeredTime = motion?.manualTimeOffer(checkIn: kind == .checkIn, notBefore: latestCheckIn)
@@ -59,7 +65,9 @@ public struct ManualOverride: Hashable, Sendable {
         useOfferedTime = kind == .checkIn && offeredTime != nil
     }
 
-    public var title: String { kind == .checkIn ? "Check in by hand" : "Check out by hand" }
+    public var title: LocalizedText {
+        kind == .checkIn ? LocalizedText("Check in by hand") : LocalizedText("Check out by hand")
+    }
 
     /// The time the event carries: the offered one if chosen, otherwise none (now).
     private var chosenTime: Date? { useOfferedTime ? offeredTime : nil }
@@ -67,25 +75,36 @@ public struct ManualOverride: Hashable, Sendable {
     /// The offered time, in words for the sheet's switch; `nil` when there is none.
     public func offer(format: DisplayFormat) -> String? {
         guard let offeredTime else { return nil }
-        if kind == .checkIn { return "I arrived at \(format.time(offeredTime)) (when I stopped walking)" }
+        let time = LocalizedText.Value.verbatim(format.time(offeredTime))
+        if kind == .checkIn { return format.text("I arrived at %@ (when I stopped walking)", time) }
         return offersCheckInTime
-            ? "I already left, at \(format.time(offeredTime)) (I was walking out when I checked in)"
-            : "I already left, at \(format.time(offeredTime)) (when I started walking)"
+            ? format.text("I already left, at %@ (I was walking out when I checked in)", time)
+            : format.text("I already left, at %@ (when I started walking)", time)
     }
 
     /// The engine event to send, or every field to fix.
     public func validated() -> Result<EngineEvent, FieldErrors> {
         var errors: [FieldError] = []
         if site == nil || !choices.contains(where: { $0.id == site }) {
-            errors.append(FieldError(field: "Site", value: site.map { "\($0)" } ?? "none", expected: "one of: " + choices.map(\.name).joined(separator: ", ")))
+            errors.append(
+                FieldError(
+                    field: LocalizedText("Site"), value: site.map { "\($0)" } ?? "",
+                    expected: LocalizedText("one of: %@", .verbatim(choices.map(\.name).joined(separator: ", ")))))
         }
         let trimmed = reason.trimmingCharacters(in: .whitespacesAndNewlines)
         if !Self.reasonLength.contains(trimmed.count) {
-            errors.append(FieldError(field: "Reason", value: trimmed,
-                                     expected: "\(Self.reasonLength.lowerBound) to \(Self.reasonLength.upperBound) characters saying why (HR sees it)"))
+            errors.append(
+                FieldError(
+                    field: LocalizedText("Reason"), value: trimmed,
+                    expected: LocalizedText(
+                        "%lld to %lld characters saying why (HR sees it)", .count(Self.reasonLength.lowerBound),
+                        .count(Self.reasonLength.upperBound))))
         }
         guard errors.isEmpty, let site else { return .failure(FieldErrors(errors)) }
-        return .success(kind == .checkIn ? .manualCheckIn(site, reason: trimmed, at: chosenTime) : .manualCheckOut(site, reason: trimmed, at: chosenTime))
+        return .success(
+            kind == .checkIn
+                ? .manualCheckIn(site, reason: trimmed, at: chosenTime)
+                : .manualCheckOut(site, reason: trimmed, at: chosenTime))
     }
 
     public mutating func sent(at time: Date) { phase = .sent(at: time) }
@@ -102,11 +121,16 @@ public struct ManualOverride: Hashable, Sendable {
         let open = status.openSessions.first { $0.site == site }
         switch (kind, open) {
         case (.checkIn, let session?):
-            phase = .accepted("Checked in at \(name) at \(format.time(session.checkInAt)).")
+            phase = .accepted(
+                format.text("Checked in at %@ at %@.", .verbatim(name), .verbatim(format.time(session.checkInAt))))
         case (.checkOut, nil):
-            phase = .accepted("Checked out of \(name) at \(format.time(chosenTime ?? sentAt)).")
+            phase = .accepted(
+                format.text("Checked out of %@ at %@.", .verbatim(name), .verbatim(format.time(chosenTime ?? sentAt))))
         default:
-            phase = .rejected("The app did not record the \(kind == .checkIn ? "check-in" : "check-out"); see Diagnostics.")
+            phase = .rejected(
+                kind == .checkIn
+                    ? format.text("The app did not record the check-in; see Diagnostics.")
+                    : format.text("The app did not record the check-out; see Diagnostics."))
         }
     }
 }

@@ -33,44 +33,71 @@ public struct TodayModel: Hashable, Sendable {
         let names = status.siteNames
         var presences: [Presence] = []
         for (site, state) in status.presence.sorted(by: { $0.key < $1.key }) {
-            let name = DisplayFormat.siteName(site, in: names)
+            let name = format.siteName(site, in: names)
             switch state {
             case .outside: continue
             case .confirming:
-                presences.append(Presence(id: site, site: name, state: "Arriving…", manual: false))
+                presences.append(Presence(id: site, site: name, state: format.text("Arriving…"), manual: false))
             case .inside(let session):
-                presences.append(Presence(id: site, site: name, state: "Checked in since \(format.time(session.checkInAt))",
-                                          manual: session.source == .manual))
+                presences.append(
+                    Presence(
+                        id: site, site: name,
+                        state: format.text("Checked in since %@", .verbatim(format.time(session.checkInAt))),
+                        manual: session.source == .manual))
             case .leaving(let session, _):
-                presences.append(Presence(id: site, site: name, state: "Leaving? Last seen \(format.time(session.lastHeardAt))",
-                                          manual: session.source == .manual))
+                presences.append(
+                    Presence(
+                        id: site, site: name,
+                        state: format.text("Leaving? Last seen %@", .verbatim(format.time(session.lastHeardAt))),
+                        manual: session.source == .manual))
             }
         }
         self.presences = presences
         let open = status.openSessions
         if let first = open.first {
-            let name = DisplayFormat.siteName(first.site, in: names)
-            headline = open.count == 1 ? "Checked in at \(name)" : "Checked in at \(open.count) sites"
+            let name = format.siteName(first.site, in: names)
+            headline =
+                open.count == 1
+                ? format.text("Checked in at %@", .verbatim(name))
+                : format.text("Checked in at %lld sites", .count(open.count))
         } else {
-            headline = presences.isEmpty ? "Not checked in" : "Arriving at \(presences[0].site)…"
+            headline =
+                presences.isEmpty
+                ? format.text("Not checked in") : format.text("Arriving at %@…", .verbatim(presences[0].site))
         }
         let sessions = SessionHistory.sessions(events: status.events, open: open)
-        let worked = SessionHistory.workedSeconds(on: status.now, sessions: sessions, now: status.now, calendar: format.calendar)
-        workedToday = "Worked today: " + DisplayFormat.duration(seconds: worked)
-        lastSync = Self.lastSync(status.lastUpload, now: status.now)
+        let worked = SessionHistory.workedSeconds(
+            on: status.now, sessions: sessions, now: status.now, calendar: format.calendar)
+        workedToday = format.text("Worked today: %@", .text(DisplayFormat.duration(seconds: worked)))
+        lastSync = format.string(Self.lastSync(status.lastUpload, now: status.now))
         let waiting = status.outbox.undelivered
-        pending = waiting == 0 ? "All events sent" : waiting == 1 ? "1 event waiting to be sent" : "\(waiting) events waiting to be sent"
-        refused = status.outbox.dead == 0 ? nil
-            : "\(status.outbox.dead) event\(status.outbox.dead == 1 ? " was" : "s were") refused by the server. Open Diagnostics and tell your administrator."
-        warnings = status.permissions.automaticDetectionBlockers.map { $0.prefix(1).uppercased() + $0.dropFirst() + "." }
+        pending =
+            waiting == 0
+            ? format.text("All events sent")
+            : waiting == 1
+                ? format.text("1 event waiting to be sent")
+                : format.text("%lld events waiting to be sent", .count(waiting))
+        let dead = status.outbox.dead
+        refused =
+            dead == 0
+            ? nil
+            : dead == 1
+                ? format.text("1 event was refused by the server. Open Diagnostics and tell your administrator.")
+                : format.text(
+                    "%lld events were refused by the server. Open Diagnostics and tell your administrator.",
+                    .count(dead))
+        warnings = status.permissions.automaticDetectionBlockerTexts.map {
+            let blocker = format.string($0)
+            return format.text("%@.", .verbatim(blocker.prefix(1).uppercased() + blocker.dropFirst()))
+        }
         canCheckIn = !status.siteBeacons.filter { site in !open.contains { $0.site == site } }.isEmpty
         canCheckOut = !open.isEmpty
     }
 
-    static func lastSync(_ report: UploadReport?, now: Date) -> String {
-        guard let report else { return "Not synced yet" }
+    static func lastSync(_ report: UploadReport?, now: Date) -> LocalizedText {
+        guard let report else { return LocalizedText("Not synced yet") }
         let when = DisplayFormat.ago(report.at, now: now)
-        if let error = report.error { return "Last sync failed \(when): \(error)" }
-        return "Last sync \(when)"
+        if let error = report.error { return LocalizedText("Last sync failed %@: %@", .text(when), .verbatim(error)) }
+        return LocalizedText("Last sync %@", .text(when))
     }
 }

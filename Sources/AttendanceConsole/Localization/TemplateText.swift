@@ -11,7 +11,7 @@ enum TemplateText {
             guard let close = rest[open.upperBound...].range(of: "]]") else { break }
             let key = String(rest[open.upperBound..<close.lowerBound])
             guard case .text(let value) = catalogue.entry(key, language) else {
-                throw CatalogueError(key: key, language: language)
+                throw CatalogueError(key: key, language: language.rawValue)
             }
             result += rest[..<open.lowerBound]
             result += escaped(value)

@@ -19,17 +19,22 @@ extension Engine {
         }
         reminderAt = due
         for sequence in 1...max(1, configuration.resumeReminderCount) {
-            actions.append(.notify(LocalNotification(
-                kind: .resumeReminder, title: "Automatic check-in is paused",
-                body: "Beacon Attendance has not run for \(Self.hoursText(hours * Double(sequence))). "
-                    + "If you closed it from the app switcher, iPhone won't start it at work. "
-                    + "Open it to resume automatic check-in.",
-                deliverAt: now.addingTimeInterval(hours * 3_600 * Double(sequence)), sequence: sequence)))
+            actions.append(
+                .notify(
+                    LocalNotification(
+                        kind: .resumeReminder, title: LocalizedText("Automatic check-in is paused"),
+                        body: LocalizedText(
+                            "Beacon Attendance has not run for %@. If you closed it from the app switcher, "
+                                + "iPhone won't start it at work. Open it to resume automatic check-in.",
+                            .text(Self.hoursText(hours * Double(sequence)))),
+                        deliverAt: now.addingTimeInterval(hours * 3_600 * Double(sequence)), sequence: sequence)))
         }
     }
 
-    static func hoursText(_ hours: Double) -> String {
-        hours.rounded() == hours ? "\(Int(hours)) hour\(hours == 1 ? "" : "s")" : String(format: "%.1f hours", hours)
+    static func hoursText(_ hours: Double) -> LocalizedText {
+        if hours == 1 { return LocalizedText("1 hour") }
+        if hours.rounded() == hours { return LocalizedText("%lld hours", .count(Int(hours))) }
+        return LocalizedText("%@ hours", .verbatim(String(format: "%.1f", hours)))
     }
 
     /// The arrival reminders of `regions`' UUIDs, (re)scheduled: iOS holds one per UUID-wide
@@ -40,11 +45,16 @@ extension Engine {
     func armArrivalReminders(for regions: [BeaconRegion], _ actions: inout [EngineAction]) {
         let armed = Set(arrivalReminderRegions)
         for region in Set(regions.map { BeaconRegion(uuid: $0.uuid) }).sorted() where armed.contains(region) {
-            actions.append(.notify(LocalNotification(
-                kind: .arrivalReminder, title: "Arrived at work?",
-                body: "Beacon Attendance did not start when you arrived, so it has not checked you in. "
-                    + "If you closed it from the app switcher, iPhone won't start it at work. Open it to check in.",
-                region: region)))
+            actions.append(
+                .notify(
+                    LocalNotification(
+                        kind: .arrivalReminder, title: LocalizedText("Arrived at work?"),
+                        body: LocalizedText(
+                            "Beacon Attendance did not start when you arrived, so it has not checked you in. "
+                                + "If you closed it from the app switcher, iPhone won't start it at work. "
+                                + "Open it to check in."
+                        ),
+                        region: region)))
         }
     }
 
@@ -68,12 +78,16 @@ extension Engine {
     mutating func promptForManualCheckInIfNeeded(at now: Date, _ actions: inout [EngineAction]) {
         let blockers = permissions.automaticDetectionBlockers
         guard !blockers.isEmpty, openSessions.isEmpty,
-              lastPromptAt.map({ now.timeIntervalSince($0) >= configuration.manualPromptMinIntervalSeconds }) ?? true
+            lastPromptAt.map({ now.timeIntervalSince($0) >= configuration.manualPromptMinIntervalSeconds }) ?? true
         else { return }
         lastPromptAt = now
-        actions.append(.notify(LocalNotification(
-            kind: .manualCheckInPrompt, title: "Check in by hand",
-            body: "Automatic check-in can't work right now: \(blockers.joined(separator: "; ")). "
-                + "Open the app to check in, or change this in Settings.")))
+        actions.append(
+            .notify(
+                LocalNotification(
+                    kind: .manualCheckInPrompt, title: LocalizedText("Check in by hand"),
+                    body: LocalizedText(
+                        "Automatic check-in can't work right now: %@. Open the app to check in, or change this "
+                            + "in Settings.",
+                        .text(LocalizedText.list(permissions.automaticDetectionBlockerTexts, separator: "; "))))))
     }
 }

@@ -44,8 +44,9 @@ public struct LocalNotification: Hashable, Sendable, Codable {
     }
 
     public var kind: Kind
-    public var title: String
-    public var body: String
+    /// In the phone's language when shown: the notification adapter resolves them.
+    public var title: LocalizedText
+    public var body: LocalizedText
     /// When to show it (nil: now). A newer notification of the same kind and sequence replaces
     /// a pending one.
     public var deliverAt: Date?
@@ -54,8 +55,10 @@ public struct LocalNotification: Hashable, Sendable, Codable {
     /// Shown on entering this region instead of at a time (an arrival reminder).
     public var region: BeaconRegion?
 
-    public init(kind: Kind, title: String, body: String, deliverAt: Date? = nil, sequence: Int = 1,
-                region: BeaconRegion? = nil) {
+    public init(
+        kind: Kind, title: LocalizedText, body: LocalizedText, deliverAt: Date? = nil, sequence: Int = 1,
+        region: BeaconRegion? = nil
+    ) {
         self.kind = kind
         self.title = title
         self.body = body
@@ -77,8 +80,8 @@ public struct LocalNotification: Hashable, Sendable, Codable {
 public struct TelemetryRecord: Hashable, Sendable, Codable {
     public enum Kind: String, Hashable, Sendable, Codable {
         case windowOpened, windowConfirmed, windowInsufficient, discoveryEmpty, exitSuspected, sessionResumed,
-             checkedOut, manualRejected, detectionUnavailable, detectionRestored, configurationRejected,
-             configurationApplied, upload
+            checkedOut, manualRejected, detectionUnavailable, detectionRestored, configurationRejected,
+            configurationApplied, upload
     }
 
     public var at: Date

@@ -19,8 +19,10 @@ public struct Permissions: Hashable, Sendable, Codable {
     public var bluetooth: Bluetooth
     public var backgroundRefreshAvailable: Bool
 
-    public init(location: Location = .always, preciseLocation: Bool = true, bluetooth: Bluetooth = .poweredOn,
-                backgroundRefreshAvailable: Bool = true) {
+    public init(
+        location: Location = .always, preciseLocation: Bool = true, bluetooth: Bluetooth = .poweredOn,
+        backgroundRefreshAvailable: Bool = true
+    ) {
         self.location = location
         self.preciseLocation = preciseLocation
         self.bluetooth = bluetooth
@@ -28,21 +30,33 @@ public struct Permissions: Hashable, Sendable, Codable {
     }
 
     /// Why automatic check-in cannot work while the app is in the background; empty when it can.
-    public var automaticDetectionBlockers: [String] {
-        var blockers: [String] = []
+    /// In English, as the server lists them (`PUT /v1/me/device-state`).
+    public var automaticDetectionBlockers: [String] { automaticDetectionBlockerTexts.map(\.english) }
+
+    /// The same reasons as texts for the phone's language: lower-case fragments, to follow a colon
+    /// or to start a sentence.
+    public var automaticDetectionBlockerTexts: [LocalizedText] {
+        var blockers: [LocalizedText] = []
         switch location {
         case .always: break
-        case .whenInUse: blockers.append("location access is 'While Using': arrivals are only seen while the app is open; automatic check-in needs 'Always'")
-        case .denied: blockers.append("location access is denied")
-        case .restricted: blockers.append("location access is restricted on this device")
-        case .notDetermined: blockers.append("location access has not been granted yet")
+        case .whenInUse:
+            blockers.append(
+                LocalizedText(
+                    "location access is 'While Using': arrivals are only seen while the app is open; "
+                        + "automatic check-in needs 'Always'"))
+        case .denied: blockers.append(LocalizedText("location access is denied"))
+        case .restricted: blockers.append(LocalizedText("location access is restricted on this device"))
+        case .notDetermined: blockers.append(LocalizedText("location access has not been granted yet"))
         }
-        if !preciseLocation { blockers.append("Precise Location is off: iOS does not range beacons with approximate location") }
+        if !preciseLocation {
+            blockers.append(
+                LocalizedText("Precise Location is off: iOS does not range beacons with approximate location"))
+        }
         switch bluetooth {
         case .poweredOn, .unknown: break
-        case .poweredOff: blockers.append("Bluetooth is off")
-        case .unauthorized: blockers.append("Bluetooth access is denied")
-        case .unsupported: blockers.append("this device has no Bluetooth LE")
+        case .poweredOff: blockers.append(LocalizedText("Bluetooth is off"))
+        case .unauthorized: blockers.append(LocalizedText("Bluetooth access is denied"))
+        case .unsupported: blockers.append(LocalizedText("this device has no Bluetooth LE"))
         }
         return blockers
     }

@@ -27,7 +27,7 @@ struct CorrectionRequestSheet: View {
                 TextField("Why the record is wrong", text: $form.reason, axis: .vertical)
                 if let problem { Text(problem).foregroundStyle(.red).font(.callout) }
             }
-            .navigationTitle(form.title)
+            .navigationTitle(model.format.string(form.title))
             .toolbar {
                 ToolbarItem(placement: .cancellationAction) { Button("Cancel", action: done) }
                 ToolbarItem(placement: .confirmationAction) {

@@ -10,17 +10,17 @@ struct OnboardingView: View {
     var body: some View {
         let guide = PermissionGuide(model.permissions)
         List {
-            Section { Text(guide.headline).font(.headline) }
+            Section { Text(model.format.string(guide.headline)).font(.headline) }
             ForEach(guide.steps) { step in
-                Section(step.title) {
+                Section(model.format.string(step.title)) {
                     Label(
                         Self.statusTitle(step.status),
                         systemImage: step.status == .done ? "checkmark.circle.fill" : "exclamationmark.triangle"
                     )
                     .foregroundStyle(step.status == .done ? .green : step.status == .blocking ? .red : .orange)
-                    Text(step.explanation).font(.callout)
+                    Text(model.format.string(step.explanation)).font(.callout)
                     if let title = step.actionTitle, step.action != .none {
-                        Button(title) { model.perform(step.action) }
+                        Button(model.format.string(title)) { model.perform(step.action) }
                     }
                 }
             }

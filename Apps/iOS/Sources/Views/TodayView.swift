@@ -82,7 +82,7 @@ struct ManualOverrideSheet: View {
                 }
                 Section("Reason (your administrator sees it)") {
                     TextField("Why", text: $manual.reason, axis: .vertical)
-                    ForEach(ManualOverride.reasonPresets, id: \.self) { preset in
+                    ForEach(ManualOverride.reasonPresets(model.format), id: \.self) { preset in
                         Button(preset) { manual.reason = preset }
                     }
                 }
@@ -92,7 +92,7 @@ struct ManualOverrideSheet: View {
                 case .editing, .sent: EmptyView()
                 }
             }
-            .navigationTitle(manual.title)
+            .navigationTitle(model.format.string(manual.title))
             .toolbar {
                 ToolbarItem(placement: .cancellationAction) { Button("Close", action: close) }
                 ToolbarItem(placement: .confirmationAction) {
