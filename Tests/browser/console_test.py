@@ -566,6 +566,23 @@ class RoleChecks:
 class WhatPeopleSee:
     """Issue #38: what a person sees is right. Each of these failed on the console before it."""
 
+    def test_devices_show_times_in_a_zone_of_the_sites(self):
+        owner = self.browser("owner")
+        device = self.world.device("ada")
+        name = urllib.parse.quote(self.world.name("ada"))
+        row = f'table#devices tr[data-device="{device.device_id}"]'
+        cells = {}
+        for zone in ("UTC", "America/New_York"):
+            self.open(owner, f"/console/devices?q={name}&zone={urllib.parse.quote(zone)}")
+            self.assertIn(zone, [option.text for option in css(owner, "#devices-zone option")])
+            self.assertEqual(Select(owner.find_element(By.ID, "devices-zone")).first_selected_option.text, zone)
+            self.assertIn(f"Enrolled ({zone})", text_of(owner, "table#devices thead") or "")
+            cells[zone] = owner.find_element(By.CSS_SELECTOR, row).find_elements(By.CSS_SELECTOR, "td")[5].text
+        self.assertNotEqual(cells["UTC"], cells["America/New_York"], "the enrolment time moves with the zone")
+        status, _, body = fetch(self.url("/console/devices?zone=Mars%2FBase"), "GET", cookie=cookie_header(owner))
+        self.assertEqual(status, 400, "a zone none of the sites use")
+        self.assertIn("Mars/Base", body.decode(), "the answer names the value")
+
     def test_live_phones_and_tokens_are_not_shown_revoked(self):
         owner = self.browser("owner")
         device = self.world.device("ada")
@@ -775,6 +792,63 @@ class WhatPeopleSee:
         self.assertEqual(owner.find_element(By.ID, "new-password-input").get_attribute("aria-invalid"), "true")
         self.assertEqual(owner.find_element(By.ID, "current-password").get_attribute("value"), "")
         self.assertNotIn(self.passwords["owner"], owner.page_source, "the current password is not sent back")
+
+    def test_a_refused_row_form_says_why_in_its_row(self):
+        owner = self.browser("owner")
+        # A site's edit form, in its row: the reason there, what was typed kept, the site unchanged.
+        site = self.world.site_b["siteId"]
+        self.open(owner, "/console/sites")
+        form = css(owner, f'tr[data-site="{site}"] form.edit-site')[0]
+        owner.execute_script("arguments[0].closest('details').open = true", form)
+        set_value(owner, owner.find_element(By.ID, f"zone-{site}"), "Mars/Olympus_Mons")
+        set_value(owner, owner.find_element(By.ID, f"name-{site}"), "South Depot renamed")
+        submit(owner, form.find_element(By.TAG_NAME, "button"))
+        self.shot(owner, "sites-row-refused")
+        problem = text_of(owner, f'tr[data-site="{site}"] form.edit-site p.form-problem') or ""
+        self.assertIn("Mars/Olympus_Mons", problem, f"the reason in the row; #problem {text_of(owner, '#problem')}")
+        self.assertEqual(owner.find_element(By.ID, f"name-{site}").get_attribute("value"), "South Depot renamed")
+        self.assertEqual(owner.find_element(By.ID, f"zone-{site}").get_attribute("aria-invalid"), "true")
+        self.assertTrue(css(owner, f'#problem a[href="#edit-site-{site}"]'), "the top of the page links to the row")
+        self.assertEqual(css(owner, "p.form-problem")[0].get_attribute("role"), "alert")
+        self.assertEqual(len(css(owner, "p.form-problem")), 1, "only the refused row says so")
+        stored = [s for s in admin(self.base, "GET", "/v1/admin/sites") if s["siteId"] == site][0]
+        self.assertEqual((stored["name"], stored["timeZone"]), ("South Depot", "America/New_York"), "nothing saved")
+        # A person's edit form: a number another person holds; the reason in the person's row.
+        number = f"E-{uuid.uuid4().hex[:8]}"
+        holder = admin(self.base, "POST", "/v1/admin/employees", {"name": "Number Holder", "externalId": number})["userId"]
+        bo = self.world.user("bo")
+        self.open(owner, "/console/people?q=" + urllib.parse.quote("Bo Diddley"))
+        form = css(owner, f'tr[data-user="{bo}"] form.edit')[0]
+        owner.execute_script("arguments[0].closest('details').open = true", form)
+        set_value(owner, owner.find_element(By.ID, f"ext-{bo}"), number)
+        submit(owner, form.find_element(By.TAG_NAME, "button"))
+        problem = text_of(owner, f'tr[data-user="{bo}"] form.edit p.form-problem') or ""
+        self.assertIn(number, problem, f"the reason in Bo's row; #problem {text_of(owner, '#problem')}")
+        self.assertEqual(owner.find_element(By.ID, f"ext-{bo}").get_attribute("value"), number)
+        self.assertNotEqual(admin(self.base, "GET", f"/v1/admin/employees/{bo}").get("externalId"), number)
+        # Add session with a check-out before its check-in: refused beside the form, the times kept.
+        self.open(owner, f"/console/sessions?user={bo}")
+        zone = self.world.site_b["timeZone"]
+        day = self.world.seed_day - datetime.timedelta(days=1)
+        Select(owner.find_element(By.ID, "add-site")).select_by_value(self.world.site_b["siteId"])
+        set_value(owner, owner.find_element(By.ID, "add-check-in"), local_input(day, zone))
+        set_value(owner, owner.find_element(By.ID, "add-check-out"), local_input(day - datetime.timedelta(hours=2), zone))
+        owner.find_element(By.ID, "add-reason").send_keys("backwards")
+        before = len(admin(self.base, "GET", f"/v1/admin/sessions?userId={bo}&limit=500")["items"])
+        submit(owner, owner.find_element(By.CSS_SELECTOR, "form#add-session button"))
+        self.assertTrue(text_of(owner, "form#add-session p.form-problem"),
+                        f"the reason beside Add session; #problem {text_of(owner, '#problem')}")
+        self.assertEqual(owner.find_element(By.ID, "add-check-in").get_attribute("value"), local_input(day, zone))
+        self.assertEqual(owner.find_element(By.ID, "add-reason").get_attribute("value"), "backwards")
+        self.assertEqual(Select(owner.find_element(By.ID, "add-site")).first_selected_option.get_attribute("value"),
+                         self.world.site_b["siteId"], "the site chosen is kept")
+        self.assertEqual(len(admin(self.base, "GET", f"/v1/admin/sessions?userId={bo}&limit=500")["items"]), before,
+                         "nothing added")
+        # The audit log names whom a row is about, the id beside the name.
+        self.open(owner, "/console/audit")
+        targets = [row.find_element(By.CSS_SELECTOR, "td.target").text for row in css(owner, "table#audit tr.entry")
+                   if row.find_element(By.CSS_SELECTOR, "td.kind").text.strip() == "employee.created"]
+        self.assertIn(f"Number Holder ({holder})", targets, f"employee.created targets: {targets[:5]}")
 
     def test_a_form_that_makes_a_secret_makes_it_once(self):
         owner = self.browser("owner")

@@ -41,11 +41,17 @@ extension Console {
             "accounts/:id",
             use: signedIn("updateAccount", needs: .manageAccounts) { request, context, viewer, form in
                 let id = AccountID(try context.parameters.require("id"))
-                _ = try await services.accounts.update(
-                    id: id, role: try AccountRules.role(form["role"] ?? ""),
-                    sites: form.all("sites").map { SiteID($0) }, active: form["active"] == "yes", actor: viewer.actor)
-                hub.disconnect(accountId: id)  // its live pages reconnect with what it may see now
-                return Self.redirect("/console/accounts?done=saved")
+                return try await formAction(
+                    "edit-account", row: id.rawValue, template: "accounts", title: viewer.t("Accounts"),
+                    viewer: viewer, sent: form, data: { try await accountData(viewer) }
+                ) {
+                    _ = try await services.accounts.update(
+                        id: id, role: try AccountRules.role(form["role"] ?? ""),
+                        sites: form.all("sites").map { SiteID($0) }, active: form["active"] == "yes",
+                        actor: viewer.actor)
+                    hub.disconnect(accountId: id)  // its live pages reconnect with what it may see now
+                    return Self.redirect("/console/accounts?done=saved")
+                }
             })
         // The language the account reads the console in; back to the page it was chosen on.
         console.post(
@@ -72,30 +78,36 @@ extension Console {
         console.post(
             "totp",
             use: signedIn("enableTOTP") { request, context, viewer, form in
-                try await services.signIn.confirmPassword(
-                    form.raw("current") ?? "", of: viewer.account, address: context.peerAddress)
-                // The secret the page showed, made again from this sign-in: never one the form sends.
-                let secret = Self.pendingTOTPSecret(viewer)
-                try await services.accounts.enableTOTP(
-                    id: viewer.account.id, secret: secret, code: form["code"] ?? "", actor: viewer.actor)
-                return Self.redirect("/console/accounts?done=totp")
+                try await accountForm("totp", viewer: viewer, sent: form) {
+                    try await services.signIn.confirmPassword(
+                        form.raw("current") ?? "", of: viewer.account, address: context.peerAddress)
+                    // The secret the page showed, made again from this sign-in: never one the form sends.
+                    let secret = Self.pendingTOTPSecret(viewer)
+                    try await services.accounts.enableTOTP(
+                        id: viewer.account.id, secret: secret, code: form["code"] ?? "", actor: viewer.actor)
+                    return Self.redirect("/console/accounts?done=totp")
+                }
             })
         console.post(
             "accounts/policy",
             use: signedIn("accountPolicy", needs: .manageAccounts) { _, _, viewer, form in
-                try await services.accounts.requireTOTP(form["totpRequired"] == "yes", actor: viewer.actor)
-                return Self.redirect("/console/accounts?done=policy")
+                try await accountForm("account-policy", viewer: viewer, sent: form) {
+                    try await services.accounts.requireTOTP(form["totpRequired"] == "yes", actor: viewer.actor)
+                    return Self.redirect("/console/accounts?done=policy")
+                }
             })
         console.post(
             "totp/off",
             use: signedIn("disableTOTP") { request, context, viewer, form in
                 // Its own: the password again (a session left open must not turn it off), then
                 // signed out everywhere like a password change.
-                try await services.signIn.confirmPassword(
-                    form.raw("current") ?? "", of: viewer.account, address: context.peerAddress)
-                try await services.accounts.resetTOTP(id: viewer.account.id, actor: viewer.actor)
-                hub.disconnect(accountId: viewer.account.id)
-                return Self.redirect("/console/sign-in")
+                try await accountForm("totp-off", viewer: viewer, sent: form) {
+                    try await services.signIn.confirmPassword(
+                        form.raw("current") ?? "", of: viewer.account, address: context.peerAddress)
+                    try await services.accounts.resetTOTP(id: viewer.account.id, actor: viewer.actor)
+                    hub.disconnect(accountId: viewer.account.id)
+                    return Self.redirect("/console/sign-in")
+                }
             })
         console.post(
             "tokens",

@@ -41,7 +41,8 @@ extension Console {
                     return [
                         "id": String(entry.id), "kind": entry.kind.rawValue, "actor": actors(entry.actor),
                         "at": LocalTime.text(entry.receivedAt, zone: zone, in: viewer.language),
-                        "target": record?.target ?? entry.sessionKey?.rawValue ?? entry.userId?.rawValue ?? "",
+                        "target": actors.target(
+                            record?.target ?? entry.sessionKey?.rawValue ?? entry.userId?.rawValue ?? ""),
                         "reason": LedgerRows.reason(entry, words: viewer.words),
                         "changes": LedgerRows.changes(entry, zone: zone, in: viewer.language),
                     ]

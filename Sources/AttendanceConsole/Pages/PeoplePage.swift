@@ -38,11 +38,18 @@ extension Console {
         console.post(
             "people/:id/edit",
             use: signedIn("updateEmployee", needs: .managePeople) { request, context, viewer, form in
-                _ = try await services.admin.updateEmployee(
-                    id: UserID(try context.parameters.require("id")), name: form["name"] ?? "",
-                    externalId: form["externalId"],
-                    email: form["email"], actor: viewer.actor)
-                return Self.redirect("/console/people?done=saved")
+                let person = try await services.admin.employee(id: UserID(try context.parameters.require("id")))
+                // Refused: the page again, searched for the person as stored, with their form open.
+                return try await formAction(
+                    "edit-person", row: person.id.rawValue, template: "people", title: viewer.t("People"),
+                    viewer: viewer, sent: form,
+                    data: { try await peopleData(viewer, FormData("q=" + Pager.encoded(person.name))) }
+                ) {
+                    _ = try await services.admin.updateEmployee(
+                        id: person.id, name: form["name"] ?? "", externalId: form["externalId"], email: form["email"],
+                        actor: viewer.actor)
+                    return Self.redirect("/console/people?done=saved")
+                }
             })
         console.post(
             "people/:id/deactivate",
@@ -162,6 +169,8 @@ extension Console {
     /// People by name, 50 a page, found with `q` (name, employee number, e-mail).
     func peopleData(_ viewer: Viewer, _ form: FormData) async throws -> [String: Any] {
         let mayManage = viewer.may(.managePeople)
+        // When someone was deactivated, in the zone most of the viewer's sites use.
+        let zone = Self.readingZones(try await services.repository.sites(), viewer)[0]
         let everyone = try await services.repository.employees()
         // Each sort key made once (folding a name costs more than comparing it).
         let found = everyone.filter { employee in form["q"].map { EmployeeSearch.matches($0, employee) } ?? true }
@@ -172,7 +181,7 @@ extension Console {
             [
                 "id": employee.id.rawValue, "name": employee.name, "externalId": employee.externalId ?? "",
                 "email": employee.email ?? "", "active": employee.isActive,
-                "deactivated": LocalTime.text(employee.deactivatedAt, zone: "UTC", in: viewer.language),
+                "deactivated": LocalTime.text(employee.deactivatedAt, zone: zone, in: viewer.language),
                 "mayManage": mayManage && employee.isActive,
                 "mayReactivate": mayManage && !employee.isActive
                     && employee.name != AdminService.erasedName(employee.id),
@@ -210,6 +219,12 @@ extension Console {
         let employees = Dictionary(
             try await services.repository.employees().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let mayManage = viewer.may(.managePeople)
+        // Times in a zone of the viewer's sites (the one most use by default), as on the audit log.
+        let zones = Self.readingZones(try await services.repository.sites(), viewer)
+        let zone = form["zone"] ?? zones[0]
+        guard zones.contains(zone) else {
+            throw DomainError.field("zone", zone, expected: "one of " + zones.joined(separator: ", "))
+        }
         let all = try await services.repository.devices(userId: nil)
         func name(_ device: DeviceRecord) -> String { employees[device.userId]?.name ?? device.userId.rawValue }
         let found = all.filter { device in
@@ -227,10 +242,10 @@ extension Console {
             return [
                 "id": device.id.rawValue, "name": name(device),
                 "deviceName": device.deviceName ?? "", "platform": device.platform,
-                "enrolled": LocalTime.text(device.enrolledAt, zone: "UTC", in: viewer.language),
-                "lastSeen": device.lastSeenAt.map { LocalTime.text($0, zone: "UTC", in: viewer.language) }
+                "enrolled": LocalTime.text(device.enrolledAt, zone: zone, in: viewer.language),
+                "lastSeen": device.lastSeenAt.map { LocalTime.text($0, zone: zone, in: viewer.language) }
                     ?? viewer.t("never"),
-                "revoked": LocalTime.text(device.revokedAt, zone: "UTC", in: viewer.language), "silent": silentForADay,
+                "revoked": LocalTime.text(device.revokedAt, zone: zone, in: viewer.language), "silent": silentForADay,
                 "appVersion": device.state?.appVersion ?? device.appVersion ?? viewer.t("not reported yet"),
                 // The phone's reasons are the core's fixed sentences: translated where the catalogue has them.
                 "detection": device.state.map {
@@ -240,10 +255,11 @@ extension Console {
                 "mayRevoke": mayManage && device.revokedAt == nil,
             ]
         }
-        let pager = Pager(path: "/console/devices", filters: [("q", form["q"])], form: form)
+        let pager = Pager(path: "/console/devices", filters: [("q", form["q"]), ("zone", form["zone"])], form: form)
         return [
             "rows": rows, "hasRows": !rows.isEmpty, "empty": all.isEmpty, "noMatch": !all.isEmpty && found.isEmpty,
-            "q": form["q"] ?? "", "pager": pager.data(next: next),
+            "q": form["q"] ?? "", "pager": pager.data(next: next), "zone": zone,
+            "zones": zones.map { ["name": $0, "selected": $0 == zone] },
             "count": form["q"] == nil
                 ? viewer.tp("%lld devices", count: all.count)
                 : viewer.tp("%lld of %@ devices match", count: found.count, viewer.words.number(all.count)),

@@ -49,11 +49,16 @@ extension Console {
                 guard ["approve", "reject"].contains(decision) else {
                     throw Problem(404, "No such decision", viewer.t("'%@' is not approve or reject", decision))
                 }
-                _ = try await services.requests.decide(
-                    id: CorrectionRequestID(id), approve: decision == "approve", comment: form["comment"],
-                    actor: viewer.actor,
-                    scope: viewer.scope)
-                return Self.redirect("/console/requests?done=\(decision == "approve" ? "approved" : "rejected")")
+                return try await formAction(
+                    decision + "-form", row: id, template: "requests", title: viewer.t("Requests"), viewer: viewer,
+                    sent: form,
+                    data: { try await requestData(viewer, FormData("")) }
+                ) {
+                    _ = try await services.requests.decide(
+                        id: CorrectionRequestID(id), approve: decision == "approve", comment: form["comment"],
+                        actor: viewer.actor, scope: viewer.scope)
+                    return Self.redirect("/console/requests?done=\(decision == "approve" ? "approved" : "rejected")")
+                }
             })
     }
 
@@ -94,7 +99,7 @@ extension Console {
         let rows: [[String: Any]] = found.items.map { request in
             let zone = request.siteId.flatMap { sites[$0]?.timeZone } ?? "UTC"
             return [
-                "id": request.id, "name": names[request.userId] ?? request.userId.rawValue,
+                "id": request.id.rawValue, "name": names[request.userId] ?? request.userId.rawValue,
                 "kind": request.kind == .correction ? viewer.t("correction") : viewer.t("missing session"),
                 "site": request.siteId.flatMap { sites[$0]?.name } ?? "",
                 "session": request.sessionKey?.rawValue ?? "",

@@ -19,21 +19,30 @@ extension Console {
         console.post(
             "sessions",
             use: signedIn("addSession", needs: .correctSessions) { request, _, viewer, form in
-                let site = try await site(SiteID(try form.required("siteId", label: "site")), viewer: viewer)
-                let added = try await services.corrections.add(
-                    userId: UserID(try form.required("userId", label: "employee")), siteId: site.id,
-                    checkInAt: try time(form, "checkInAt", zone: site.timeZone, viewer: viewer),
-                    checkOutAt: try form["checkOutAt"].map { _ in
-                        try time(form, "checkOutAt", zone: site.timeZone, viewer: viewer)
-                    },
-                    reason: form["reason"] ?? "", actor: viewer.actor, formKey: form["formKey"])
-                // A day payroll has locked keeps its locked rows: say so, and where the change shows.
-                let day = SiteCalendar.date(of: added.checkInAt, in: TimeZone(identifier: site.timeZone) ?? .gmt)
-                let locked = try await services.payPeriods.periods(from: day, through: day).contains {
-                    $0.state == .locked
+                // Refused: the person's sessions again (at the site chosen), the form as it was sent.
+                let shown = ["user": form["userId"], "site": form["siteId"]].compactMap { name, value in
+                    value.map { name + "=" + Pager.encoded($0) }
                 }
-                return Self.redirect(
-                    "/console/sessions/\(added.sessionKey.rawValue)?done=\(locked ? "addedLocked" : "added")")
+                return try await formAction(
+                    "add-session", template: "sessions", title: viewer.t("Sessions"), viewer: viewer, sent: form,
+                    data: { try await sessionList(FormData(shown.sorted().joined(separator: "&")), viewer) }
+                ) {
+                    let site = try await site(SiteID(try form.required("siteId", label: "site")), viewer: viewer)
+                    let added = try await services.corrections.add(
+                        userId: UserID(try form.required("userId", label: "employee")), siteId: site.id,
+                        checkInAt: try time(form, "checkInAt", zone: site.timeZone, viewer: viewer),
+                        checkOutAt: try form["checkOutAt"].map { _ in
+                            try time(form, "checkOutAt", zone: site.timeZone, viewer: viewer)
+                        },
+                        reason: form["reason"] ?? "", actor: viewer.actor, formKey: form["formKey"])
+                    // A day payroll has locked keeps its locked rows: say so, and where the change shows.
+                    let day = SiteCalendar.date(of: added.checkInAt, in: TimeZone(identifier: site.timeZone) ?? .gmt)
+                    let locked = try await services.payPeriods.periods(from: day, through: day).contains {
+                        $0.state == .locked
+                    }
+                    return Self.redirect(
+                        "/console/sessions/\(added.sessionKey.rawValue)?done=\(locked ? "addedLocked" : "added")")
+                }
             })
         console.get(
             "sessions/:key",
@@ -58,20 +67,29 @@ extension Console {
                     }
                     return try time(form, name, zone: site.timeZone, viewer: viewer)
                 }
-                _ = try await services.corrections.correct(
-                    key, checkInAt: try changed("checkInAt", session.checkInAt),
-                    checkOutAt: try changed("checkOutAt", session.checkOutAt), siteId: nil,
-                    reason: form["reason"] ?? "",
-                    actor: viewer.actor)
-                return Self.redirect("/console/sessions/\(key.rawValue)?done=corrected")
+                return try await formAction(
+                    "correct", template: "session", title: viewer.t("Session"), viewer: viewer, sent: form,
+                    data: { try await sessionData(key, viewer) }
+                ) {
+                    _ = try await services.corrections.correct(
+                        key, checkInAt: try changed("checkInAt", session.checkInAt),
+                        checkOutAt: try changed("checkOutAt", session.checkOutAt), siteId: nil,
+                        reason: form["reason"] ?? "", actor: viewer.actor)
+                    return Self.redirect("/console/sessions/\(key.rawValue)?done=corrected")
+                }
             })
         console.post(
             "sessions/:key/void",
             use: signedIn("voidSession", needs: .correctSessions) { request, context, viewer, form in
                 let key = SessionKey(try context.parameters.require("key"))
                 _ = try await services.corrections.session(key, scope: viewer.scope)
-                _ = try await services.corrections.void(key, reason: form["reason"] ?? "", actor: viewer.actor)
-                return Self.redirect("/console/sessions/\(key.rawValue)?done=voided")
+                return try await formAction(
+                    "void", template: "session", title: viewer.t("Session"), viewer: viewer, sent: form,
+                    data: { try await sessionData(key, viewer) }
+                ) {
+                    _ = try await services.corrections.void(key, reason: form["reason"] ?? "", actor: viewer.actor)
+                    return Self.redirect("/console/sessions/\(key.rawValue)?done=voided")
+                }
             })
     }
 

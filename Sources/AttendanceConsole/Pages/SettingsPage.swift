@@ -86,20 +86,24 @@ extension Console {
             "settings/sites/:id/rules",
             use: signedIn("saveTimesheetRules", needs: .manageTimesheetSettings) { _, context, viewer, form in
                 let site = SiteID(try context.parameters.require("id"))
-                try await services.timesheetSettings.saveRules(
-                    siteId: site, policy: try policy(form),
-                    defaultScheduleId: form["defaultScheduleId"].map { ScheduleID($0) },
-                    actor: viewer.actor)
-                return Self.redirect("/console/settings?done=rules")
+                return try await settingsForm("save-rules", viewer: viewer, sent: form, row: site.rawValue) {
+                    try await services.timesheetSettings.saveRules(
+                        siteId: site, policy: try policy(form),
+                        defaultScheduleId: form["defaultScheduleId"].map { ScheduleID($0) },
+                        actor: viewer.actor)
+                    return Self.redirect("/console/settings?done=rules")
+                }
             })
         console.post(
             "settings/holidays",
             use: signedIn("saveHoliday", needs: .manageTimesheetSettings) { _, _, viewer, form in
-                try await services.timesheetSettings.saveHoliday(
-                    siteId: SiteID(try form.required("siteId", label: "site")),
-                    date: try LocalTime.day("date", try form.required("date", label: "date")),
-                    name: form["name"] ?? "", actor: viewer.actor)
-                return Self.redirect("/console/settings?done=holiday")
+                try await settingsForm("add-holiday", viewer: viewer, sent: form, row: form["siteId"]) {
+                    try await services.timesheetSettings.saveHoliday(
+                        siteId: SiteID(try form.required("siteId", label: "site")),
+                        date: try LocalTime.day("date", try form.required("date", label: "date")),
+                        name: form["name"] ?? "", actor: viewer.actor)
+                    return Self.redirect("/console/settings?done=holiday")
+                }
             })
         console.post(
             "settings/holidays/delete",
@@ -221,12 +225,14 @@ extension Console {
 
     /// A site's rules form as a policy; each number named when it is not one.
     /// A Settings form's action: a refusal shows the page again with it (`FormFailure`), with the
-    /// person whose schedule or leave it was about when it names one.
+    /// person whose schedule or leave it was about when it names one, in the site's part of the
+    /// page when it is a site's form (`row`).
     private func settingsForm(
-        _ form: String, viewer: Viewer, sent: FormData, user: String? = nil, _ action: () async throws -> Response
+        _ form: String, viewer: Viewer, sent: FormData, user: String? = nil, row: String? = nil,
+        _ action: () async throws -> Response
     ) async throws -> Response {
         try await formAction(
-            form, template: "settings", title: viewer.t("Settings"), viewer: viewer, sent: sent,
+            form, row: row, template: "settings", title: viewer.t("Settings"), viewer: viewer, sent: sent,
             data: { try await settingsData(FormData(user.map { "user=" + Pager.encoded($0) } ?? ""), viewer) },
             action)
     }

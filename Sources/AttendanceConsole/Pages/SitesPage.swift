@@ -38,19 +38,29 @@ extension Console {
         console.post(
             "sites/:id",
             use: signedIn("updateSite", needs: .manageSites) { request, context, viewer, form in
-                _ = try await services.admin.updateSite(
-                    id: SiteID(try context.parameters.require("id")), try siteInput(form), actor: viewer.actor)
-                return Self.redirect("/console/sites?done=saved")
+                let id = try context.parameters.require("id")
+                return try await formAction(
+                    "edit-site", row: id, template: "sites", title: viewer.t("Sites"), viewer: viewer, sent: form,
+                    data: { try await siteData(viewer) }
+                ) {
+                    _ = try await services.admin.updateSite(id: SiteID(id), try siteInput(form), actor: viewer.actor)
+                    return Self.redirect("/console/sites?done=saved")
+                }
             })
         console.post(
             "sites/:id/beacons",
             use: signedIn("createBeacon", needs: .manageSites) { request, context, viewer, form in
-                _ = try await services.admin.createBeacon(
-                    siteId: SiteID(try context.parameters.require("id")), minor: Int(try number(form, "minor")),
-                    label: form["label"],
-                    txPowerDBm: try form["txPowerDBm"].map { _ in try number(form, "txPowerDBm") },
-                    actor: viewer.actor)
-                return Self.redirect("/console/sites?done=beacon")
+                let id = try context.parameters.require("id")
+                return try await formAction(
+                    "add-beacon", row: id, template: "sites", title: viewer.t("Sites"), viewer: viewer, sent: form,
+                    data: { try await siteData(viewer) }
+                ) {
+                    _ = try await services.admin.createBeacon(
+                        siteId: SiteID(id), minor: Int(try number(form, "minor")), label: form["label"],
+                        txPowerDBm: try form["txPowerDBm"].map { _ in try number(form, "txPowerDBm") },
+                        actor: viewer.actor)
+                    return Self.redirect("/console/sites?done=beacon")
+                }
             })
         console.post(
             "sites/:id/delete",

@@ -56,9 +56,16 @@ extension Console {
                         404, "No such action",
                         viewer.t("'%@' is not approve, unapprove, lock or reopen", action))
                 }
-                let changed = try await services.payPeriods.change(start: start, event, actor: viewer.actor)
-                return Self.redirect(
-                    "/console/timesheets?from=\(changed.dates.start)&to=\(changed.dates.end)&done=\(action)")
+                // Refused: the timesheets again with the reason beside the period's buttons.
+                return try await formAction(
+                    action + "-period", row: start.description, template: "timesheets",
+                    title: viewer.t("Timesheets"), viewer: viewer, sent: form,
+                    data: { try await timesheetData(FormData(""), viewer) }
+                ) {
+                    let changed = try await services.payPeriods.change(start: start, event, actor: viewer.actor)
+                    return Self.redirect(
+                        "/console/timesheets?from=\(changed.dates.start)&to=\(changed.dates.end)&done=\(action)")
+                }
             })
     }
 
@@ -103,7 +110,8 @@ extension Console {
         let mayManage = viewer.may(.managePayPeriods)
         let periodRows: [[String: Any]] = periods.reversed().map { period in
             [
-                "start": period.dates.start.description, "end": period.dates.end.description,
+                "id": period.dates.start.description, "start": period.dates.start.description,
+                "end": period.dates.end.description,
                 "startText": viewer.language.date(period.dates.start),
                 "endText": viewer.language.date(period.dates.end), "state": Self.periodStateText(period.state, viewer),
                 "chosen": period.dates.start == chosen.from,
