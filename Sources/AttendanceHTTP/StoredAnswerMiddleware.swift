@@ -17,10 +17,14 @@ struct StoredAnswerMiddleware: ServerMiddleware {
 
     @TaskLocal static var slot: Slot?
 
+    /// The operations whose answers are stored: a device's events. Every other one passes through.
+    static let operations: Set<String> = ["checkIn", "checkOut", "heartbeat", "submitEvents"]
+
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
+        guard Self.operations.contains(operationID) else { return try await next(request, body, metadata) }
         let slot = Slot()
         let answer = try await Self.$slot.withValue(slot) { try await next(request, body, metadata) }
         guard let reply = slot.reply.withLock({ $0 }) else { return answer }
