@@ -158,6 +158,12 @@ let package = Package(
             swiftSettings: strictSwift6
         ),
 
+        // libqrencode, the system's QR encoder (Debian: libqrencode-dev; a C library, nothing to
+        // compile here): the console's second-factor link as a QR code.
+        .systemLibrary(
+            name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]),
+
         // The web console at /console: sign-in, session cookies and CSRF, the pages (Mustache
         // templates and static files as resources), and the live presence feed (server-sent events).
         .target(
@@ -173,6 +179,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
+                // The second factor's link as a QR code.
+                "CQREncode",
             ],
             resources: [
                 .copy("Resources/templates"), .copy("Resources/static"), .copy("Resources/Localizable.xcstrings"),

@@ -191,7 +191,7 @@ public struct Console: Sendable {
         let html = renderer.render(
             "error",
             [
-                "title": words.known(problem.title), "detail": words.known(problem.detail),
+                "title": words.known(problem.title), "detail": words.refusal(problem.detail),
                 "status": problem.status, "signedIn": viewer != nil,
             ], in: words.language)
         var response = Self.html(html, status: problem.status)

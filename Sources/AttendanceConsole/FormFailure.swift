@@ -32,7 +32,7 @@ struct FormFailure {
         // The template's key for the form: `addPerson` for `add-person`.
         let parts = form.split(separator: "-")
         let key = parts.prefix(1).joined() + parts.dropFirst().map(\.capitalized).joined()
-        let message = words.known(problem.title) + ": " + words.known(problem.detail)
+        let message = words.known(problem.title) + ": " + words.refusal(problem.detail)
         let invalid: [String: Bool] = field.map { [$0: true] } ?? [:]
         guard row == nil else {
             return [

@@ -18,7 +18,10 @@ selenium from PyPI; without them every run fails and says what to install (it ne
 Arguments after the script's own go to unittest.
 """
 import argparse
+import base64
 import datetime
+import hashlib
+import hmac
 import html.parser
 import http.client
 import json
@@ -256,6 +259,24 @@ def utc_now():
 def local_input(moment, time_zone):
     """A UTC moment as a datetime-local input's value in the site's zone (YYYY-MM-DDTHH:MM)."""
     return moment.astimezone(zoneinfo.ZoneInfo(time_zone)).strftime("%Y-%m-%dT%H:%M")
+
+
+def totp_code(secret, moment=None):
+    """RFC 6238's six digits for a base32 key (HMAC-SHA1, 30-second steps), as an authenticator app."""
+    key = base64.b32decode(secret.upper() + "=" * (-len(secret) % 8))
+    counter = int((moment or time.time()) // 30)
+    mac = hmac.new(key, counter.to_bytes(8, "big"), hashlib.sha1).digest()
+    offset = mac[-1] & 0x0F
+    return f"{(int.from_bytes(mac[offset:offset + 4], 'big') & 0x7FFFFFFF) % 1_000_000:06d}"
+
+
+def scanned(png):
+    """What a QR code in a PNG says, read by zbarimg (Debian's zbar-tools), or None."""
+    with tempfile.NamedTemporaryFile(suffix=".png") as file:
+        file.write(png)
+        file.flush()
+        result = subprocess.run(["zbarimg", "--raw", "-q", file.name], capture_output=True, text=True, timeout=60)
+    return result.stdout.strip() if result.returncode == 0 else None
 
 
 class World:
@@ -849,6 +870,36 @@ class WhatPeopleSee:
         targets = [row.find_element(By.CSS_SELECTOR, "td.target").text for row in css(owner, "table#audit tr.entry")
                    if row.find_element(By.CSS_SELECTOR, "td.kind").text.strip() == "employee.created"]
         self.assertIn(f"Number Holder ({holder})", targets, f"employee.created targets: {targets[:5]}")
+
+    def test_the_second_factor_is_set_up_from_a_qr_code(self):
+        email = f"totp-{uuid.uuid4().hex[:8]}@example.com"
+        self.server.add_account(email, "auditor", PASSWORDS["auditor"])
+        self.emails["totp"], self.passwords["totp"] = email, PASSWORDS["auditor"]
+        person = self.browser("totp")
+        self.open(person, "/console/accounts")
+        link = text_of(person, "#totp-url") or ""
+        self.assertTrue(link.startswith("otpauth://totp/"), f"the link: {link!r}")
+        qr = person.find_element(By.CSS_SELECTOR, "#totp-qr svg")
+        person.execute_script("arguments[0].scrollIntoView()", qr)
+        self.shot(person, "accounts-totp-qr")
+        self.assertEqual(scanned(qr.screenshot_as_png), link, "the QR code says the link, as a phone's camera reads it")
+        secret = urllib.parse.parse_qs(urllib.parse.urlparse(link).query)["secret"][0]
+        self.assertEqual((text_of(person, "#totp-key") or "").replace(" ", ""), secret, "the key to type by hand")
+        # A wrong code: the reason beside the form, the QR code still there.
+        wrong = "000000" if totp_code(secret) != "000000" else "111111"
+        person.find_element(By.ID, "totp-current").send_keys(PASSWORDS["auditor"])
+        person.find_element(By.ID, "totp-code").send_keys(wrong)
+        submit(person, person.find_element(By.CSS_SELECTOR, "form#totp button"))
+        self.assertTrue(text_of(person, "form#totp p.form-problem"), f"#problem {text_of(person, '#problem')}")
+        self.assertEqual(person.find_element(By.ID, "totp-code").get_attribute("aria-invalid"), "true")
+        self.assertEqual(scanned(person.find_element(By.CSS_SELECTOR, "#totp-qr svg").screenshot_as_png), link,
+                         "the same key after a refusal")
+        person.find_element(By.ID, "totp-current").send_keys(PASSWORDS["auditor"])
+        person.find_element(By.ID, "totp-code").send_keys(totp_code(secret))
+        submit(person, person.find_element(By.CSS_SELECTOR, "form#totp button"))
+        self.assertTrue((text_of(person, "#notice") or "").startswith("Second factor on"),
+                        f"#problem {text_of(person, '#problem')}")
+        self.assertEqual(css(person, "#totp-qr"), [], "no QR code once it is on")
 
     def test_a_form_that_makes_a_secret_makes_it_once(self):
         owner = self.browser("owner")

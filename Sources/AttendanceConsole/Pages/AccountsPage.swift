@@ -258,6 +258,8 @@ extension Console {
             ]
         }
         let secret = Self.pendingTOTPSecret(viewer)
+        let link = services.accounts.authenticatorURL(secret: secret, email: viewer.account.email)
+        let totpOn = viewer.account.totpSecret != nil
         return [
             "accounts": accountRows, "tokens": tokenRows, "noTokens": tokenRows.isEmpty, "mayManage": manage,
             "roles": Role.allCases.map { ["role": $0.rawValue, "label": Self.roleLabel($0, viewer)] },
@@ -265,9 +267,10 @@ extension Console {
                 ["role": $0.rawValue, "label": Self.roleLabel($0, viewer)]
             },
             "sites": sites.map { ["id": $0.id.rawValue, "name": $0.name] },
-            "totpOn": viewer.account.totpSecret != nil, "totpSecret": secret,
-            "totpRequired": try await services.accounts.totpRequired(),
-            "totpURL": services.accounts.authenticatorURL(secret: secret, email: viewer.account.email),
+            "totpOn": totpOn, "totpRequired": try await services.accounts.totpRequired(), "totpURL": link,
+            // The link as a QR code to scan, and its key to type: only while the factor is off.
+            "totpQR": totpOn ? "" : QRCode.svg(link, label: viewer.t("QR code of the link below")) ?? "",
+            "totpKey": QRCode.typedKey(link) ?? "",
         ]
     }
 

@@ -73,13 +73,13 @@ extension Console {
         ]
     }
 
-    /// Why a row is refused, in the viewer's words where the import wrote it (a number taken);
-    /// the core's checks of a field stay in its English.
+    /// Why a row is refused, in the viewer's words: a number taken, or the core's check of a field
+    /// (`Words.refusal`).
     static func problem(of row: PeopleImport.Row, _ viewer: Viewer) -> String? {
         guard let problem = row.problem else { return nil }
         if let number = row.externalId, problem == "employee number \(number) is already someone's" {
             return viewer.t("employee number %@ is already someone's", number)
         }
-        return viewer.words.known(problem)
+        return viewer.words.refusal(problem)
     }
 }
