@@ -200,6 +200,40 @@ import Testing
         _ = try await replica.signIn(email: "o@x.io", password: "correct horse battery", code: code(), address: "b")
     }
 
+    /// Failed sign-ins are counted in the database: wrong passwords sent in turn to two servers on
+    /// one database (replicas) are throttled after the account's five free failures in all, not
+    /// five on each; a success on either clears the account's count for both.
+    @Test(arguments: Backend.allCases) func twoReplicasThrottleSignInsAsOne(backend: Backend) async throws {
+        let s = try await setup(backend)
+        defer { s.repository.shutdown() }
+        _ = try await s.accounts.add(
+            email: "o@x.io", role: .owner, sites: [], password: "correct horse battery", actor: .server)
+        let other = AccountService(
+            repository: s.repository, bcryptCost: 4, codes: TOTPCodes(), environment: .clock({ s.clock.now }))
+        let replica = SignInService(accounts: other, environment: .clock({ s.clock.now }))
+        let servers = [s.signIn, replica]
+        for attempt in 0..<5 {
+            let refused = await problem {
+                _ = try await servers[attempt % 2].signIn(email: "o@x.io", password: "wrong", code: nil, address: "a")
+            }
+            #expect(refused?.kind == .unauthenticated, "attempt \(attempt + 1) is a wrong password, not throttled")
+        }
+        for server in servers {
+            let throttled = await problem {
+                _ = try await server.signIn(email: "o@x.io", password: "correct horse battery", code: nil, address: "b")
+            }
+            #expect(throttled?.kind == .throttled, "the sixth attempt, on either server, waits")
+            #expect(throttled?.retryAfterSeconds == 1)
+        }
+        // After the wait, the right password on one server clears the account's count on both.
+        s.clock.now += 2
+        _ = try await replica.signIn(email: "o@x.io", password: "correct horse battery", code: nil, address: "b")
+        let afterSuccess = await problem {
+            _ = try await s.signIn.signIn(email: "o@x.io", password: "wrong", code: nil, address: "c")
+        }
+        #expect(afterSuccess?.kind == .unauthenticated, "a fresh allowance after the success")
+    }
+
     /// A second factor turned off (its owner's choice, or an owner's reset after a lost phone):
     /// the next sign-in asks for the password only; audited; turning off what is off is refused.
     @Test(arguments: Backend.allCases) func aSecondFactorTurnedOffAsksForThePasswordOnly(backend: Backend) async throws

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import AttendanceServer
+import AttendanceRules
 
 /// `SignInThrottle`, one test per transition: free failures, the backoff's doubling, a success,
 /// the per-address limit across accounts, and forgetting.

@@ -2,7 +2,6 @@ import AttendanceModels
 import AttendanceRules
 import AttendanceStorage
 import Foundation
-import Synchronization
 
 /// Console sign-in and sign-out: passwords checked with bcrypt, an optional TOTP code, failures
 /// throttled per account and per address (`SignInThrottle`), and each outcome audited.
@@ -10,7 +9,8 @@ public final class SignInService: Sendable {
     public let accounts: AccountService
     /// How long a console sign-in lasts (absolute, not sliding).
     public let sessionLifetime: TimeInterval
-    private let throttle: Mutex<SignInThrottle>
+    /// Failed sign-ins are counted in the database, so every server on it counts together.
+    private let policy: SignInThrottle.Policy
     private let environment: ServerEnvironment
     /// Compared against when the e-mail is unknown, so an unknown address takes as long as a wrong password.
     private let decoyHash: String
@@ -21,7 +21,7 @@ public final class SignInService: Sendable {
     ) {
         self.accounts = accounts
         self.sessionLifetime = sessionLifetime
-        self.throttle = Mutex(SignInThrottle(policy: policy))
+        self.policy = policy
         self.environment = environment
         self.decoyHash = "$2b$\(String(format: "%02d", accounts.bcryptCost))$" + String(repeating: "a", count: 53)
     }
@@ -41,7 +41,7 @@ public final class SignInService: Sendable {
     public func signIn(email: String, password: String, code: String?, address: String) async throws -> SignedIn {
         let now = environment.now()
         let key = email.trimmingCharacters(in: .whitespaces).lowercased()
-        try begin(key, address: address, now: now)
+        try await begin(key, address: address, now: now)
         let account = try await repository.account(email: key)
         let passwordMatches = await AccountService.verify(password, hash: account?.passwordHash ?? decoyHash)
         guard let account, account.isActive, passwordMatches else {
@@ -60,7 +60,7 @@ public final class SignInService: Sendable {
                 try await fail(key, account: account, address: address, now: now, why: "code used")
             }
         }
-        throttle.withLock { $0.succeeded(email: key, address: address) }
+        try await repository.signInSucceeded(email: key, address: address)
         let token = environment.newToken()
         let session = ConsoleSessionRecord(
             accountId: account.id, csrfToken: environment.newToken(), createdAt: now,
@@ -89,18 +89,19 @@ public final class SignInService: Sendable {
     /// Checks the account's current password before a change to the account (its password, its
     /// second factor), throttled like a sign-in.
     public func confirmPassword(_ password: String, of account: AccountRecord, address: String) async throws {
-        try begin(account.email, address: address, now: environment.now())
+        try await begin(account.email, address: address, now: environment.now())
         guard await AccountService.verify(password, hash: account.passwordHash) else {
             throw DomainError.field(
                 "current", "not the current password", expected: "this account's current password", kind: .unprocessable
             )
         }
-        throttle.withLock { $0.succeeded(email: account.email, address: address) }
+        try await repository.signInSucceeded(email: account.email, address: address)
     }
 
     /// Counts the attempt before it is checked (`SignInThrottle.begin`), or refuses it (429).
-    private func begin(_ email: String, address: String, now: Date) throws {
-        if case .wait(let until, let why) = throttle.withLock({ $0.begin(email: email, address: address, now: now) }) {
+    private func begin(_ email: String, address: String, now: Date) async throws {
+        let decision = try await repository.beginSignIn(email: email, address: address, now: now, policy: policy)
+        if case .wait(let until, let why) = decision {
             let seconds = Int(until.timeIntervalSince(now).rounded(.up))
             let which = if case .account = why { "this account" } else { "this address" }
             throw DomainError(

@@ -13,6 +13,13 @@ public protocol AccountRepository: Sendable {
     func accounts() async throws -> [AccountRecord]
     /// Writes every field of `account` over the stored one; false when there is none.
     func updateAccount(_ account: AccountRecord, audit: LedgerEvent?) async throws -> Bool
+    /// A sign-in attempt for `email` from `address`: refused while either's failures say wait, else
+    /// counted as a failure before the password is checked (`SignInThrottle.begin`), in one
+    /// transaction that locks both keys, so the servers on one database count every attempt once.
+    func beginSignIn(email: String, address: String, now: Date, policy: SignInThrottle.Policy) async throws
+        -> SignInThrottle.Decision
+    /// The attempt `beginSignIn` counted was right (`SignInThrottle.succeeded`).
+    func signInSucceeded(email: String, address: String) async throws
     /// Records that the account's one-time code of `step` (a 30-second TOTP step) was used: false
     /// when that step or a later one was used already (a code signs in once, on any replica).
     func useOneTimeCodeStep(accountId: AccountID, step: Int64) async throws -> Bool

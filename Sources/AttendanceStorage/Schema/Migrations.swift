@@ -63,6 +63,17 @@ package enum Migrations {
                     """)
                 try await tx.execute("CREATE INDEX console_forms_by_age ON console_forms (sent_at)")
             },
+            // Failed sign-ins per account and per address (`SignInThrottle`), shared by the servers
+            // on one database: a second replica gives a guesser no second allowance.
+            Migration("2026-11-27 sign-in failures") { tx in
+                let real = tx.dialect == .sqlite ? "REAL" : "DOUBLE PRECISION"
+                try await tx.execute(
+                    """
+                    CREATE TABLE sign_in_failures (throttle_key TEXT PRIMARY KEY, failures INTEGER NOT NULL,
+                        last_failure \(raw: real) NOT NULL)
+                    """)
+                try await tx.execute("CREATE INDEX sign_in_failures_by_age ON sign_in_failures (last_failure)")
+            },
         ]
     }()
 }

@@ -48,6 +48,60 @@ extension SQLStorage {
         }
     }
 
+    public func beginSignIn(email: String, address: String, now: Date, policy: SignInThrottle.Policy) async throws
+        -> SignInThrottle.Decision
+    {
+        let keys = SignInThrottle.Key.of(email: email, address: address)
+        return try await database.write(locking: keys.map(\.name)) { tx in
+            var throttle = SignInThrottle(policy: policy, entries: try await Self.signInFailures(keys, tx))
+            let decision = throttle.begin(email: email, address: address, now: now)
+            if decision == .allowed { try await Self.storeSignInFailures(keys, throttle, tx) }
+            return decision
+        }
+    }
+
+    public func signInSucceeded(email: String, address: String) async throws {
+        let keys = SignInThrottle.Key.of(email: email, address: address)
+        try await database.write(locking: keys.map(\.name)) { tx in
+            var throttle = SignInThrottle(entries: try await Self.signInFailures(keys, tx))
+            throttle.succeeded(email: email, address: address)
+            try await Self.storeSignInFailures(keys, throttle, tx)
+        }
+    }
+
+    private static func signInFailures(_ keys: [SignInThrottle.Key], _ tx: any SQLTransaction) async throws
+        -> [SignInThrottle.Key: SignInThrottle.Entry]
+    {
+        var entries: [SignInThrottle.Key: SignInThrottle.Entry] = [:]
+        for key in keys {
+            let rows = try await tx.query(
+                "SELECT failures, last_failure FROM sign_in_failures WHERE throttle_key = \(key.name)")
+            if let row = rows.first {
+                entries[key] = SignInThrottle.Entry(failures: try row.decode(0), lastFailure: try row.decode(1))
+            }
+        }
+        return entries
+    }
+
+    /// The keys' counts as `throttle` holds them: written, or deleted when it holds none.
+    private static func storeSignInFailures(
+        _ keys: [SignInThrottle.Key], _ throttle: SignInThrottle, _ tx: any SQLTransaction
+    ) async throws {
+        for key in keys {
+            guard let entry = throttle.entries[key] else {
+                try await tx.execute("DELETE FROM sign_in_failures WHERE throttle_key = \(key.name)")
+                continue
+            }
+            try await tx.execute(
+                """
+                INSERT INTO sign_in_failures (throttle_key, failures, last_failure)
+                VALUES (\(key.name), \(entry.failures), \(entry.lastFailure))
+                ON CONFLICT (throttle_key)
+                DO UPDATE SET failures = excluded.failures, last_failure = excluded.last_failure
+                """)
+        }
+    }
+
     public func useOneTimeCodeStep(accountId: AccountID, step: Int64) async throws -> Bool {
         try await database.write { tx in
             try await tx.execute(

@@ -53,6 +53,9 @@ extension SQLStorage {
             // The console's sent forms are kept as long (a form sent again within that time makes
             // nothing) and purged with them; only the keys are counted.
             try await tx.execute("DELETE FROM console_forms WHERE sent_at < \(cutoff)")
+            // Failed sign-ins older than that no longer count (`SignInThrottle.Policy.forgetAfter`
+            // is an hour): their rows go too.
+            try await tx.execute("DELETE FROM sign_in_failures WHERE last_failure < \(cutoff)")
             return try await tx.execute("DELETE FROM idempotency_keys WHERE created_at < \(cutoff)")
         }
     }

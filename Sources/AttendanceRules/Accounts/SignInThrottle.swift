@@ -3,7 +3,8 @@ import Foundation
 /// Failed sign-ins, per account and per network address, with exponential backoff: the first
 /// `freeFailures` failures cost nothing, then each further one doubles the wait (1 s, 2 s, 4 s …,
 /// at most `maxWait`). A success clears the account's count (not the address's: one correct
-/// password must not reset a guesser working through many accounts). Pure; the caller keeps it.
+/// password must not reset a guesser working through many accounts). Pure: the storage keeps the
+/// entries in the database (`sign_in_failures`), so every server on one database counts together.
 public struct SignInThrottle: Sendable {
     public struct Policy: Hashable, Sendable {
         public var freeFailuresPerAccount = 5
@@ -24,21 +25,43 @@ public struct SignInThrottle: Sendable {
     public enum Key: Hashable, Sendable {
         case account(String)
         case address(String)
+
+        /// The key as stored: `account:<e-mail, lower case>` or `address:<address>`.
+        public var name: String {
+            switch self {
+            case .account(let email): "account:" + email
+            case .address(let address): "address:" + address
+            }
+        }
+
+        /// The two keys an attempt counts against.
+        public static func of(email: String, address: String) -> [Key] {
+            [.account(email.lowercased()), .address(address)]
+        }
     }
 
-    struct Entry: Hashable, Sendable {
-        var failures: Int
-        var lastFailure: Date
+    public struct Entry: Hashable, Sendable {
+        public var failures: Int
+        public var lastFailure: Date
+
+        public init(failures: Int, lastFailure: Date) {
+            self.failures = failures
+            self.lastFailure = lastFailure
+        }
     }
 
     public let policy: Policy
-    private(set) var entries: [Key: Entry] = [:]
+    public private(set) var entries: [Key: Entry] = [:]
 
-    public init(policy: Policy = Policy()) { self.policy = policy }
+    /// The throttle as it stands: `entries` are the keys' stored counts (the ones an attempt reads).
+    public init(policy: Policy = Policy(), entries: [Key: Entry] = [:]) {
+        self.policy = policy
+        self.entries = entries
+    }
 
     /// Whether a sign-in for `email` from `address` may be tried at `now`.
     public func check(email: String, address: String, now: Date) -> Decision {
-        for key in [Key.account(email.lowercased()), .address(address)] {
+        for key in Key.of(email: email, address: address) {
             if let until = blockedUntil(key), until > now { return .wait(until: until, becauseOf: key) }
         }
         return .allowed
@@ -46,7 +69,7 @@ public struct SignInThrottle: Sendable {
 
     public mutating func recordFailure(email: String, address: String, now: Date) {
         forgetOld(now: now)
-        for key in [Key.account(email.lowercased()), .address(address)] {
+        for key in Key.of(email: email, address: address) {
             var entry = entries[key] ?? Entry(failures: 0, lastFailure: now)
             if now.timeIntervalSince(entry.lastFailure) >= policy.forgetAfter { entry.failures = 0 }
             entry.failures += 1
