@@ -44,13 +44,17 @@ struct FormFailure {
     }
 
     /// `data` with the refusal moved into the row it belongs to: the dictionary, at any depth,
-    /// whose `id` is `row` gets `refused`, `rowSent` and `rowInvalid`.
+    /// whose `id` is `row` gets `refused`, `rowSent` and `rowInvalid`. A row the page no longer
+    /// shows (a request decided meanwhile, a period past the list) gets the reason at the top of
+    /// the page instead (`refusedAbove`), never a link to nothing.
     func placed(in data: [String: Any]) -> [String: Any] {
         guard let row else { return data }
         let failure = data
+        var found = false
         func place(_ value: Any) -> Any {
             if var dictionary = value as? [String: Any] {
                 if dictionary["id"] as? String == row {
+                    found = true
                     dictionary["refused"] = failure["refusedRow"]
                     dictionary["rowSent"] = failure["rowSent"]
                     dictionary["rowInvalid"] = failure["rowInvalid"]
@@ -64,6 +68,10 @@ struct FormFailure {
         }
         var placed = data.mapValues(place)
         for key in ["refusedRow", "rowSent", "rowInvalid"] { placed[key] = nil }
+        if !found {
+            placed["refusedForm"] = nil
+            placed["refusedAbove"] = (failure["refusedRow"] as? [String: String])?.values.first
+        }
         return placed
     }
 }

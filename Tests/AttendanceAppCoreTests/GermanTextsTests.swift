@@ -43,7 +43,7 @@ import Testing
             return
         }
         let expected =
-            "Registrierungscode „K7P2Q-9XMW0“: erwartet wird 10 Buchstaben und Ziffern wie K7P2Q-9XMWD "
+            "Registrierungscode „K7P2Q-9XMW0“: erwartet: 10 Buchstaben und Ziffern wie K7P2Q-9XMWD "
             + "(ohne 0, O, 1, I oder L)."
         let lines = errors.text(Self.german).components(separatedBy: "\n")
         #expect(lines.last == expected, "\(lines.last.map { Array($0.unicodeScalars) } ?? [])")

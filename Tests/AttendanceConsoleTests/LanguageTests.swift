@@ -73,17 +73,17 @@ import Testing
             "timeZone", "Mars/Base", expected: "an IANA time zone such as Europe/Berlin or America/New_York")
         #expect(
             german.refusal(zone.detail)
-                == "„timeZone“ ist „Mars/Base“; erwartet wird eine IANA-Zeitzone wie Europe/Berlin oder America/New_York"
+                == "„timeZone“ ist „Mars/Base“; erwartet: eine IANA-Zeitzone wie Europe/Berlin oder America/New_York"
         )
         #expect(english.refusal(zone.detail) == zone.detail, "English reads as the core wrote it")
         let missing = DomainError.field("date", nil, expected: "a day YYYY-MM-DD")
-        #expect(german.refusal(missing.detail) == "„date“ fehlt; erwartet wird ein Tag JJJJ-MM-TT")
+        #expect(german.refusal(missing.detail) == "„date“ fehlt; erwartet: ein Tag JJJJ-MM-TT")
         let choice = DomainError.field("zone", "Mars", expected: "one of Europe/Berlin, UTC")
-        #expect(german.refusal(choice.detail) == "„zone“ ist „Mars“; erwartet wird eines von: Europe/Berlin, UTC")
+        #expect(german.refusal(choice.detail) == "„zone“ ist „Mars“; erwartet: eines von: Europe/Berlin, UTC")
         // What the catalogue lacks stays English inside the German sentence; a value with a quote
         // and "; expected" of its own is still the value.
         let odd = DomainError.field("name", "x'; expected y", expected: "something new")
-        #expect(german.refusal(odd.detail) == "„name“ ist „x'; expected y“; erwartet wird something new")
+        #expect(german.refusal(odd.detail) == "„name“ ist „x'; expected y“; erwartet: something new")
     }
 
     @Test func aKeyWithoutGermanIsRefusedByName() {

@@ -25,6 +25,13 @@ import Testing
         var clock: Clock
     }
 
+    /// A second server on the same database (another replica): its own services, the same clock.
+    func replica(of s: Setup) -> SignInService {
+        let accounts = AccountService(
+            repository: s.repository, bcryptCost: 4, codes: TOTPCodes(), environment: .clock({ s.clock.now }))
+        return SignInService(accounts: accounts, environment: .clock({ s.clock.now }))
+    }
+
     func setup(_ backend: Backend) async throws -> Setup {
         let repository = try await backend.makeRepository()
         try await repository.createSite(
@@ -187,9 +194,7 @@ import Testing
         }
         #expect(again?.kind == .unauthenticated)
         // A second server on the same database (another replica) refuses it as well.
-        let other = AccountService(
-            repository: s.repository, bcryptCost: 4, codes: TOTPCodes(), environment: .clock({ s.clock.now }))
-        let replica = SignInService(accounts: other, environment: .clock({ s.clock.now }))
+        let replica = replica(of: s)
         #expect(
             await problem {
                 _ = try await replica.signIn(
@@ -208,9 +213,7 @@ import Testing
         defer { s.repository.shutdown() }
         _ = try await s.accounts.add(
             email: "o@x.io", role: .owner, sites: [], password: "correct horse battery", actor: .server)
-        let other = AccountService(
-            repository: s.repository, bcryptCost: 4, codes: TOTPCodes(), environment: .clock({ s.clock.now }))
-        let replica = SignInService(accounts: other, environment: .clock({ s.clock.now }))
+        let replica = replica(of: s)
         let servers = [s.signIn, replica]
         for attempt in 0..<5 {
             let refused = await problem {
@@ -232,6 +235,33 @@ import Testing
             _ = try await s.signIn.signIn(email: "o@x.io", password: "wrong", code: nil, address: "c")
         }
         #expect(afterSuccess?.kind == .unauthenticated, "a fresh allowance after the success")
+    }
+
+    /// Ten wrong passwords sent at once, half to each of two servers on one database: the
+    /// attempt's count and check are one locked transaction, so exactly the five free failures
+    /// are tried and the other five wait.
+    @Test(arguments: Backend.allCases) func attemptsSentAtOnceAreCountedOnce(backend: Backend) async throws {
+        let s = try await setup(backend)
+        defer { s.repository.shutdown() }
+        _ = try await s.accounts.add(
+            email: "o@x.io", role: .owner, sites: [], password: "correct horse battery", actor: .server)
+        let servers = [s.signIn, replica(of: s)]
+        let kinds = await withTaskGroup(of: DomainError.Kind?.self) { group in
+            for attempt in 0..<10 {
+                group.addTask {
+                    do {
+                        _ = try await servers[attempt % 2].signIn(
+                            email: "o@x.io", password: "wrong", code: nil, address: "a")
+                        return nil
+                    } catch let error as DomainError { return error.kind } catch { return nil }
+                }
+            }
+            var kinds: [DomainError.Kind?] = []
+            for await kind in group { kinds.append(kind) }
+            return kinds
+        }
+        #expect(kinds.filter { $0 == .unauthenticated }.count == 5)
+        #expect(kinds.filter { $0 == .throttled }.count == 5)
     }
 
     /// A second factor turned off (its owner's choice, or an owner's reset after a lost phone):

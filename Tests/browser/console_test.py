@@ -598,8 +598,13 @@ class WhatPeopleSee:
             self.assertIn(zone, [option.text for option in css(owner, "#devices-zone option")])
             self.assertEqual(Select(owner.find_element(By.ID, "devices-zone")).first_selected_option.text, zone)
             self.assertIn(f"Enrolled ({zone})", text_of(owner, "table#devices thead") or "")
-            cells[zone] = owner.find_element(By.CSS_SELECTOR, row).find_elements(By.CSS_SELECTOR, "td")[5].text
-        self.assertNotEqual(cells["UTC"], cells["America/New_York"], "the enrolment time moves with the zone")
+            cell = owner.find_element(By.CSS_SELECTOR, row).find_elements(By.CSS_SELECTOR, "td")[5].text
+            self.assertTrue(cell.endswith(" " + zone), f"the time names its zone: {cell!r}")
+            cells[zone] = cell[: -len(zone) - 1]
+        enrolled = datetime.datetime.strptime(cells["UTC"], "%Y-%m-%d %H:%M").replace(tzinfo=datetime.timezone.utc)
+        self.assertEqual(cells["America/New_York"],
+                         enrolled.astimezone(zoneinfo.ZoneInfo("America/New_York")).strftime("%Y-%m-%d %H:%M"),
+                         "the enrolment time, moved to New York's clock")
         status, _, body = fetch(self.url("/console/devices?zone=Mars%2FBase"), "GET", cookie=cookie_header(owner))
         self.assertEqual(status, 400, "a zone none of the sites use")
         self.assertIn("Mars/Base", body.decode(), "the answer names the value")
@@ -865,6 +870,31 @@ class WhatPeopleSee:
                          self.world.site_b["siteId"], "the site chosen is kept")
         self.assertEqual(len(admin(self.base, "GET", f"/v1/admin/sessions?userId={bo}&limit=500")["items"]), before,
                          "nothing added")
+        # An account's edit: a manager with no site is refused in the account's row.
+        account = self.server.add_account(f"row-{uuid.uuid4().hex[:8]}@example.com", "auditor", PASSWORDS["auditor"])
+        self.open(owner, "/console/accounts")
+        form = css(owner, f"form#edit-account-{account}")[0]
+        Select(form.find_element(By.NAME, "role")).select_by_value("manager")
+        for option in Select(form.find_element(By.NAME, "sites")).all_selected_options:
+            option.click()
+        submit(owner, form.find_element(By.TAG_NAME, "button"))
+        self.assertIn("manager", text_of(owner, f"form#edit-account-{account} p.form-problem") or "",
+                      f"the reason in the account's row; #problem {text_of(owner, '#problem')}")
+        # A request decided meanwhile (through the API): the page says why at its top, not in a row it no
+        # longer lists.
+        status, answer = self.world.device("bo").file_request({
+            "siteId": self.world.site_b["siteId"], "reason": "decided twice",
+            "checkInAt": acceptance.rfc3339(self.world.seed_day - datetime.timedelta(days=3)),
+            "checkOutAt": acceptance.rfc3339(self.world.seed_day - datetime.timedelta(days=3, hours=-2))})
+        self.assertEqual(status, 201, f"POST /v1/me/requests: {answer[:300]!r}")
+        request_id = json.loads(answer)["requestId"]
+        self.open(owner, "/console/requests")
+        stale = css(owner, f'tr[data-request="{request_id}"] form.approve')[0]
+        admin(self.base, "POST", f"/v1/admin/requests/{request_id}/reject", {"comment": "no"})
+        submit(owner, stale.find_element(By.TAG_NAME, "button"))
+        self.assertTrue((text_of(owner, "#problem") or "").startswith("Not saved:"),
+                        f"#problem {text_of(owner, '#problem')}")
+        self.assertEqual(css(owner, "#problem a"), [], "no link to a row the page does not show")
         # The audit log names whom a row is about, the id beside the name.
         self.open(owner, "/console/audit")
         targets = [row.find_element(By.CSS_SELECTOR, "td.target").text for row in css(owner, "table#audit tr.entry")

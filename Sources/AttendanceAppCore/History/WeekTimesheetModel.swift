@@ -93,6 +93,17 @@ public struct WeekTimesheetModel: Hashable, Sendable {
         return text(monday.addingTimeInterval(6 * 86_400))
     }
 
+    /// The server's leave types in the employee's words; a type of the employer's own as it is.
+    static func leaveType(_ type: String) -> LocalizedText {
+        switch type {
+        case "vacation": LocalizedText("vacation")
+        case "sick": LocalizedText("sick")
+        case "unpaid": LocalizedText("unpaid")
+        case "other": LocalizedText("other")
+        default: .verbatim(type)
+        }
+    }
+
     static func notes(_ row: ServerTimesheetDay) -> [LocalizedText] {
         var notes: [LocalizedText] = []
         switch row.status {
@@ -102,7 +113,8 @@ public struct WeekTimesheetModel: Hashable, Sendable {
         case "off":
             notes.append(row.holiday.map { LocalizedText("day off: %@", .verbatim($0)) } ?? LocalizedText("day off"))
         case "leave":
-            notes.append(row.leaveType.map { LocalizedText("leave: %@", .verbatim($0)) } ?? LocalizedText("leave"))
+            notes.append(
+                row.leaveType.map { LocalizedText("leave: %@", .text(Self.leaveType($0))) } ?? LocalizedText("leave"))
         default: break
         }
         if row.earlyMinutes > 0 { notes.append(LocalizedText("left %lld min early", .count(row.earlyMinutes))) }

@@ -232,7 +232,7 @@ extension Console {
         let siteNames = Dictionary(allSites.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let accountRows: [[String: Any]] = accounts.map { account in
             [
-                "id": account.id, "email": account.email, "role": account.role.rawValue,
+                "id": account.id.rawValue, "email": account.email, "role": account.role.rawValue,
                 "roleLabel": Self.roleLabel(account.role, viewer),
                 "sites": account.sites.map { siteNames[$0] ?? $0.rawValue }.joined(separator: ", "),
                 "active": account.isActive,
@@ -248,7 +248,7 @@ extension Console {
         let tokens = try await services.repository.apiTokens(accountId: manage ? nil : viewer.account.id)
         let tokenRows: [[String: Any]] = tokens.map { token in
             [
-                "id": token.id, "name": token.name, "account": emails[token.accountId] ?? token.accountId,
+                "id": token.id.rawValue, "name": token.name, "account": emails[token.accountId] ?? token.accountId,
                 "role": token.role.rawValue, "roleLabel": Self.roleLabel(token.role, viewer),
                 "created": LocalTime.text(token.createdAt, zone: "UTC", in: viewer.language),
                 "lastUsed": token.lastUsedAt.map { LocalTime.text($0, zone: "UTC", in: viewer.language) }
@@ -260,7 +260,7 @@ extension Console {
         let secret = Self.pendingTOTPSecret(viewer)
         let link = services.accounts.authenticatorURL(secret: secret, email: viewer.account.email)
         let totpOn = viewer.account.totpSecret != nil
-        return [
+        var data: [String: Any] = [
             "accounts": accountRows, "tokens": tokenRows, "noTokens": tokenRows.isEmpty, "mayManage": manage,
             "roles": Role.allCases.map { ["role": $0.rawValue, "label": Self.roleLabel($0, viewer)] },
             "tokenRoles": Role.allCases.filter { AccessPolicy.covers(viewer.account.role, $0) }.map {
@@ -268,10 +268,11 @@ extension Console {
             },
             "sites": sites.map { ["id": $0.id.rawValue, "name": $0.name] },
             "totpOn": totpOn, "totpRequired": try await services.accounts.totpRequired(), "totpURL": link,
-            // The link as a QR code to scan, and its key to type: only while the factor is off.
-            "totpQR": totpOn ? "" : QRCode.svg(link, label: viewer.t("QR code of the link below")) ?? "",
             "totpKey": QRCode.typedKey(link) ?? "",
         ]
+        // The link as a QR code to scan while the factor is off (none when it can't be drawn).
+        if !totpOn, let qr = QRCode.svg(link, label: viewer.t("QR code of the link below")) { data["totpQR"] = qr }
+        return data
     }
 
     /// The second factor's secret offered to `viewer` while it is off: made by the server from this

@@ -5,7 +5,7 @@ import Foundation
 import HummingbirdBcrypt
 
 /// What `AccountService` and `SignInService` read and write: the repository protocols they need, no more.
-public typealias AccountServiceStorage = AttendanceRepository & AccountRepository & LedgerRepository
+public typealias AccountServiceStorage = AttendanceRepository & AccountRepository & LedgerRepository & AuthRepository
 
 /// Accounts: the owner made at first start, adding, changing and deactivating accounts, passwords
 /// and TOTP second factors. Every change is an audit row.

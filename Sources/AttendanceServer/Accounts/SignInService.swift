@@ -2,6 +2,7 @@ import AttendanceModels
 import AttendanceRules
 import AttendanceStorage
 import Foundation
+import Synchronization
 
 /// Console sign-in and sign-out: passwords checked with bcrypt, an optional TOTP code, failures
 /// throttled per account and per address (`SignInThrottle`), and each outcome audited.
@@ -11,6 +12,10 @@ public final class SignInService: Sendable {
     public let sessionLifetime: TimeInterval
     /// Failed sign-ins are counted in the database, so every server on it counts together.
     private let policy: SignInThrottle.Policy
+    /// The key the throttle's account counts are stored under is a keyed hash of the typed e-mail
+    /// (HMAC-SHA256 with a secret the servers on one database share): a typed address of no
+    /// account, perhaps a password typed in the wrong field, is never stored as typed.
+    private let throttleSecret = Mutex<[UInt8]?>(nil)
     private let environment: ServerEnvironment
     /// Compared against when the e-mail is unknown, so an unknown address takes as long as a wrong password.
     private let decoyHash: String
@@ -41,7 +46,8 @@ public final class SignInService: Sendable {
     public func signIn(email: String, password: String, code: String?, address: String) async throws -> SignedIn {
         let now = environment.now()
         let key = email.trimmingCharacters(in: .whitespaces).lowercased()
-        try await begin(key, address: address, now: now)
+        let counted = try await throttleKey(key)
+        try await begin(counted, address: address, now: now)
         let account = try await repository.account(email: key)
         let passwordMatches = await AccountService.verify(password, hash: account?.passwordHash ?? decoyHash)
         guard let account, account.isActive, passwordMatches else {
@@ -60,7 +66,7 @@ public final class SignInService: Sendable {
                 try await fail(key, account: account, address: address, now: now, why: "code used")
             }
         }
-        try await repository.signInSucceeded(email: key, address: address)
+        try await repository.signInSucceeded(email: counted, address: address)
         let token = environment.newToken()
         let session = ConsoleSessionRecord(
             accountId: account.id, csrfToken: environment.newToken(), createdAt: now,
@@ -89,13 +95,28 @@ public final class SignInService: Sendable {
     /// Checks the account's current password before a change to the account (its password, its
     /// second factor), throttled like a sign-in.
     public func confirmPassword(_ password: String, of account: AccountRecord, address: String) async throws {
-        try await begin(account.email, address: address, now: environment.now())
+        let counted = try await throttleKey(account.email)
+        try await begin(counted, address: address, now: environment.now())
         guard await AccountService.verify(password, hash: account.passwordHash) else {
             throw DomainError.field(
                 "current", "not the current password", expected: "this account's current password", kind: .unprocessable
             )
         }
-        try await repository.signInSucceeded(email: account.email, address: address)
+        try await repository.signInSucceeded(email: counted, address: address)
+    }
+
+    /// The account's key in the throttle's table: HMAC-SHA256 of the lower-case e-mail, hex.
+    private func throttleKey(_ email: String) async throws -> String {
+        let secret: [UInt8]
+        if let known = throttleSecret.withLock({ $0 }) {
+            secret = known
+        } else {
+            secret = Array(
+                try await repository.sharedSecret(name: "sign-in-throttle", candidate: environment.newToken()).utf8)
+            throttleSecret.withLock { $0 = secret }
+        }
+        let mac = HMACSHA256.authenticationCode(key: secret, message: Array(email.lowercased().utf8))
+        return mac.map { String(format: "%02x", $0) }.joined()
     }
 
     /// Counts the attempt before it is checked (`SignInThrottle.begin`), or refuses it (429).
