@@ -36,6 +36,24 @@ struct AttendanceAPI: APIProtocol {
         return .ok(.init(body: .json(.init(status: .ok, database: database))))
     }
 
+    /// Ready when the database answers and holds every migration this release has: a load balancer
+    /// sends no request before that (a server started against a database another one is still
+    /// migrating, or one it could not migrate).
+    func getReadiness(_ input: Operations.GetReadiness.Input) async throws -> Operations.GetReadiness.Output {
+        let pending: [String]
+        do { pending = try await repository.pendingMigrations() } catch {
+            throw Problem(503, "Not ready", "the \(repository.backendName) database does not answer: \(error)")
+        }
+        guard pending.isEmpty else {
+            throw Problem(
+                503, "Not ready", "migrations not applied yet: " + pending.joined(separator: ", "))
+        }
+        let database: Components.Schemas.Readiness.DatabasePayload =
+            repository.backendName == "postgresql" ? .postgresql : .sqlite
+        let count = ReleaseSchema.release.count + Migrations.all.count
+        return .ok(.init(body: .json(.init(status: .ready, database: database, migrations: count))))
+    }
+
     func getMetrics(_ input: Operations.GetMetrics.Input) async throws -> Operations.GetMetrics.Output {
         .ok(.init(body: .plainText(HTTPBody(metrics.exposition()))))
     }

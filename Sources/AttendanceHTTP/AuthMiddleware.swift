@@ -12,7 +12,9 @@ struct AuthMiddleware: ServerMiddleware {
     let auth: AuthService
 
     /// Operations anyone may call (the contract's `security: []`).
-    static let publicOperations: Set<String> = ["getHealth", "getMetrics", "getOpenAPIDocument", "enrollDevice"]
+    static let publicOperations: Set<String> = [
+        "getHealth", "getReadiness", "getMetrics", "getOpenAPIDocument", "enrollDevice",
+    ]
     /// Operations a device token may call; every other authenticated operation is admin-only.
     static let deviceOperations: Set<String> = [
         "getDeviceConfig", "checkIn", "checkOut", "heartbeat", "submitEvents", "listMySessions", "listMyRequests",

@@ -1,6 +1,7 @@
 import AttendanceHTTP
 import AttendanceServer
 import AttendanceServerTestSupport
+import AttendanceStorage
 import Foundation
 import Testing
 
@@ -12,6 +13,11 @@ import Testing
         #expect(health.status == 200)
         #expect(health.json["database"] as? String == backend.rawValue)
         #expect(health.json["status"] as? String == "ok")
+        let ready = try await live.send("GET", "/ready", token: nil)
+        #expect(ready.status == 200)
+        #expect(ready.json["status"] as? String == "ready")
+        #expect(ready.json["database"] as? String == backend.rawValue)
+        #expect(ready.json["migrations"] as? Int == ReleaseSchema.release.count + Migrations.all.count)
 
         let ada = try await live.enrollEmployee()
         #expect(try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "k", json: LiveServer.checkIn(ada)).status == 201)
@@ -51,6 +57,26 @@ import Testing
         #expect(lines.allSatisfy { $0.metadata["request_id"] != nil && $0.metadata["status"] != nil && $0.metadata["duration_ms"] != nil })
         let everything = live.logs.all.map(\.rendered).joined(separator: "\n")
         for secret in [LiveServer.adminToken, ada.token, "wrong-token-value"] { #expect(!everything.contains(secret)) }
+    }
+
+    /// A database a server has not brought to this release's schema (another one is migrating it,
+    /// or could not): `/ready` answers 503 naming the migrations it lacks, `/health` still 200.
+    @Test func aDatabaseWithoutEveryMigrationIsNotReady() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ready-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let older = try SQLiteRepository.open(
+            path: directory.appendingPathComponent("older.sqlite").path, migratingThrough: "2026-11-27 account language")
+        let live = try await LiveServer.start(older)
+        #expect(try await live.send("GET", "/health", token: nil).status == 200)
+        let ready = try await live.send("GET", "/ready", token: nil)
+        #expect(ready.status == 503)
+        #expect(ready.header("Content-Type") == "application/problem+json")
+        let detail = ready.json["detail"] as? String ?? ""
+        #expect(detail.contains("2026-11-27 console forms sent once"), "\(detail)")
+        #expect(detail.contains("2026-11-27 sign-in failures"))
+        #expect(!detail.contains("2026-11-27 account language"), "an applied one is not named")
+        try await live.stop()
     }
 
     @Test(arguments: Backend.allCases) func limitsAndBoundsAreRefusedWithClearProblems(backend: Backend) async throws {

@@ -12,6 +12,9 @@ public protocol AttendanceRepository: Sendable {
     func shutdown()
     /// Answers when the database does (`GET /health`); throws otherwise.
     func ping() async throws
+    /// The migrations this release has that the database has not applied, in order (`GET /ready`):
+    /// empty once it is this release's schema; throws when the database does not answer.
+    func pendingMigrations() async throws -> [String]
     /// A number that grows with every committed change to what a process may cache (sites,
     /// employees, devices, tokens, accounts), bumped by the database's own triggers.
     func directoryVersion() async throws -> Int64
