@@ -24,7 +24,12 @@ struct FormFailure {
         return String(match.output.1)
     }
 
-    func data(_ words: Words) -> [String: Any] {
+    /// `page` with the refusal in it. A page's own form: `refusedForm`, `failed`, `invalid` and
+    /// `sent` at the top level. A row's form: the dictionary, at any depth, whose `id` is `row`
+    /// gets `refused`, `rowSent` and `rowInvalid`; a row the page no longer shows (a request decided
+    /// meanwhile, a period past the list) gets the reason at the top of the page instead
+    /// (`refusedAbove`), never a link to nothing.
+    func shown(on page: [String: Any], _ words: Words) -> [String: Any] {
         var typed: [String: String] = [:]
         for item in sent.items where !Self.secret.contains(item.name) && typed[item.name] == nil {
             typed[item.name] = item.value
@@ -34,45 +39,28 @@ struct FormFailure {
         let key = parts.prefix(1).joined() + parts.dropFirst().map(\.capitalized).joined()
         let message = words.known(problem.title) + ": " + words.refusal(problem.detail)
         let invalid: [String: Bool] = field.map { [$0: true] } ?? [:]
-        guard row == nil else {
-            return [
-                "refusedForm": form + "-" + (row ?? ""), "refusedRow": [key: message], "rowSent": typed,
-                "rowInvalid": invalid,
-            ]
+        var shown = page
+        guard let row else {
+            shown.merge(["refusedForm": form, "failed": [key: message], "invalid": invalid, "sent": typed]) { $1 }
+            return shown
         }
-        return ["refusedForm": form, "failed": [key: message], "invalid": invalid, "sent": typed]
-    }
-
-    /// `data` with the refusal moved into the row it belongs to: the dictionary, at any depth,
-    /// whose `id` is `row` gets `refused`, `rowSent` and `rowInvalid`. A row the page no longer
-    /// shows (a request decided meanwhile, a period past the list) gets the reason at the top of
-    /// the page instead (`refusedAbove`), never a link to nothing.
-    func placed(in data: [String: Any]) -> [String: Any] {
-        guard let row else { return data }
-        let failure = data
         var found = false
         func place(_ value: Any) -> Any {
             if var dictionary = value as? [String: Any] {
-                if dictionary["id"] as? String == row {
-                    found = true
-                    dictionary["refused"] = failure["refusedRow"]
-                    dictionary["rowSent"] = failure["rowSent"]
-                    dictionary["rowInvalid"] = failure["rowInvalid"]
-                    return dictionary
-                }
-                return dictionary.mapValues(place)
+                guard dictionary["id"] as? String == row else { return dictionary.mapValues(place) }
+                found = true
+                dictionary["refused"] = [key: message]
+                dictionary["rowSent"] = typed
+                dictionary["rowInvalid"] = invalid
+                return dictionary
             }
             if let array = value as? [[String: Any]] { return array.map { place($0) } }
             if let array = value as? [Any] { return array.map(place) }
             return value
         }
-        var placed = data.mapValues(place)
-        for key in ["refusedRow", "rowSent", "rowInvalid"] { placed[key] = nil }
-        if !found {
-            placed["refusedForm"] = nil
-            placed["refusedAbove"] = (failure["refusedRow"] as? [String: String])?.values.first
-        }
-        return placed
+        shown = shown.mapValues(place)
+        if found { shown["refusedForm"] = form + "-" + row } else { shown["refusedAbove"] = message }
+        return shown
     }
 }
 
@@ -94,10 +82,10 @@ extension Console {
             problem = error
         }
         guard problem.status < 500 else { throw problem }
-        var all = try await data()
         let failure = FormFailure(form: form, problem: problem, sent: sent, row: row)
-        all.merge(failure.data(viewer.words)) { _, failure in failure }
-        var response = page(template, title: title, viewer: viewer, failure.placed(in: all), status: problem.status)
+        var response = page(
+            template, title: title, viewer: viewer, failure.shown(on: try await data(), viewer.words),
+            status: problem.status)
         if let seconds = problem.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
         return response
     }

@@ -223,7 +223,6 @@ extension Console {
         }
     }
 
-    /// A site's rules form as a policy; each number named when it is not one.
     /// A Settings form's action: a refusal shows the page again with it (`FormFailure`), with the
     /// person whose schedule or leave it was about when it names one, in the site's part of the
     /// page when it is a site's form (`row`).
@@ -237,6 +236,7 @@ extension Console {
             action)
     }
 
+    /// A site's rules form as a policy; each number named when it is not one.
     private func policy(_ form: FormData) throws -> TimesheetPolicy {
         func minutes(_ name: String) throws -> Int? {
             try form[name].map { text in

@@ -72,13 +72,16 @@ extension SQLStorage {
     private static func signInFailures(_ keys: [SignInThrottle.Key], _ tx: any SQLTransaction) async throws
         -> [SignInThrottle.Key: SignInThrottle.Entry]
     {
+        let byName = Dictionary(keys.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let rows = try await tx.query(
+            """
+            SELECT throttle_key, failures, last_failure FROM sign_in_failures
+            WHERE throttle_key \(anyOf: keys.map(\.name))
+            """)
         var entries: [SignInThrottle.Key: SignInThrottle.Entry] = [:]
-        for key in keys {
-            let rows = try await tx.query(
-                "SELECT failures, last_failure FROM sign_in_failures WHERE throttle_key = \(key.name)")
-            if let row = rows.first {
-                entries[key] = SignInThrottle.Entry(failures: try row.decode(0), lastFailure: try row.decode(1))
-            }
+        for row in rows {
+            guard let key = byName[try row.decode(0, as: String.self)] else { continue }
+            entries[key] = SignInThrottle.Entry(failures: try row.decode(1), lastFailure: try row.decode(2))
         }
         return entries
     }
