@@ -20,12 +20,14 @@ public struct ConsoleServices: Sendable {
     public var accounts: AccountService
     public var signIn: SignInService
     public var tokens: APITokenService
+    /// The server's last check of the ledger, for the banner owners, HR and auditors see.
+    public var ledgerHealth: LedgerHealth
 
     public init(
         repository: any ServerRepository, admin: AdminService, auth: AuthService, corrections: CorrectionService,
         requests: RequestService, timesheets: TimesheetService, payPeriods: PayPeriodService,
         timesheetSettings: TimesheetSettingsService, accounts: AccountService, signIn: SignInService,
-        tokens: APITokenService
+        tokens: APITokenService, ledgerHealth: LedgerHealth = LedgerHealth()
     ) {
         self.repository = repository
         self.admin = admin
@@ -38,6 +40,7 @@ public struct ConsoleServices: Sendable {
         self.accounts = accounts
         self.signIn = signIn
         self.tokens = tokens
+        self.ledgerHealth = ledgerHealth
     }
 }
 
@@ -216,6 +219,12 @@ public struct Console: Sendable {
         all["csrf"] = viewer.session.csrfToken
         if all["formKey"] == nil { all["formKey"] = environment.newPassword() }
         if let notice { all["notice"] = notice }
+        if AccessPolicy.allows(viewer.account.role, .readAudit), let failure = services.ledgerHealth.failure {
+            all["ledgerFailure"] = [
+                "problem": failure.problems.first ?? "", "more": failure.problems.count - 1,
+                "at": LocalTime.text(failure.at, zone: "UTC", in: viewer.language),
+            ]
+        }
         return Self.html(renderer.render(template, all, in: viewer.language), status: status)
     }
 

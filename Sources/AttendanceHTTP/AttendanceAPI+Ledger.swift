@@ -35,7 +35,8 @@ extension AttendanceAPI {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
         let session = try await corrections.add(
             userId: try Self.id("userId", body.userId), siteId: try Self.id("siteId", body.siteId),
-            checkInAt: body.checkInAt, checkOutAt: body.checkOutAt, reason: body.reason, actor: try Caller.actor())
+            checkInAt: body.checkInAt, checkOutAt: body.checkOutAt, reason: body.reason, actor: try Caller.actor(),
+            idempotencyKey: input.headers.idempotencyKey)
         return .created(.init(body: .json(Self.session(session))))
     }
 

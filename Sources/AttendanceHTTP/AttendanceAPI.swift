@@ -22,6 +22,7 @@ struct AttendanceAPI: APIProtocol {
     let payPeriods: PayPeriodService
     let deviceStates: DeviceStateService
     let metrics: ServerMetrics
+    let ledgerHealth: LedgerHealth
     let document: Data
 
     // MARK: Operations
@@ -33,7 +34,14 @@ struct AttendanceAPI: APIProtocol {
         }
         let database: Components.Schemas.Health.DatabasePayload =
             repository.backendName == "postgresql" ? .postgresql : .sqlite
-        return .ok(.init(body: .json(.init(status: .ok, database: database))))
+        // A ledger that failed its check: still serving, and saying so.
+        let failure = ledgerHealth.failure
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        status: failure == nil ? .ok : .degraded, database: database,
+                        ledgerProblems: failure?.problems))))
     }
 
     /// Ready when the database answers and holds every migration this release has: a load balancer

@@ -1,4 +1,5 @@
 import AttendanceConsole
+import AttendanceModels
 import AttendanceRules
 import AttendanceServer
 import AttendanceStorage
@@ -28,11 +29,17 @@ public struct ServerOptions: Sendable {
     public var bcryptCost: UInt8
     /// HTTPS with this certificate and key; nil serves plain HTTP (behind a TLS-terminating proxy).
     public var tls: ServerTLS?
+    /// Signs the ledger's checkpoints (`attendance serve` reads it from `--ledger-key`); by default a
+    /// key made for this process alone, which nobody outside can check against.
+    public var ledgerSigner: NoteSigner
+    /// How often the server checks the ledger's tail (and once at start).
+    public var ledgerCheckIntervalSeconds: Int64
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, limits: IngestLimits = IngestLimits(),
         idleTimeoutSeconds: Int64 = 75, purgeIntervalSeconds: Int64 = 3_600,
-        sealIntervalMilliseconds: Int64 = 1_000, bcryptCost: UInt8 = 12, tls: ServerTLS? = nil
+        sealIntervalMilliseconds: Int64 = 1_000, bcryptCost: UInt8 = 12, tls: ServerTLS? = nil,
+        ledgerSigner: NoteSigner = .ephemeral, ledgerCheckIntervalSeconds: Int64 = 300
     ) {
         self.host = host
         self.port = port
@@ -42,6 +49,8 @@ public struct ServerOptions: Sendable {
         self.sealIntervalMilliseconds = sealIntervalMilliseconds
         self.bcryptCost = bcryptCost
         self.tls = tls
+        self.ledgerSigner = ledgerSigner
+        self.ledgerCheckIntervalSeconds = ledgerCheckIntervalSeconds
     }
 
     /// `https` when the server terminates TLS itself, otherwise `http`.
@@ -129,13 +138,16 @@ public enum AttendanceHTTPServer {
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let metrics = ServerMetrics()
+        let ledgerHealth = LedgerHealth()
         let watch = DirectoryWatch(repository: repository)
         let auth = AuthService(repository: repository, watch: watch, environment: environment)
         let hub = PresenceHub(repository: repository, environment: environment)
         let accounts = AccountService(
             repository: repository, bcryptCost: options.bcryptCost, codes: TOTPCodes(), environment: environment)
         let services = ConsoleServices(
-            repository: repository, admin: AdminService(repository: repository, environment: environment), auth: auth,
+            repository: repository,
+            admin: AdminService(repository: repository, observer: hub, environment: environment),
+            auth: auth,
             corrections: CorrectionService(repository: repository, observer: hub, environment: environment),
             requests: RequestService(repository: repository, observer: hub, environment: environment),
             timesheets: TimesheetService(repository: repository, environment: environment),
@@ -143,7 +155,7 @@ public enum AttendanceHTTPServer {
             timesheetSettings: TimesheetSettingsService(repository: repository, environment: environment),
             accounts: accounts,
             signIn: SignInService(accounts: accounts, environment: environment),
-            tokens: APITokenService(repository: repository, environment: environment))
+            tokens: APITokenService(repository: repository, environment: environment), ledgerHealth: ledgerHealth)
         let api = AttendanceAPI(
             repository: repository,
             ingest: IngestService(
@@ -155,7 +167,7 @@ public enum AttendanceHTTPServer {
             timesheetSettings: services.timesheetSettings,
             payPeriods: services.payPeriods,
             deviceStates: DeviceStateService(repository: repository, environment: environment),
-            metrics: metrics,
+            metrics: metrics, ledgerHealth: ledgerHealth,
             document: try contract())
         let router = Router(context: AttendanceRequestContext.self)
         let routes = RouteTable()
@@ -184,9 +196,16 @@ public enum AttendanceHTTPServer {
             interval: .seconds(options.purgeIntervalSeconds), metrics: metrics, logger: logger,
             environment: environment)
         let sealer = LedgerSealer(
-            repository: repository, interval: .milliseconds(options.sealIntervalMilliseconds), batch: 5_000,
+            repository: repository, signer: options.ledgerSigner,
+            interval: .milliseconds(options.sealIntervalMilliseconds), batch: 5_000,
             metrics: metrics, logger: logger, environment: environment)
-        var background: [any Service] = [DirectoryWatcher(watch: watch, logger: logger), purger, sealer, hub]
+        let watchLedger = LedgerWatch(
+            repository: repository, verifier: options.ledgerSigner.verifier, health: ledgerHealth,
+            interval: .seconds(options.ledgerCheckIntervalSeconds), rows: 10_000, metrics: metrics, logger: logger,
+            environment: environment)
+        var background: [any Service] = [
+            DirectoryWatcher(watch: watch, logger: logger), purger, sealer, watchLedger, hub,
+        ]
         // Replicas share PostgreSQL: live pages follow what the other servers commit too.
         if repository.backendName == "postgresql" {
             background.append(

@@ -20,6 +20,11 @@ struct AuthMiddleware: ServerMiddleware {
         "getDeviceConfig", "checkIn", "checkOut", "heartbeat", "submitEvents", "listMySessions", "listMyRequests",
         "fileRequest", "getMyTimesheet", "reportDeviceState",
     ]
+    /// The ledger's checkpoints and proofs: a device checks its receipts with them, and a person
+    /// whose role may read the audit log (`OperationPermissions`) audits or witnesses the ledger.
+    static let ledgerOperations: Set<String> = [
+        "getLedgerCheckpoint", "getLedgerInclusionProof", "getLedgerConsistencyProof",
+    ]
 
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
@@ -32,7 +37,7 @@ struct AuthMiddleware: ServerMiddleware {
         RequestRecord.current?.record(principal: principal)
         switch principal {
         case .device(let device, _):
-            if !Self.deviceOperations.contains(operationID) {
+            if !Self.deviceOperations.contains(operationID), !Self.ledgerOperations.contains(operationID) {
                 throw Problem(
                     403, "Forbidden", "device '\(device)' can't call '\(operationID)'; it needs an admin or API token")
             }

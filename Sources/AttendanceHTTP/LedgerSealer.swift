@@ -5,20 +5,23 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Seals committed ledger rows into the hash chain, every `interval`, inside `attendance serve`
-/// (a ServiceLifecycle service beside the HTTP server). Check-ins never wait for the chain: they
-/// write their row and commit concurrently; the sealer links what has committed since, one
-/// process at a time (the repository's lock), so replicas can all run one. Counts what it sealed
-/// in `/metrics` (`ledger_rows_sealed_total`).
+/// Seals committed ledger rows into the hash chain and appends them to the Merkle tree with one
+/// signed checkpoint per round, every `interval`, inside `attendance serve` (a ServiceLifecycle
+/// service beside the HTTP server). Check-ins never wait for the chain: they write their row and
+/// commit concurrently; the sealer links what has committed since, one process at a time (the
+/// repository's lock), so replicas can all run one. Counts what it sealed in `/metrics`
+/// (`ledger_rows_sealed_total`) and shows the tree's size (`ledger_tree_size`).
 struct LedgerSealer: Service {
-    let repository: any LedgerRepository
+    let repository: any LedgerRepository & LedgerTreeRepository
+    let signer: NoteSigner
     let interval: Duration
     let batch: Int
     let metrics: ServerMetrics
     let logger: Logger
     let environment: ServerEnvironment
 
-    /// Seals until nothing is left (a backlog goes in batches); returns how many rows.
+    /// Seals until nothing is left (a backlog goes in batches), then grows the tree over what is
+    /// sealed; returns how many rows were sealed.
     @discardableResult
     func sealOnce() async throws -> Int {
         var total = 0
@@ -26,8 +29,14 @@ struct LedgerSealer: Service {
             let sealed = try await repository.sealLedger(limit: batch, now: environment.now())
             metrics.sealed(sealed)
             total += sealed
-            if sealed < batch { return total }
+            if sealed < batch { break }
         }
+        while let checkpoint = try await repository.growLedgerTree(
+            limit: batch, signer: signer, now: environment.now())
+        {
+            metrics.treeSize(checkpoint.checkpoint.size)
+        }
+        return total
     }
 
     func run() async throws {

@@ -8,35 +8,65 @@ final class ServerMetrics: Sendable {
     private let inFlight: Gauge
     private let purgedKeys: Counter
     private let sealedRows: Counter
-    static var requests: MetricNameDescriptor { MetricNameDescriptor(namespace: "http", metricName: "requests", unitName: "total",
-                                               helpText: "Requests answered, by operation id and status code.") }
-    static var duration: MetricNameDescriptor { MetricNameDescriptor(namespace: "http", metricName: "request_duration", unitName: "seconds",
-                                               helpText: "Time from the request's head to its answer, by operation id.") }
-    static let buckets: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
-                                      .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
-                                      .seconds(2.5), .seconds(5)]
+    private let treeLeaves: Gauge
+    private let ledgerCheck: Gauge
+    static var requests: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "http", metricName: "requests", unitName: "total",
+            helpText: "Requests answered, by operation id and status code.")
+    }
+    static var duration: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "http", metricName: "request_duration", unitName: "seconds",
+            helpText: "Time from the request's head to its answer, by operation id.")
+    }
+    static let buckets: [Duration] = [
+        .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+        .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+        .seconds(2.5), .seconds(5),
+    ]
 
     init() {
-        inFlight = registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "http", metricName: "requests_in_flight", unitName: "",
-                                                                       helpText: "Requests being processed now."))
-        purgedKeys = registry.makeCounter(descriptor: MetricNameDescriptor(
-            namespace: "idempotency", metricName: "keys_purged", unitName: "total",
-            helpText: "Idempotency keys forgotten after their retention."))
-        sealedRows = registry.makeCounter(descriptor: MetricNameDescriptor(
-            namespace: "ledger", metricName: "rows_sealed", unitName: "total",
-            helpText: "Ledger rows sealed into the hash chain by this process."))
+        inFlight = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "http", metricName: "requests_in_flight", unitName: "",
+                helpText: "Requests being processed now."))
+        purgedKeys = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "idempotency", metricName: "keys_purged", unitName: "total",
+                helpText: "Idempotency keys forgotten after their retention."))
+        sealedRows = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "ledger", metricName: "rows_sealed", unitName: "total",
+                helpText: "Ledger rows sealed into the hash chain by this process."))
+        treeLeaves = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "ledger", metricName: "tree_size", unitName: "",
+                helpText: "Leaves in the ledger's Merkle tree at the newest checkpoint this process signed."))
+        ledgerCheck = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "ledger", metricName: "check_ok", unitName: "",
+                helpText: "1 when this process's last check of the ledger's tail passed, 0 when it failed."))
+        ledgerCheck.set(Int64(1))
     }
 
     func purged(_ count: Int) { purgedKeys.increment(by: Int64(count)) }
 
     func sealed(_ count: Int) { sealedRows.increment(by: Int64(count)) }
 
+    func treeSize(_ size: Int64) { treeLeaves.set(size) }
+
+    func ledgerChecked(ok: Bool) { ledgerCheck.set(Int64(ok ? 1 : 0)) }
+
     func started() { inFlight.increment() }
 
     func finished(operation: String, status: Int, duration: Duration) {
         inFlight.decrement()
-        registry.makeCounter(descriptor: Self.requests, labels: [("operation", operation), ("status", String(status))]).increment()
-        registry.makeDurationHistogram(descriptor: Self.duration, labels: [("operation", operation)], buckets: Self.buckets).record(duration)
+        registry.makeCounter(descriptor: Self.requests, labels: [("operation", operation), ("status", String(status))])
+            .increment()
+        registry.makeDurationHistogram(
+            descriptor: Self.duration, labels: [("operation", operation)], buckets: Self.buckets
+        ).record(duration)
     }
 
     /// The text exposition format.

@@ -1,5 +1,7 @@
 import ArgumentParser
 import AttendanceHTTP
+import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import Foundation
 import Logging
@@ -16,11 +18,15 @@ struct Ledger: AsyncParsableCommand {
 
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Recompute every row's hash and every link of the chain; report the first break.",
+            abstract: "Recompute every row's hash, every link of the chain and the Merkle tree; report what breaks.",
             discussion: """
                 Exit status 0 when the chain is intact, 1 with the first broken link otherwise. Rows committed \
                 but not sealed yet (the server seals every second) are checked against their own hash and \
-                counted; --seal seals them first (safe beside a running server).
+                counted; --seal seals them first (safe beside a running server; with --ledger-key it also \
+                grows the tree and signs a checkpoint). The tree is rebuilt from the rows and held to the \
+                database's newest checkpoint and to --checkpoint, one kept from earlier (by a witness, an \
+                auditor or an employee): a row changed, deleted, inserted or moved before its size fails, even \
+                when every hash the database stores was recomputed. See docs/LEDGER.md.
                 """
         )
 
@@ -28,20 +34,63 @@ struct Ledger: AsyncParsableCommand {
         @Flag(help: "Seal what is committed before verifying.")
         var seal = false
 
+        @Option(help: "A signed checkpoint kept from earlier (a file): the rows it covers must still hash to its root.")
+        var checkpoint: String?
+
+        @Option(help: "The note verifier key that signs checkpoints (as `attendance serve` prints it).")
+        var verifierKey: String?
+
+        @Option(help: "The server's ledger key file, to take the verifier key from (instead of --verifier-key).")
+        var ledgerKey: String?
+
         func run() async throws {
+            let verifier = try Self.verifier(key: verifierKey, file: ledgerKey)
+            var kept: Checkpoint?
+            if let checkpoint {
+                guard let verifier else {
+                    throw CommandFailure("--checkpoint needs --verifier-key or --ledger-key to check its signature")
+                }
+                kept = try Self.checkpoint(path: checkpoint, verifier: verifier)
+            }
             let repository = try await options.open()
             defer { repository.shutdown() }
             let service = LedgerService(repository: repository)
-            if seal { try await service.sealAll(now: ServerEnvironment.live.now()) }
-            let result = try await service.verify()
-            print("sealed rows: \(result.sealed); not sealed yet: \(result.unsealed)")
-            guard let broken = result.firstBreak else {
-                print("the chain is intact")
-                return
+            if seal {
+                try await service.sealAll(now: ServerEnvironment.live.now())
+                if let key = ledgerKey {
+                    try await service.growTree(
+                        signer: try LedgerKeyFile.load(path: key), now: ServerEnvironment.live.now())
+                }
             }
-            let place =
-                broken.sequence.map { "seal \($0), row \(broken.eventId)" } ?? "row \(broken.eventId) (not sealed)"
-            throw CommandFailure("the chain is broken at \(place): \(broken.reason)")
+            let result = try await service.verify(verifier: verifier, kept: kept, now: ServerEnvironment.live.now())
+            print("sealed rows: \(result.chain.sealed); not sealed yet: \(result.chain.unsealed)")
+            for target in result.checkpoints {
+                print("the rows match \(target.source) (\(target.checkpoint.size) rows)")
+            }
+            guard result.isIntact else { throw CommandFailure(result.problems.joined(separator: "\n")) }
+            print("the chain is intact")
+        }
+
+        static func verifier(key: String?, file: String?) throws -> NoteVerifier? {
+            if let key {
+                do { return try NoteVerifier(encoded: key) } catch {
+                    throw CommandFailure("--verifier-key '\(key)' is not a note verifier key: \(error)")
+                }
+            }
+            guard let file else { return nil }
+            do { return try LedgerKeyFile.load(path: file).verifier } catch let problem as DomainError {
+                throw CommandFailure(problem.detail)
+            }
+        }
+
+        static func checkpoint(path: String, verifier: NoteVerifier) throws -> Checkpoint {
+            let note: String
+            do { note = try String(contentsOfFile: path, encoding: .utf8) } catch {
+                throw CommandFailure("--checkpoint '\(path)' can't be read: \(error.localizedDescription)")
+            }
+            do { return try Checkpoint.open(note, verifier: verifier, origin: verifier.name) } catch {
+                throw CommandFailure("--checkpoint '\(path)': \(error)")
+            }
         }
     }
 

@@ -49,6 +49,17 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The PEM private key of --tls-cert (unencrypted).")
     var tlsKey: String?
 
+    @Option(
+        help: """
+            The file with the key that signs the ledger's checkpoints, created on first start (default: \
+            attendance-ledger.key beside a SQLite file, in the working directory for PostgreSQL). Keep it \
+            apart from the database's backups; servers on one database share it.
+            """)
+    var ledgerKey: String?
+
+    @Option(help: "The name of a new ledger key, which is also its checkpoints' origin line.")
+    var ledgerName = "\(ProcessInfo.processInfo.hostName)/attendance-ledger"
+
     @Option(help: "Forget idempotency keys this many days after their request (at least 3: a phone's 72 h offline).")
     var idempotencyRetentionDays: Double = IngestLimits().idempotencyRetentionSeconds / 86_400
 
@@ -104,7 +115,10 @@ struct Serve: AsyncParsableCommand {
             limits.maxPastSeconds = maxPastSeconds
             limits.idempotencyRetentionSeconds = idempotencyRetentionDays * 86_400
             let tls = tlsCert.flatMap { cert in tlsKey.map { ServerTLS(certificatePath: cert, privateKeyPath: $0) } }
-            let options = ServerOptions(host: host, port: port, limits: limits, tls: tls)
+            let key = try LedgerKeyFile.loadOrCreate(path: ledgerKeyPath, name: ledgerName)
+            if key.created { Self.say("Ledger key created in \(ledgerKeyPath) (keep it secret and backed up apart).") }
+            Self.say("Ledger checkpoints are signed by the note verifier key \(key.signer.verifier.encoded)")
+            let options = ServerOptions(host: host, port: port, limits: limits, tls: tls, ledgerSigner: key.signer)
             let scheme = options.scheme
             let where_ = "\(repository.backendName) at \(Self.redacted(database))"
             let app = try AttendanceHTTPServer.application(
@@ -167,6 +181,17 @@ struct Serve: AsyncParsableCommand {
         {
             Self.say("Console sign-in (shown once): \(owner.account.email) with password \(password)")
         }
+    }
+
+    /// `--ledger-key`, or its default: beside a SQLite file, or in the working directory.
+    private var ledgerKeyPath: String {
+        if let ledgerKey { return ledgerKey }
+        guard !database.hasPrefix("postgres://"), !database.hasPrefix("postgresql://") else {
+            return "attendance-ledger.key"
+        }
+        return URL(fileURLWithPath: database).deletingLastPathComponent().appendingPathComponent(
+            "attendance-ledger.key"
+        ).path
     }
 
     /// A line on standard output, unbuffered, so a supervisor or a script sees it at once.

@@ -65,6 +65,48 @@ import Testing
         #expect(missing.stderr.contains("'--database' is '/nonexistent/attendance.sqlite'"))
     }
 
+    /// `verify --checkpoint`: a checkpoint kept from before holds the rows it covers; deleting the
+    /// newest rows and everything derived from them (seals, tree, checkpoints) is caught.
+    @Test func verifyHoldsTheRowsToAKeptCheckpoint() async throws {
+        let path = try await Self.database()
+        let keyPath = path + ".key"
+        let signer = try LedgerKeyFile.loadOrCreate(path: keyPath, name: "attendance.test/ledger").signer
+        let sealed = try await Self.run(["verify", "--database", path, "--seal", "--ledger-key", keyPath])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(sealed.stdout.contains("the rows match the database's newest checkpoint (5 rows)"))
+        let repository = try SQLiteRepository.open(path: path)
+        let note = try #require(try await repository.latestCheckpoint()).note
+        repository.shutdown()
+        let kept = path + ".checkpoint"
+        try Data(note.utf8).write(to: URL(fileURLWithPath: kept))
+        let held = try await Self.run([
+            "verify", "--database", path, "--checkpoint", kept, "--verifier-key", signer.verifier.encoded,
+        ])
+        #expect(held.status == 0, "\(held.stderr)")
+        #expect(held.stdout.contains("the rows match the kept checkpoint (5 rows)"))
+        for statement in [
+            "DROP TRIGGER ledger_rows_are_never_deleted", "DROP TRIGGER ledger_seals_are_never_deleted",
+            "DROP TRIGGER ledger_tree_append_only_delete", "DROP TRIGGER ledger_checkpoints_append_only_delete",
+            "DELETE FROM ledger_checkpoints", "DELETE FROM ledger_tree", "DELETE FROM ledger_seals WHERE sequence = 5",
+            "DELETE FROM ledger_events WHERE id = 5",
+        ] {
+            try Self.sql(statement, on: path)
+        }
+        let caught = try await Self.run([
+            "verify", "--database", path, "--checkpoint", kept, "--verifier-key", signer.verifier.encoded,
+        ])
+        #expect(caught.status == 1)
+        #expect(
+            caught.stderr.contains("the kept checkpoint signs 5 rows but the ledger has 4 sealed"), "\(caught.stderr)")
+        // A checkpoint signed by another key is refused before anything is read.
+        let other = try NoteSigner.generate(name: "attendance.test/ledger")
+        let forged = try await Self.run([
+            "verify", "--database", path, "--checkpoint", kept, "--verifier-key", other.verifier.encoded,
+        ])
+        #expect(forged.status == 1)
+        #expect(forged.stderr.contains("no valid signature by attendance.test/ledger"), "\(forged.stderr)")
+    }
+
     @Test func rebuildRestoresTheSessionsTheLedgerDerives() async throws {
         let path = try await Self.database()
         #expect(

@@ -1,12 +1,15 @@
+import AttendanceModels
+import AttendanceServer
 import AttendanceTestSupport
 import Foundation
+import Testing
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import Testing
 
 /// `attendance serve` as an operator runs it: the token printed once, where it listens, one log
 /// line per request, and a clean exit 0 on SIGTERM and SIGINT.
@@ -19,10 +22,15 @@ import Testing
 
     /// Starts the server on a free port and waits for its "Listening on" line.
     static func start(database: String, environment: [String: String] = [:]) async throws -> (ChildProcess, port: Int) {
-        let child = try ChildProcess(try builtExecutable("attendance"), ["serve", "--port", "0", "--database", database], environment: environment)
+        let child = try ChildProcess(
+            try builtExecutable("attendance"), ["serve", "--port", "0", "--database", database],
+            environment: environment)
         for _ in 0..<300 {
-            if let line = child.standardOutputSoFar.split(separator: "\n").first(where: { $0.hasPrefix("Listening on http://127.0.0.1:") }),
-               let port = Int(line.dropFirst("Listening on http://127.0.0.1:".count).prefix { $0.isNumber }) {
+            if let line = child.standardOutputSoFar.split(separator: "\n").first(where: {
+                $0.hasPrefix("Listening on http://127.0.0.1:")
+            }),
+                let port = Int(line.dropFirst("Listening on http://127.0.0.1:".count).prefix { $0.isNumber })
+            {
                 return (child, port)
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -44,7 +52,8 @@ import Testing
         let database = try Self.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.directory) }
         let (first, port) = try await Self.start(database: database.path)
-        let tokenLine = try #require(first.standardOutputSoFar.split(separator: "\n").first { $0.hasPrefix("Admin token (shown once") })
+        let tokenLine = try #require(
+            first.standardOutputSoFar.split(separator: "\n").first { $0.hasPrefix("Admin token (shown once") })
         let token = String(tokenLine.split(separator: " ").last ?? "")
         #expect(try await Self.get(port, "/health") == 200)
         #expect(try await Self.get(port, "/v1/admin/sites", token: token) == 200)
@@ -56,7 +65,10 @@ import Testing
         #expect(stopped.lines.last == "Stopped.")
         let requestLines = stopped.stderr.split(separator: "\n").filter { $0.contains("request_id=") }
         #expect(requestLines.count == 3)
-        #expect(requestLines.contains { $0.contains("operation=listSites") && $0.contains("status=200") && $0.contains("duration_ms=") })
+        #expect(
+            requestLines.contains {
+                $0.contains("operation=listSites") && $0.contains("status=200") && $0.contains("duration_ms=")
+            })
         #expect(!stopped.stderr.contains(token))
 
         // The second start keeps the stored token and prints none; SIGINT also exits 0.
@@ -68,11 +80,42 @@ import Testing
         #expect(!again.stdout.contains("Admin token"))
     }
 
+    /// The ledger's signing key: made beside the database at the first start, readable by its owner
+    /// only, its verifier key printed at every start and the same on the next.
+    @Test func theLedgerKeyIsMadeOnceAndItsVerifierKeyPrinted() async throws {
+        let database = try Self.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.directory) }
+        let keyPath = database.directory.appendingPathComponent("attendance-ledger.key").path
+        let (first, _) = try await Self.start(database: database.path)
+        first.signal(SIGTERM)
+        let stopped = await first.finish()
+        #expect(stopped.stdout.contains("Ledger key created in \(keyPath)"))
+        let verifierLine = try #require(
+            stopped.lines.first { $0.hasPrefix("Ledger checkpoints are signed by the note verifier key ") })
+        let verifier = try NoteVerifier(encoded: String(verifierLine.split(separator: " ").last ?? ""))
+        #expect(try LedgerKeyFile.load(path: keyPath).verifier == verifier)
+        let permissions = try FileManager.default.attributesOfItem(atPath: keyPath)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+        let (second, _) = try await Self.start(database: database.path)
+        second.signal(SIGTERM)
+        let again = await second.finish()
+        #expect(!again.stdout.contains("Ledger key created"))
+        #expect(again.stdout.contains(verifier.encoded))
+        // A key file that isn't one is refused, naming it.
+        try Data("not a key\n".utf8).write(to: URL(fileURLWithPath: keyPath))
+        let bad = try await ChildProcess(
+            try builtExecutable("attendance"), ["serve", "--port", "0", "--database", database.path]
+        ).finish()
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("'--ledger-key' is '\(keyPath)'"), "\(bad.stderr)")
+    }
+
     @Test func aRequestInFlightWhenSIGTERMArrivesIsAnsweredBeforeTheExit() async throws {
         let database = try Self.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.directory) }
         let admin = "drain-test-admin-token-0123456789"
-        let (child, port) = try await Self.start(database: database.path, environment: ["ATTENDANCE_ADMIN_TOKEN": admin])
+        let (child, port) = try await Self.start(
+            database: database.path, environment: ["ATTENDANCE_ADMIN_TOKEN": admin])
         let employee = try await CrashRecoveryTests.send(
             port, "POST", "/v1/admin/employees", json: Data(#"{"name":"Ada"}"#.utf8), token: admin)
         let userId =
@@ -108,7 +151,8 @@ import Testing
         let answered = ContinuousClock.now
         let stopped = await child.finish()
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        let results = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["results"] as? [[String: Any]] ?? []
+        let results =
+            (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["results"] as? [[String: Any]] ?? []
         #expect(results.count == 500 && results.allSatisfy { $0["status"] as? Int == 202 })
         #expect(stopped.status == 0)
         // The request was in flight when the signal came (so this checked a drain, not a race).
@@ -119,7 +163,8 @@ import Testing
         let database = try Self.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.directory) }
         let token = "operator-chosen-token-42-abcdef"
-        let (child, port) = try await Self.start(database: database.path, environment: ["ATTENDANCE_ADMIN_TOKEN": token])
+        let (child, port) = try await Self.start(
+            database: database.path, environment: ["ATTENDANCE_ADMIN_TOKEN": token])
         #expect(child.standardOutputSoFar.contains("Admin token: the value of ATTENDANCE_ADMIN_TOKEN"))
         #expect(!child.standardOutputSoFar.contains(token))
         #expect(try await Self.get(port, "/v1/admin/employees", token: token) == 200)
@@ -134,14 +179,20 @@ import Testing
             try builtExecutable("attendance"), ["serve", "--database", "/no/such/dir/attendance.sqlite"]
         ).finish()
         #expect(missing.status == 1)
-        #expect(missing.stderr.contains("'--database' is '/no/such/dir/attendance.sqlite'; expected a file in an existing directory"))
+        #expect(
+            missing.stderr.contains(
+                "'--database' is '/no/such/dir/attendance.sqlite'; expected a file in an existing directory"))
         let format = try await ChildProcess(
-            try builtExecutable("attendance"), ["serve", "--log-format", "xml"]).finish()
+            try builtExecutable("attendance"), ["serve", "--log-format", "xml"]
+        ).finish()
         #expect(format.status == 64)
         #expect(format.stderr.contains("--log-format must be text or json, got 'xml'"))
-        let short = try await ChildProcess(try builtExecutable("attendance"), ["serve", "--database", database.path],
-                                           environment: ["ATTENDANCE_ADMIN_TOKEN": "short"]).finish()
+        let short = try await ChildProcess(
+            try builtExecutable("attendance"), ["serve", "--database", database.path],
+            environment: ["ATTENDANCE_ADMIN_TOKEN": "short"]
+        ).finish()
         #expect(short.status == 1)
-        #expect(short.stderr.contains("'ATTENDANCE_ADMIN_TOKEN' is '5 characters long'; expected at least 16 characters"))
+        #expect(
+            short.stderr.contains("'ATTENDANCE_ADMIN_TOKEN' is '5 characters long'; expected at least 16 characters"))
     }
 }

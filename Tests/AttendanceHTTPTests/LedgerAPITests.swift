@@ -199,7 +199,7 @@ import Testing
             if !sealed { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(sealed)
-        let verified = try await LedgerService(repository: live.repository).verify()
+        let verified = try await LedgerService(repository: live.repository).verify().chain
         #expect(verified.isIntact && verified.sealed > 0)
         try await live.stop()
     }

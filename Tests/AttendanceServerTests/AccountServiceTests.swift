@@ -350,7 +350,8 @@ import Testing
                 _ = try await s.accounts.update(
                     id: owner.account.id, role: .hr, sites: [], active: true, actor: .account(owner.account.id))
             }?.detail.contains("own role") == true)
-        // Demoted to auditor: the hr token outranks its account and stops; promoted back, it works.
+        // Demoted to auditor: the hr token outranks its account and is revoked at its next use;
+        // promoted back, it stays revoked (a new one is needed).
         _ = try await s.accounts.update(
             id: hr.account.id, role: .auditor, sites: [], active: true, actor: .account(owner.account.id))
         #expect(
@@ -359,19 +360,49 @@ import Testing
         #expect(try await s.signIn.session(cookieToken: signedIn.cookieToken) == nil)  // a role change signs out
         _ = try await s.accounts.update(
             id: hr.account.id, role: .hr, sites: [], active: true, actor: .account(owner.account.id))
-        #expect(try await s.tokens.identity(token: issued.token)?.role == .hr)
+        #expect(await problem { _ = try await s.tokens.identity(token: issued.token) }?.title == "Token revoked")
+        let revoked = try await s.repository.ledgerEvents(LedgerFilter(), before: nil, limit: 20)
+        #expect(revoked.contains { $0.kind == .apiTokenRevoked && $0.actor == .server })
+        let reissued = try await s.tokens.issue(
+            accountId: hr.account.id, name: "payroll 2", role: nil, actor: .account(hr.account.id))
+        #expect(try await s.tokens.identity(token: reissued.token)?.role == .hr)
         let again = try await s.signIn.signIn(
             email: "h@x.io", password: "correct horse battery", code: nil, address: "a")
         _ = try await s.accounts.update(
             id: hr.account.id, role: .hr, sites: [], active: false, actor: .account(owner.account.id))
         #expect(try await s.signIn.session(cookieToken: again.cookieToken) == nil)
-        #expect(await problem { _ = try await s.tokens.identity(token: issued.token) }?.title == "Account deactivated")
+        #expect(
+            await problem { _ = try await s.tokens.identity(token: reissued.token) }?.title == "Account deactivated")
         #expect(
             await problem {
                 _ = try await s.signIn.signIn(
                     email: "h@x.io", password: "correct horse battery", code: nil, address: "b")
             }?
             .kind == .unauthenticated)
+    }
+
+    /// A token's sites are the lesser of its role's and its account's: a manager token issued by an
+    /// HR account (which sees every site and has none listed) is refused at issue; one issued by a
+    /// manager sees the manager's sites.
+    @Test(arguments: Backend.allCases) func aSiteScopedTokenSeesNoMoreThanItsAccountsSites(
+        backend: Backend
+    ) async throws {
+        let s = try await setup(backend)
+        defer { s.repository.shutdown() }
+        let hr = try await s.accounts.add(email: "h@x.io", role: .hr, sites: [], password: nil, actor: .server)
+        let refused = await problem {
+            _ = try await s.tokens.issue(
+                accountId: hr.account.id, name: "site", role: .manager, actor: .account(hr.account.id))
+        }
+        #expect(refused?.detail.contains("'role' is 'manager'") == true, "\(String(describing: refused))")
+        let manager = try await s.accounts.add(
+            email: "m@x.io", role: .manager, sites: ["s1"], password: nil, actor: .server)
+        let issued = try await s.tokens.issue(
+            accountId: manager.account.id, name: "site", role: nil, actor: .account(manager.account.id))
+        #expect(try await s.tokens.identity(token: issued.token)?.scope == .only(["s1"]))
+        let hrToken = try await s.tokens.issue(
+            accountId: hr.account.id, name: "auditor", role: .auditor, actor: .account(hr.account.id))
+        #expect(try await s.tokens.identity(token: hrToken.token)?.scope == .all)
     }
 
     @Test(arguments: Backend.allCases) func aTokenCarriesItsAccountsRoleOrLessAndIsRevokedAlone(

@@ -97,7 +97,7 @@ import Testing
         #expect(Set(try await repository.allSessions()) == live)
         #expect(try await repository.pendingEventCount(sessionKey: nil) == pendingBefore)
         try await ledger.sealAll(now: Self.now)
-        #expect(try await ledger.verify() == LedgerVerification(sealed: check.rows, unsealed: 0, firstBreak: nil))
+        #expect(try await ledger.verify().chain == LedgerVerification(sealed: check.rows, unsealed: 0, firstBreak: nil))
     }
 
     @Test(arguments: Backend.allCases)
@@ -110,7 +110,7 @@ import Testing
         }
         let ledger = LedgerService(repository: repository)
         let sealed = try await ledger.sealAll(now: Self.now)
-        #expect(try await ledger.verify().isIntact)
+        #expect(try await ledger.verify().chain.isIntact)
         // One schema, one set of names, on both backends.
         let table = "ledger_events"
         let column = "device_at"
@@ -128,7 +128,7 @@ import Testing
             try await Self.execute("ALTER TABLE ledger_events DISABLE TRIGGER ledger_append_only", on: repository)
         }
         try await Self.execute("UPDATE \(table) SET \(column) = \(column) - 3600 WHERE id = 5", on: repository)
-        let result = try await ledger.verify()
+        let result = try await ledger.verify().chain
         #expect(result.sealed == sealed)
         #expect(result.firstBreak?.eventId == 5)
         #expect(result.firstBreak?.sequence == 5)
@@ -234,7 +234,7 @@ import Testing
         #expect(rows.allSatisfy { $0.personal == nil })
         #expect(rows.contains { $0.kind == .employeeCreated && $0.personalDigest != nil })
         try await ledger.sealAll(now: Self.now)
-        #expect(try await ledger.verify().isIntact)
+        #expect(try await ledger.verify().chain.isIntact)
     }
 
 }

@@ -60,7 +60,7 @@ import Testing
         #expect(summary["pendingEventCount"] == "2")
 
         let ledger = LedgerService(repository: repository)
-        let verification = try await ledger.verify()
+        let verification = try await ledger.verify().chain
         #expect(verification.isIntact, "the chain is broken: \(String(describing: verification.firstBreak))")
         #expect(verification.unsealed == 0)
         #expect("\(verification.sealed)" == summary["sealedRows"])
@@ -242,7 +242,7 @@ import Testing
                 ])
             }
         }
-        let verification = try await LedgerService(repository: repository).verify()
+        let verification = try await LedgerService(repository: repository).verify().chain
         let summary: [String: String?] = [
             "pendingEventCount": "\(try await repository.pendingEventCount(sessionKey: nil))",
             "sessionCount": "\(sessions.count)", "sealedRows": "\(verification.sealed)",

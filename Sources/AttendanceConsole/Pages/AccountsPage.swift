@@ -263,7 +263,10 @@ extension Console {
         var data: [String: Any] = [
             "accounts": accountRows, "tokens": tokenRows, "noTokens": tokenRows.isEmpty, "mayManage": manage,
             "roles": Role.allCases.map { ["role": $0.rawValue, "label": Self.roleLabel($0, viewer)] },
-            "tokenRoles": Role.allCases.filter { AccessPolicy.covers(viewer.account.role, $0) }.map {
+            // A site-scoped token sees its account's sites: only an account with sites may make one.
+            "tokenRoles": Role.allCases.filter {
+                AccessPolicy.covers(viewer.account.role, $0) && (!$0.isSiteScoped || !viewer.account.sites.isEmpty)
+            }.map {
                 ["role": $0.rawValue, "label": Self.roleLabel($0, viewer)]
             },
             "sites": sites.map { ["id": $0.id.rawValue, "name": $0.name] },

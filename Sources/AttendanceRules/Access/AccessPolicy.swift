@@ -24,4 +24,11 @@ public enum AccessPolicy {
     public static func covers(_ role: Role, _ other: Role) -> Bool {
         permissions(of: other).isSubset(of: permissions(of: role)) && (!role.isSiteScoped || other.isSiteScoped)
     }
+
+    /// The sites a token of `role` issued by `account` sees: the lesser of the two. A site-scoped
+    /// role sees the account's sites only, whether the token's or the account's is the scoped one
+    /// (a manager token from an HR account sees the account's sites, which HR has none of).
+    public static func scope(of role: Role, issuedBy account: AccountRecord) -> SiteScope {
+        role.isSiteScoped || account.role.isSiteScoped ? .only(Set(account.sites)) : .all
+    }
 }

@@ -17,6 +17,8 @@ public enum OperationPermissions {
         "listRequests": .readRequests,
         "approveRequest": .decideRequests, "rejectRequest": .decideRequests,
         "listAudit": .readAudit,
+        "getLedgerCheckpoint": .readAudit, "getLedgerInclusionProof": .readAudit,
+        "getLedgerConsistencyProof": .readAudit,
         "listTimesheets": .readTimesheets, "listSchedules": .readTimesheets, "getSchedule": .readTimesheets,
         "listScheduleAssignments": .readTimesheets, "getTimesheetRules": .readTimesheets,
         "listHolidays": .readTimesheets, "listLeave": .readTimesheets, "listPayCycles": .readTimesheets,

@@ -13,6 +13,12 @@ public struct LedgerVerifier: Sendable {
 
     public init() {}
 
+    /// Walks on from `seal`, taken as good (the server's check of the chain's tail).
+    public init(after seal: LedgerSeal) {
+        previous = seal.chainHash
+        expectedSequence = seal.sequence + 1
+    }
+
     /// The next seal, with the row it names (nil when that row is gone).
     public mutating func check(_ seal: LedgerSeal, event: LedgerEvent?) {
         sealed += 1
@@ -39,10 +45,20 @@ public struct LedgerVerifier: Sendable {
     }
 
     /// A row committed but not sealed yet: its content is checked; the chain can't vouch for it.
-    public mutating func checkUnsealed(_ event: LedgerEvent) {
+    /// The sealer takes every row within a second of its commit, so a row received outside
+    /// `recent` (the last minute, say) that is still unsealed was written behind the server's back,
+    /// or the sealer has stopped.
+    public mutating func checkUnsealed(_ event: LedgerEvent, recent: ClosedRange<Date>? = nil) {
         unsealed += 1
-        guard firstBreak == nil, let problem = Self.contentProblem(event) else { return }
-        firstBreak = LedgerBreak(sequence: nil, eventId: event.id, reason: problem)
+        guard firstBreak == nil else { return }
+        if let problem = Self.contentProblem(event) {
+            firstBreak = LedgerBreak(sequence: nil, eventId: event.id, reason: problem)
+        } else if let recent, !recent.contains(event.receivedAt) {
+            firstBreak = LedgerBreak(
+                sequence: nil, eventId: event.id,
+                reason: "row \(event.id), received at \(RFC3339.format(event.receivedAt)), is not sealed: "
+                    + "written behind the server's back, or the sealer has stopped")
+        }
     }
 
     public var verification: LedgerVerification {

@@ -8,12 +8,25 @@ public struct SessionCorrection: Hashable, Sendable {
     public var checkOutAt: Date?
     public var siteId: SiteID?
     public var reason: String
+    /// What an open session's check-out records as its reason when this closes it.
+    public var closingReason: String
 
-    public init(checkInAt: Date? = nil, checkOutAt: Date? = nil, siteId: SiteID? = nil, reason: String) {
+    public init(
+        checkInAt: Date? = nil, checkOutAt: Date? = nil, siteId: SiteID? = nil, reason: String,
+        closingReason: String = "corrected"
+    ) {
         self.checkInAt = checkInAt
         self.checkOutAt = checkOutAt
         self.siteId = siteId
         self.reason = reason
+        self.closingReason = closingReason
+    }
+
+    /// Closes an open session at `now` (or at its check-in, if that is later) because its employee
+    /// was deactivated: they are no longer on site, and nothing of theirs will check them out.
+    public static func deactivation(of session: SessionRecord, at now: Date) -> SessionCorrection {
+        SessionCorrection(
+            checkOutAt: max(now, session.checkInAt), reason: "deactivated", closingReason: "deactivated")
     }
 }
 
@@ -74,7 +87,7 @@ extension SessionLedger {
         if let checkInAt = correction.checkInAt { next.checkInAt = checkInAt }
         if let checkOutAt = correction.checkOutAt {
             next.checkOutAt = checkOutAt
-            if session.checkOutAt == nil { next.checkOutReason = "corrected" }
+            if session.checkOutAt == nil { next.checkOutReason = correction.closingReason }
         }
         if let siteId = correction.siteId { next.siteId = siteId }
         if let checkOut = next.checkOutAt, checkOut < next.checkInAt {

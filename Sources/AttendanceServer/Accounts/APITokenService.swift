@@ -32,6 +32,12 @@ public struct APITokenService: Sendable {
                 "role", role.rawValue, expected: "the account's role (\(account.role.rawValue)) or one it covers",
                 kind: .unprocessable)
         }
+        if role.isSiteScoped, account.sites.isEmpty {
+            throw DomainError.field(
+                "role", role.rawValue,
+                expected: "a role that sees every site: a \(role.rawValue) token sees its account's sites, "
+                    + "and this account has none", kind: .unprocessable)
+        }
         let token = Self.prefix + environment.newToken()
         let record = APITokenRecord(
             id: environment.newId("tok-", length: 12, lowercased: false), accountId: accountId, name: name, role: role,
@@ -77,16 +83,23 @@ public struct APITokenService: Sendable {
             throw DomainError(
                 .unauthenticated, "Account deactivated", "the account of API token '\(record.id)' was deactivated")
         }
-        // A token never outranks its account as it is now (a demoted account's tokens stop).
+        // A token never outranks its account as it is now: a demoted account's tokens are revoked at
+        // their next use, so promoting the account again doesn't bring them back.
         guard AccessPolicy.covers(account.role, record.role) else {
+            let audit = LedgerEvent.admin(
+                .apiTokenRevoked, target: record.id,
+                changes: [
+                    "reason": LedgerChange(before: nil, after: "outranks its account (\(account.role.rawValue))")
+                ],
+                actor: .server, now: environment.now())
+            _ = try await repository.revokeAPIToken(id: record.id, now: environment.now(), audit: audit)
             throw DomainError(
                 .unauthenticated, "Token outranks its account",
                 "API token '\(record.id)' has the \(record.role.rawValue) role, which its account "
-                    + "(now \(account.role.rawValue)) no longer covers; issue a new one")
+                    + "(now \(account.role.rawValue)) no longer covers; it is revoked: issue a new one")
         }
-        // A manager's token sees the manager's sites; a token's role never widens them.
         return StaffIdentity(
-            accountId: account.id, email: account.email, role: record.role, scope: account.scope,
-            credential: .apiToken(record.id))
+            accountId: account.id, email: account.email, role: record.role,
+            scope: AccessPolicy.scope(of: record.role, issuedBy: account), credential: .apiToken(record.id))
     }
 }

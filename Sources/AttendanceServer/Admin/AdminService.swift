@@ -13,8 +13,14 @@ public struct AdminService: Sendable {
     public let repository: any AdminServiceStorage
     private let environment: ServerEnvironment
 
-    public init(repository: any AdminServiceStorage, environment: ServerEnvironment) {
+    /// Told about the sessions a deactivation closed (the live "on site now" pages).
+    private let observer: (any SessionObserver)?
+
+    public init(
+        repository: any AdminServiceStorage, observer: (any SessionObserver)? = nil, environment: ServerEnvironment
+    ) {
         self.repository = repository
+        self.observer = observer
         self.environment = environment
     }
 
@@ -253,10 +259,11 @@ public struct AdminService: Sendable {
         let audit = audit(
             .employeeDeactivated, target: id.rawValue, userId: id, before: ["deactivatedAt": nil],
             after: ["deactivatedAt": RFC3339.format(now)], actor: actor, now: now)
-        guard let employee = try await repository.deactivateEmployee(id: id, now: now, audit: audit) else {
+        guard let deactivated = try await repository.deactivateEmployee(id: id, now: now, audit: audit) else {
             throw Self.notFound("employee", id.rawValue)
         }
-        return employee
+        if !deactivated.closedSessions.isEmpty { observer?.sessionsChanged(deactivated.closedSessions) }
+        return deactivated.employee
     }
 
     /// Makes a deactivated employee active again (their phones enroll again). An erased employee

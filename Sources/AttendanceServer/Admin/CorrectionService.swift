@@ -61,15 +61,25 @@ public struct CorrectionService: Sendable {
     /// same form answers with the session the first one added instead of adding another.
     public func add(
         userId: UserID, siteId: SiteID, checkInAt: Date, checkOutAt: Date?, reason: String, actor: LedgerActor,
-        formKey: String? = nil
+        formKey: String? = nil, idempotencyKey: String? = nil
     ) async throws -> SessionRecord {
         var key: SessionKey = environment.newId("added-", length: 16)
-        if let formKey {
-            try InputRules.identifier("formKey", formKey, maxLength: 64)
-            key = SessionKey("added-" + formKey)
+        // A retry (the same key from the same caller) finds the session the first one added.
+        let onceKey =
+            try idempotencyKey.map { retryKey in
+                try InputRules.identifier("Idempotency-Key", retryKey)
+                return String(SHA256.hex("\(actor.rawValue)\n\(retryKey)").prefix(32))
+            } ?? formKey
+        if let onceKey {
+            try InputRules.identifier("formKey", onceKey, maxLength: 64)
+            key = SessionKey("added-" + onceKey)
             if let earlier = try await repository.session(key: key) {
+                // Its times or site may have been corrected since; the person can't have changed.
                 guard earlier.userId == userId else {
-                    throw DomainError(.conflict, "Form already used", "this form added a session for someone else")
+                    throw DomainError(
+                        .conflict, "Already used",
+                        (idempotencyKey == nil ? "this form" : "this Idempotency-Key")
+                            + " already added a session for someone else")
                 }
                 return earlier
             }

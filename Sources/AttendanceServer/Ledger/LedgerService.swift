@@ -6,10 +6,10 @@ import Foundation
 /// What `attendance ledger verify` and `attendance ledger rebuild` do, over any backend: read the
 /// ledger in pages, hand the rows to the pure `LedgerVerifier` or `LedgerReplay`, report.
 public struct LedgerService: Sendable {
-    public let repository: any LedgerRepository
+    public let repository: any LedgerRepository & LedgerTreeRepository
     public var pageSize: Int
 
-    public init(repository: any LedgerRepository, pageSize: Int = 10_000) {
+    public init(repository: any LedgerRepository & LedgerTreeRepository, pageSize: Int = 10_000) {
         self.repository = repository
         self.pageSize = pageSize
     }
@@ -25,24 +25,9 @@ public struct LedgerService: Sendable {
         }
     }
 
-    /// Walks the whole chain, then the rows not sealed yet.
-    public func verify() async throws -> LedgerVerification {
-        var verifier = LedgerVerifier()
-        var sequence: Int64 = 0
-        while true {
-            let page = try await repository.ledgerSeals(after: sequence, limit: pageSize)
-            for (seal, event) in page { verifier.check(seal, event: event) }
-            guard let last = page.last, page.count == pageSize else { break }
-            sequence = last.seal.sequence
-        }
-        var id: Int64 = 0
-        while true {
-            let page = try await repository.unsealedLedgerEvents(after: id, limit: pageSize)
-            for event in page { verifier.checkUnsealed(event) }
-            guard let last = page.last, page.count == pageSize else { break }
-            id = last.id
-        }
-        return verifier.verification
+    /// Grows the Merkle tree over everything sealed (the sealer does this in the background).
+    public func growTree(signer: NoteSigner, now: Date) async throws {
+        while try await repository.growLedgerTree(limit: pageSize, signer: signer, now: now) != nil {}
     }
 
     /// What a rebuild found.

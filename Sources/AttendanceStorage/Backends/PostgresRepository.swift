@@ -11,7 +11,7 @@ import PostgresNIO
 /// session takes a per-session advisory lock first: a check-out stored as pending can't slip past
 /// a concurrent check-in's reconciliation.
 public final class PostgresRepository: AttendanceRepository, AuthRepository, AdminRepository, AccountRepository,
-    TimesheetRepository, PayPeriodRepository, LedgerRepository, RequestRepository,
+    TimesheetRepository, PayPeriodRepository, LedgerRepository, LedgerTreeRepository, RequestRepository,
     SQLStorage, Sendable
 {
     public let backendName = "postgresql"

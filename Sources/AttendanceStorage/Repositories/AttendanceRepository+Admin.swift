@@ -101,7 +101,7 @@ public protocol AdminRepository: Sendable {
     func employees() async throws -> [EmployeeRecord]
     /// Deactivates the employee and revokes every device of theirs, in one transaction; keeps a
     /// deactivation's first time. Nil when no employee has this id.
-    func deactivateEmployee(id: UserID, now: Date, audit: LedgerEvent?) async throws -> EmployeeRecord?
+    func deactivateEmployee(id: UserID, now: Date, audit: LedgerEvent?) async throws -> DeactivatedEmployee?
     /// Active again, with its ledger row when it was inactive; nil when there is no such employee.
     func reactivateEmployee(id: UserID, audit: LedgerEvent?) async throws -> EmployeeRecord?
     /// The check-outs and heartbeats an employee's devices sent that no session of theirs took:
@@ -110,4 +110,15 @@ public protocol AdminRepository: Sendable {
     func updateEmployee(_ employee: EmployeeRecord, audit: LedgerEvent?) async throws -> Bool
     /// Sessions by check-in time then key, after `cursor`, at most `limit`.
     func sessions(_ filter: SessionFilter, after cursor: SessionCursor?, limit: Int) async throws -> [SessionRecord]
+}
+
+/// An employee deactivated, with the sessions that were open and are now closed ("deactivated").
+public struct DeactivatedEmployee: Sendable {
+    public var employee: EmployeeRecord
+    public var closedSessions: [SessionRecord]
+
+    public init(employee: EmployeeRecord, closedSessions: [SessionRecord]) {
+        self.employee = employee
+        self.closedSessions = closedSessions
+    }
 }

@@ -63,7 +63,7 @@ public protocol AttendanceRepository: Sendable {
 /// Everything a server backend implements.
 public typealias ServerRepository = AttendanceRepository & AuthRepository & AdminRepository & LedgerRepository
     & AccountRepository
-    & RequestRepository & TimesheetRepository & PayPeriodRepository
+    & RequestRepository & TimesheetRepository & PayPeriodRepository & LedgerTreeRepository
 
 /// A storage failure the caller can act on: which constraint, what value.
 public struct RepositoryError: Error, Hashable, Sendable, CustomStringConvertible {

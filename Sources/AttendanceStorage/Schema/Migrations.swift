@@ -74,6 +74,7 @@ package enum Migrations {
                     """)
                 try await tx.execute("CREATE INDEX sign_in_failures_by_age ON sign_in_failures (last_failure)")
             },
+            Migration("2026-11-27 ledger merkle tree", LedgerTreeMigration.run),
         ]
     }()
 }

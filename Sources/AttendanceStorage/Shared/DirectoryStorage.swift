@@ -113,8 +113,18 @@ extension SQLStorage {
         }
     }
 
-    public func deactivateEmployee(id: UserID, now: Date, audit: LedgerEvent?) async throws -> EmployeeRecord? {
-        try await database.write { tx in
+    public func deactivateEmployee(id: UserID, now: Date, audit: LedgerEvent?) async throws -> DeactivatedEmployee? {
+        // The open sessions' keys first: on PostgreSQL the transaction takes their locks, as every
+        // session write does. The employee's phones are revoked in it, so none opens another.
+        let open = try await database.read { tx in
+            try await tx.query(
+                """
+                SELECT session_key FROM sessions
+                WHERE user_id = \(id) AND check_out_at IS NULL AND voided_at IS NULL
+                """
+            ).map { try $0.decode(0, as: String.self) }
+        }
+        return try await database.write(locking: open) { tx in
             let active = try await tx.value(
                 "SELECT deactivated_at IS NULL FROM employees WHERE id = \(id)\(raw: tx.dialect.forUpdate)",
                 as: Bool.self)
@@ -123,7 +133,18 @@ extension SQLStorage {
                 "UPDATE employees SET deactivated_at = COALESCE(deactivated_at, \(now)) WHERE id = \(id)")
             try await tx.execute("UPDATE devices SET revoked_at = COALESCE(revoked_at, \(now)) WHERE user_id = \(id)")
             try await tx.audited(active, audit)
-            return try await DirectoryRows.employees(tx, "WHERE id = \(id)").first
+            var closed: [SessionRecord] = []
+            for key in open.map({ SessionKey($0) }) {
+                guard let session = try await SessionWrites.session(tx, key: key), session.checkOutAt == nil else {
+                    continue
+                }
+                let outcome = try await SessionWrites.correct(
+                    tx, key, .deactivation(of: session, at: now), actor: audit?.actor ?? .server, requestId: nil,
+                    now: now)
+                if case .applied(let after) = outcome { closed.append(after) }
+            }
+            guard let employee = try await DirectoryRows.employees(tx, "WHERE id = \(id)").first else { return nil }
+            return DeactivatedEmployee(employee: employee, closedSessions: closed)
         }
     }
 

@@ -93,7 +93,8 @@ extension SQLStorage {
                 let employee = try await DirectoryRows.employees(tx, "WHERE id = \(id)\(raw: tx.dialect.forUpdate)")
                     .first
             else { return nil }
-            guard !employee.isActive else { return employee }
+            // Active: refused by the caller. Erased already: erasing again is the same one erasure.
+            guard !employee.isActive, employee.name != pseudonym else { return employee }
             try await tx.execute(
                 "UPDATE employees SET name = \(pseudonym), email = NULL, external_id = NULL WHERE id = \(id)")
             try await tx.execute(

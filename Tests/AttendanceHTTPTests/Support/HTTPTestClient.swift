@@ -1,4 +1,5 @@
 import AttendanceHTTP
+import AttendanceModels
 import AttendanceServer
 import AttendanceServerTestSupport
 import AttendanceStorage
@@ -34,12 +35,18 @@ final class LiveServer: Sendable {
     var repository: any ServerRepository { server.repository }
 
     static func start(
-        _ repository: any ServerRepository, limits: IngestLimits = IngestLimits(), logs: LogCapture = LogCapture()
+        _ repository: any ServerRepository, limits: IngestLimits = IngestLimits(), logs: LogCapture = LogCapture(),
+        ledgerSigner: NoteSigner = .ephemeral, sealIntervalMilliseconds: Int64 = 1_000,
+        ledgerCheckIntervalSeconds: Int64 = 300
     ) async throws -> LiveServer {
         _ = try await AuthService(repository: repository, environment: .live).installAdminToken(configured: adminToken)
         let logger = Logger(label: "attendance.test") { _ in logs }
         let server = try await RunningServer.start(
-            repository: repository, options: ServerOptions(port: 0, limits: limits), logger: logger,
+            repository: repository,
+            options: ServerOptions(
+                port: 0, limits: limits, sealIntervalMilliseconds: sealIntervalMilliseconds,
+                ledgerSigner: ledgerSigner, ledgerCheckIntervalSeconds: ledgerCheckIntervalSeconds),
+            logger: logger,
             environment: .live)
         return LiveServer(server: server, logs: logs)
     }

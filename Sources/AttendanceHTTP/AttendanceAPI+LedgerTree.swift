@@ -1,0 +1,40 @@
+import AttendanceModels
+import AttendanceServer
+import Foundation
+import OpenAPIRuntime
+
+/// The ledger's Merkle tree on the wire: the newest signed checkpoint and RFC 9162's proofs.
+extension AttendanceAPI {
+    private var proofs: LedgerProofService { LedgerProofService(repository: repository) }
+
+    func getLedgerCheckpoint(
+        _ input: Operations.GetLedgerCheckpoint.Input
+    ) async throws -> Operations.GetLedgerCheckpoint.Output {
+        .ok(.init(body: .plainText(HTTPBody(try await proofs.latest().note))))
+    }
+
+    func getLedgerInclusionProof(
+        _ input: Operations.GetLedgerInclusionProof.Input
+    ) async throws -> Operations.GetLedgerInclusionProof.Output {
+        let proof = try await proofs.inclusion(index: input.query.index, size: input.query.size)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        index: proof.index, treeSize: proof.treeSize,
+                        leafHash: Data(proof.leafHash).base64EncodedString(),
+                        hashes: proof.hashes.map { Data($0).base64EncodedString() }))))
+    }
+
+    func getLedgerConsistencyProof(
+        _ input: Operations.GetLedgerConsistencyProof.Input
+    ) async throws -> Operations.GetLedgerConsistencyProof.Output {
+        let hashes = try await proofs.consistency(from: input.query.from, to: input.query.to)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        from: input.query.from, to: input.query.to,
+                        hashes: hashes.map { Data($0).base64EncodedString() }))))
+    }
+}

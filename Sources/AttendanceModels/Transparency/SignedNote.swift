@@ -1,0 +1,185 @@
+import Crypto
+import Foundation
+
+/// C2SP signed notes (https://c2sp.org/signed-note) with Ed25519 keys: a UTF-8 text ending in a
+/// newline, a blank line, then one line per signature, `— <key name> <base64(key id ‖ signature)>`.
+/// A key's id is the first 4 bytes of SHA-256(name ‖ "\n" ‖ 0x01 ‖ public key); a verifier key is
+/// written `<name>+<key id in hex>+<base64(0x01 ‖ public key)>`, and a signer key (the file the
+/// server keeps) `PRIVATE+KEY+<name>+<key id in hex>+<base64(0x01 ‖ private seed)>`, as Go's
+/// `golang.org/x/mod/sumdb/note` writes them, so tools other than ours read the same files.
+public enum SignedNote {
+    /// The type byte of an Ed25519 key.
+    static let ed25519: UInt8 = 0x01
+
+    /// A note's text and its signature lines, split.
+    public struct Parsed: Sendable, Equatable {
+        public var text: String
+        public var signatures: [Signature]
+    }
+
+    public struct Signature: Sendable, Equatable {
+        public var name: String
+        public var keyID: [UInt8]
+        public var bytes: [UInt8]
+    }
+
+    public enum Problem: Error, Equatable, CustomStringConvertible {
+        case malformed(String)
+        case badKey(String)
+        case unsigned(String)
+
+        public var description: String {
+            switch self {
+            case .malformed(let why): "not a signed note: \(why)"
+            case .badKey(let why): "not a note key: \(why)"
+            case .unsigned(let name): "no valid signature by \(name)"
+            }
+        }
+    }
+
+    public static func keyID(name: String, type: UInt8, publicKey: [UInt8]) -> [UInt8] {
+        Array(SHA256.digest(Array(name.utf8) + [0x0a, type] + publicKey).prefix(4))
+    }
+
+    public static func parse(_ note: String) throws -> Parsed {
+        guard let split = note.range(of: "\n\n", options: .backwards) else {
+            throw Problem.malformed("no blank line before the signatures")
+        }
+        let text = String(note[..<split.lowerBound]) + "\n"
+        let block = note[split.upperBound...]
+        guard block.hasSuffix("\n") else { throw Problem.malformed("the last signature line has no newline") }
+        var signatures: [Signature] = []
+        for line in block.dropLast().split(separator: "\n", omittingEmptySubsequences: false) {
+            guard line.hasPrefix("\u{2014} ") else {
+                throw Problem.malformed("a signature line must start with an em dash: \(line.prefix(40))")
+            }
+            let fields = line.dropFirst(2).split(separator: " ", omittingEmptySubsequences: false)
+            guard fields.count == 2, !fields[0].isEmpty, let bytes = Data(base64Encoded: String(fields[1])),
+                bytes.count > 4
+            else { throw Problem.malformed("a signature line is not `— name base64`: \(line.prefix(40))") }
+            signatures.append(
+                Signature(name: String(fields[0]), keyID: Array(bytes.prefix(4)), bytes: Array(bytes.dropFirst(4))))
+        }
+        guard !signatures.isEmpty else { throw Problem.malformed("no signature lines") }
+        return Parsed(text: text, signatures: signatures)
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && !name.contains("+") && !name.unicodeScalars.contains { $0.properties.isWhitespace }
+    }
+}
+
+/// An Ed25519 key that signs notes (the server's checkpoint key).
+public struct NoteSigner: Sendable {
+    public let name: String
+    let key: Curve25519.Signing.PrivateKey
+
+    public init(name: String, key: Curve25519.Signing.PrivateKey) throws {
+        guard SignedNote.isValidName(name) else { throw SignedNote.Problem.badKey("the name \"\(name)\"") }
+        self.name = name
+        self.key = key
+    }
+
+    /// A key made for this process alone (tests, and a server given none), named
+    /// `attendance.invalid/ephemeral`: checkpoints it signs can't be checked by anyone outside.
+    public static var ephemeral: NoteSigner {
+        // The name is valid, so this can't throw.
+        (try? generate(name: "attendance.invalid/ephemeral"))!
+    }
+
+    /// A new key named `name`.
+    public static func generate(name: String) throws -> NoteSigner {
+        try NoteSigner(name: name, key: Curve25519.Signing.PrivateKey())
+    }
+
+    /// Reads `PRIVATE+KEY+<name>+<id>+<base64(0x01 ‖ seed)>`.
+    public init(encoded: String) throws {
+        // Base64 holds '+' too: the key is what follows the fourth.
+        let fields = encoded.trimmingCharacters(in: .whitespacesAndNewlines).split(
+            separator: "+", maxSplits: 4, omittingEmptySubsequences: false)
+        guard fields.count == 5, fields[0] == "PRIVATE", fields[1] == "KEY" else {
+            throw SignedNote.Problem.badKey("expected PRIVATE+KEY+<name>+<key id>+<base64 key>")
+        }
+        guard let bytes = Data(base64Encoded: String(fields[4])), bytes.count == 33, bytes.first == SignedNote.ed25519,
+            let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: bytes.dropFirst())
+        else { throw SignedNote.Problem.badKey("the key is not base64 of 0x01 and a 32-byte Ed25519 seed") }
+        try self.init(name: String(fields[2]), key: key)
+        guard fields[3] == Self.hex(keyID) else {
+            throw SignedNote.Problem.badKey("the key id \(fields[3]) does not match the key (\(Self.hex(keyID)))")
+        }
+    }
+
+    public var keyID: [UInt8] {
+        SignedNote.keyID(name: name, type: SignedNote.ed25519, publicKey: Array(key.publicKey.rawRepresentation))
+    }
+
+    /// The form kept in the key file (secret).
+    public var encoded: String {
+        "PRIVATE+KEY+\(name)+\(Self.hex(keyID))+"
+            + Data([SignedNote.ed25519] + Array(key.rawRepresentation)).base64EncodedString()
+    }
+
+    public var verifier: NoteVerifier {
+        NoteVerifier(name: name, keyID: keyID, key: key.publicKey)
+    }
+
+    /// `text` (ending in a newline) with this key's signature line.
+    public func sign(_ text: String) throws -> String {
+        precondition(text.hasSuffix("\n"), "a note's text ends in a newline")
+        let signature = try key.signature(for: Data(text.utf8))
+        return text + "\n\u{2014} \(name) " + Data(keyID + Array(signature)).base64EncodedString() + "\n"
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+}
+
+/// An Ed25519 public key that checks notes: what an employee's phone, a witness or an auditor holds.
+public struct NoteVerifier: Sendable, Equatable {
+    public let name: String
+    public let keyID: [UInt8]
+    let key: Curve25519.Signing.PublicKey
+
+    init(name: String, keyID: [UInt8], key: Curve25519.Signing.PublicKey) {
+        self.name = name
+        self.keyID = keyID
+        self.key = key
+    }
+
+    public static func == (lhs: NoteVerifier, rhs: NoteVerifier) -> Bool {
+        lhs.name == rhs.name && lhs.key.rawRepresentation == rhs.key.rawRepresentation
+    }
+
+    /// Reads `<name>+<key id in hex>+<base64(0x01 ‖ public key)>`.
+    public init(encoded: String) throws {
+        let fields = encoded.trimmingCharacters(in: .whitespacesAndNewlines).split(
+            separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
+        guard fields.count == 3, SignedNote.isValidName(String(fields[0])) else {
+            throw SignedNote.Problem.badKey("expected <name>+<key id>+<base64 key>")
+        }
+        guard let bytes = Data(base64Encoded: String(fields[2])), bytes.count == 33, bytes.first == SignedNote.ed25519,
+            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: bytes.dropFirst())
+        else { throw SignedNote.Problem.badKey("the key is not base64 of 0x01 and a 32-byte Ed25519 key") }
+        let name = String(fields[0])
+        let id = SignedNote.keyID(name: name, type: SignedNote.ed25519, publicKey: Array(key.rawRepresentation))
+        guard fields[1] == NoteSigner.hex(id) else {
+            throw SignedNote.Problem.badKey("the key id \(fields[1]) does not match the key (\(NoteSigner.hex(id)))")
+        }
+        self.init(name: name, keyID: id, key: key)
+    }
+
+    public var encoded: String {
+        "\(name)+\(NoteSigner.hex(keyID))+"
+            + Data([SignedNote.ed25519] + Array(key.rawRepresentation)).base64EncodedString()
+    }
+
+    /// The note's text when this key signed it; throws otherwise.
+    public func open(_ note: String) throws -> String {
+        let parsed = try SignedNote.parse(note)
+        let valid = parsed.signatures.contains { signature in
+            signature.name == name && signature.keyID == keyID
+                && key.isValidSignature(Data(signature.bytes), for: Data(parsed.text.utf8))
+        }
+        guard valid else { throw SignedNote.Problem.unsigned(name) }
+        return parsed.text
+    }
+}

@@ -1,0 +1,67 @@
+import AttendanceModels
+import AttendanceRules
+import AttendanceServer
+import AttendanceServerTestSupport
+import Foundation
+import Testing
+
+@testable import AttendanceHTTP
+
+/// An admin's retried "add session" adds one; a deactivated employee is no longer on site, with a
+/// ledger row that says why; erasing twice is one erasure. Over HTTP, on both databases.
+@Suite struct RetriesAndLeaversTests {
+    @Test(arguments: Backend.allCases) func aRetriedAddSessionAddsOne(backend: Backend) async throws {
+        let live = try await LiveServer.start(try await backend.makeRepository())
+        let ada = try await live.enrollEmployee(name: "Ada")
+        let body: [String: Any] = [
+            "userId": ada.userId, "siteId": ada.siteId, "checkInAt": "2026-11-20T08:00:00Z",
+            "checkOutAt": "2026-11-20T16:00:00Z", "reason": "forgot the phone",
+        ]
+        var keys: Set<String> = []
+        for _ in 0..<4 {
+            let answer = try await live.send("POST", "/v1/admin/sessions", key: "add-1", json: body)
+            #expect(answer.status == 201)
+            keys.insert(answer.json["sessionKey"] as? String ?? "")
+        }
+        #expect(keys.count == 1)
+        let listed = try await live.send("GET", "/v1/admin/sessions?userId=\(ada.userId)").json["items"] as? [Any]
+        #expect(listed?.count == 1)
+        // Without a key, each request is its own; the same key for someone else is refused.
+        #expect(try await live.send("POST", "/v1/admin/sessions", json: body).status == 201)
+        let bob = try await live.enrollEmployee(name: "Bob")
+        var bobs = body
+        bobs["userId"] = bob.userId
+        let reused = try await live.send("POST", "/v1/admin/sessions", key: "add-1", json: bobs)
+        #expect(reused.status == 409)
+        #expect(reused.detail.contains("Idempotency-Key"))
+        try await live.stop()
+    }
+
+    @Test(arguments: Backend.allCases) func aDeactivatedEmployeeIsNoLongerOnSite(backend: Backend) async throws {
+        let live = try await LiveServer.start(try await backend.makeRepository())
+        let ada = try await live.enrollEmployee(name: "Ada")
+        #expect(
+            try await live.send(
+                "POST", "/v1/attendance/check-in", token: ada.token, key: "k1", json: LiveServer.checkIn(ada)
+            ).status == 201)
+        #expect(try await live.send("GET", "/v1/admin/presence").array.count == 1)
+        #expect(try await live.send("POST", "/v1/admin/employees/\(ada.userId)/deactivate").status == 200)
+        #expect(try await live.send("GET", "/v1/admin/presence").array.isEmpty)
+        let session = try await live.send("GET", "/v1/admin/sessions/s-1").json
+        #expect(session["checkOutReason"] as? String == "deactivated")
+        #expect(session["checkOutAt"] != nil)
+        let history = try await live.send("GET", "/v1/admin/sessions/s-1/history").text
+        #expect(history.contains("\"reason\":\"deactivated\""), "\(history)")
+        // Deactivating again closes nothing more and writes no row.
+        let before = try await live.send("GET", "/v1/admin/audit?limit=500").json["items"] as? [Any]
+        #expect(try await live.send("POST", "/v1/admin/employees/\(ada.userId)/deactivate").status == 200)
+        #expect(
+            (try await live.send("GET", "/v1/admin/audit?limit=500").json["items"] as? [Any])?.count == before?.count)
+        // Erasing twice is one erasure.
+        #expect(try await live.send("POST", "/v1/admin/employees/\(ada.userId)/erase").status == 200)
+        #expect(try await live.send("POST", "/v1/admin/employees/\(ada.userId)/erase").status == 200)
+        let audit = try await live.send("GET", "/v1/admin/audit?userId=\(ada.userId)&limit=500").text
+        #expect(audit.components(separatedBy: "employee.erased").count - 1 == 1)
+        try await live.stop()
+    }
+}
