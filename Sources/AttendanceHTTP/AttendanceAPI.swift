@@ -379,7 +379,17 @@ struct AttendanceAPI: APIProtocol {
         .init(
             deviceId: device.id.rawValue, userId: device.userId.rawValue, platform: device.platform,
             deviceName: device.deviceName,
-            enrolledAt: device.enrolledAt, lastSeenAt: device.lastSeenAt, revoked: device.revokedAt != nil)
+            enrolledAt: device.enrolledAt, lastSeenAt: device.lastSeenAt, revoked: device.revokedAt != nil,
+            appVersion: device.state?.appVersion ?? device.appVersion,
+            reportedState: device.state.map { state in
+                .init(
+                    observedAt: state.observedAt,
+                    location: .init(rawValue: state.permissions.location.rawValue) ?? .notDetermined,
+                    preciseLocation: state.permissions.preciseLocation,
+                    bluetooth: .init(rawValue: state.permissions.bluetooth.rawValue) ?? .unknown,
+                    backgroundRefreshAvailable: state.permissions.backgroundRefreshAvailable,
+                    detectionBlockers: state.blockers)
+            })
     }
 
     /// The same value `IngestService` answers with, so a report and a check-in answer agree.

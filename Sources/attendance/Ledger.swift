@@ -11,7 +11,7 @@ import Logging
 struct Ledger: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check the ledger's hash chain, or rebuild every session from the ledger.",
-        subcommands: [Verify.self, Rebuild.self]
+        subcommands: [Verify.self, Rebuild.self, NewKey.self]
     )
 
     typealias Options = DatabaseOptions
@@ -90,6 +90,36 @@ struct Ledger: AsyncParsableCommand {
             }
             do { return try Checkpoint.open(note, verifier: verifier, origin: verifier.name) } catch {
                 throw CommandFailure("--checkpoint '\(path)': \(error)")
+            }
+        }
+    }
+
+    struct NewKey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "new-key",
+            abstract: "Make a key that signs the ledger's checkpoints, in a new file; print its verifier key.",
+            discussion: """
+                The file is created readable by its owner only and never overwritten. Give it to \
+                `attendance serve --ledger-key` (every server on one database the same file). For a rotation, \
+                make the new key with the same --name (docs/LEDGER.md, "The key").
+                """
+        )
+
+        @Option(help: "The file to create.")
+        var to: String
+
+        @Option(help: "The key's name, which is every checkpoint's origin line.")
+        var name = "\(ProcessInfo.processInfo.hostName)/attendance-ledger"
+
+        func run() throws {
+            guard !FileManager.default.fileExists(atPath: to) else {
+                throw CommandFailure("--to '\(to)' exists; a key file is never overwritten")
+            }
+            do {
+                let key = try LedgerKeyFile.loadOrCreate(path: to, name: name)
+                print("Ledger key created in \(to); its note verifier key: \(key.signer.verifier.encoded)")
+            } catch let problem as DomainError {
+                throw CommandFailure(problem.detail)
             }
         }
     }

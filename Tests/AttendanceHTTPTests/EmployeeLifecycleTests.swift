@@ -21,6 +21,15 @@ import Testing
                 "POST", "/v1/attendance/heartbeat", token: ada.token, key: "k-early",
                 json: ["sessionKey": "s-later", "ts": RFC3339Text.format(Date())]
             ).status == 202)
+        // What her phone lets the app do, as it reported it (part of what is held about her).
+        #expect(
+            try await live.send(
+                "PUT", "/v1/me/device-state", token: ada.token,
+                json: [
+                    "location": "whenInUse", "preciseLocation": true, "bluetooth": "poweredOn",
+                    "backgroundRefresh": "available", "appVersion": "2.4.1", "observedAt": RFC3339Text.format(Date()),
+                ]
+            ).status == 204)
         let first = try await live.send("POST", "/v1/admin/employees/\(ada.userId)/deactivate")
         #expect(first.status == 200)
         let deactivatedAt = try #require(first.json["deactivatedAt"] as? String)
@@ -58,20 +67,28 @@ import Testing
         #expect(manual?.isEmpty == true)
         let automatic = try await live.send("GET", "/v1/admin/sessions?source=automatic").json["items"] as? [Any]
         #expect(automatic?.count == 1)
-        let corrected = try await live.send("GET", "/v1/admin/sessions?source=corrected").json["items"] as? [Any]
-        #expect(corrected?.isEmpty == true)
+        // Her open session was closed by the deactivation: a correction, which the filter finds.
+        let corrected =
+            try await live.send("GET", "/v1/admin/sessions?source=corrected").json["items"] as? [[String: Any]]
+        #expect(corrected?.map { $0["checkOutReason"] as? String } == ["deactivated"])
         #expect(try await live.send("GET", "/v1/admin/sessions?source=edited").status == 400)
         // Everything held about her, in one document (never a token).
         let export = try await live.send("GET", "/v1/admin/employees/\(ada.userId)/export")
         #expect(export.status == 200)
         #expect((export.json["employee"] as? [String: Any])?["deactivatedAt"] as? String == deactivatedAt)
         #expect((export.json["sessions"] as? [[String: Any]])?.map { $0["sessionKey"] as? String } == ["s-1"])
-        #expect((export.json["devices"] as? [[String: Any]])?.first?["revoked"] as? Bool == true)
+        let phone = try #require((export.json["devices"] as? [[String: Any]])?.first)
+        #expect(phone["revoked"] as? Bool == true)
+        #expect(phone["appVersion"] as? String == "2.4.1")
+        let state = try #require(phone["reportedState"] as? [String: Any])
+        #expect(state["location"] as? String == "whenInUse")
+        #expect((state["detectionBlockers"] as? [String])?.isEmpty == false)
         #expect((export.json["pendingEvents"] as? [[String: Any]])?.map { $0["sessionKey"] as? String } == ["s-later"])
         #expect(!export.text.contains(ada.token))
         let ledger = (export.json["ledger"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } ?? []
         #expect(ledger.first == "employee.created" && ledger.contains("checkIn"))
-        #expect(ledger.last == "employee.deactivated")
+        // Deactivation, then the correction that closed her open session.
+        #expect(Array(ledger.suffix(2)) == ["employee.deactivated", "session.corrected"])
         #expect((export.json["requests"] as? [Any])?.isEmpty == true)
         #expect(try await live.send("GET", "/v1/admin/employees/user-ghost/export").status == 404)
         try await live.stop()

@@ -31,9 +31,12 @@ struct Options {
     var employees = 1_000
     var batch: Int?
     var seed: UInt64 = 42
+    /// Times this many proofs of each kind instead of writing (`Proofs.swift`).
+    var proofs = 0
 
     static let usage =
-        "usage: ledger-bench --database PATH_OR_URL --events N [--employees 1000] [--batch ROWS] [--seed 42]"
+        "usage: ledger-bench --database PATH_OR_URL (--events N [--employees 1000] [--batch ROWS] | --proofs N)"
+        + " [--seed 42]"
 
     init(_ arguments: [String]) throws {
         var rest = BenchArguments(arguments, usage: Self.usage)
@@ -44,14 +47,15 @@ struct Options {
             case "--employees": employees = try rest.number(argument)
             case "--batch": batch = try rest.number(argument)
             case "--seed": seed = UInt64(try rest.number(argument))
+            case "--proofs": proofs = try rest.number(argument)
             case "-h", "--help":
                 print(Self.usage)
                 exit(0)
             default: throw rest.unknown(argument)
             }
         }
-        guard !database.isEmpty, events > 0 else { throw BenchError(Self.usage) }
-        guard events > employees + 1 else {
+        guard !database.isEmpty, events > 0 || proofs > 0 else { throw BenchError(Self.usage) }
+        guard proofs > 0 || events > employees + 1 else {
             throw BenchError("--events \(events) must exceed the \(employees + 1) audit rows of the site and employees")
         }
     }
@@ -392,7 +396,11 @@ func run(_ options: Options) async throws {
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     let started = ContinuousClock.now
-    try await run(options)
+    if options.proofs > 0 {
+        try await measureProofs(options, logger: Logger(label: "ledger-bench"))
+    } else {
+        try await run(options)
+    }
     print(String(format: "ledger-bench done in %.1f s", seconds(since: started)))
 } catch {
     FileHandle.standardError.write(Data("ledger-bench: \(error)\n".utf8))
