@@ -5,6 +5,7 @@ import AttendanceStorage
 import Foundation
 import GRDB
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import AttendanceServer
@@ -460,6 +461,48 @@ import Testing
         let replay = try await reopened.handle(
             .checkIn, body: Self.checkIn(), idempotencyKey: "k1", principal: Self.alice)
         #expect(replay.status == 201)
+    }
+
+    /// A phone's resend of a heartbeat and a check-out after their keys were purged (kept 3 days,
+    /// the phone offline for 4): answered as the session is, with no second ledger row.
+    @Test(arguments: Backend.allCases) func aResendAfterItsKeyWasPurgedIsNotRecordedTwice(backend: Backend)
+        async throws
+    {
+        let repository = try await backend.makeRepository()
+        defer { repository.shutdown() }
+        _ = try await Self.service(repository)
+        var limits = IngestLimits()
+        limits.idempotencyRetentionSeconds = 3 * 86_400
+        let clock = Mutex(Self.now)
+        let service = IngestService.contract(
+            repository: repository, limits: limits, environment: .clock({ clock.withLock { $0 } }))
+        let heartbeat = Data(#"{"sessionKey":"s-1","ts":"2026-11-22T08:58:00Z"}"#.utf8)
+        #expect(
+            try await service.handle(.checkIn, body: Self.checkIn(), idempotencyKey: "in", principal: Self.alice)
+                .status == 201)
+        #expect(
+            try await service.handle(.heartbeat, body: heartbeat, idempotencyKey: "hb", principal: Self.alice)
+                .status == 200)
+        #expect(
+            try await service.handle(
+                .checkOut, body: Self.checkOut(ts: "2026-11-22T08:59:00Z"), idempotencyKey: "out",
+                principal: Self.alice
+            ).status == 200)
+        let rows = try await repository.latestLedgerID()
+        clock.withLock { $0 = Self.now.addingTimeInterval(4 * 86_400) }
+        #expect(try await repository.purgeIdempotency(olderThan: Self.now.addingTimeInterval(3_600)) == 3)
+        let again = try await service.handle(.heartbeat, body: heartbeat, idempotencyKey: "hb", principal: Self.alice)
+        #expect(again.status == 200)
+        let out = try await service.handle(
+            .checkOut, body: Self.checkOut(ts: "2026-11-22T08:59:00Z"), idempotencyKey: "out", principal: Self.alice)
+        #expect(out.status == 200)
+        #expect(try await repository.latestLedgerID() == rows, "a resend added a ledger row")
+        // A heartbeat that is new (another time), as old, is recorded.
+        let other = Data(#"{"sessionKey":"s-1","ts":"2026-11-22T08:58:30Z"}"#.utf8)
+        #expect(
+            try await service.handle(.heartbeat, body: other, idempotencyKey: "hb2", principal: Self.alice).status
+                == 200)
+        #expect(try await repository.latestLedgerID() > rows)
     }
 
     @Test(arguments: Backend.allCases) func idempotencyKeysArePurgedOnlyAfterTheRetention(backend: Backend) async throws

@@ -74,25 +74,28 @@ public struct MerkleAppender: Sendable {
     public private(set) var size: Int64
     /// The right edge: one hash per node covering `0..<size`, largest first.
     public private(set) var edge: [MerkleTree.Hash]
-    /// The nodes completed since this value was made, leaves included, in the order completed.
+    /// The nodes completed since this value was made, leaves included, in the order completed
+    /// (empty when made with `keepingWritten: false`: a verifier that only wants roots).
     public private(set) var written: [(node: MerkleTree.Node, hash: MerkleTree.Hash)] = []
+    private let keepsWritten: Bool
 
     /// `edge` holds the hashes of `MerkleTree.nodes(covering: 0..<size)` in that order.
-    public init(size: Int64, edge: [MerkleTree.Hash]) {
+    public init(size: Int64, edge: [MerkleTree.Hash], keepingWritten: Bool = true) {
         precondition(edge.count == MerkleTree.nodes(covering: 0..<size).count, "a right edge of the wrong length")
         self.size = size
         self.edge = edge
+        self.keepsWritten = keepingWritten
     }
 
     public mutating func append(leafHash: MerkleTree.Hash) {
         var hash = leafHash
         var node = MerkleTree.Node(level: 0, index: size)
-        written.append((node, hash))
+        if keepsWritten { written.append((node, hash)) }
         // A node with an odd index completes its parent with its left sibling, the edge's last.
         while node.index & 1 == 1, let left = edge.popLast() {
             hash = MerkleTree.nodeHash(left, hash)
             node = MerkleTree.Node(level: node.level + 1, index: node.index >> 1)
-            written.append((node, hash))
+            if keepsWritten { written.append((node, hash)) }
         }
         edge.append(hash)
         size += 1

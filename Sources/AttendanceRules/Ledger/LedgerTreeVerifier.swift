@@ -17,7 +17,8 @@ public struct LedgerTreeVerifier: Sendable {
         }
     }
 
-    private var appender = MerkleAppender(size: 0, edge: [])
+    /// Only the right edge: a verifier of 10 million rows keeps 24 hashes, not 20 million nodes.
+    private var appender = MerkleAppender(size: 0, edge: [], keepingWritten: false)
     private var pending: [Target]
     public private(set) var problems: [String] = []
     public private(set) var matched: [Target] = []

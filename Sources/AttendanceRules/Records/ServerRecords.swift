@@ -204,6 +204,9 @@ public struct SessionEventCommand: Hashable, Sendable {
     public var at: Date
     public var reason: String?
     public var source: EventSource
+    /// Older than the idempotency keys the server keeps: it may be the resend of an event recorded
+    /// before its key was purged, which must not be recorded twice.
+    public var mayRepeatRecorded = false
 
     package init(
         kind: Kind, sessionKey: SessionKey, deviceId: DeviceID? = nil, userId: UserID? = nil, at: Date,

@@ -344,9 +344,12 @@ public struct IngestService: Sendable {
             user = own
             device = id
         }
-        return SessionEventCommand(
+        var command = SessionEventCommand(
             kind: kind, sessionKey: SessionKey(event.sessionKey), deviceId: device, userId: user, at: event.at,
             reason: event.reason, source: event.source)
+        command.mayRepeatRecorded =
+            event.at < environment.now().addingTimeInterval(-limits.idempotencyRetentionSeconds)
+        return command
     }
 
     // MARK: - Validation

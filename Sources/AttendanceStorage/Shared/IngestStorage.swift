@@ -136,7 +136,16 @@ package enum Ingest {
         let found = try await steps.claimAndRead(
             tx, slot, now: now, sessionKey: command.sessionKey, site: nil, user: nil)
         guard found.claim == .claimed else { return .earlier(found.claim) }
-        switch SessionLedger.apply(command, to: found.session) {
+        let decision = SessionLedger.apply(command, to: found.session)
+        // The resend of an event recorded before its key was purged: answered, not recorded again.
+        if command.mayRepeatRecorded, try await LedgerRows.recorded(tx, like: row) {
+            switch decision {
+            case .storePending: return try await Idempotency.answered(tx, slot, .pending)
+            case .update(let session): return try await Idempotency.answered(tx, slot, .applied(session))
+            case .answer: break
+            }
+        }
+        switch decision {
         case .storePending:
             let id = try await tx.appendLedger(row)
             try await SessionWrites.insertPending(

@@ -197,6 +197,16 @@ package enum LedgerRows {
     /// The columns an insert writes (the database assigns `id`), in `names` order.
     package static let insertColumns = names.dropFirst().joined(separator: ", ")
 
+    /// Whether a row of the same kind, session, actor and device time is in the ledger already.
+    package static func recorded(_ tx: any SQLTransaction, like row: LedgerEvent) async throws -> Bool {
+        guard let key = row.sessionKey, let at = row.deviceAt else { return false }
+        return try await tx.value(
+            """
+            SELECT 1 FROM ledger_events WHERE session_key = \(key) AND kind = \(row.kind.rawValue)
+                AND actor = \(row.actor.rawValue) AND device_at = \(at) LIMIT 1
+            """, as: Int64.self) != nil
+    }
+
     package static func events(_ tx: any SQLTransaction, _ sql: SQL) async throws -> [LedgerEvent] {
         try await tx.query(sql).compactMap { try event($0, at: 0) }
     }
