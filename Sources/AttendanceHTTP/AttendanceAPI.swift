@@ -158,8 +158,9 @@ struct AttendanceAPI: APIProtocol {
 
     func createSite(_ input: Operations.CreateSite.Input) async throws -> Operations.CreateSite.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
-        return .created(
-            .init(body: .json(Self.site(try await admin.createSite(Self.siteInput(body), actor: try Caller.actor())))))
+        let site = try await admin.createSite(
+            Self.siteInput(body), actor: try Caller.actor(), idempotencyKey: input.headers.idempotencyKey)
+        return .created(.init(body: .json(Self.site(site))))
     }
 
     func getSite(_ input: Operations.GetSite.Input) async throws -> Operations.GetSite.Output {
@@ -218,7 +219,8 @@ struct AttendanceAPI: APIProtocol {
                 body: .json(
                     Self.employee(
                         try await admin.createEmployee(
-                            name: body.name, externalId: body.externalId, email: body.email, actor: try Caller.actor()))
+                            name: body.name, externalId: body.externalId, email: body.email, actor: try Caller.actor(),
+                            idempotencyKey: input.headers.idempotencyKey))
                 )))
     }
 

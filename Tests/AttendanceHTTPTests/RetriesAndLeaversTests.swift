@@ -37,6 +37,38 @@ import Testing
         try await live.stop()
     }
 
+    /// Sites and employees created with an `Idempotency-Key`: a retry makes nothing new; the same
+    /// key from another caller is that caller's own.
+    @Test(arguments: Backend.allCases) func retriedCreatesOfSitesAndEmployeesMakeOne(backend: Backend) async throws {
+        let live = try await LiveServer.start(try await backend.makeRepository())
+        let site: [String: Any] = [
+            "name": "Depot", "timeZone": "Europe/Berlin", "beaconUUID": "FDA50693-0000-0000-0000-290995101092",
+            "major": 77,
+        ]
+        var siteIds: Set<String> = []
+        for _ in 0..<3 {
+            let answer = try await live.send("POST", "/v1/admin/sites", key: "depot", json: site)
+            #expect(answer.status == 201, "\(answer.text)")
+            siteIds.insert(answer.json["siteId"] as? String ?? "")
+        }
+        #expect(siteIds.count == 1)
+        #expect(try await live.send("GET", "/v1/admin/sites").array.count == 1)
+        var userIds: Set<String> = []
+        for _ in 0..<3 {
+            let answer = try await live.send("POST", "/v1/admin/employees", key: "hire-7", json: ["name": "Grace"])
+            #expect(answer.status == 201)
+            userIds.insert(answer.json["userId"] as? String ?? "")
+        }
+        #expect(userIds.count == 1)
+        let hr = try await RolesOverHTTPTests.token(live, .hr)
+        let theirs = try await live.send(
+            "POST", "/v1/admin/employees", token: hr, key: "hire-7", json: ["name": "Alan"])
+        #expect(theirs.status == 201)
+        #expect(!userIds.contains(theirs.json["userId"] as? String ?? ""))
+        #expect(try await live.send("POST", "/v1/admin/employees", key: "bad key", json: ["name": "X"]).status == 400)
+        try await live.stop()
+    }
+
     @Test(arguments: Backend.allCases) func aDeactivatedEmployeeIsNoLongerOnSite(backend: Backend) async throws {
         let live = try await LiveServer.start(try await backend.makeRepository())
         let ada = try await live.enrollEmployee(name: "Ada")

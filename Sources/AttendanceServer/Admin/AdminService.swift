@@ -42,11 +42,19 @@ public struct AdminService: Sendable {
 
     // MARK: Sites
 
-    public func createSite(_ input: SiteInput, actor: LedgerActor = .adminToken) async throws -> SiteRecord {
-        let site = try validated(input, id: environment.newId("site-", length: 10))
+    /// `idempotencyKey`: the caller's key for this create; a retry with it creates nothing and
+    /// answers the site the first one created, as it is now.
+    public func createSite(_ input: SiteInput, actor: LedgerActor = .adminToken, idempotencyKey: String? = nil)
+        async throws -> SiteRecord
+    {
+        let id = try RetryKey.id("site-", idempotencyKey, actor: actor).map { SiteID($0) }
+        if let id, let earlier = try await repository.site(id: id) { return earlier }
+        let site = try validated(input, id: id ?? environment.newId("site-", length: 10))
         let audit = audit(
             .siteCreated, target: site.id.rawValue, before: [:], after: Self.fields(site), actor: actor)
         do { try await repository.createSite(site, audit: audit) } catch let error as RepositoryError {
+            // A retry that ran beside the first: the first one's site.
+            if let id, let earlier = try await repository.site(id: id) { return earlier }
             throw DomainError(.conflict, "Conflict", error.detail)
         }
         return site
@@ -197,16 +205,21 @@ public struct AdminService: Sendable {
 
     // MARK: Employees
 
+    /// `idempotencyKey`: as for `createSite`.
     public func createEmployee(
-        name: String, externalId: String?, email: String?, actor: LedgerActor = .adminToken
+        name: String, externalId: String?, email: String?, actor: LedgerActor = .adminToken,
+        idempotencyKey: String? = nil
     ) async throws -> EmployeeRecord {
+        let id = try RetryKey.id("user-", idempotencyKey, actor: actor).map { UserID($0) }
+        if let id, let earlier = try await repository.employee(id: id) { return earlier }
         let employee = try validatedEmployee(
-            id: environment.newId("user-", length: 10), name: name,
+            id: id ?? environment.newId("user-", length: 10), name: name,
             externalId: externalId, email: email)
         let audit = audit(
             .employeeCreated, target: employee.id.rawValue, userId: employee.id, before: [:],
             after: Self.fields(employee), actor: actor)
         do { try await repository.createEmployee(employee, audit: audit) } catch let error as RepositoryError {
+            if let id, let earlier = try await repository.employee(id: id) { return earlier }
             throw DomainError(.conflict, "Conflict", error.detail)
         }
         return employee

@@ -64,15 +64,17 @@ public struct CorrectionService: Sendable {
         formKey: String? = nil, idempotencyKey: String? = nil
     ) async throws -> SessionRecord {
         var key: SessionKey = environment.newId("added-", length: 16)
-        // A retry (the same key from the same caller) finds the session the first one added.
-        let onceKey =
-            try idempotencyKey.map { retryKey in
-                try InputRules.identifier("Idempotency-Key", retryKey)
-                return String(SHA256.hex("\(actor.rawValue)\n\(retryKey)").prefix(32))
-            } ?? formKey
-        if let onceKey {
-            try InputRules.identifier("formKey", onceKey, maxLength: 64)
-            key = SessionKey("added-" + onceKey)
+        // A retry (the same key from the same caller, or the same form) finds the session the first
+        // one added.
+        var once: SessionKey?
+        if let retried = try RetryKey.id("added-", idempotencyKey, actor: actor, length: 32) {
+            once = SessionKey(retried)
+        } else if let formKey {
+            try InputRules.identifier("formKey", formKey, maxLength: 64)
+            once = SessionKey("added-" + formKey)
+        }
+        if let once {
+            key = once
             if let earlier = try await repository.session(key: key) {
                 // Its times or site may have been corrected since; the person can't have changed.
                 guard earlier.userId == userId else {
