@@ -22,8 +22,7 @@ extension AttendanceAPI {
                 body: .json(
                     .init(
                         index: proof.index, treeSize: proof.treeSize,
-                        leafHash: Data(proof.leafHash).base64EncodedString(),
-                        hashes: proof.hashes.map { Data($0).base64EncodedString() }))))
+                        leafHash: Self.base64(proof.leafHash), hashes: proof.hashes.map(Self.base64)))))
     }
 
     func getLedgerConsistencyProof(
@@ -35,6 +34,9 @@ extension AttendanceAPI {
                 body: .json(
                     .init(
                         from: input.query.from, to: input.query.to,
-                        hashes: hashes.map { Data($0).base64EncodedString() }))))
+                        hashes: hashes.map(Self.base64)))))
     }
+
+    /// A hash as the contract carries it (standard base64, as in checkpoints).
+    private static func base64(_ hash: MerkleTree.Hash) -> String { Data(hash).base64EncodedString() }
 }

@@ -42,16 +42,12 @@ struct LedgerSealer: Service {
     func run() async throws {
         do {
             try await cancelWhenGracefulShutdown {
-                while true {
-                    do {
-                        try await sealOnce()
-                    } catch is CancellationError {
-                        throw CancellationError()
-                    } catch {
-                        // The rows stay committed and unsealed; the next round seals them.
-                        logger.error("ledger sealing failed", metadata: ["error": "\(error)"])
-                    }
-                    try await Task.sleep(for: interval)
+                // The rows stay committed and unsealed while it fails; the next round seals them.
+                try await repeatUntilCancelled(
+                    every: interval, logger: logger, failure: "ledger sealing failed",
+                    recovery: "ledger sealing works again"
+                ) {
+                    try await sealOnce()
                 }
             }
         } catch is CancellationError {

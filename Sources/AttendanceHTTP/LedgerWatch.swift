@@ -20,21 +20,15 @@ struct LedgerWatch: Service {
     let logger: Logger
     let environment: ServerEnvironment
 
-    func checkOnce(started: Date) async {
+    func checkOnce(started: Date) async throws {
         let now = environment.now()
-        do {
-            let result = try await LedgerService(repository: repository).verifyTail(
-                rows: rows, verifier: verifier, now: now, started: started)
-            health.record(result.problems, at: now)
-            metrics.ledgerChecked(ok: result.isIntact)
-            if !result.isIntact {
-                logger.error(
-                    "the ledger failed its check", metadata: ["problems": "\(result.problems.joined(separator: "; "))"])
-            }
-        } catch is CancellationError {
-        } catch {
-            // The check could not run (the database is away): nothing is known to be wrong.
-            logger.warning("the ledger check could not run", metadata: ["error": "\(error)"])
+        let result = try await LedgerService(repository: repository).verifyTail(
+            rows: rows, verifier: verifier, now: now, started: started)
+        health.record(result.problems, at: now)
+        metrics.ledgerChecked(ok: result.isIntact)
+        if !result.isIntact {
+            logger.error(
+                "the ledger failed its check", metadata: ["problems": "\(result.problems.joined(separator: "; "))"])
         }
     }
 
@@ -42,9 +36,12 @@ struct LedgerWatch: Service {
         let started = environment.now()
         do {
             try await cancelWhenGracefulShutdown {
-                while true {
-                    await checkOnce(started: started)
-                    try await Task.sleep(for: interval)
+                // A check that can't run (the database is away) finds nothing wrong: logged, retried.
+                try await repeatUntilCancelled(
+                    every: interval, logger: logger, failure: "the ledger check could not run",
+                    recovery: "the ledger check runs again"
+                ) {
+                    try await checkOnce(started: started)
                 }
             }
         } catch is CancellationError {}

@@ -70,6 +70,16 @@ public enum MerkleTree {
         return hash
     }
 
+    /// The hash of `leaves` from stored nodes (`nodes(covering:)`, folded); nil when one is missing.
+    public static func hash(of leaves: Range<Int64>, from stored: [Node: Hash]) -> Hash? {
+        var hashes: [Hash] = []
+        for node in nodes(covering: leaves) {
+            guard let hash = stored[node] else { return nil }
+            hashes.append(hash)
+        }
+        return fold(hashes)
+    }
+
     /// The ranges whose hashes make the inclusion proof of leaf `index` in a tree of `size` leaves
     /// (RFC 9162 2.1.3.1), leaf end first.
     public static func inclusionRanges(index: Int64, size: Int64) -> [Range<Int64>] {

@@ -64,6 +64,14 @@ public enum SignedNote {
         return Parsed(text: text, signatures: signatures)
     }
 
+    /// The 32 key bytes of a key file's or verifier key's last field: base64 of 0x01 and them.
+    static func ed25519Key(_ field: Substring) -> Data? {
+        guard let bytes = Data(base64Encoded: String(field)), bytes.count == 33, bytes.first == ed25519 else {
+            return nil
+        }
+        return bytes.dropFirst()
+    }
+
     static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && !name.contains("+") && !name.unicodeScalars.contains { $0.properties.isWhitespace }
     }
@@ -100,8 +108,8 @@ public struct NoteSigner: Sendable {
         guard fields.count == 5, fields[0] == "PRIVATE", fields[1] == "KEY" else {
             throw SignedNote.Problem.badKey("expected PRIVATE+KEY+<name>+<key id>+<base64 key>")
         }
-        guard let bytes = Data(base64Encoded: String(fields[4])), bytes.count == 33, bytes.first == SignedNote.ed25519,
-            let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: bytes.dropFirst())
+        guard let raw = SignedNote.ed25519Key(fields[4]),
+            let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw)
         else { throw SignedNote.Problem.badKey("the key is not base64 of 0x01 and a 32-byte Ed25519 seed") }
         try self.init(name: String(fields[2]), key: key)
         guard fields[3] == Self.hex(keyID) else {
@@ -156,8 +164,8 @@ public struct NoteVerifier: Sendable, Equatable {
         guard fields.count == 3, SignedNote.isValidName(String(fields[0])) else {
             throw SignedNote.Problem.badKey("expected <name>+<key id>+<base64 key>")
         }
-        guard let bytes = Data(base64Encoded: String(fields[2])), bytes.count == 33, bytes.first == SignedNote.ed25519,
-            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: bytes.dropFirst())
+        guard let raw = SignedNote.ed25519Key(fields[2]),
+            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw)
         else { throw SignedNote.Problem.badKey("the key is not base64 of 0x01 and a 32-byte Ed25519 key") }
         let name = String(fields[0])
         let id = SignedNote.keyID(name: name, type: SignedNote.ed25519, publicKey: Array(key.rawRepresentation))

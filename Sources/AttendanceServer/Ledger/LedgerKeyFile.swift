@@ -30,20 +30,22 @@ public enum LedgerKeyFile {
         // this one reads the whole key or none, and if both create one, the first link wins.
         let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier).\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else {
-            throw DomainError.field(
-                "--ledger-key", path, expected: "a file this server can create (\(String(cString: strerror(errno))))")
-        }
+        guard descriptor >= 0 else { throw cantCreate(path) }
         defer { unlink(temporary) }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         try handle.write(contentsOf: Data((signer.encoded + "\n").utf8))
         try handle.synchronize()
         guard link(temporary, path) == 0 else {
             if errno == EEXIST { return Loaded(signer: try load(path: path), created: false) }
-            throw DomainError.field(
-                "--ledger-key", path, expected: "a file this server can create (\(String(cString: strerror(errno))))")
+            throw cantCreate(path)
         }
         return Loaded(signer: signer, created: true)
+    }
+
+    /// The refusal of a key file that can't be made, with the system's reason (`errno` now).
+    private static func cantCreate(_ path: String) -> DomainError {
+        DomainError.field(
+            "--ledger-key", path, expected: "a file this server can create (\(String(cString: strerror(errno))))")
     }
 
     public static func load(path: String) throws -> NoteSigner {

@@ -35,12 +35,9 @@ public struct LedgerProofService: Sendable {
             throw DomainError.field(
                 "index", String(index), expected: "a leaf of the tree of \(size): 0 to \(size - 1)", kind: .notFound)
         }
-        let ranges = MerkleTree.inclusionRanges(index: index, size: size)
-        let leaf = MerkleTree.Node(level: 0, index: index)
-        let nodes = try await read([leaf] + ranges.flatMap(MerkleTree.nodes(covering:)))
-        return Inclusion(
-            index: index, treeSize: size, leafHash: nodes[leaf]!,
-            hashes: ranges.map { MerkleTree.fold(MerkleTree.nodes(covering: $0).map { nodes[$0]! }) })
+        // The leaf itself is the one-leaf range at its index.
+        let hashes = try await hashes(of: [index..<(index + 1)] + MerkleTree.inclusionRanges(index: index, size: size))
+        return Inclusion(index: index, treeSize: size, leafHash: hashes[0], hashes: Array(hashes.dropFirst()))
     }
 
     /// The proof that the tree of `from` leaves is the start of the tree of `to` (both checkpoints').
@@ -49,9 +46,7 @@ public struct LedgerProofService: Sendable {
         guard from >= 1, from <= to else {
             throw DomainError.field("from", String(from), expected: "a tree size from 1 to \(to)", kind: .unprocessable)
         }
-        let ranges = MerkleTree.consistencyRanges(old: from, new: to)
-        let nodes = try await read(ranges.flatMap(MerkleTree.nodes(covering:)))
-        return ranges.map { MerkleTree.fold(MerkleTree.nodes(covering: $0).map { nodes[$0]! }) }
+        return try await hashes(of: MerkleTree.consistencyRanges(old: from, new: to))
     }
 
     private func checkpointSize(_ size: Int64?, field: String) async throws -> Int64 {
@@ -65,14 +60,18 @@ public struct LedgerProofService: Sendable {
         return size
     }
 
-    /// The nodes, every one present (the tree is append-only: a size a checkpoint reached has them).
-    private func read(_ wanted: [MerkleTree.Node]) async throws -> [MerkleTree.Node: MerkleTree.Hash] {
-        let nodes = try await repository.treeNodes(wanted)
-        if let missing = wanted.first(where: { nodes[$0] == nil }) {
-            throw DomainError(
-                .conflict, "Tree incomplete",
-                "the ledger's tree lacks node \(missing.level)/\(missing.index): run `attendance ledger verify`")
+    /// The ranges' hashes from the stored nodes, every one present (the tree is append-only: a
+    /// size a checkpoint reached has them).
+    private func hashes(of ranges: [Range<Int64>]) async throws -> [MerkleTree.Hash] {
+        let nodes = try await repository.treeNodes(ranges.flatMap(MerkleTree.nodes(covering:)))
+        return try ranges.map { range in
+            guard let hash = MerkleTree.hash(of: range, from: nodes) else {
+                throw DomainError(
+                    .conflict, "Tree incomplete",
+                    "the ledger's tree lacks a node of leaves \(range.lowerBound)..<\(range.upperBound): "
+                        + "run `attendance ledger verify`")
+            }
+            return hash
         }
-        return nodes
     }
 }

@@ -49,7 +49,7 @@ extension LedgerService {
         try await walk(after: 0, chain: &chain, tree: &tree)
         tree.finish()
         try await checkUnsealed(&chain, now: now)
-        problems += try await leftOut(stored, sealed: Int64(chain.sealed), now: now)
+        problems += try await leftOut(stored, sealed: Int64(chain.sealed), after: 0, now: now)
         return Verification(
             chain: chain.verification, checkpoints: tree.matched, treeProblems: problems + tree.problems)
     }
@@ -63,11 +63,9 @@ extension LedgerService {
         let stored = try await repository.latestCheckpoint()
         var problems = stored.map { checkSignature($0, verifier: verifier) } ?? []
         if let stored, problems.isEmpty {
-            let edge = MerkleTree.nodes(covering: 0..<stored.checkpoint.size)
-            let nodes = try await repository.treeNodes(edge)
-            if edge.contains(where: { nodes[$0] == nil })
-                || MerkleTree.fold(edge.map { nodes[$0]! }) != stored.checkpoint.rootHash
-            {
+            let tree = 0..<stored.checkpoint.size
+            let nodes = try await repository.treeNodes(MerkleTree.nodes(covering: tree))
+            if MerkleTree.hash(of: tree, from: nodes) != stored.checkpoint.rootHash {
                 problems.append(
                     "the stored tree does not hash to the root of the newest checkpoint "
                         + "(size \(stored.checkpoint.size)): its nodes were changed")
@@ -82,7 +80,7 @@ extension LedgerService {
         var tree = LedgerTreeVerifier(targets: [])
         try await walk(after: start, chain: &chain, tree: &tree)
         try await checkUnsealed(&chain, now: now)
-        problems += try await leftOut(stored, sealed: latest, now: now, growingSince: started)
+        problems += try await leftOut(stored, sealed: latest, after: start, now: now, growingSince: started)
         return Verification(chain: chain.verification, checkpoints: [], treeProblems: problems + tree.problems)
     }
 
@@ -130,16 +128,17 @@ extension LedgerService {
         }
     }
 
-    /// Sealed rows the tree left out, and a row sealed twice. The tree grows after the seals: rows
-    /// sealed before the newest checkpoint was signed and not in it mean the tree was cut; with a
+    /// Sealed rows the tree left out, and a row sealed twice (one of its seals after `start`). The
+    /// tree grows after the seals: rows sealed before the newest checkpoint was signed and not in it
+    /// mean the tree was cut; with a
     /// running server (`growingSince`, its start), rows waiting longer than the grace while no
     /// checkpoint came mean its sealer has stopped. An upgraded database that no server has opened
     /// yet has sealed rows and no tree, which is neither.
-    private func leftOut(_ stored: StoredCheckpoint?, sealed: Int64, now: Date?, growingSince: Date? = nil)
-        async throws -> [String]
-    {
+    private func leftOut(
+        _ stored: StoredCheckpoint?, sealed: Int64, after start: Int64, now: Date?, growingSince: Date? = nil
+    ) async throws -> [String] {
         var problems: [String] = []
-        if let twice = try await repository.rowsSealedTwice(limit: 5).first {
+        if let twice = try await repository.rowsSealedTwice(after: start, limit: 5).first {
             problems.append("row \(twice) is sealed more than once")
         }
         let size = stored?.checkpoint.size ?? 0

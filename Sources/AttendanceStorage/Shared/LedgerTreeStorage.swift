@@ -29,8 +29,9 @@ public protocol LedgerTreeRepository: Sendable {
     func latestLedgerSeal() async throws -> Int64
     /// When seal `sequence` was made (nil when there is none).
     func sealTime(sequence: Int64) async throws -> Date?
-    /// Rows with more than one seal (none, unless the seals were written behind the server's back).
-    func rowsSealedTwice(limit: Int) async throws -> [Int64]
+    /// Rows with more than one seal, one of them after seal `sequence` (none, unless the seals were
+    /// written behind the server's back).
+    func rowsSealedTwice(after sequence: Int64, limit: Int) async throws -> [Int64]
     /// The leaf of the row with this id (nil when the row isn't in the tree yet).
     func treeLeaf(eventId: Int64) async throws -> Int64?
 }
@@ -142,10 +143,18 @@ extension SQLStorage {
         }
     }
 
-    public func rowsSealedTwice(limit: Int) async throws -> [Int64] {
+    public func rowsSealedTwice(after sequence: Int64, limit: Int) async throws -> [Int64] {
         try await database.read { tx in
+            // Every seal: one pass over the table. The tail's (the server's check): each of its seals
+            // looked up by row, not the whole table every five minutes.
             try await tx.query(
-                "SELECT event_id FROM ledger_seals GROUP BY event_id HAVING COUNT(*) > 1 LIMIT \(limit)"
+                sequence == 0
+                    ? "SELECT event_id FROM ledger_seals GROUP BY event_id HAVING COUNT(*) > 1 LIMIT \(limit)"
+                    : """
+                    SELECT s.event_id FROM ledger_seals s WHERE s.sequence > \(sequence) AND EXISTS (
+                        SELECT 1 FROM ledger_seals o WHERE o.event_id = s.event_id AND o.sequence <> s.sequence)
+                    LIMIT \(limit)
+                    """
             ).map { try $0.decode(0) }
         }
     }
