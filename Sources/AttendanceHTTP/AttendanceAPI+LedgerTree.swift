@@ -1,5 +1,7 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
+import AttendanceStorage
 import Foundation
 import OpenAPIRuntime
 
@@ -35,6 +37,36 @@ extension AttendanceAPI {
                     .init(
                         from: input.query.from, to: input.query.to,
                         hashes: hashes.map(Self.base64)))))
+    }
+
+    func postLedgerCosignature(
+        _ input: Operations.PostLedgerCosignature.Input
+    ) async throws -> Operations.PostLedgerCosignature.Output {
+        guard case .plainText(let body) = input.body else { throw Self.unsupportedBody }
+        let note: String
+        do {
+            note = try await String(collecting: body, upTo: 8_192)
+        } catch {
+            throw DomainError.field("body", nil, expected: "a cosigned checkpoint note of at most 8192 bytes")
+        }
+        return .created(.init(body: .json(Self.cosignature(try await witnesses.accept(note)))))
+    }
+
+    func listLedgerWitnesses(
+        _ input: Operations.ListLedgerWitnesses.Input
+    ) async throws -> Operations.ListLedgerWitnesses.Output {
+        .ok(
+            .init(
+                body: .json(
+                    try await witnesses.statuses().map { status in
+                        .init(
+                            name: status.witness.name, key: status.witness.encoded,
+                            last: status.last.map(Self.cosignature))
+                    })))
+    }
+
+    private static func cosignature(_ kept: StoredCosignature) -> Components.Schemas.Cosignature {
+        .init(witness: kept.witness, treeSize: kept.treeSize, line: kept.line, cosignedAt: kept.cosignedAt)
     }
 
     /// A hash as the contract carries it (standard base64, as in checkpoints).

@@ -23,6 +23,7 @@ struct AttendanceAPI: APIProtocol {
     let deviceStates: DeviceStateService
     let metrics: ServerMetrics
     let ledgerHealth: LedgerHealth
+    let witnesses: WitnessService
     let document: Data
 
     // MARK: Operations
@@ -402,10 +403,17 @@ struct AttendanceAPI: APIProtocol {
     /// A ledger row: its columns, and its content as `details` (with the personal part, unless erased).
     static func entry(_ event: LedgerEvent) throws -> Components.Schemas.LedgerEntry {
         var details = (try JSONSerialization.jsonObject(with: event.payload) as? [String: Any]) ?? [:]
-        if let personal = event.personal,
-            let changes = try JSONSerialization.jsonObject(with: personal) as? [String: Any]
-        {
-            details["personal"] = changes["changes"]
+        if let opened = event.opened {
+            // Free text kept in the personal part shows where the payload kept it before.
+            if let reason = opened.reason { details["reason"] = reason }
+            if let comment = opened.comment { details["comment"] = comment }
+            if let evidence = opened.evidence { details["requestEvidence"] = evidence }
+            if !opened.changes.isEmpty,
+                let changes = try JSONSerialization.jsonObject(with: LedgerPayload.encoder.encode(opened.changes))
+                    as? [String: Any]
+            {
+                details["personal"] = changes
+            }
         } else if event.personalDigest != nil {
             details["personal"] = "erased"
         }

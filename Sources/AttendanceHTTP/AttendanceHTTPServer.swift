@@ -34,12 +34,15 @@ public struct ServerOptions: Sendable {
     public var ledgerSigner: NoteSigner
     /// How often the server checks the ledger's tail (and once at start).
     public var ledgerCheckIntervalSeconds: Int64
+    /// The witnesses whose cosignatures the server keeps (`--witness-key`).
+    public var witnessKeys: [CosignatureVerifier]
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, limits: IngestLimits = IngestLimits(),
         idleTimeoutSeconds: Int64 = 75, purgeIntervalSeconds: Int64 = 3_600,
         sealIntervalMilliseconds: Int64 = 1_000, bcryptCost: UInt8 = 12, tls: ServerTLS? = nil,
-        ledgerSigner: NoteSigner = .ephemeral, ledgerCheckIntervalSeconds: Int64 = 300
+        ledgerSigner: NoteSigner = .ephemeral, ledgerCheckIntervalSeconds: Int64 = 300,
+        witnessKeys: [CosignatureVerifier] = []
     ) {
         self.host = host
         self.port = port
@@ -51,6 +54,7 @@ public struct ServerOptions: Sendable {
         self.tls = tls
         self.ledgerSigner = ledgerSigner
         self.ledgerCheckIntervalSeconds = ledgerCheckIntervalSeconds
+        self.witnessKeys = witnessKeys
     }
 
     /// `https` when the server terminates TLS itself, otherwise `http`.
@@ -168,6 +172,8 @@ public enum AttendanceHTTPServer {
             payPeriods: services.payPeriods,
             deviceStates: DeviceStateService(repository: repository, environment: environment),
             metrics: metrics, ledgerHealth: ledgerHealth,
+            witnesses: WitnessService(
+                repository: repository, witnesses: options.witnessKeys, now: { environment.now() }),
             document: try contract())
         let router = Router(context: AttendanceRequestContext.self)
         let routes = RouteTable()

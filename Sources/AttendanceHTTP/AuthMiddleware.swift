@@ -23,7 +23,7 @@ struct AuthMiddleware: ServerMiddleware {
     /// The ledger's checkpoints and proofs: a device checks its receipts with them, and a person
     /// whose role may read the audit log (`OperationPermissions`) audits or witnesses the ledger.
     static let ledgerOperations: Set<String> = [
-        "getLedgerCheckpoint", "getLedgerInclusionProof", "getLedgerConsistencyProof",
+        "getLedgerCheckpoint", "getLedgerInclusionProof", "getLedgerConsistencyProof", "listLedgerWitnesses",
     ]
 
     func intercept(

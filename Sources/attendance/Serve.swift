@@ -1,6 +1,7 @@
 import ArgumentParser
 import AttendanceConsole
 import AttendanceHTTP
+import AttendanceModels
 import AttendanceRules
 import AttendanceServer
 import Foundation
@@ -60,6 +61,13 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The name of a new ledger key, which is also its checkpoints' origin line.")
     var ledgerName = "\(ProcessInfo.processInfo.hostName)/attendance-ledger"
 
+    @Option(
+        help: """
+            A witness whose cosignatures of the ledger's checkpoints this server keeps: its verifier key \
+            (<name>+<key id>+<key>, as `attendance witness` prints it). Repeat for several witnesses.
+            """)
+    var witnessKey: [String] = []
+
     @Option(help: "Forget idempotency keys this many days after their request (at least 3: a phone's 72 h offline).")
     var idempotencyRetentionDays: Double = IngestLimits().idempotencyRetentionSeconds / 86_400
 
@@ -74,6 +82,13 @@ struct Serve: AsyncParsableCommand {
         if (tlsCert == nil) != (tlsKey == nil) {
             throw ValidationError(
                 "--tls-cert and --tls-key go together: got only " + (tlsCert == nil ? "--tls-key" : "--tls-cert"))
+        }
+        for key in witnessKey {
+            do { _ = try CosignatureVerifier(encoded: key) } catch {
+                throw ValidationError(
+                    "--witness-key is '\(key.prefix(120))'; expected a witness's verifier key "
+                        + "<name>+<key id>+<base64 key> (\(error))")
+            }
         }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
         guard maxFutureSeconds >= 0, maxFutureSeconds.isFinite else {
@@ -118,7 +133,10 @@ struct Serve: AsyncParsableCommand {
             let key = try LedgerKeyFile.loadOrCreate(path: ledgerKeyPath, name: ledgerName)
             if key.created { Self.say("Ledger key created in \(ledgerKeyPath) (keep it secret and backed up apart).") }
             Self.say("Ledger checkpoints are signed by the note verifier key \(key.signer.verifier.encoded)")
-            let options = ServerOptions(host: host, port: port, limits: limits, tls: tls, ledgerSigner: key.signer)
+            let witnesses = try witnessKey.map(CosignatureVerifier.init(encoded:))
+            for witness in witnesses { Self.say("Keeping the cosignatures of the witness \(witness.name).") }
+            let options = ServerOptions(
+                host: host, port: port, limits: limits, tls: tls, ledgerSigner: key.signer, witnessKeys: witnesses)
             let scheme = options.scheme
             let where_ = "\(repository.backendName) at \(Self.redacted(database))"
             let app = try AttendanceHTTPServer.application(

@@ -21,9 +21,11 @@ import Testing
     }
 
     /// Starts the server on a free port and waits for its "Listening on" line.
-    static func start(database: String, environment: [String: String] = [:]) async throws -> (ChildProcess, port: Int) {
+    static func start(
+        database: String, environment: [String: String] = [:], arguments: [String] = []
+    ) async throws -> (ChildProcess, port: Int) {
         let child = try ChildProcess(
-            try builtExecutable("attendance"), ["serve", "--port", "0", "--database", database],
+            try builtExecutable("attendance"), ["serve", "--port", "0", "--database", database] + arguments,
             environment: environment)
         for _ in 0..<300 {
             if let line = child.standardOutputSoFar.split(separator: "\n").first(where: {

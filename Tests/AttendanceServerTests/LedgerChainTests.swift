@@ -137,4 +137,53 @@ import Testing
         changed.checkOutAt = nil
         #expect(replay.differences(from: [changed]) == ["s-1"])
     }
+
+    /// A manual check-in's typed reason is personal: kept in the row's personal part, not the
+    /// payload; the replay reads it from there, and reads it as empty once it is erased.
+    @Test func aManualReasonIsPersonalAndReplaysEmptyOnceErased() throws {
+        let checkIn = CheckInCommand(
+            sessionKey: "s-1", userId: "alice", siteId: "hq", deviceId: "phone-a", at: Self.t0, source: .manual,
+            reason: "at the clinic", evidence: SessionEvidence(checkInReason: "at the clinic"))
+        var row = LedgerEvent.checkIn(checkIn, now: Self.t0)
+        row.id = 1
+        #expect(!String(decoding: row.payload, as: UTF8.self).contains("clinic"))
+        #expect(row.opened?.reason == "at the clinic" && row.personalSubject == "alice")
+        var replay = LedgerReplay()
+        try replay.apply(row)
+        #expect(replay.sessions["s-1"]?.evidence.checkInReason == "at the clinic")
+        (row.personal, row.opened) = (nil, nil)
+        var erased = LedgerReplay()
+        try erased.apply(row)
+        #expect(erased.sessions["s-1"]?.evidence.checkInReason == "")
+        let automatic = LedgerEvent.checkIn(
+            CheckInCommand(
+                sessionKey: "s-2", userId: "alice", siteId: "hq", deviceId: "phone-a", at: Self.t0,
+                source: .automatic, reason: "regionEntry", evidence: SessionEvidence(checkInReason: "regionEntry")),
+            now: Self.t0)
+        #expect(automatic.personal == nil && String(decoding: automatic.payload, as: UTF8.self).contains("regionEntry"))
+    }
+
+    /// A deactivation closes an open session with "deactivated" as its check-out's reason; the
+    /// rebuild reads the same from the row.
+    @Test func aDeactivationsCloseReplaysAsDeactivated() throws {
+        let checkIn = CheckInCommand(
+            sessionKey: "s-1", userId: "alice", siteId: "hq", deviceId: "phone-a", at: Self.t0, source: .automatic)
+        var replay = LedgerReplay()
+        var opened = LedgerEvent.checkIn(checkIn, now: Self.t0)
+        opened.id = 1
+        try replay.apply(opened)
+        let session = try #require(replay.sessions["s-1"])
+        let correction = SessionCorrection.deactivation(of: session, at: Self.t0.addingTimeInterval(600))
+        guard case .write(let live, let changes) = SessionLedger.correct(correction, of: session, key: "s-1") else {
+            Issue.record("expected a write")
+            return
+        }
+        var closed = LedgerEvent.change(
+            .corrected, of: live, correction: correction, reason: correction.reason, changes: changes,
+            actor: .server, now: Self.t0.addingTimeInterval(600))
+        closed.id = 2
+        try replay.apply(closed)
+        #expect(live.checkOutReason == "deactivated")
+        #expect(replay.sessions["s-1"] == live)
+    }
 }

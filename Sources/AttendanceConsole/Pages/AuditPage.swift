@@ -36,6 +36,7 @@ extension Console {
                     person.searching
                     ? [] : try await services.repository.ledgerEvents(filter, before: before, limit: 201)
                 let actors = try await ActorNames(services: services, words: viewer.words)
+                let witnessed = try await Self.witnessed(services, zone: zone, viewer)
                 let page = rows.prefix(200).map { entry -> [String: Any] in
                     let record = try? entry.record()
                     return [
@@ -63,7 +64,22 @@ extension Console {
                             "actor": form["actor"] ?? "", "from": form["from"] ?? "", "to": form["to"] ?? "",
                         ],
                         "zones": zones.map { ["name": $0, "selected": $0 == zone] },
+                        "witnessed": !witnessed.isEmpty, "cosignatures": witnessed,
                     ]) { _, page in page })
             })
+    }
+
+    /// Each witness's largest cosigned tree against the ledger's newest checkpoint (LEDGER.md,
+    /// "Witnesses"): how much of the record someone outside has vouched for.
+    static func witnessed(_ services: ConsoleServices, zone: String, _ viewer: Viewer) async throws -> [[String: Any]] {
+        let newest = try await services.repository.latestCheckpoint()?.checkpoint.size ?? 0
+        let cosignatures = try await services.repository.latestCosignatures()
+        return cosignatures.enumerated().map { index, cosignature in
+            [
+                "witness": cosignature.witness, "size": String(cosignature.treeSize), "of": String(newest),
+                "at": LocalTime.text(cosignature.cosignedAt, zone: zone, in: viewer.language),
+                "last": index == cosignatures.count - 1,
+            ]
+        }
     }
 }

@@ -64,12 +64,46 @@ public enum SignedNote {
         return Parsed(text: text, signatures: signatures)
     }
 
-    /// The 32 key bytes of a key file's or verifier key's last field: base64 of 0x01 and them.
-    static func ed25519Key(_ field: Substring) -> Data? {
-        guard let bytes = Data(base64Encoded: String(field)), bytes.count == 33, bytes.first == ed25519 else {
+    /// The 32 key bytes of a key file's or verifier key's last field: base64 of `type` and them.
+    static func ed25519Key(_ field: Substring, type: UInt8 = ed25519) -> Data? {
+        guard let bytes = Data(base64Encoded: String(field)), bytes.count == 33, bytes.first == type else {
             return nil
         }
         return bytes.dropFirst()
+    }
+
+    /// The name, key id and seed of `PRIVATE+KEY+<name>+<id>+<base64(type ‖ seed)>`.
+    static func privateKey(_ encoded: String, type: UInt8) throws -> (name: (name: String, id: Substring), seed: Data) {
+        // Base64 holds '+' too: the key is what follows the fourth.
+        let fields = encoded.trimmingCharacters(in: .whitespacesAndNewlines).split(
+            separator: "+", maxSplits: 4, omittingEmptySubsequences: false)
+        guard fields.count == 5, fields[0] == "PRIVATE", fields[1] == "KEY" else {
+            throw Problem.badKey("expected PRIVATE+KEY+<name>+<key id>+<base64 key>")
+        }
+        guard let raw = ed25519Key(fields[4], type: type) else {
+            throw Problem.badKey("the key is not base64 of 0x0\(type) and a 32-byte Ed25519 seed")
+        }
+        return ((String(fields[2]), fields[3]), raw)
+    }
+
+    /// The name, key id and key of `<name>+<id>+<base64(type ‖ public key)>`.
+    static func publicKey(_ encoded: String, type: UInt8) throws -> (name: (name: String, id: Substring), key: Data) {
+        let fields = encoded.trimmingCharacters(in: .whitespacesAndNewlines).split(
+            separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
+        guard fields.count == 3, isValidName(String(fields[0])) else {
+            throw Problem.badKey("expected <name>+<key id>+<base64 key>")
+        }
+        guard let raw = ed25519Key(fields[2], type: type) else {
+            throw Problem.badKey("the key is not base64 of 0x0\(type) and a 32-byte Ed25519 key")
+        }
+        return ((String(fields[0]), fields[1]), raw)
+    }
+
+    /// Refuses a key whose written id is not the one its name and key give.
+    static func checkKeyID(_ written: Substring, _ id: [UInt8]) throws {
+        guard written == NoteSigner.hex(id) else {
+            throw Problem.badKey("the key id \(written) does not match the key (\(NoteSigner.hex(id)))")
+        }
     }
 
     static func isValidName(_ name: String) -> Bool {
@@ -102,19 +136,12 @@ public struct NoteSigner: Sendable {
 
     /// Reads `PRIVATE+KEY+<name>+<id>+<base64(0x01 ‖ seed)>`.
     public init(encoded: String) throws {
-        // Base64 holds '+' too: the key is what follows the fourth.
-        let fields = encoded.trimmingCharacters(in: .whitespacesAndNewlines).split(
-            separator: "+", maxSplits: 4, omittingEmptySubsequences: false)
-        guard fields.count == 5, fields[0] == "PRIVATE", fields[1] == "KEY" else {
-            throw SignedNote.Problem.badKey("expected PRIVATE+KEY+<name>+<key id>+<base64 key>")
+        let (name, raw) = try SignedNote.privateKey(encoded, type: SignedNote.ed25519)
+        guard let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) else {
+            throw SignedNote.Problem.badKey("the key is not base64 of 0x01 and a 32-byte Ed25519 seed")
         }
-        guard let raw = SignedNote.ed25519Key(fields[4]),
-            let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw)
-        else { throw SignedNote.Problem.badKey("the key is not base64 of 0x01 and a 32-byte Ed25519 seed") }
-        try self.init(name: String(fields[2]), key: key)
-        guard fields[3] == Self.hex(keyID) else {
-            throw SignedNote.Problem.badKey("the key id \(fields[3]) does not match the key (\(Self.hex(keyID)))")
-        }
+        try self.init(name: name.name, key: key)
+        try SignedNote.checkKeyID(name.id, keyID)
     }
 
     public var keyID: [UInt8] {
@@ -159,20 +186,13 @@ public struct NoteVerifier: Sendable, Equatable {
 
     /// Reads `<name>+<key id in hex>+<base64(0x01 ‖ public key)>`.
     public init(encoded: String) throws {
-        let fields = encoded.trimmingCharacters(in: .whitespacesAndNewlines).split(
-            separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
-        guard fields.count == 3, SignedNote.isValidName(String(fields[0])) else {
-            throw SignedNote.Problem.badKey("expected <name>+<key id>+<base64 key>")
+        let (name, raw) = try SignedNote.publicKey(encoded, type: SignedNote.ed25519)
+        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else {
+            throw SignedNote.Problem.badKey("the key is not base64 of 0x01 and a 32-byte Ed25519 key")
         }
-        guard let raw = SignedNote.ed25519Key(fields[2]),
-            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw)
-        else { throw SignedNote.Problem.badKey("the key is not base64 of 0x01 and a 32-byte Ed25519 key") }
-        let name = String(fields[0])
-        let id = SignedNote.keyID(name: name, type: SignedNote.ed25519, publicKey: Array(key.rawRepresentation))
-        guard fields[1] == NoteSigner.hex(id) else {
-            throw SignedNote.Problem.badKey("the key id \(fields[1]) does not match the key (\(NoteSigner.hex(id)))")
-        }
-        self.init(name: name, keyID: id, key: key)
+        let id = SignedNote.keyID(name: name.name, type: SignedNote.ed25519, publicKey: Array(key.rawRepresentation))
+        try SignedNote.checkKeyID(name.id, id)
+        self.init(name: name.name, keyID: id, key: key)
     }
 
     public var encoded: String {

@@ -16,7 +16,7 @@ extension LedgerEvent {
         let personal = LedgerPersonal(changes: changes.filter { personalFields.contains($0.key) })
         return LedgerEvent(
             .audit(.init(kind: kind, target: target, changes: plain)), userId: userId, actor: actor, receivedAt: now,
-            personal: personal.encoded())
+            personal: personal, subject: userId?.rawValue ?? target)
     }
 
     /// An admin action on the record `target` names.

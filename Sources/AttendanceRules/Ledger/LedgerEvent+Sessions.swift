@@ -40,6 +40,9 @@ extension LedgerEvent {
             change.siteId = correction?.siteId
             change.checkInAt = correction?.checkInAt
             change.checkOutAt = correction?.checkOutAt
+            change.closingReason = correction.flatMap {
+                $0.closingReason == SessionCorrection.corrected ? nil : $0.closingReason
+            }
             record = .sessionCorrected(change)
         case .voided:
             record = .sessionVoided(change)

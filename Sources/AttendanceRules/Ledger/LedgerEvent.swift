@@ -18,17 +18,25 @@ public struct LedgerEvent: Hashable, Sendable {
     public var deviceAt: Date?
     /// The event's content: canonical JSON (`LedgerPayload`), covered by the hash.
     public var payload: Data
-    /// Personal data (names, e-mail) an admin action carried: canonical JSON, covered by the hash
-    /// through its digest only, so that erasing it keeps the chain verifiable. Nil when erased.
+    /// The personal part (`LedgerPersonal`) as stored: sealed with its subject's key
+    /// (`PersonalSeal`), or canonical JSON in rows written before sealing and in a row not stored
+    /// yet (the store seals it on the way in). Covered by the hash through its digest only, so
+    /// erasing it keeps the chain verifiable. Nil when the row has none or it was erased.
     public var personal: Data?
-    /// SHA-256 of the personal data as written (nil when the event carried none).
+    /// SHA-256 of `personal` as written (nil when the event carried none).
     public var personalDigest: String?
+    /// Whose key seals `personal`: the employee, else the record the action was on.
+    public var personalSubject: String?
+    /// The personal part as people read it: opened with its subject's key when the row was read;
+    /// nil when the row has none or it was erased (the key is gone).
+    public var opened: LedgerPersonal?
     /// `LedgerHash.content(of:)` as written.
     public var hash: String
 
     public init(
         id: Int64 = 0, kind: LedgerKind, sessionKey: SessionKey? = nil, userId: UserID? = nil, actor: LedgerActor,
-        receivedAt: Date, deviceAt: Date? = nil, payload: Data, personal: Data? = nil
+        receivedAt: Date, deviceAt: Date? = nil, payload: Data, personal: LedgerPersonal? = nil,
+        subject: String? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -38,16 +46,21 @@ public struct LedgerEvent: Hashable, Sendable {
         self.receivedAt = receivedAt
         self.deviceAt = deviceAt
         self.payload = payload
-        self.personal = personal
-        self.personalDigest = personal.map { SHA256.hex(String(decoding: $0, as: UTF8.self)) }
+        let part = personal?.isEmpty == false ? personal : nil
+        self.opened = part
+        self.personal = part?.encoded()
+        self.personalSubject = part == nil ? nil : subject ?? userId?.rawValue
+        self.personalDigest = self.personal.map { SHA256.hex(bytes: $0) }
         self.hash = ""
         self.hash = LedgerHash.content(of: self)
     }
 
-    /// A row as read back, with the hashes it was stored with (verification recomputes them).
+    /// A row as read back, with the hashes it was stored with (verification recomputes them) and
+    /// its personal part opened when its key was found.
     public init(
         stored id: Int64, kind: LedgerKind, sessionKey: SessionKey?, userId: UserID?, actor: LedgerActor,
-        receivedAt: Date, deviceAt: Date?, payload: Data, personal: Data?, personalDigest: String?, hash: String
+        receivedAt: Date, deviceAt: Date?, payload: Data, personal: Data?, personalDigest: String?, hash: String,
+        opened: LedgerPersonal? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -59,17 +72,39 @@ public struct LedgerEvent: Hashable, Sendable {
         self.payload = payload
         self.personal = personal
         self.personalDigest = personalDigest
+        self.personalSubject = personal.flatMap(PersonalSeal.subject(of:))
+        self.opened = opened
         self.hash = hash
     }
 
-    /// A new row holding `record`, of the record's kind.
+    /// A new row holding `record`, of the record's kind; the free text it carries goes in the
+    /// personal part with `personal`.
     public init(
         _ record: LedgerRecord, sessionKey: SessionKey? = nil, userId: UserID? = nil, actor: LedgerActor,
-        receivedAt: Date, deviceAt: Date? = nil, personal: Data? = nil
+        receivedAt: Date, deviceAt: Date? = nil, personal: LedgerPersonal? = nil, subject: String? = nil
     ) {
+        var part = personal ?? LedgerPersonal()
+        record.freeText.map { part.add($0) }
         self.init(
             kind: record.kind, sessionKey: sessionKey, userId: userId, actor: actor, receivedAt: receivedAt,
-            deviceAt: deviceAt, payload: record.payload.encoded(), personal: personal)
+            deviceAt: deviceAt, payload: record.payload.encoded(), personal: part, subject: subject)
+    }
+
+    /// This row as the store writes it: its personal part sealed under `key` (its subject's), the
+    /// digest and the hash over the sealed text. A row without one, or sealed already, is itself.
+    public func sealingPersonal(key: [UInt8]) throws -> LedgerEvent {
+        guard let plain = personal, !PersonalSeal.isSealed(plain), let subject = personalSubject else { return self }
+        var sealed = self
+        sealed.personal = Data(try PersonalSeal.seal(plain, subject: subject, key: key).utf8)
+        sealed.personalDigest = sealed.personal.map { SHA256.hex(bytes: $0) }
+        sealed.hash = LedgerHash.content(of: sealed)
+        return sealed
+    }
+
+    /// Whether the personal part waits for its subject's key (`sealingPersonal(key:)`).
+    public var needsSealing: Bool {
+        guard let personal, personalSubject != nil else { return false }
+        return !PersonalSeal.isSealed(personal)
     }
 
     /// The row's typed content, read strictly (`LedgerRecord(reading:)`).

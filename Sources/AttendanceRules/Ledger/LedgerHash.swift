@@ -5,7 +5,7 @@ import Foundation
 ///
 /// - A row's **content hash** covers every column but its id: kind, session, employee, actor, both
 ///   times, the payload, and the digest of its personal data (not the personal data itself, so
-///   erasing a person keeps the row verifiable). It is written with the row.
+///   erasing a person keeps the row verifiable; LEDGER.md "Erasure"). It is written with the row.
 /// - A **seal** chains rows in the order the sealer found them committed: seal `n` stores
 ///   SHA-256(seal `n−1` · n · the row's id · the row's content hash). Editing a sealed row, its
 ///   hash, or deleting or reordering sealed rows breaks the chain at that seal.

@@ -25,6 +25,9 @@ public struct LedgerPayload: Hashable, Sendable, Codable {
     // A correction or an added session: the new values.
     public var checkInAt: Double?
     public var checkOutAt: Double?
+    /// What a correction that closes an open session records as its check-out's reason, when it
+    /// is not "corrected".
+    public var closingReason: String?
 
     // Requests and decisions.
     public var requestId: String?
@@ -66,6 +69,7 @@ public struct LedgerPayload: Hashable, Sendable, Codable {
         clockSkewSeconds = try fields.decodeIfPresent(Double.self, forKey: .clockSkewSeconds)
         checkInAt = try fields.decodeIfPresent(Double.self, forKey: .checkInAt)
         checkOutAt = try fields.decodeIfPresent(Double.self, forKey: .checkOutAt)
+        closingReason = try fields.decodeIfPresent(String.self, forKey: .closingReason)
         requestId = try fields.decodeIfPresent(String.self, forKey: .requestId)
         requestKind = try fields.decodeIfPresent(String.self, forKey: .requestKind)
         comment = try fields.decodeIfPresent(String.self, forKey: .comment)
@@ -120,13 +124,51 @@ public struct LedgerChange: Hashable, Sendable, Codable {
     }
 }
 
-/// Personal data an admin action carried (kept apart from the payload so it can be erased).
+/// A row's personal part, kept apart from the payload so it can be erased: the personal fields an
+/// admin action changed (names, e-mail, a leave day's type) and the free text people wrote about an
+/// employee (a correction's or request's reason, a decision's comment, a request's evidence).
+/// Stored sealed with its subject's key (`PersonalSeal`); the row's hash covers its digest only.
 public struct LedgerPersonal: Hashable, Sendable, Codable {
     public var changes: [String: LedgerChange]
+    public var reason: String?
+    public var comment: String?
+    public var evidence: [String: String]?
 
-    public init(changes: [String: LedgerChange]) { self.changes = changes }
+    public init(
+        changes: [String: LedgerChange] = [:], reason: String? = nil, comment: String? = nil,
+        evidence: [String: String]? = nil
+    ) {
+        self.changes = changes
+        self.reason = reason
+        self.comment = comment
+        self.evidence = evidence
+    }
 
+    public init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        changes = try fields.decodeIfPresent([String: LedgerChange].self, forKey: .changes) ?? [:]
+        reason = try fields.decodeIfPresent(String.self, forKey: .reason)
+        comment = try fields.decodeIfPresent(String.self, forKey: .comment)
+        evidence = try fields.decodeIfPresent([String: String].self, forKey: .evidence)
+    }
+
+    /// Adds `other`'s fields (its own win where both have one).
+    public mutating func add(_ other: LedgerPersonal) {
+        changes.merge(other.changes) { _, new in new }
+        reason = other.reason ?? reason
+        comment = other.comment ?? comment
+        evidence = other.evidence ?? evidence
+    }
+
+    public var isEmpty: Bool { changes.isEmpty && reason == nil && comment == nil && evidence == nil }
+
+    /// Canonical JSON, or nil when there is nothing personal.
     public func encoded() -> Data? {
-        changes.isEmpty ? nil : try? LedgerPayload.encoder.encode(self)
+        isEmpty ? nil : try? LedgerPayload.encoder.encode(self)
+    }
+
+    /// Reads a stored personal part (canonical JSON), or nil when it is not one.
+    public static func decoded(_ data: Data) -> LedgerPersonal? {
+        try? LedgerPayload.decoder.decode(LedgerPersonal.self, from: data)
     }
 }

@@ -2,8 +2,9 @@ import AttendanceModels
 import Foundation
 
 /// The one mapping between a typed `LedgerRecord` and the stored `LedgerPayload`: each case sets
-/// exactly the fields its rows have always carried, so the canonical JSON (and so each row's
-/// hash) is what the builders wrote before the record was typed.
+/// the fields its rows have always carried, so the canonical JSON (and so each row's hash) is what
+/// the builders wrote before the record was typed, but for people's free text (`freeText`), which
+/// rows written from 2026-11-27 keep in their erasable personal part.
 extension LedgerRecord {
     public var payload: LedgerPayload {
         var payload = LedgerPayload()
@@ -13,7 +14,8 @@ extension LedgerRecord {
             payload.deviceId = checkIn.deviceId?.rawValue
             payload.source = checkIn.source.rawValue
             let evidence = checkIn.evidence
-            payload.checkInReason = evidence.checkInReason
+            // A manual check-in's reason is what the employee typed: personal (`freeText`).
+            payload.checkInReason = checkIn.source == .manual ? nil : evidence.checkInReason
             payload.appVersion = evidence.appVersion
             payload.rule = evidence.rule
             payload.sampleCount = evidence.sampleCount
@@ -24,25 +26,22 @@ extension LedgerRecord {
         case .checkOut(let event), .heartbeat(let event):
             payload.deviceId = event.deviceId?.rawValue
             payload.source = event.source.rawValue
-            payload.reason = event.reason
+            payload.reason = event.source == .manual ? nil : event.reason
         case .sessionCorrected(let change), .sessionAdded(let change), .sessionVoided(let change):
-            payload.reason = change.reason
             payload.changes = change.changes
             payload.requestId = change.requestId?.rawValue
             payload.siteId = change.siteId?.rawValue
             payload.checkInAt = change.checkInAt?.timeIntervalSince1970
             payload.checkOutAt = change.checkOutAt?.timeIntervalSince1970
+            payload.closingReason = change.closingReason
         case .requestFiled(let filed):
             payload.requestId = filed.requestId.rawValue
             payload.requestKind = filed.kind.rawValue
             payload.siteId = filed.siteId?.rawValue
             payload.checkInAt = filed.checkInAt?.timeIntervalSince1970
             payload.checkOutAt = filed.checkOutAt?.timeIntervalSince1970
-            payload.reason = filed.reason
-            payload.requestEvidence = filed.evidence.isEmpty ? nil : filed.evidence
         case .requestApproved(let decision), .requestRejected(let decision):
             payload.requestId = decision.requestId.rawValue
-            payload.comment = decision.comment
         case .audit(let audit):
             payload.target = audit.target
             payload.changes = audit.changes.isEmpty ? nil : audit.changes
@@ -51,10 +50,30 @@ extension LedgerRecord {
         return payload
     }
 
+    /// The free text people wrote about the employee (a manual check-in's or check-out's reason, a
+    /// change's or request's reason, a request's evidence, a decision's comment): it goes in the
+    /// row's personal part, not the payload, so erasure takes it (rows written before 2026-11-27
+    /// carry it in the payload, and keep it).
+    public var freeText: LedgerPersonal? {
+        switch self {
+        case .checkIn(let checkIn):
+            checkIn.source == .manual ? checkIn.evidence.checkInReason.map { LedgerPersonal(reason: $0) } : nil
+        case .checkOut(let event), .heartbeat(let event):
+            event.source == .manual ? event.reason.map { LedgerPersonal(reason: $0) } : nil
+        case .sessionCorrected(let change), .sessionAdded(let change), .sessionVoided(let change):
+            LedgerPersonal(reason: change.reason)
+        case .requestFiled(let filed):
+            LedgerPersonal(reason: filed.reason, evidence: filed.evidence.isEmpty ? nil : filed.evidence)
+        case .requestApproved(let decision), .requestRejected(let decision):
+            decision.comment.map { LedgerPersonal(comment: $0) }
+        case .audit: nil
+        }
+    }
+
     /// The typed content of `event`, read strictly (see `LedgerRecord`).
     public init(reading event: LedgerEvent) throws {
         let payload = try LedgerPayload.strict(event.payload, row: event.id)
-        let read = LedgerRecordReader(event: event, payload: payload)
+        let read = LedgerRecordReader(event: event, payload: payload, personal: event.opened)
         switch event.kind {
         case .checkIn: self = .checkIn(try read.checkIn())
         case .checkOut: self = .checkOut(try read.sessionEvent())
@@ -79,13 +98,21 @@ extension LedgerRecord {
 private struct LedgerRecordReader {
     let event: LedgerEvent
     let payload: LedgerPayload
+    /// The opened personal part: where newer rows keep their free text (nil once erased).
+    let personal: LedgerPersonal?
+
+    /// A device event's typed reason: in the payload, or in the personal part (a manual event's),
+    /// or empty once that was erased.
+    private func typedReason(_ inPayload: String?) -> String? {
+        inPayload ?? personal?.reason ?? (event.personalDigest != nil ? "" : nil)
+    }
 
     func checkIn() throws -> LedgerRecord.CheckIn {
         guard event.sessionKey != nil, event.userId != nil, event.deviceAt != nil, let siteId = payload.siteId else {
             throw LedgerReadError(id: event.id, expected: "a check-in with its session, employee, site and time")
         }
         let evidence = SessionEvidence(
-            checkInReason: payload.checkInReason, appVersion: payload.appVersion, rule: payload.rule,
+            checkInReason: typedReason(payload.checkInReason), appVersion: payload.appVersion, rule: payload.rule,
             sampleCount: payload.sampleCount, medianRSSI: payload.medianRSSI, stdevDB: payload.stdevDB,
             walking: payload.walking, clockSkewSeconds: payload.clockSkewSeconds)
         return LedgerRecord.CheckIn(
@@ -98,7 +125,7 @@ private struct LedgerRecordReader {
             throw LedgerReadError(id: event.id, expected: "a check-out or heartbeat with its session and time")
         }
         return LedgerRecord.SessionEvent(
-            deviceId: payload.deviceId.map { DeviceID($0) }, source: try source(), reason: payload.reason)
+            deviceId: payload.deviceId.map { DeviceID($0) }, source: try source(), reason: typedReason(payload.reason))
     }
 
     /// A correction, addition or void; an addition (`requiring`) names its employee, site and check-in.
@@ -110,11 +137,12 @@ private struct LedgerRecordReader {
             throw LedgerReadError(id: event.id, expected: "an added session with its employee, site and check-in")
         }
         return LedgerRecord.SessionChange(
-            reason: payload.reason ?? "", changes: payload.changes ?? [:],
+            reason: payload.reason ?? personal?.reason ?? "", changes: payload.changes ?? [:],
             requestId: payload.requestId.map { CorrectionRequestID($0) },
             siteId: payload.siteId.map { SiteID($0) },
             checkInAt: payload.checkInAt.map(Date.init(timeIntervalSince1970:)),
-            checkOutAt: payload.checkOutAt.map(Date.init(timeIntervalSince1970:)))
+            checkOutAt: payload.checkOutAt.map(Date.init(timeIntervalSince1970:)),
+            closingReason: payload.closingReason)
     }
 
     func requestFiled() throws -> LedgerRecord.RequestFiled {
@@ -127,15 +155,17 @@ private struct LedgerRecordReader {
         return LedgerRecord.RequestFiled(
             requestId: CorrectionRequestID(requestId), kind: kind, siteId: payload.siteId.map { SiteID($0) },
             checkInAt: payload.checkInAt.map(Date.init(timeIntervalSince1970:)),
-            checkOutAt: payload.checkOutAt.map(Date.init(timeIntervalSince1970:)), reason: payload.reason ?? "",
-            evidence: payload.requestEvidence ?? [:])
+            checkOutAt: payload.checkOutAt.map(Date.init(timeIntervalSince1970:)),
+            reason: payload.reason ?? personal?.reason ?? "",
+            evidence: payload.requestEvidence ?? personal?.evidence ?? [:])
     }
 
     func requestDecision() throws -> LedgerRecord.RequestDecision {
         guard let requestId = payload.requestId else {
             throw LedgerReadError(id: event.id, expected: "a decision that names its request")
         }
-        return LedgerRecord.RequestDecision(requestId: CorrectionRequestID(requestId), comment: payload.comment)
+        return LedgerRecord.RequestDecision(
+            requestId: CorrectionRequestID(requestId), comment: payload.comment ?? personal?.comment)
     }
 
     /// The event's source: automatic where the row names none (rows written before sources were

@@ -62,11 +62,14 @@ public enum LedgerRecord: Hashable, Sendable {
         public var siteId: SiteID?
         public var checkInAt: Date?
         public var checkOutAt: Date?
+        /// The check-out reason a correction that closes an open session records, when it is not
+        /// `SessionCorrection.corrected` (a deactivation's).
+        public var closingReason: String?
 
         public init(
             reason: String, changes: [String: LedgerChange], requestId: CorrectionRequestID? = nil,
             siteId: SiteID? = nil,
-            checkInAt: Date? = nil, checkOutAt: Date? = nil
+            checkInAt: Date? = nil, checkOutAt: Date? = nil, closingReason: String? = nil
         ) {
             self.reason = reason
             self.changes = changes
@@ -74,6 +77,7 @@ public enum LedgerRecord: Hashable, Sendable {
             self.siteId = siteId
             self.checkInAt = checkInAt
             self.checkOutAt = checkOutAt
+            self.closingReason = closingReason
         }
     }
 

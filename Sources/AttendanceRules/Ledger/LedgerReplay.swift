@@ -51,8 +51,9 @@ public struct LedgerReplay: Sendable {
             }
         case .sessionCorrected(let change):
             let correction = SessionCorrection(
-                checkInAt: change.checkInAt, checkOutAt: change.checkOutAt, siteId: change.siteId, reason: change.reason
-            )
+                checkInAt: change.checkInAt, checkOutAt: change.checkOutAt, siteId: change.siteId,
+                reason: change.reason,
+                closingReason: change.closingReason ?? SessionCorrection.corrected)
             apply(SessionLedger.correct(correction, of: sessions[key], key: key), receivedAt: event.receivedAt)
         case .sessionAdded(let change):
             guard let userId = event.userId, let siteId = change.siteId, let checkInAt = change.checkInAt else {

@@ -13,7 +13,7 @@ public struct SessionCorrection: Hashable, Sendable {
 
     public init(
         checkInAt: Date? = nil, checkOutAt: Date? = nil, siteId: SiteID? = nil, reason: String,
-        closingReason: String = "corrected"
+        closingReason: String = SessionCorrection.corrected
     ) {
         self.checkInAt = checkInAt
         self.checkOutAt = checkOutAt
@@ -21,6 +21,9 @@ public struct SessionCorrection: Hashable, Sendable {
         self.reason = reason
         self.closingReason = closingReason
     }
+
+    /// The check-out reason of a session a correction closed.
+    public static let corrected = "corrected"
 
     /// Closes an open session at `now` (or at its check-in, if that is later) because its employee
     /// was deactivated: they are no longer on site, and nothing of theirs will check them out.

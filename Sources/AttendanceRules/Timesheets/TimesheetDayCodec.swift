@@ -48,6 +48,20 @@ public enum TimesheetDayCodec {
         return (try? TimesheetSettingCodec.encoder.encode(stored)) ?? Data("{}".utf8)
     }
 
+    /// The leave type a locked row shows once its employee is erased: a leave day is still a leave
+    /// day in the hours, but which kind (sick leave is health data) goes with the person.
+    public static let erasedLeaveType = "erased"
+
+    /// `data` with its leave type erased, or nil when it names none (or is not a stored row).
+    public static func erasingLeave(_ data: Data) -> Data? {
+        guard var stored = try? JSONDecoder().decode(Stored.self, from: data), stored.leaveType != nil,
+            stored.leaveType != erasedLeaveType || stored.leaveNote != nil
+        else { return nil }
+        stored.leaveType = erasedLeaveType
+        stored.leaveNote = nil
+        return try? TimesheetSettingCodec.encoder.encode(stored)
+    }
+
     public static func decode(_ data: Data) -> TimesheetDay? {
         guard let stored = try? JSONDecoder().decode(Stored.self, from: data), let date = LocalDate(stored.date),
             let status = DayStatus(rawValue: stored.status)

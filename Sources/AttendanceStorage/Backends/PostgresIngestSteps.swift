@@ -49,7 +49,8 @@ package struct PostgresIngestSteps: IngestSteps {
     ) async throws {
         let postgres = try Self.transaction(tx)
         var binds = PostgresBindings(capacity: 38)
-        Self.bindLedger(row, into: &binds)
+        // A device event carries no personal part; one that did is sealed like any other row.
+        Self.bindLedger(try await row.sealed(in: tx), into: &binds)
         binds.append(answer.reply.status)
         binds.append(answer.reply.contentType)
         binds.append(ByteBuffer(data: answer.reply.body))

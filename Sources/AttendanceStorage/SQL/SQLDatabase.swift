@@ -39,6 +39,11 @@ public protocol SQLDatabase: Sendable {
     ) async throws -> T
     /// Whether `error` is a unique constraint's refusal (a conflict to report, not a failure).
     func isUniqueViolation(_ error: any Error) -> Bool
+    /// After an erasure: makes what deleted rows held leave the database's files where the database
+    /// allows it (docs/LEDGER.md, "Erasure"). SQLite zeroes freed content as it writes
+    /// (`secure_delete`) and here empties its WAL into the file; PostgreSQL rewrites the table of
+    /// personal keys, so no old version of an erased key stays in it.
+    func scrubFreedSpace() async throws
 }
 
 extension SQLDatabase {

@@ -41,6 +41,15 @@ package final class SQLiteDatabase: SQLDatabase {
         (error as? DatabaseError)?.resultCode == .SQLITE_CONSTRAINT
     }
 
+    /// Copies the WAL's pages into the file and truncates the WAL, so no frame written before the
+    /// erasure (an old page holding a key or a name) stays in it. A reader still on an older
+    /// snapshot leaves some frames; the next checkpoint takes them.
+    package func scrubFreedSpace() async throws {
+        try await writer.writeWithoutTransaction { db in
+            _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
     private static func run<T: Sendable>(
         _ body: @escaping @Sendable (any SQLTransaction) async throws -> T, on db: Database
     ) throws -> T {

@@ -75,6 +75,27 @@ package enum Migrations {
                 try await tx.execute("CREATE INDEX sign_in_failures_by_age ON sign_in_failures (last_failure)")
             },
             Migration("2026-11-27 ledger merkle tree", LedgerTreeMigration.run),
+            // The keys that seal the ledger's personal parts, one per subject (`PersonalKeyRows`):
+            // erasing a person deletes theirs.
+            Migration("2026-11-27 personal keys") { tx in
+                let sqlite = tx.dialect == .sqlite
+                try await tx.execute(
+                    """
+                    CREATE TABLE personal_keys (subject TEXT PRIMARY KEY,
+                        key \(raw: sqlite ? "BLOB" : "BYTEA") NOT NULL,
+                        created_at \(raw: sqlite ? "REAL" : "DOUBLE PRECISION") NOT NULL)
+                    """)
+            },
+            // Witnesses' cosignatures of the ledger's checkpoints (`attendance witness`).
+            Migration("2026-11-27 ledger cosignatures") { tx in
+                let real = tx.dialect == .sqlite ? "REAL" : "DOUBLE PRECISION"
+                try await tx.execute(
+                    """
+                    CREATE TABLE ledger_cosignatures (witness TEXT NOT NULL, tree_size BIGINT NOT NULL,
+                        line TEXT NOT NULL, cosigned_at \(raw: real) NOT NULL, received_at \(raw: real) NOT NULL,
+                        PRIMARY KEY (witness, tree_size))
+                    """)
+            },
         ]
     }()
 }

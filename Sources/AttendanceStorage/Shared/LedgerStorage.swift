@@ -207,8 +207,9 @@ package enum LedgerRows {
             """, as: Int64.self) != nil
     }
 
+    /// The rows `sql` selects, their personal parts opened (`PersonalKeyRows.open`).
     package static func events(_ tx: any SQLTransaction, _ sql: SQL) async throws -> [LedgerEvent] {
-        try await tx.query(sql).compactMap { try event($0, at: 0) }
+        try await PersonalKeyRows.open(try await tx.query(sql).compactMap { try event($0, at: 0) }, tx)
     }
 
     /// The row in `names` order from position `first`, or nil when its id is NULL (a LEFT JOIN

@@ -34,6 +34,10 @@ public protocol LedgerTreeRepository: Sendable {
     func rowsSealedTwice(after sequence: Int64, limit: Int) async throws -> [Int64]
     /// The leaf of the row with this id (nil when the row isn't in the tree yet).
     func treeLeaf(eventId: Int64) async throws -> Int64?
+    /// Keeps a witness's cosignature; false when it was kept already.
+    func storeCosignature(_ cosignature: StoredCosignature) async throws -> Bool
+    /// Each witness's cosignature of the largest tree it cosigned.
+    func latestCosignatures() async throws -> [StoredCosignature]
 }
 
 extension SQLStorage {

@@ -88,7 +88,7 @@ extension SQLStorage {
     public func eraseEmployee(
         id: UserID, pseudonym: String, actor: LedgerActor, now: Date
     ) async throws -> EmployeeRecord? {
-        try await database.write { tx in
+        let erased = try await database.write { tx -> EmployeeRecord? in
             guard
                 let employee = try await DirectoryRows.employees(tx, "WHERE id = \(id)\(raw: tx.dialect.forUpdate)")
                     .first
@@ -97,13 +97,12 @@ extension SQLStorage {
             guard !employee.isActive, employee.name != pseudonym else { return employee }
             try await tx.execute(
                 "UPDATE employees SET name = \(pseudonym), email = NULL, external_id = NULL WHERE id = \(id)")
-            try await tx.execute(
-                "UPDATE ledger_events SET personal = NULL WHERE user_id = \(id) AND personal IS NOT NULL")
-            // Leave days (their type and note can be health data) go with the person.
-            try await tx.execute("DELETE FROM leave_days WHERE user_id = \(id)")
+            try await ErasureRows.erase(tx, id)
             try await tx.appendLedger(LedgerEvent.erased(id, actor: actor, now: now))
             return try await DirectoryRows.employees(tx, "WHERE id = \(id)").first
         }
+        if erased?.name == pseudonym { try await database.scrubFreedSpace() }
+        return erased
     }
 }
 

@@ -17,10 +17,12 @@ extension SQLStorage {
 }
 
 extension SQLTransaction {
-    /// Writes a ledger row in this transaction; returns its id. On PostgreSQL the row also joins
+    /// Writes a ledger row in this transaction, its personal part sealed (`PersonalKeyRows`);
+    /// returns its id. On PostgreSQL the row also joins
     /// the queue of rows the sealer has not sealed yet (ids commit out of order there).
     @discardableResult
-    package func appendLedger(_ event: LedgerEvent) async throws -> Int64 {
+    package func appendLedger(_ row: LedgerEvent) async throws -> Int64 {
+        let event = try await row.sealed(in: self)
         let inserted = try await value(
             """
             INSERT INTO ledger_events (\(raw: LedgerRows.insertColumns))

@@ -1,0 +1,73 @@
+import AttendanceModels
+import AttendanceRules
+import Foundation
+
+/// The keys that seal the ledger's personal parts (`PersonalSeal`), one per subject (an employee,
+/// else the record an action was on), in `personal_keys`: a table of their own, apart from the
+/// rows and outside the hash chain. Erasing a person deletes their key; the rows they are named in
+/// stay, verifiable, and unreadable.
+package enum PersonalKeyRows {
+    /// `subject`'s key, made on its first use in this transaction's commit.
+    package static func key(_ tx: any SQLTransaction, for subject: String, now: Date) async throws -> [UInt8] {
+        try await tx.execute(
+            """
+            INSERT INTO personal_keys (subject, key, created_at) VALUES (\(subject), \(Data(PersonalSeal.newKey())),
+                \(now))
+            ON CONFLICT (subject) DO NOTHING
+            """)
+        guard let key = try await tx.value("SELECT key FROM personal_keys WHERE subject = \(subject)", as: Data.self)
+        else {
+            throw RepositoryError(kind: .conflict, detail: "the personal key of '\(subject)' was not written")
+        }
+        return Array(key)
+    }
+
+    /// The keys of `subjects` that exist (an erased subject has none).
+    package static func keys(_ tx: any SQLTransaction, for subjects: Set<String>) async throws -> [String: [UInt8]] {
+        guard !subjects.isEmpty else { return [:] }
+        var keys: [String: [UInt8]] = [:]
+        for row in try await tx.query(
+            "SELECT subject, key FROM personal_keys WHERE subject \(anyOf: subjects.sorted())")
+        {
+            keys[try row.decode(0, as: String.self)] = Array(try row.decode(1, as: Data.self))
+        }
+        return keys
+    }
+
+    /// Deletes `subject`'s key: everything sealed with it can't be read again.
+    package static func delete(_ tx: any SQLTransaction, subject: String) async throws {
+        try await tx.execute("DELETE FROM personal_keys WHERE subject = \(subject)")
+    }
+
+    /// `events` with their personal parts opened: a sealed part with its subject's key (none when
+    /// erased), a part written before sealing as it is. A sealed part that does not open under its
+    /// key is an error naming the row: it was changed, and is not shown as if it were erased.
+    package static func open(_ events: [LedgerEvent], _ tx: any SQLTransaction) async throws -> [LedgerEvent] {
+        let subjects = Set(events.compactMap { $0.personal == nil ? nil : $0.personalSubject })
+        let keys = try await keys(tx, for: subjects)
+        return try events.map { event in
+            guard let stored = event.personal else { return event }
+            var opened = event
+            if !PersonalSeal.isSealed(stored) {
+                opened.opened = LedgerPersonal.decoded(stored)
+            } else if let subject = event.personalSubject, let key = keys[subject] {
+                do {
+                    opened.opened = LedgerPersonal.decoded(try PersonalSeal.open(stored, key: key))
+                } catch {
+                    throw StoredValueError(
+                        table: "ledger_events", row: "\(event.id)", column: "personal", value: "\(error)",
+                        expected: "a personal part that opens with its subject's key")
+                }
+            }
+            return opened
+        }
+    }
+}
+
+extension LedgerEvent {
+    /// This row with its personal part sealed under its subject's key, made in `tx` when new.
+    package func sealed(in tx: any SQLTransaction) async throws -> LedgerEvent {
+        guard needsSealing, let subject = personalSubject else { return self }
+        return try sealingPersonal(key: try await PersonalKeyRows.key(tx, for: subject, now: receivedAt))
+    }
+}
