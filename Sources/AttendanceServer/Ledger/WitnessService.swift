@@ -38,7 +38,8 @@ public struct WitnessService: Sendable {
             parsed = try SignedNote.parse(note)
             checkpoint = try Checkpoint(text: parsed.text)
         } catch {
-            throw DomainError.field("body", String(note.prefix(80)), expected: "a cosigned checkpoint note (\(error))")
+            throw DomainError.field(
+                "body", String(note.prefix(80)), expected: "a cosigned checkpoint note (\(error))", kind: .unprocessable)
         }
         guard let stored = try await repository.checkpoint(size: checkpoint.size) else {
             throw DomainError(
