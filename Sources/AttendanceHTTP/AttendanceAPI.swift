@@ -24,6 +24,7 @@ struct AttendanceAPI: APIProtocol {
     let metrics: ServerMetrics
     let ledgerHealth: LedgerHealth
     let witnesses: WitnessService
+    let receipts: ReceiptService
     let document: Data
 
     // MARK: Operations

@@ -174,6 +174,7 @@ public enum AttendanceHTTPServer {
             metrics: metrics, ledgerHealth: ledgerHealth,
             witnesses: WitnessService(
                 repository: repository, witnesses: options.witnessKeys, now: { environment.now() }),
+            receipts: ReceiptService(repository: repository, verifier: options.ledgerSigner.verifier, logger: logger),
             document: try contract())
         let router = Router(context: AttendanceRequestContext.self)
         let routes = RouteTable()

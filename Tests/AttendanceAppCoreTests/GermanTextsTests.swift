@@ -82,4 +82,28 @@ import Testing
         let differing = Self.catalogue.keys("en").filter { english($0) != $0 }
         #expect(differing.isEmpty, "en values that are not their key: \(differing.sorted())")
     }
+
+    /// The Diagnostics screen's line on the server's record: no receipts yet, receipts checked, and a
+    /// problem the phone found (in red), in German.
+    @Test func theRecordsLineInDiagnosticsIsInGerman() {
+        func line(_ ledger: LedgerReceiptState?) -> (String, Bool) {
+            let model = DiagnosticsModel(status: DeviceStatus(now: Date(), ledger: ledger), format: Self.german)
+            return (model.ledger, model.ledgerProblem)
+        }
+        #expect(line(nil) == ("Noch keine Belege vom Server", false))
+        var state = LedgerReceiptState(
+            logKey: "k",
+            checkpoint: "example.com/ledger\n3\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n— x AAAAAAAA\n",
+            receipts: 3, lastRowId: 7, problem: nil, problemAt: nil, problemReported: false)
+        #expect(line(state) == ("3 Belege gegen den Prüfpunkt der Aufzeichnung mit 3 Zeilen geprüft", false))
+        state.problem = "the log went back from 3 to 2 rows (a rollback)"
+        state.problemAt = Date(timeIntervalSince1970: 1_795_338_000)
+        state.problemReported = true
+        let (text, problem) = line(state)
+        #expect(problem)
+        #expect(
+            text.hasPrefix("Die Aufzeichnung des Servers passt nicht zu den Belegen dieses Telefons: the log went back")
+        )
+        #expect(text.hasSuffix("; dem Server gemeldet)"), "\(text)")
+    }
 }

@@ -106,6 +106,53 @@ import Testing
         let deviceKeys = Set(try store.entries().map(\.event.sessionKey))
         #expect(deviceKeys == [session.sessionKey])
         #expect(server.inner.serverOffersBatch == true)
+
+        // The receipts: every row this phone's events made, checked against the server's signed
+        // checkpoint and kept in the device's database (once the sealer has put them in the tree).
+        let records = RecordClient(
+            serverURL: http.baseURL, token: enrolled.token, clock: SystemClock(), timeoutSeconds: 30)
+        let keeper = ReceiptKeeper(store: store, source: records, deviceID: enrolled.device.id)
+        var kinds: Set<String> = []
+        for _ in 0..<100 where !kinds.contains("checkOut") {
+            let state = try await keeper.refresh(now: Date())
+            #expect(state?.problem == nil, "\(state?.problem ?? "")")
+            kinds = Set(try store.ledgerReceipts().compactMap { $0.receipt.line(1).map(String.init) })
+            if !kinds.contains("checkOut") { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(kinds == ["device.enrolled", "checkIn", "heartbeat", "checkOut"])
+        let receipts = try store.ledgerReceipts().map(\.receipt).filter { $0.line(2) != "" }
+        #expect(receipts.allSatisfy { $0.line(2) == Substring(session.sessionKey.rawValue) })
+
+        // "My record", checked offline with openssl and Python alone (docs/examples/verify-my-record.sh).
+        let file = try #require(try MyRecord.file(store: store, deviceID: enrolled.device.id.rawValue))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("my-record-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent(file.name)
+        try Data(file.contents.utf8).write(to: path)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/examples/verify-my-record.sh")
+        let checked = Process()
+        checked.executableURL = script
+        checked.arguments = [path.path]
+        let output = Pipe()
+        checked.standardOutput = output
+        try checked.run()
+        checked.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(checked.terminationStatus == 0, "\(printed)")
+        #expect(printed.contains("checkOut \(session.sessionKey.rawValue)"), "\(printed)")
+        // The same file with the check-out's reason changed fails.
+        let forged = file.contents.replacingOccurrences(of: "regionExit", with: "manual")
+        try Data(forged.utf8).write(to: path)
+        let refused = Process()
+        refused.executableURL = script
+        refused.arguments = [path.path]
+        refused.standardOutput = Pipe()
+        refused.standardError = Pipe()
+        try refused.run()
+        refused.waitUntilExit()
+        #expect(forged != file.contents && refused.terminationStatus != 0)
         try await http.stop()
     }
 }

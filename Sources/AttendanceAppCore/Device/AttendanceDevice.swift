@@ -380,6 +380,16 @@ public actor AttendanceDevice {
             timeoutSeconds: platform.requestTimeoutSeconds)
     }
 
+    /// Fetches and checks the receipts for this phone's rows in the server's ledger (LEDGER.md,
+    /// "Receipts"); a problem is kept, reported to the server and shown in Diagnostics.
+    @discardableResult
+    public func checkReceipts() async throws -> LedgerReceiptState? {
+        guard let runtime, let record = enrollment else { throw DeviceError.notEnrolled }
+        let keeper = ReceiptKeeper(
+            store: await runtime.store, source: try recordClient(), deviceID: DeviceID(record.deviceID))
+        return try await keeper.refresh(now: await runtime.now())
+    }
+
     public func timerFired(_ name: String) async throws { try await receive(.timer(name)) }
     public func drain() async throws { try await receive(.drain) }
     public func networkBecameReachable() async throws { try await receive(.networkReachable) }
@@ -399,7 +409,8 @@ public actor AttendanceDevice {
         let file = DiagnosticsModel.fieldTestFile(
             export, deviceID: record.deviceID, appVersion: platform.appVersion,
             configuration: await runtime.engine.configuration, at: await runtime.now())
-        return [file]
+        let mine = try MyRecord.file(store: await runtime.store, deviceID: record.deviceID)
+        return [file] + (mine.map { [$0] } ?? [])
     }
 
     private func save(_ record: EnrollmentRecord) throws {

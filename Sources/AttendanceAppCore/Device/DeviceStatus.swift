@@ -23,6 +23,8 @@ public struct DeviceStatus: Sendable {
     public var regionStates: [BeaconRegion: RegionState]
     public var monitoredRegions: [BeaconRegion]
     public var isRanging: Bool
+    /// What the phone knows of the server's ledger: its receipts and a problem it found.
+    public var ledger: LedgerReceiptState?
 
     public struct Enrollment: Hashable, Sendable {
         public var serverURL: URL
@@ -36,10 +38,15 @@ public struct DeviceStatus: Sendable {
         }
     }
 
-    public init(now: Date, enrollment: Enrollment? = nil, sites: [SiteConfiguration] = [], proximityUUID: UUID = SiteBeacon.defaultUUID,
-                presence: [SiteBeacon: SitePresence.Status] = [:], permissions: Permissions = Permissions(), lastUpload: UploadReport? = nil,
-                outbox: OutboxCounts = OutboxCounts(), events: [OutboxEntry] = [], telemetry: [TelemetryRecord] = [],
-                regionStates: [BeaconRegion: RegionState] = [:], monitoredRegions: [BeaconRegion] = [], isRanging: Bool = false) {
+    public init(
+        now: Date, enrollment: Enrollment? = nil, sites: [SiteConfiguration] = [],
+        proximityUUID: UUID = SiteBeacon.defaultUUID,
+        presence: [SiteBeacon: SitePresence.Status] = [:], permissions: Permissions = Permissions(),
+        lastUpload: UploadReport? = nil,
+        outbox: OutboxCounts = OutboxCounts(), events: [OutboxEntry] = [], telemetry: [TelemetryRecord] = [],
+        regionStates: [BeaconRegion: RegionState] = [:], monitoredRegions: [BeaconRegion] = [], isRanging: Bool = false,
+        ledger: LedgerReceiptState? = nil
+    ) {
         self.now = now
         self.enrollment = enrollment
         self.sites = sites
@@ -53,6 +60,7 @@ public struct DeviceStatus: Sendable {
         self.regionStates = regionStates
         self.monitoredRegions = monitoredRegions
         self.isRanging = isRanging
+        self.ledger = ledger
     }
 
     /// Site names by beacon, for display.
@@ -78,16 +86,20 @@ public struct DeviceStatus: Sendable {
 
 extension AttendanceRuntime {
     /// The screens' snapshot of this runtime (the location service adds the region states).
-    public func status(enrollment: DeviceStatus.Enrollment?, regionStates: [BeaconRegion: RegionState] = [:],
-                      telemetryLimit: Int = 200) throws -> DeviceStatus {
+    public func status(
+        enrollment: DeviceStatus.Enrollment?, regionStates: [BeaconRegion: RegionState] = [:],
+        telemetryLimit: Int = 200
+    ) throws -> DeviceStatus {
         let engine = engine
         var presence: [SiteBeacon: SitePresence.Status] = [:]
         for site in engine.trackedSites { presence[site] = engine.status(of: site) }
         let telemetry = try store.telemetry(limit: telemetryLimit)
-        return DeviceStatus(now: now(), enrollment: enrollment, sites: engine.configuration.sites,
-                            proximityUUID: engine.configuration.proximityUUID, presence: presence, permissions: engine.permissions,
-                            lastUpload: engine.lastUpload, outbox: try store.counts(), events: try store.entries(),
-                            telemetry: telemetry, regionStates: regionStates,
-                            monitoredRegions: engine.monitoredRegions, isRanging: engine.isRanging)
+        return DeviceStatus(
+            now: now(), enrollment: enrollment, sites: engine.configuration.sites,
+            proximityUUID: engine.configuration.proximityUUID, presence: presence, permissions: engine.permissions,
+            lastUpload: engine.lastUpload, outbox: try store.counts(), events: try store.entries(),
+            telemetry: telemetry, regionStates: regionStates,
+            monitoredRegions: engine.monitoredRegions, isRanging: engine.isRanging,
+            ledger: try store.ledgerReceiptState())
     }
 }

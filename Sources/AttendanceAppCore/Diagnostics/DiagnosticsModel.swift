@@ -30,6 +30,10 @@ public struct DiagnosticsModel: Sendable {
     /// Newest first, e.g. "08:57:12 windowConfirmed HQ: median −61 dBm over 4 samples".
     public var telemetry: [String]
     public var ranging: String
+    /// The phone's check of the server's ledger (its receipts), or the problem it found.
+    public var ledger: String
+    /// Whether the ledger's check found a problem (shown in red).
+    public var ledgerProblem: Bool
 
     public init(status: DeviceStatus, format: DisplayFormat, telemetryLines: Int = 100) {
         let names = status.siteNames
@@ -95,6 +99,25 @@ public struct DiagnosticsModel: Sendable {
             return "\(format.dayAndTime(record.at)) \(record.kind.rawValue)\(site): \(record.detail)"
         }
         ranging = status.isRanging ? format.text("Ranging now") : format.text("Not ranging")
+        (ledger, ledgerProblem) = Self.ledger(status.ledger, format)
+    }
+
+    static func ledger(_ state: LedgerReceiptState?, _ format: DisplayFormat) -> (String, Bool) {
+        guard let state else { return (format.text("No receipts from the server yet"), false) }
+        if let problem = state.problem {
+            return (
+                format.text(
+                    state.problemReported
+                        ? "The server's record does not match this phone's receipts: %@ (%@; reported to the server)"
+                        : "The server's record does not match this phone's receipts: %@ (%@; not reported yet)",
+                    .verbatim(problem), .verbatim(state.problemAt.map(format.dayAndTime) ?? "")), true
+            )
+        }
+        return (
+            format.text(
+                "%lld receipts checked against the record's checkpoint of %lld rows", .count(state.receipts),
+                .count(Int(state.checkedSize ?? 0))), false
+        )
     }
 
     static func describe(_ status: SitePresence.Status, _ format: DisplayFormat) -> String {

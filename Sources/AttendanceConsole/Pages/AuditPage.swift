@@ -37,6 +37,13 @@ extension Console {
                     ? [] : try await services.repository.ledgerEvents(filter, before: before, limit: 201)
                 let actors = try await ActorNames(services: services, words: viewer.words)
                 let witnessed = try await Self.witnessed(services, zone: zone, viewer)
+                let warnings = try await services.repository.ledgerWarnings(limit: 5).map { warning -> [String: Any] in
+                    [
+                        "at": LocalTime.text(warning.reportedAt, zone: zone, in: viewer.language),
+                        "device": warning.deviceId.rawValue, "person": actors.target(warning.userId.rawValue),
+                        "problem": warning.problem,
+                    ]
+                }
                 let page = rows.prefix(200).map { entry -> [String: Any] in
                     let record = try? entry.record()
                     return [
@@ -65,6 +72,7 @@ extension Console {
                         ],
                         "zones": zones.map { ["name": $0, "selected": $0 == zone] },
                         "witnessed": !witnessed.isEmpty, "cosignatures": witnessed,
+                        "hasWarnings": !warnings.isEmpty, "warnings": warnings,
                     ]) { _, page in page })
             })
     }

@@ -36,7 +36,7 @@ public enum WitnessRules {
                 oldSize: last.size, oldRoot: last.rootHash, newSize: next.size, newRoot: next.rootHash, proof: proof)
         else {
             return .refuse(
-                "the tree of \(next.size) rows does not extend the \(last.size) cosigned before (its proof fails)")
+                "the tree of \(next.size) rows does not extend the \(last.size) kept before (its proof fails)")
         }
         return .cosign(next)
     }

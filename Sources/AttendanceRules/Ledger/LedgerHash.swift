@@ -14,6 +14,11 @@ public enum LedgerHash {
     public static let genesis = String(repeating: "0", count: 64)
 
     public static func content(of event: LedgerEvent) -> String {
+        SHA256.hex(contentText(of: event))
+    }
+
+    /// The text the content hash covers (what a phone's receipt carries, `LedgerReceipt.entry`).
+    public static func contentText(of event: LedgerEvent) -> String {
         var text = "ledger-v1\n"
         text += event.kind.rawValue + "\n"
         text += (event.sessionKey?.rawValue ?? "") + "\n"
@@ -23,7 +28,7 @@ public enum LedgerHash {
         text += (event.deviceAt.map { "\($0.timeIntervalSince1970)" } ?? "") + "\n"
         text += String(decoding: event.payload, as: UTF8.self) + "\n"
         text += event.personalDigest ?? ""
-        return SHA256.hex(text)
+        return text
     }
 
     public static func seal(previous: String, sequence: Int64, eventId: Int64, contentHash: String) -> String {

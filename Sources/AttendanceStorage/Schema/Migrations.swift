@@ -96,6 +96,17 @@ package enum Migrations {
                         PRIMARY KEY (witness, tree_size))
                     """)
             },
+            // Phones' reports that the ledger did not match their receipts.
+            Migration("2026-11-27 ledger warnings") { tx in
+                let sqlite = tx.dialect == .sqlite
+                try await tx.execute(
+                    """
+                    CREATE TABLE ledger_warnings (
+                        id \(raw: sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"),
+                        device_id TEXT NOT NULL, user_id TEXT NOT NULL, problem TEXT NOT NULL, checkpoint TEXT,
+                        reported_at \(raw: sqlite ? "REAL" : "DOUBLE PRECISION") NOT NULL)
+                    """)
+            },
         ]
     }()
 }

@@ -38,6 +38,15 @@ public protocol LedgerTreeRepository: Sendable {
     func storeCosignature(_ cosignature: StoredCosignature) async throws -> Bool
     /// Each witness's cosignature of the largest tree it cosigned.
     func latestCosignatures() async throws -> [StoredCosignature]
+    /// `actor`'s rows about `user` after row `id` that are among the first `size` leaves, with
+    /// their leaf index, by id.
+    func ledgerRows(
+        of user: UserID, actor: LedgerActor, after id: Int64, leaves size: Int64, limit: Int
+    ) async throws -> [(event: LedgerEvent, leaf: Int64)]
+    /// Keeps a phone's report that the ledger did not match its receipts.
+    func storeLedgerWarning(_ warning: LedgerWarning) async throws
+    /// The newest reports, newest first.
+    func ledgerWarnings(limit: Int) async throws -> [LedgerWarning]
 }
 
 extension SQLStorage {

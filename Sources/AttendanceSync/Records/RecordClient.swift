@@ -209,6 +209,56 @@ public struct RecordClient: Sendable {
         _ = try Self.output(answer, expected: 204)
     }
 
+    /// A page of receipts for this phone's ledger rows after row `after` (LEDGER.md, "Receipts").
+    public func receipts(after: Int64) async throws(RecordError) -> ReceiptPage {
+        let answer = await Exchange.run(timeoutSeconds: timeoutSeconds) {
+            try await client.listMyReceipts(query: .init(after: after, limit: 200))
+        }
+        guard case .ok(let ok) = try Self.output(answer, expected: 200), case .json(let page) = ok.body else {
+            throw .server(status: 200, detail: "the answer was not a page of receipts")
+        }
+        var receipts: [LedgerReceipt] = []
+        for item in page.items {
+            receipts.append(
+                LedgerReceipt(
+                    rowId: item.rowId, leafIndex: item.leafIndex, entry: item.entry,
+                    proof: try Self.hashes(item.proof)))
+        }
+        return ReceiptPage(
+            logKey: page.logKey, checkpoint: page.checkpoint, receipts: receipts, nextAfter: page.nextAfter)
+    }
+
+    /// The consistency proof between two of the ledger's checkpoints.
+    public func consistency(from: Int64, to: Int64) async throws(RecordError) -> [MerkleTree.Hash] {
+        let answer = await Exchange.run(timeoutSeconds: timeoutSeconds) {
+            try await client.getLedgerConsistencyProof(query: .init(from: from, to: to))
+        }
+        guard case .ok(let ok) = try Self.output(answer, expected: 200), case .json(let proof) = ok.body else {
+            throw .server(status: 200, detail: "the answer was not a consistency proof")
+        }
+        return try Self.hashes(proof.hashes)
+    }
+
+    /// Tells the server the ledger did not match this phone's receipts (shown to its auditors).
+    public func reportLedgerWarning(_ problem: String, checkpoint: String?) async throws(RecordError) {
+        let answer = await Exchange.run(timeoutSeconds: timeoutSeconds) {
+            try await client.reportLedgerWarning(
+                body: .json(.init(problem: String(problem.prefix(500)), checkpoint: checkpoint)))
+        }
+        _ = try Self.output(answer, expected: 201)
+    }
+
+    private static func hashes(_ wire: [String]) throws(RecordError) -> [MerkleTree.Hash] {
+        var hashes: [MerkleTree.Hash] = []
+        for text in wire {
+            guard let bytes = Data(base64Encoded: text), bytes.count == 32 else {
+                throw .server(status: 200, detail: "a proof holds '\(text.prefix(60))', not base64 of 32 bytes")
+            }
+            hashes.append(Array(bytes))
+        }
+        return hashes
+    }
+
     private static func output<Output>(_ answer: Exchange<Output>, expected: Int) throws(RecordError) -> Output {
         switch answer {
         case .failure(let reason): throw .unreachable(reason)

@@ -135,6 +135,7 @@ public final class DeviceStore: Sendable {
         migrator.registerMigration("2026-11-24 server busy since") { db in
             try db.execute(sql: "ALTER TABLE outbox ADD COLUMN serverBusySince REAL")
         }
+        registerReceipts(&migrator)
         return migrator
     }
 

@@ -1,0 +1,67 @@
+import AttendanceModels
+import AttendanceRules
+import Foundation
+
+/// A phone's report that the ledger did not match its receipts (LEDGER.md, "Receipts").
+public struct LedgerWarning: Sendable, Equatable {
+    public var deviceId: DeviceID
+    public var userId: UserID
+    public var problem: String
+    /// The checkpoint the phone was shown, as it came.
+    public var checkpoint: String?
+    public var reportedAt: Date
+
+    public init(deviceId: DeviceID, userId: UserID, problem: String, checkpoint: String?, reportedAt: Date) {
+        self.deviceId = deviceId
+        self.userId = userId
+        self.problem = problem
+        self.checkpoint = checkpoint
+        self.reportedAt = reportedAt
+    }
+}
+
+extension SQLStorage {
+    public func ledgerRows(
+        of user: UserID, actor: LedgerActor, after id: Int64, leaves size: Int64, limit: Int
+    ) async throws -> [(event: LedgerEvent, leaf: Int64)] {
+        try await database.read { tx in
+            try await tx.query(
+                """
+                SELECT s.sequence, \(raw: LedgerRows.columns(alias: "e"))
+                FROM ledger_events e JOIN ledger_seals s ON s.event_id = e.id
+                WHERE e.user_id = \(user) AND e.actor = \(actor.rawValue) AND e.id > \(id) AND s.sequence <= \(size)
+                ORDER BY e.id LIMIT \(limit)
+                """
+            ).compactMap { row in
+                guard let event = try LedgerRows.event(row, at: 1) else { return nil }
+                return (event, try row.decode(0, as: Int64.self) - 1)
+            }
+        }
+    }
+
+    public func storeLedgerWarning(_ warning: LedgerWarning) async throws {
+        try await database.write { tx in
+            try await tx.execute(
+                """
+                INSERT INTO ledger_warnings (device_id, user_id, problem, checkpoint, reported_at)
+                VALUES (\(warning.deviceId), \(warning.userId), \(warning.problem), \(warning.checkpoint),
+                        \(warning.reportedAt))
+                """)
+        }
+    }
+
+    public func ledgerWarnings(limit: Int) async throws -> [LedgerWarning] {
+        try await database.read { tx in
+            try await tx.query(
+                """
+                SELECT device_id, user_id, problem, checkpoint, reported_at FROM ledger_warnings
+                ORDER BY id DESC LIMIT \(limit)
+                """
+            ).map { row in
+                LedgerWarning(
+                    deviceId: try row[0], userId: try row[1], problem: try row[2], checkpoint: try row[3],
+                    reportedAt: try row[4])
+            }
+        }
+    }
+}
