@@ -198,7 +198,7 @@ struct AttendanceAPI: APIProtocol {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
         let beacon = try await admin.createBeacon(
             siteId: try Self.id("siteId", input.path.siteId), minor: body.minor, label: body.label,
-            txPowerDBm: body.txPowerDBm, actor: try Caller.actor())
+            txPowerDBm: body.txPowerDBm, actor: try Caller.actor(), idempotencyKey: input.headers.idempotencyKey)
         return .created(.init(body: .json(Self.beacon(beacon))))
     }
 
@@ -273,7 +273,7 @@ struct AttendanceAPI: APIProtocol {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
         let issued = try await auth.issueEnrollmentCode(
             for: try Self.id("userId", body.userId), validForSeconds: Double(body.expiresInSeconds ?? 86_400),
-            actor: try Caller.actor())
+            actor: try Caller.actor(), idempotencyKey: input.headers.idempotencyKey)
         return .created(.init(body: .json(.init(code: issued.code, userId: body.userId, expiresAt: issued.expiresAt))))
     }
 

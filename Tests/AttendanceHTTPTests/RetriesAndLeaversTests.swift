@@ -69,6 +69,57 @@ import Testing
         try await live.stop()
     }
 
+    /// A retried beacon is the one beacon (not a 409 on its minor); a retried enrollment code is the
+    /// same code, still one valid code, until it is used: then the key answers 409.
+    @Test(arguments: Backend.allCases) func retriedBeaconsAndEnrollmentCodesMakeOne(backend: Backend) async throws {
+        let live = try await LiveServer.start(try await backend.makeRepository())
+        let ada = try await live.enrollEmployee(name: "Ada")
+        var beaconIds: Set<String> = []
+        for _ in 0..<3 {
+            let answer = try await live.send(
+                "POST", "/v1/admin/sites/\(ada.siteId)/beacons", key: "door-beacon",
+                json: ["minor": 4, "label": "Door"])
+            #expect(answer.status == 201, "\(answer.text)")
+            beaconIds.insert(answer.json["beaconId"] as? String ?? "")
+        }
+        #expect(beaconIds.count == 1)
+        #expect(try await live.send("GET", "/v1/admin/sites/\(ada.siteId)/beacons").array.count == 1)
+        #expect(
+            try await live.send("POST", "/v1/admin/sites/\(ada.siteId)/beacons", json: ["minor": 4]).status == 409)
+
+        let grace = try await live.send("POST", "/v1/admin/employees", json: ["name": "Grace"]).json["userId"]
+        var codes: Set<String> = []
+        var expiries: Set<String> = []
+        for _ in 0..<3 {
+            let answer = try await live.send(
+                "POST", "/v1/admin/enrollment-codes", key: "grace-phone", json: ["userId": grace ?? ""])
+            #expect(answer.status == 201, "\(answer.text)")
+            codes.insert(answer.json["code"] as? String ?? "")
+            expiries.insert(answer.json["expiresAt"] as? String ?? "")
+        }
+        #expect(codes.count == 1 && expiries.count == 1)
+        let code = try #require(codes.first)
+        let audit = try await live.send("GET", "/v1/admin/audit?userId=\(grace ?? "")&limit=500").json
+        let issued = (audit["items"] as? [[String: Any]] ?? []).filter {
+            $0["kind"] as? String == "enrollmentCode.issued"
+        }
+        #expect(issued.count == 1)
+        // Another key: another code (which replaces the first, one valid code per person).
+        let other = try await live.send(
+            "POST", "/v1/admin/enrollment-codes", key: "grace-phone-2", json: ["userId": grace ?? ""])
+        #expect(other.status == 201 && other.json["code"] as? String != code)
+        let enrolled = try await live.send(
+            "POST", "/v1/devices/enroll", json: ["code": other.json["code"] as? String ?? "", "platform": "ios"])
+        #expect(enrolled.status == 201, "\(enrolled.text)")
+        for key in ["grace-phone", "grace-phone-2"] {
+            let again = try await live.send(
+                "POST", "/v1/admin/enrollment-codes", key: key, json: ["userId": grace ?? ""])
+            #expect(again.status == 409, "\(key): \(again.text)")
+            #expect(again.detail.contains("issue one with a new key"))
+        }
+        try await live.stop()
+    }
+
     @Test(arguments: Backend.allCases) func aDeactivatedEmployeeIsNoLongerOnSite(backend: Backend) async throws {
         let live = try await LiveServer.start(try await backend.makeRepository())
         let ada = try await live.enrollEmployee(name: "Ada")

@@ -104,19 +104,25 @@ public struct DiagnosticsModel: Sendable {
 
     static func ledger(_ state: LedgerReceiptState?, _ format: DisplayFormat) -> (String, Bool) {
         guard let state else { return (format.text("No receipts from the server yet"), false) }
-        if let problem = state.problem {
+        guard let problem = state.problem else {
             return (
                 format.text(
-                    state.problemReported
-                        ? "The server's record does not match this phone's receipts: %@ (%@; reported to the server)"
-                        : "The server's record does not match this phone's receipts: %@ (%@; not reported yet)",
-                    .verbatim(problem), .verbatim(state.problemAt.map(format.dayAndTime) ?? "")), true
+                    "%lld receipts checked against the record's checkpoint of %lld rows", .count(state.receipts),
+                    .count(Int(state.checkedSize ?? 0))), false
+            )
+        }
+        let when = LocalizedText.Value.verbatim(state.problemAt.map(format.dayAndTime) ?? "")
+        if state.problemReported {
+            return (
+                format.text(
+                    "The server's record does not match this phone's receipts: %@ (%@; reported to the server)",
+                    .verbatim(problem), when), true
             )
         }
         return (
             format.text(
-                "%lld receipts checked against the record's checkpoint of %lld rows", .count(state.receipts),
-                .count(Int(state.checkedSize ?? 0))), false
+                "The server's record does not match this phone's receipts: %@ (%@; not reported yet)",
+                .verbatim(problem), when), true
         )
     }
 

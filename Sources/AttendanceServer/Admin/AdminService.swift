@@ -159,10 +159,18 @@ public struct AdminService: Sendable {
 
     // MARK: Beacons
 
+    /// `idempotencyKey`: as `createSite`'s (a retry answers the beacon the first one created).
     public func createBeacon(
-        siteId: SiteID, minor: Int, label: String?, txPowerDBm: Double?, actor: LedgerActor = .adminToken
+        siteId: SiteID, minor: Int, label: String?, txPowerDBm: Double?, actor: LedgerActor = .adminToken,
+        idempotencyKey: String? = nil
     ) async throws -> BeaconRecord {
         _ = try await site(id: siteId)
+        let id = try RetryKey.id("beacon-", idempotencyKey, actor: actor).map { BeaconID($0) }
+        func earlier() async throws -> BeaconRecord? {
+            guard let id else { return nil }
+            return try await repository.beacons(siteId: siteId).first { $0.id == id }
+        }
+        if let earlier = try await earlier() { return earlier }
         if let label { try InputRules.text("label", label, maxLength: InputRules.maxNameLength) }
         guard (0...65_535).contains(minor) else {
             throw DomainError.field("minor", String(minor), expected: "an integer from 0 to 65535")
@@ -172,11 +180,13 @@ public struct AdminService: Sendable {
                 "txPowerDBm", "\(power)", expected: "the measured power at 1 m, from -127 to 0 dBm (typically -59)")
         }
         let beacon = BeaconRecord(
-            id: environment.newId("beacon-", length: 10), siteId: siteId, minor: UInt16(minor),
+            id: id ?? environment.newId("beacon-", length: 10), siteId: siteId, minor: UInt16(minor),
             label: label, txPowerDBm: txPowerDBm)
         let audit = audit(
             .beaconCreated, target: beacon.id.rawValue, before: [:], after: Self.fields(beacon), actor: actor)
         do { try await repository.createBeacon(beacon, audit: audit) } catch let error as RepositoryError {
+            // A retry that ran beside the first: the first one's beacon.
+            if let earlier = try await earlier() { return earlier }
             throw DomainError(.conflict, "Conflict", error.detail)
         }
         return beacon

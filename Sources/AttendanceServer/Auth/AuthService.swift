@@ -87,8 +87,12 @@ public struct AuthService: Sendable {
     }
 
     /// Issues a one-time code for an employee; the code itself is returned once and stored hashed.
+    /// `idempotencyKey`: a retry with it issues nothing new and answers the same code, derived from
+    /// the key and a server secret (so it is never stored in plain), with its first expiry; 409
+    /// when that code was used or replaced since.
     public func issueEnrollmentCode(
-        for user: UserID, validForSeconds: Double = 86_400, actor: LedgerActor = .adminToken
+        for user: UserID, validForSeconds: Double = 86_400, actor: LedgerActor = .adminToken,
+        idempotencyKey: String? = nil
     ) async throws -> (code: String, expiresAt: Date) {
         guard (60...30 * 86_400).contains(validForSeconds) else {
             throw DomainError.field(
@@ -102,16 +106,57 @@ public struct AuthService: Sendable {
                 "userId", user.rawValue, expected: "an active employee (this one was deactivated)", kind: .unprocessable
             )
         }
-        let code = environment.newEnrollmentCode()
+        var code = environment.newEnrollmentCode()
+        if let retried = try await retriedCode(idempotencyKey, actor: actor) {
+            code = retried
+            if let earlier = try await earlierCode(code, for: user) { return (code, earlier) }
+        }
         let expiresAt = environment.now().addingTimeInterval(validForSeconds)
         let audit = LedgerEvent.admin(
             .enrollmentCodeIssued, target: user.rawValue, userId: user,
             changes: ["expiresAt": LedgerChange(before: nil, after: RFC3339.format(expiresAt))], actor: actor,
             now: environment.now())
-        try await repository.createEnrollmentCode(
-            hash: Tokens.hash(Tokens.normalizeCode(code)), userId: user, expiresAt: expiresAt, now: environment.now(),
-            audit: audit)
+        do {
+            try await repository.createEnrollmentCode(
+                hash: Tokens.hash(Tokens.normalizeCode(code)), userId: user, expiresAt: expiresAt,
+                now: environment.now(), audit: audit)
+        } catch let error as RepositoryError where idempotencyKey != nil && error.kind == .conflict {
+            // A retry that ran beside the first: the first one's code.
+            if let earlier = try await earlierCode(code, for: user) { return (code, earlier) }
+            throw error
+        }
         return (code, expiresAt)
+    }
+
+    /// The code a retry with `key` gets: HMAC-SHA256 of the caller and the key under a secret the
+    /// servers on this database share; nil without a key.
+    private func retriedCode(_ key: String?, actor: LedgerActor) async throws -> String? {
+        guard let key else { return nil }
+        try InputRules.identifier("Idempotency-Key", key)
+        let secret = try await repository.sharedSecret(
+            name: "enrollment-code-retries", candidate: environment.newToken())
+        return ServerEnvironment.enrollmentCode { block in
+            HMACSHA256.authenticationCode(
+                key: Array(secret.utf8), message: Array("\(actor.rawValue)\n\(key)\n\(block)".utf8))
+        }
+    }
+
+    /// The expiry of the code issued before under the same key, when it still works; a conflict
+    /// naming why when it was used, replaced or issued for someone else.
+    private func earlierCode(_ code: String, for user: UserID) async throws -> Date? {
+        guard let earlier = try await repository.enrollmentCode(hash: Tokens.hash(Tokens.normalizeCode(code))) else {
+            return nil
+        }
+        guard earlier.userId == user else {
+            throw DomainError(
+                .conflict, "Idempotency-Key reused", "this Idempotency-Key issued a code for another employee")
+        }
+        guard earlier.usedAt == nil, earlier.expiresAt > environment.now() else {
+            throw DomainError(
+                .conflict, "Code used or replaced",
+                "the code issued under this Idempotency-Key was used, replaced or expired; issue one with a new key")
+        }
+        return earlier.expiresAt
     }
 
     /// Redeems a code for a new device and its token (shown once).

@@ -46,14 +46,22 @@ public struct ServerEnvironment: Sendable {
     /// An enrollment code an employee can type: 10 characters from an alphabet without look-alikes
     /// (no 0/O, 1/I/L), grouped as XXXXX-XXXXX; about 49 bits, and each code works once and expires.
     public func newEnrollmentCode() -> String {
+        Self.enrollmentCode { _ in randomBytes(16) }
+    }
+
+    /// The code `bytes` give: called with 0, 1, … until it has drawn enough (random bytes for a new
+    /// code; an HMAC's blocks for one derived from a retry's key).
+    public static func enrollmentCode(_ bytes: (Int) -> [UInt8]) -> String {
         let alphabet = Array("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
         // Rejection sampling: 248 is the largest multiple of 31 not above 256, so each letter is
         // equally likely.
         var characters: [Character] = []
+        var draw = 0
         while characters.count < 10 {
-            for byte in randomBytes(16) where byte < 248 && characters.count < 10 {
+            for byte in bytes(draw) where byte < 248 && characters.count < 10 {
                 characters.append(alphabet[Int(byte) % alphabet.count])
             }
+            draw += 1
         }
         return String(characters[0..<5]) + "-" + String(characters[5..<10])
     }

@@ -22,6 +22,8 @@ public protocol AuthRepository: Sendable {
     func isAdminToken(hash: String) async throws -> Bool
     func createEnrollmentCode(
         hash: String, userId: UserID, expiresAt: Date, now: Date, audit: LedgerEvent?) async throws
+    /// The code stored under `hash` (used or not), nil when none.
+    func enrollmentCode(hash: String) async throws -> StoredEnrollmentCode?
     /// Marks the code used if it is known, unused and unexpired: atomically, so a code works once.
     func redeemEnrollmentCode(hash: String, now: Date) async throws -> CodeRedemption
     func createDevice(_ device: DeviceRecord, tokenHash: String, audit: LedgerEvent?) async throws

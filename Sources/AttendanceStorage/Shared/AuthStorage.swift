@@ -44,6 +44,23 @@ extension SQLStorage {
     public func createEnrollmentCode(
         hash: String, userId: UserID, expiresAt: Date, now: Date, audit: LedgerEvent?
     ) async throws {
+        try await database.unique("an enrollment code with this hash exists") {
+            try await insertEnrollmentCode(hash: hash, userId: userId, expiresAt: expiresAt, now: now, audit: audit)
+        }
+    }
+
+    public func enrollmentCode(hash: String) async throws -> StoredEnrollmentCode? {
+        try await database.read { tx in
+            try await tx.query("SELECT user_id, expires_at, used_at FROM enrollment_codes WHERE code_hash = \(hash)")
+                .first.map { row in
+                    StoredEnrollmentCode(userId: try row[0], expiresAt: try row[1], usedAt: try row[2])
+                }
+        }
+    }
+
+    private func insertEnrollmentCode(
+        hash: String, userId: UserID, expiresAt: Date, now: Date, audit: LedgerEvent?
+    ) async throws {
         try await database.write { tx in
             try await tx.audited(true, audit)
             // One code is valid per person: a new one ends the unused ones before it.
@@ -146,4 +163,11 @@ package enum DeviceRows {
                 state: DeviceState.decoded(try row[7]), appVersion: try row[8])
         }
     }
+}
+
+/// An enrollment code as stored (its hash is the key).
+public struct StoredEnrollmentCode: Sendable, Equatable {
+    public var userId: UserID
+    public var expiresAt: Date
+    public var usedAt: Date?
 }
