@@ -45,7 +45,7 @@ extension AttendanceAPI {
         guard case .plainText(let body) = input.body else { throw Self.unsupportedBody }
         let note: String
         do {
-            note = try await String(collecting: body, upTo: 8_192)
+            note = try await String(collecting: body, upTo: 4 * 8_192)
         } catch {
             throw DomainError.field("body", nil, expected: "a cosigned checkpoint note of at most 8192 bytes")
         }

@@ -50,8 +50,8 @@ public struct ReceiptService: Sendable {
         device: DeviceID, user: UserID, problem: String, checkpoint: String?, now: Date
     ) async throws -> LedgerWarning {
         try InputRules.text("problem", problem, maxLength: 500, allowEmpty: false)
-        if let checkpoint, checkpoint.utf8.count > 8_192 {
-            throw DomainError.field("checkpoint", String(checkpoint.prefix(40)), expected: "at most 8192 bytes")
+        if let checkpoint, checkpoint.count > 8_192 {
+            throw DomainError.field("checkpoint", String(checkpoint.prefix(40)), expected: "at most 8192 characters")
         }
         let warning = LedgerWarning(
             deviceId: device, userId: user, problem: problem, checkpoint: checkpoint, reportedAt: now)
