@@ -45,9 +45,14 @@ extension AttendanceAPI {
         guard case .plainText(let body) = input.body else { throw Self.unsupportedBody }
         let note: String
         do {
+            // 8192 characters of up to 4 bytes each.
             note = try await String(collecting: body, upTo: 4 * 8_192)
         } catch {
-            throw DomainError.field("body", nil, expected: "a cosigned checkpoint note of at most 8192 bytes")
+            throw DomainError.field("body", nil, expected: "a cosigned checkpoint note of at most 8192 characters")
+        }
+        guard note.count <= 8_192 else {
+            throw DomainError.field(
+                "body", String(note.prefix(40)), expected: "a cosigned checkpoint note of at most 8192 characters")
         }
         return .created(.init(body: .json(Self.cosignature(try await witnesses.accept(note)))))
     }
