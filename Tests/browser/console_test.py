@@ -743,6 +743,24 @@ class WhatPeopleSee:
         self.assertNotIn(self.world.user("bo"), " ".join(row.text for row in rows), "a row about someone else")
         self.assertEqual(text_of(owner, "#filter-selected").rstrip("×").strip(), "Ada Lovelace", "kept")
 
+    def test_a_phones_ledger_warning_and_the_witnesses_line_show_on_the_audit_page(self):
+        problem = "the tree of 5 rows does not extend the 3 kept before (its proof fails)"
+        device = self.world.device("ada")
+        status, answer = acceptance.call(
+            self.world.base, "POST", "/v1/me/ledger-warnings", device.token, body={"problem": problem})
+        self.assertEqual(status, 201, answer[:300])
+        owner = self.browser("owner")
+        self.open(owner, "/console/audit")
+        self.shot(owner, "audit-ledger-warning")
+        warnings = text_of(owner, "#ledger-warnings")
+        self.assertIn("Phones reported that the ledger does not match their receipts", warnings)
+        self.assertIn(problem, warnings)
+        self.assertIn(device.device_id, warnings)
+        self.assertIn("Not witnessed yet", text_of(owner, "#witnessed"))
+        manager = self.browser("manager")
+        self.open(manager, "/console/audit")
+        self.assertFalse(css(manager, "#ledger-warnings"), "a manager doesn't read the audit log")
+
     def test_a_right_to_left_override_in_a_name_ends_at_the_name(self):
         site = admin(self.base, "POST", "/v1/admin/sites",
                      {"name": "Depot \u202eevil", "timeZone": "UTC", "beaconUUID": acceptance.UUID,
