@@ -29,7 +29,7 @@ extension AttendanceAPI {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
         let (device, user) = try Caller.device()
         let warning = try await receipts.report(
-            device: device, user: user, problem: body.problem, checkpoint: body.checkpoint, now: Date())
+            device: device, user: user, problem: body.problem, checkpoint: body.checkpoint)
         return .created(
             .init(
                 body: .json(

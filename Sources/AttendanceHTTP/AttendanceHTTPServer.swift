@@ -174,7 +174,9 @@ public enum AttendanceHTTPServer {
             metrics: metrics, ledgerHealth: ledgerHealth,
             witnesses: WitnessService(
                 repository: repository, witnesses: options.witnessKeys, now: { environment.now() }),
-            receipts: ReceiptService(repository: repository, verifier: options.ledgerSigner.verifier, logger: logger),
+            receipts: ReceiptService(
+                repository: repository, verifier: options.ledgerSigner.verifier, logger: logger,
+                now: { environment.now() }),
             document: try contract())
         let router = Router(context: AttendanceRequestContext.self)
         let routes = RouteTable()

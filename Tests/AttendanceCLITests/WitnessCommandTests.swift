@@ -28,7 +28,9 @@ import Testing
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
-    /// Adds a site (ledger rows) and waits for a checkpoint larger than `size`; returns its size.
+    /// Adds a site (ledger rows) and waits for a checkpoint larger than `size` that stays the newest
+    /// for two sealing rounds (the server's own start-up rows may still be joining the tree);
+    /// returns its size.
     static func grow(_ port: Int, beyond size: Int64, major: Int) async throws -> Int64 {
         let (status, _) = try await request(
             port, "POST", "/v1/admin/sites",
@@ -37,14 +39,19 @@ import Testing
                 "beaconUUID": "FDA50693-0000-0000-0000-290995101092", "major": major,
             ])
         #expect(status == 201)
-        for _ in 0..<100 {
+        var seen: (size: Int64, since: ContinuousClock.Instant)?
+        for _ in 0..<200 {
             let (status, body) = try await request(port, "GET", "/v1/ledger/checkpoint")
             if status == 200,
                 let checkpoint = try? Checkpoint(
                     text: try SignedNote.parse(String(decoding: body, as: UTF8.self)).text),
                 checkpoint.size > size
             {
-                return checkpoint.size
+                if let seen, seen.size == checkpoint.size {
+                    if ContinuousClock.now - seen.since > .seconds(2) { return checkpoint.size }
+                } else {
+                    seen = (checkpoint.size, ContinuousClock.now)
+                }
             }
             try await Task.sleep(for: .milliseconds(100))
         }

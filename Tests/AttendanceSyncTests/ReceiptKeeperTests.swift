@@ -1,3 +1,4 @@
+import AttendanceDeviceTestSupport
 import AttendanceModels
 import AttendanceSync
 import Foundation
@@ -100,34 +101,14 @@ import Testing
         // "My record" checks offline (docs/examples/verify-my-record.sh, openssl and Python alone),
         // the consistency from 3 to 5 rows included; a changed proof fails it.
         let file = try #require(try MyRecord.file(store: store, deviceID: Self.device.rawValue))
-        let (status, printed) = try Self.verify(file.contents)
+        let (status, printed) = try MyRecordScript.verify(file.contents)
         #expect(status == 0, "\(printed)")
         #expect(printed.contains("row 5 (leaf 4): checkIn s-5") && printed.contains("up to 5 rows"), "\(printed)")
         let proof = Data(kept[1].consistencyProof[0]).base64EncodedString()
         let forged = file.contents.replacingOccurrences(
             of: proof, with: Data(repeating: 7, count: 32).base64EncodedString())
         #expect(forged != file.contents)
-        #expect(try Self.verify(forged).status != 0)
-    }
-
-    /// Runs docs/examples/verify-my-record.sh on `contents`; its exit status and standard output.
-    static func verify(_ contents: String) throws -> (status: Int32, output: String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("my-record-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("my-record.json")
-        try Data(contents.utf8).write(to: path)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("docs/examples/verify-my-record.sh")
-        process.arguments = [path.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        #expect(try MyRecordScript.verify(forged).status != 0)
     }
 
     @Test func aCheckpointSignedByAnotherKeyIsAProblemReported() async throws {

@@ -111,15 +111,23 @@ public enum SignedNote {
     }
 }
 
-/// An Ed25519 key that signs notes (the server's checkpoint key).
+/// An Ed25519 key that signs notes (the server's checkpoint key; a witness's, with the
+/// cosignature's type, `Cosigner`).
 public struct NoteSigner: Sendable {
     public let name: String
     let key: Curve25519.Signing.PrivateKey
+    /// The signature type its key id and encodings carry (0x01; 0x04 for a witness's).
+    let type: UInt8
 
     public init(name: String, key: Curve25519.Signing.PrivateKey) throws {
+        try self.init(name: name, key: key, type: SignedNote.ed25519)
+    }
+
+    init(name: String, key: Curve25519.Signing.PrivateKey, type: UInt8) throws {
         guard SignedNote.isValidName(name) else { throw SignedNote.Problem.badKey("the name \"\(name)\"") }
         self.name = name
         self.key = key
+        self.type = type
     }
 
     /// A key made for this process alone (tests, and a server given none), named
@@ -136,33 +144,41 @@ public struct NoteSigner: Sendable {
 
     /// Reads `PRIVATE+KEY+<name>+<id>+<base64(0x01 ‖ seed)>`.
     public init(encoded: String) throws {
-        let (name, raw) = try SignedNote.privateKey(encoded, type: SignedNote.ed25519)
+        try self.init(encoded: encoded, type: SignedNote.ed25519)
+    }
+
+    init(encoded: String, type: UInt8) throws {
+        let (name, raw) = try SignedNote.privateKey(encoded, type: type)
         guard let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) else {
-            throw SignedNote.Problem.badKey("the key is not base64 of 0x01 and a 32-byte Ed25519 seed")
+            throw SignedNote.Problem.badKey("the key is not base64 of 0x0\(type) and a 32-byte Ed25519 seed")
         }
-        try self.init(name: name.name, key: key)
+        try self.init(name: name.name, key: key, type: type)
         try SignedNote.checkKeyID(name.id, keyID)
     }
 
     public var keyID: [UInt8] {
-        SignedNote.keyID(name: name, type: SignedNote.ed25519, publicKey: Array(key.publicKey.rawRepresentation))
+        SignedNote.keyID(name: name, type: type, publicKey: Array(key.publicKey.rawRepresentation))
     }
 
     /// The form kept in the key file (secret).
     public var encoded: String {
-        "PRIVATE+KEY+\(name)+\(Self.hex(keyID))+"
-            + Data([SignedNote.ed25519] + Array(key.rawRepresentation)).base64EncodedString()
+        "PRIVATE+KEY+\(name)+\(Self.hex(keyID))+" + Data([type] + Array(key.rawRepresentation)).base64EncodedString()
     }
 
     public var verifier: NoteVerifier {
-        NoteVerifier(name: name, keyID: keyID, key: key.publicKey)
+        NoteVerifier(name: name, keyID: keyID, key: key.publicKey, type: type)
     }
 
     /// `text` (ending in a newline) with this key's signature line.
     public func sign(_ text: String) throws -> String {
         precondition(text.hasSuffix("\n"), "a note's text ends in a newline")
-        let signature = try key.signature(for: Data(text.utf8))
-        return text + "\n\u{2014} \(name) " + Data(keyID + Array(signature)).base64EncodedString() + "\n"
+        return text + "\n" + (try line(signing: Data(text.utf8)))
+    }
+
+    /// A signature line over `message`: `— <name> base64(key id ‖ prefix ‖ signature)`.
+    func line(signing message: Data, prefix: [UInt8] = []) throws -> String {
+        let signature = try key.signature(for: message)
+        return "\u{2014} \(name) " + Data(keyID + prefix + Array(signature)).base64EncodedString() + "\n"
     }
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
@@ -173,41 +189,57 @@ public struct NoteVerifier: Sendable, Equatable {
     public let name: String
     public let keyID: [UInt8]
     let key: Curve25519.Signing.PublicKey
+    let type: UInt8
 
-    init(name: String, keyID: [UInt8], key: Curve25519.Signing.PublicKey) {
+    init(name: String, keyID: [UInt8], key: Curve25519.Signing.PublicKey, type: UInt8) {
         self.name = name
         self.keyID = keyID
         self.key = key
+        self.type = type
     }
 
     public static func == (lhs: NoteVerifier, rhs: NoteVerifier) -> Bool {
-        lhs.name == rhs.name && lhs.key.rawRepresentation == rhs.key.rawRepresentation
+        lhs.name == rhs.name && lhs.type == rhs.type && lhs.key.rawRepresentation == rhs.key.rawRepresentation
     }
 
     /// Reads `<name>+<key id in hex>+<base64(0x01 ‖ public key)>`.
     public init(encoded: String) throws {
-        let (name, raw) = try SignedNote.publicKey(encoded, type: SignedNote.ed25519)
+        try self.init(encoded: encoded, type: SignedNote.ed25519)
+    }
+
+    init(encoded: String, type: UInt8) throws {
+        let (name, raw) = try SignedNote.publicKey(encoded, type: type)
         guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else {
-            throw SignedNote.Problem.badKey("the key is not base64 of 0x01 and a 32-byte Ed25519 key")
+            throw SignedNote.Problem.badKey("the key is not base64 of 0x0\(type) and a 32-byte Ed25519 key")
         }
-        let id = SignedNote.keyID(name: name.name, type: SignedNote.ed25519, publicKey: Array(key.rawRepresentation))
+        let id = SignedNote.keyID(name: name.name, type: type, publicKey: Array(key.rawRepresentation))
         try SignedNote.checkKeyID(name.id, id)
-        self.init(name: name.name, keyID: id, key: key)
+        self.init(name: name.name, keyID: id, key: key, type: type)
     }
 
     public var encoded: String {
-        "\(name)+\(NoteSigner.hex(keyID))+"
-            + Data([SignedNote.ed25519] + Array(key.rawRepresentation)).base64EncodedString()
+        "\(name)+\(NoteSigner.hex(keyID))+" + Data([type] + Array(key.rawRepresentation)).base64EncodedString()
     }
 
     /// The note's text when this key signed it; throws otherwise.
     public func open(_ note: String) throws -> String {
         let parsed = try SignedNote.parse(note)
-        let valid = parsed.signatures.contains { signature in
-            signature.name == name && signature.keyID == keyID
-                && key.isValidSignature(Data(signature.bytes), for: Data(parsed.text.utf8))
+        guard signature(in: parsed, over: { _ in Data(parsed.text.utf8) }) != nil else {
+            throw SignedNote.Problem.unsigned(name)
         }
-        guard valid else { throw SignedNote.Problem.unsigned(name) }
         return parsed.text
+    }
+
+    /// This key's first valid signature line in `parsed`: its bytes after the key id. `message`
+    /// gives what the signature covers from those bytes (`prefixLength` of them come first).
+    func signature(
+        in parsed: SignedNote.Parsed, prefixLength: Int = 0, over message: ([UInt8]) -> Data?
+    ) -> SignedNote.Signature? {
+        parsed.signatures.first { signature in
+            guard signature.name == name, signature.keyID == keyID, signature.bytes.count == prefixLength + 64,
+                let covered = message(Array(signature.bytes.prefix(prefixLength)))
+            else { return false }
+            return key.isValidSignature(Data(signature.bytes.dropFirst(prefixLength)), for: covered)
+        }
     }
 }

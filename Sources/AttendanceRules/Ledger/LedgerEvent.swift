@@ -38,29 +38,22 @@ public struct LedgerEvent: Hashable, Sendable {
         receivedAt: Date, deviceAt: Date? = nil, payload: Data, personal: LedgerPersonal? = nil,
         subject: String? = nil
     ) {
-        self.id = id
-        self.kind = kind
-        self.sessionKey = sessionKey
-        self.userId = userId
-        self.actor = actor
-        self.receivedAt = receivedAt
-        self.deviceAt = deviceAt
-        self.payload = payload
         let part = personal?.isEmpty == false ? personal : nil
-        self.opened = part
-        self.personal = part?.encoded()
-        self.personalSubject = part == nil ? nil : subject ?? userId?.rawValue
-        self.personalDigest = self.personal.map { SHA256.hex(bytes: $0) }
-        self.hash = ""
-        self.hash = LedgerHash.content(of: self)
+        let written = part?.encoded()
+        self.init(
+            stored: id, kind: kind, sessionKey: sessionKey, userId: userId, actor: actor, receivedAt: receivedAt,
+            deviceAt: deviceAt, payload: payload, personal: written,
+            personalDigest: written.map { SHA256.hex(bytes: $0) }, hash: "")
+        opened = part
+        personalSubject = part == nil ? nil : subject ?? userId?.rawValue
+        hash = LedgerHash.content(of: self)
     }
 
-    /// A row as read back, with the hashes it was stored with (verification recomputes them) and
-    /// its personal part opened when its key was found.
+    /// A row as read back, with the hashes it was stored with (verification recomputes them); its
+    /// personal part is opened by the store (`opening(with:)`).
     public init(
         stored id: Int64, kind: LedgerKind, sessionKey: SessionKey?, userId: UserID?, actor: LedgerActor,
-        receivedAt: Date, deviceAt: Date?, payload: Data, personal: Data?, personalDigest: String?, hash: String,
-        opened: LedgerPersonal? = nil
+        receivedAt: Date, deviceAt: Date?, payload: Data, personal: Data?, personalDigest: String?, hash: String
     ) {
         self.id = id
         self.kind = kind
@@ -73,7 +66,6 @@ public struct LedgerEvent: Hashable, Sendable {
         self.personal = personal
         self.personalDigest = personalDigest
         self.personalSubject = personal.flatMap(PersonalSeal.subject(of:))
-        self.opened = opened
         self.hash = hash
     }
 
@@ -88,23 +80,6 @@ public struct LedgerEvent: Hashable, Sendable {
         self.init(
             kind: record.kind, sessionKey: sessionKey, userId: userId, actor: actor, receivedAt: receivedAt,
             deviceAt: deviceAt, payload: record.payload.encoded(), personal: part, subject: subject)
-    }
-
-    /// This row as the store writes it: its personal part sealed under `key` (its subject's), the
-    /// digest and the hash over the sealed text. A row without one, or sealed already, is itself.
-    public func sealingPersonal(key: [UInt8]) throws -> LedgerEvent {
-        guard let plain = personal, !PersonalSeal.isSealed(plain), let subject = personalSubject else { return self }
-        var sealed = self
-        sealed.personal = Data(try PersonalSeal.seal(plain, subject: subject, key: key).utf8)
-        sealed.personalDigest = sealed.personal.map { SHA256.hex(bytes: $0) }
-        sealed.hash = LedgerHash.content(of: sealed)
-        return sealed
-    }
-
-    /// Whether the personal part waits for its subject's key (`sealingPersonal(key:)`).
-    public var needsSealing: Bool {
-        guard let personal, personalSubject != nil else { return false }
-        return !PersonalSeal.isSealed(personal)
     }
 
     /// The row's typed content, read strictly (`LedgerRecord(reading:)`).

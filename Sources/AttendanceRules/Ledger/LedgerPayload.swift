@@ -144,14 +144,6 @@ public struct LedgerPersonal: Hashable, Sendable, Codable {
         self.evidence = evidence
     }
 
-    public init(from decoder: any Decoder) throws {
-        let fields = try decoder.container(keyedBy: CodingKeys.self)
-        changes = try fields.decodeIfPresent([String: LedgerChange].self, forKey: .changes) ?? [:]
-        reason = try fields.decodeIfPresent(String.self, forKey: .reason)
-        comment = try fields.decodeIfPresent(String.self, forKey: .comment)
-        evidence = try fields.decodeIfPresent([String: String].self, forKey: .evidence)
-    }
-
     /// Adds `other`'s fields (its own win where both have one).
     public mutating func add(_ other: LedgerPersonal) {
         changes.merge(other.changes) { _, new in new }

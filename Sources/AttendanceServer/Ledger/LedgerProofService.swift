@@ -40,6 +40,17 @@ public struct LedgerProofService: Sendable {
         return Inclusion(index: index, treeSize: size, leafHash: hashes[0], hashes: Array(hashes.dropFirst()))
     }
 
+    /// The inclusion proofs of `leaves` in the tree of `size` leaves (a checkpoint's, all below
+    /// it), their nodes read at once.
+    public func inclusions(of leaves: [Int64], size: Int64) async throws -> [[MerkleTree.Hash]] {
+        let ranges = leaves.map { MerkleTree.inclusionRanges(index: $0, size: size) }
+        var hashes = try await hashes(of: ranges.flatMap { $0 })[...]
+        return ranges.map { proof in
+            defer { hashes = hashes.dropFirst(proof.count) }
+            return Array(hashes.prefix(proof.count))
+        }
+    }
+
     /// The proof that the tree of `from` leaves is the start of the tree of `to` (both checkpoints').
     public func consistency(from: Int64, to: Int64) async throws -> [MerkleTree.Hash] {
         let to = try await checkpointSize(to, field: "to")

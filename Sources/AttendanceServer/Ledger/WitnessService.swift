@@ -39,7 +39,8 @@ public struct WitnessService: Sendable {
             checkpoint = try Checkpoint(text: parsed.text)
         } catch {
             throw DomainError.field(
-                "body", String(note.prefix(80)), expected: "a cosigned checkpoint note (\(error))", kind: .unprocessable)
+                "body", String(note.prefix(80)), expected: "a cosigned checkpoint note (\(error))", kind: .unprocessable
+            )
         }
         guard let stored = try await repository.checkpoint(size: checkpoint.size) else {
             throw DomainError(
@@ -53,9 +54,7 @@ public struct WitnessService: Sendable {
         }
         let names = witnesses.map(\.name).joined(separator: ", ")
         for witness in witnesses {
-            guard let time = try? witness.time(in: note),
-                let signature = parsed.signatures.first(where: { $0.name == witness.name && $0.keyID == witness.keyID })
-            else { continue }
+            guard let (time, line) = witness.cosignature(in: parsed) else { continue }
             let cosignedAt = Date(timeIntervalSince1970: TimeInterval(time))
             guard cosignedAt <= now().addingTimeInterval(Self.clockSlack) else {
                 throw DomainError.field(
@@ -63,9 +62,8 @@ public struct WitnessService: Sendable {
                     kind: .unprocessable)
             }
             let cosignature = StoredCosignature(
-                witness: witness.name, treeSize: checkpoint.size,
-                line: "\u{2014} \(witness.name) " + Data(signature.keyID + signature.bytes).base64EncodedString(),
-                cosignedAt: cosignedAt, receivedAt: now())
+                witness: witness.name, treeSize: checkpoint.size, line: line, cosignedAt: cosignedAt,
+                receivedAt: now())
             _ = try await repository.storeCosignature(cosignature)
             return cosignature
         }

@@ -2,14 +2,6 @@ import AttendanceModels
 import AttendanceRules
 import Foundation
 
-/// What became of an enrollment code.
-public enum CodeRedemption: Hashable, Sendable {
-    case redeemed(UserID)
-    case unknown
-    case alreadyUsed
-    case expired(Date)
-}
-
 /// Authentication and enrollment storage, part of every repository implementation.
 public protocol AuthRepository: Sendable {
     /// The secret named `name` that every server on this database shares: `candidate` when none

@@ -2,26 +2,6 @@ import AttendanceModels
 import AttendanceRules
 import Foundation
 
-/// Which ledger rows to list (the audit log); all filters are optional.
-public struct LedgerFilter: Hashable, Sendable {
-    public var from: Date?
-    public var to: Date?
-    public var actor: LedgerActor?
-    public var sessionKey: SessionKey?
-    public var userId: UserID?
-
-    public init(
-        from: Date? = nil, to: Date? = nil, actor: LedgerActor? = nil, sessionKey: SessionKey? = nil,
-        userId: UserID? = nil
-    ) {
-        self.from = from
-        self.to = to
-        self.actor = actor
-        self.sessionKey = sessionKey
-        self.userId = userId
-    }
-}
-
 /// The ledger's side of storage: rows written by the session writes themselves (in their
 /// transaction), the sealer, the pages verification and rebuild read, and the changes people make.
 public protocol LedgerRepository: Sendable {

@@ -43,25 +43,3 @@ extension RequestRepository {
         }
     }
 }
-
-/// A position in the requests, newest first: the last one shown.
-public struct RequestCursor: Hashable, Sendable {
-    public var createdAt: Date
-    public var id: CorrectionRequestID
-
-    public init(_ request: CorrectionRequestRecord) {
-        createdAt = request.createdAt
-        id = request.id
-    }
-
-    /// Opaque to clients: base64url of "seconds|id".
-    public var token: String { Data("\(createdAt.timeIntervalSince1970)|\(id.rawValue)".utf8).base64URLEncoded }
-
-    public init?(token: String) {
-        guard let data = Data(base64URLEncoded: token) else { return nil }
-        let parts = String(decoding: data, as: UTF8.self).split(separator: "|", maxSplits: 1)
-        guard parts.count == 2, let seconds = Double(parts[0]) else { return nil }
-        createdAt = Date(timeIntervalSince1970: seconds)
-        id = CorrectionRequestID(String(parts[1]))
-    }
-}

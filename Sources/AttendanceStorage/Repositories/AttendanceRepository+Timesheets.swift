@@ -30,18 +30,3 @@ public protocol TimesheetRepository: Sendable {
     /// Every pending request's session, or for a missing session its employee, site and check-in.
     func pendingRequestTargets() async throws -> [PendingRequestTarget]
 }
-
-/// What a pending correction request points at.
-public struct PendingRequestTarget: Hashable, Sendable {
-    public var userId: UserID
-    public var sessionKey: SessionKey?
-    public var siteId: SiteID?
-    public var checkInAt: Date?
-
-    public init(userId: UserID, sessionKey: SessionKey?, siteId: SiteID?, checkInAt: Date?) {
-        self.userId = userId
-        self.sessionKey = sessionKey
-        self.siteId = siteId
-        self.checkInAt = checkInAt
-    }
-}

@@ -164,10 +164,3 @@ package enum DeviceRows {
         }
     }
 }
-
-/// An enrollment code as stored (its hash is the key).
-public struct StoredEnrollmentCode: Sendable, Equatable {
-    public var userId: UserID
-    public var expiresAt: Date
-    public var usedAt: Date?
-}

@@ -2,25 +2,6 @@ import AttendanceModels
 import AttendanceRules
 import Foundation
 
-/// A witness's cosignature of one of the ledger's checkpoints (LEDGER.md, "Witnesses"), as kept.
-public struct StoredCosignature: Sendable, Equatable {
-    public var witness: String
-    public var treeSize: Int64
-    /// The note signature line, as the witness wrote it.
-    public var line: String
-    /// When the witness says it cosigned.
-    public var cosignedAt: Date
-    public var receivedAt: Date
-
-    public init(witness: String, treeSize: Int64, line: String, cosignedAt: Date, receivedAt: Date) {
-        self.witness = witness
-        self.treeSize = treeSize
-        self.line = line
-        self.cosignedAt = cosignedAt
-        self.receivedAt = receivedAt
-    }
-}
-
 extension SQLStorage {
     public func storeCosignature(_ cosignature: StoredCosignature) async throws -> Bool {
         try await database.write { tx in

@@ -2,14 +2,6 @@ import AttendanceModels
 import AttendanceRules
 import Foundation
 
-/// A checkpoint the server signed, as stored.
-public struct StoredCheckpoint: Sendable, Equatable {
-    public var checkpoint: Checkpoint
-    /// The signed note, as served.
-    public var note: String
-    public var signedAt: Date
-}
-
 /// The ledger's Merkle tree: what the sealer appends to it and what proofs read from it.
 public protocol LedgerTreeRepository: Sendable {
     /// Appends the sealed rows the tree lacks (up to `limit`), in seal order, and signs one

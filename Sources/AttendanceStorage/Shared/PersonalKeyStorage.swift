@@ -39,27 +39,16 @@ package enum PersonalKeyRows {
         try await tx.execute("DELETE FROM personal_keys WHERE subject = \(subject)")
     }
 
-    /// `events` with their personal parts opened: a sealed part with its subject's key (none when
-    /// erased), a part written before sealing as it is. A sealed part that does not open under its
-    /// key is an error naming the row: it was changed, and is not shown as if it were erased.
+    /// `events` with their personal parts opened (`LedgerEvent.opening(with:)`), their subjects'
+    /// keys read at once; a part that doesn't open is an error naming its row.
     package static func open(_ events: [LedgerEvent], _ tx: any SQLTransaction) async throws -> [LedgerEvent] {
-        let subjects = Set(events.compactMap { $0.personal == nil ? nil : $0.personalSubject })
-        let keys = try await keys(tx, for: subjects)
+        let keys = try await keys(tx, for: Set(events.compactMap { $0.personal == nil ? nil : $0.personalSubject }))
         return try events.map { event in
-            guard let stored = event.personal else { return event }
-            var opened = event
-            if !PersonalSeal.isSealed(stored) {
-                opened.opened = LedgerPersonal.decoded(stored)
-            } else if let subject = event.personalSubject, let key = keys[subject] {
-                do {
-                    opened.opened = LedgerPersonal.decoded(try PersonalSeal.open(stored, key: key))
-                } catch {
-                    throw StoredValueError(
-                        table: "ledger_events", row: "\(event.id)", column: "personal", value: "\(error)",
-                        expected: "a personal part that opens with its subject's key")
-                }
+            do { return try event.opening(with: keys) } catch {
+                throw StoredValueError(
+                    table: "ledger_events", row: "\(event.id)", column: "personal", value: "\(error)",
+                    expected: "a personal part that opens with its subject's key")
             }
-            return opened
         }
     }
 }
@@ -67,7 +56,7 @@ package enum PersonalKeyRows {
 extension LedgerEvent {
     /// This row with its personal part sealed under its subject's key, made in `tx` when new.
     package func sealed(in tx: any SQLTransaction) async throws -> LedgerEvent {
-        guard needsSealing, let subject = personalSubject else { return self }
+        guard let subject = sealingSubject else { return self }
         return try sealingPersonal(key: try await PersonalKeyRows.key(tx, for: subject, now: receivedAt))
     }
 }

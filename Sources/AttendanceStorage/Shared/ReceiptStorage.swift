@@ -2,24 +2,6 @@ import AttendanceModels
 import AttendanceRules
 import Foundation
 
-/// A phone's report that the ledger did not match its receipts (LEDGER.md, "Receipts").
-public struct LedgerWarning: Sendable, Equatable {
-    public var deviceId: DeviceID
-    public var userId: UserID
-    public var problem: String
-    /// The checkpoint the phone was shown, as it came.
-    public var checkpoint: String?
-    public var reportedAt: Date
-
-    public init(deviceId: DeviceID, userId: UserID, problem: String, checkpoint: String?, reportedAt: Date) {
-        self.deviceId = deviceId
-        self.userId = userId
-        self.problem = problem
-        self.checkpoint = checkpoint
-        self.reportedAt = reportedAt
-    }
-}
-
 extension SQLStorage {
     public func ledgerRows(
         of user: UserID, actor: LedgerActor, after id: Int64, leaves size: Int64, limit: Int

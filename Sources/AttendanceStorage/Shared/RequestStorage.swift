@@ -88,21 +88,21 @@ extension SQLStorage {
     public func eraseEmployee(
         id: UserID, pseudonym: String, actor: LedgerActor, now: Date
     ) async throws -> EmployeeRecord? {
-        let erased = try await database.write { tx -> EmployeeRecord? in
+        let (employee, erasedNow) = try await database.write { tx -> (EmployeeRecord?, Bool) in
             guard
                 let employee = try await DirectoryRows.employees(tx, "WHERE id = \(id)\(raw: tx.dialect.forUpdate)")
                     .first
-            else { return nil }
+            else { return (nil, false) }
             // Active: refused by the caller. Erased already: erasing again is the same one erasure.
-            guard !employee.isActive, employee.name != pseudonym else { return employee }
+            guard !employee.isActive, employee.name != pseudonym else { return (employee, false) }
             try await tx.execute(
                 "UPDATE employees SET name = \(pseudonym), email = NULL, external_id = NULL WHERE id = \(id)")
             try await ErasureRows.erase(tx, id)
             try await tx.appendLedger(LedgerEvent.erased(id, actor: actor, now: now))
-            return try await DirectoryRows.employees(tx, "WHERE id = \(id)").first
+            return (try await DirectoryRows.employees(tx, "WHERE id = \(id)").first, true)
         }
-        if erased?.name == pseudonym { try await database.scrubFreedSpace() }
-        return erased
+        if erasedNow { try await database.scrubFreedSpace() }
+        return employee
     }
 }
 

@@ -52,15 +52,15 @@ public struct ReceiptKeeper: Sendable {
         while true {
             let state = try store.ledgerReceiptState()
             guard let page = try await page(after: state?.lastRowId ?? 0) else { return state }
-            if state == nil { try store.pinLedgerKey(page.logKey) }
-            guard let pinned = try store.ledgerReceiptState() else { return nil }
-            guard page.logKey == pinned.logKey else {
+            let pinned = state?.logKey ?? page.logKey
+            if state == nil { try store.pinLedgerKey(pinned) }
+            guard page.logKey == pinned else {
                 return try await found(
                     "the server now signs with the key \(page.logKey.prefix(60)), not the one this phone pinned",
                     checkpoint: page.checkpoint, now: now)
             }
-            let key = try NoteVerifier(encoded: pinned.logKey)
-            let last = pinned.checkpoint.flatMap { try? Checkpoint.open($0, verifier: key) }
+            let key = try NoteVerifier(encoded: pinned)
+            let last = state?.checkpoint.flatMap { try? Checkpoint.open($0, verifier: key) }
             var outcome = ReceiptCheck.check(
                 note: page.checkpoint, receipts: page.receipts, key: key, actor: actor, last: last, consistency: nil)
             var consistency: (from: Int64, proof: [MerkleTree.Hash])?

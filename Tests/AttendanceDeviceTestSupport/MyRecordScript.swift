@@ -1,0 +1,24 @@
+import Foundation
+
+/// docs/examples/verify-my-record.sh, the documented offline check of a phone's "my record" file.
+public enum MyRecordScript {
+    /// Runs the script on `contents` (a my-record file); its exit status and standard output.
+    public static func verify(_ contents: String) throws -> (status: Int32, output: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("my-record-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("my-record.json")
+        try Data(contents.utf8).write(to: path)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/examples/verify-my-record.sh")
+        process.arguments = [path.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
