@@ -25,6 +25,7 @@ struct AttendanceAPI: APIProtocol {
     let ledgerHealth: LedgerHealth
     let witnesses: WitnessService
     let receipts: ReceiptService
+    let answerReceipts: AnswerReceipts
     let document: Data
 
     // MARK: Operations
@@ -126,16 +127,19 @@ struct AttendanceAPI: APIProtocol {
 
     func submitEvents(_ input: Operations.SubmitEvents.Input) async throws -> Operations.SubmitEvents.Output {
         guard case .json(let body) = input.body else { throw Self.unsupportedBody }
+        let batch = try DeviceRequestMapping.batch(body)
         let reply = try await ingest.handleBatch(
-            try DeviceRequestMapping.batch(body), idempotencyKey: input.headers.idempotencyKey,
-            principal: try Caller.current(), deviceDate: try Self.deviceDate(input.headers.date))
-        return try StoredAnswerMiddleware.answer(reply, as: Operations.SubmitEvents.Output.undocumented)
+            batch, idempotencyKey: input.headers.idempotencyKey, principal: try Caller.current(),
+            deviceDate: try Self.deviceDate(input.headers.date))
+        return try StoredAnswerMiddleware.answer(
+            await withReceipts(reply, for: batch), as: Operations.SubmitEvents.Output.undocumented)
     }
 
-    /// The stored answer to one device event.
+    /// The answer to one device event, with its receipt.
     private func ingest(_ request: DeviceRequest, key: String, date: String? = nil) async throws -> StoredReply {
-        try await ingest.handle(
+        let reply = try await ingest.handle(
             request, idempotencyKey: key, principal: try Caller.current(), deviceDate: try Self.deviceDate(date))
+        return await withReceipt(reply, for: request)
     }
 
     /// The device's clock from its `Date` header (an HTTP-date), if it sent one.

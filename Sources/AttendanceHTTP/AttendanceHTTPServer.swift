@@ -36,13 +36,16 @@ public struct ServerOptions: Sendable {
     public var ledgerCheckIntervalSeconds: Int64
     /// The witnesses whose cosignatures the server keeps (`--witness-key`).
     public var witnessKeys: [CosignatureVerifier]
+    /// How long a device event's answer may wait for its row to be in the ledger's tree, for its
+    /// receipt (0: it carries one only when the sealer's timer put the row there already).
+    public var receiptWaitMilliseconds: Int64
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, limits: IngestLimits = IngestLimits(),
         idleTimeoutSeconds: Int64 = 75, purgeIntervalSeconds: Int64 = 3_600,
         sealIntervalMilliseconds: Int64 = 1_000, bcryptCost: UInt8 = 12, tls: ServerTLS? = nil,
         ledgerSigner: NoteSigner = .ephemeral, ledgerCheckIntervalSeconds: Int64 = 300,
-        witnessKeys: [CosignatureVerifier] = []
+        witnessKeys: [CosignatureVerifier] = [], receiptWaitMilliseconds: Int64 = 2_000
     ) {
         self.host = host
         self.port = port
@@ -55,6 +58,7 @@ public struct ServerOptions: Sendable {
         self.ledgerSigner = ledgerSigner
         self.ledgerCheckIntervalSeconds = ledgerCheckIntervalSeconds
         self.witnessKeys = witnessKeys
+        self.receiptWaitMilliseconds = receiptWaitMilliseconds
     }
 
     /// `https` when the server terminates TLS itself, otherwise `http`.
@@ -160,6 +164,12 @@ public enum AttendanceHTTPServer {
             accounts: accounts,
             signIn: SignInService(accounts: accounts, environment: environment),
             tokens: APITokenService(repository: repository, environment: environment), ledgerHealth: ledgerHealth)
+        let sealer = LedgerSealer(
+            repository: repository, signer: options.ledgerSigner,
+            interval: .milliseconds(options.sealIntervalMilliseconds), batch: 5_000,
+            metrics: metrics, logger: logger, environment: environment)
+        let rounds = sealer.rounds
+        let sealRound: @Sendable () async throws -> Void = { try await rounds.round() }
         let api = AttendanceAPI(
             repository: repository,
             ingest: IngestService(
@@ -177,6 +187,10 @@ public enum AttendanceHTTPServer {
             receipts: ReceiptService(
                 repository: repository, verifier: options.ledgerSigner.verifier, logger: logger,
                 now: { environment.now() }),
+            answerReceipts: AnswerReceipts(
+                repository: repository,
+                seal: options.receiptWaitMilliseconds > 0 ? sealRound : nil,
+                wait: .milliseconds(options.receiptWaitMilliseconds), logger: logger),
             document: try contract())
         let router = Router(context: AttendanceRequestContext.self)
         let routes = RouteTable()
@@ -204,10 +218,6 @@ public enum AttendanceHTTPServer {
             repository: repository, retentionSeconds: options.limits.idempotencyRetentionSeconds,
             interval: .seconds(options.purgeIntervalSeconds), metrics: metrics, logger: logger,
             environment: environment)
-        let sealer = LedgerSealer(
-            repository: repository, signer: options.ledgerSigner,
-            interval: .milliseconds(options.sealIntervalMilliseconds), batch: 5_000,
-            metrics: metrics, logger: logger, environment: environment)
         let watchLedger = LedgerWatch(
             repository: repository, verifier: options.ledgerSigner.verifier, health: ledgerHealth,
             interval: .seconds(options.ledgerCheckIntervalSeconds), rows: 10_000, metrics: metrics, logger: logger,

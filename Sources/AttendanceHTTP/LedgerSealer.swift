@@ -12,18 +12,30 @@ import ServiceLifecycle
 /// repository's lock), so replicas can all run one. Counts what it sealed in `/metrics`
 /// (`ledger_rows_sealed_total`) and shows the tree's size (`ledger_tree_size`).
 struct LedgerSealer: Service {
-    let repository: any LedgerRepository & LedgerTreeRepository
-    let signer: NoteSigner
     let interval: Duration
-    let batch: Int
-    let metrics: ServerMetrics
     let logger: Logger
-    let environment: ServerEnvironment
+    /// The rounds, one at a time: the timer's, and those a device's answer asks for (`AnswerReceipts`).
+    let rounds: SealRounds
+
+    init(
+        repository: any LedgerRepository & LedgerTreeRepository, signer: NoteSigner, interval: Duration, batch: Int,
+        metrics: ServerMetrics, logger: Logger, environment: ServerEnvironment
+    ) {
+        self.interval = interval
+        self.logger = logger
+        self.rounds = SealRounds {
+            try await Self.sealOnce(
+                repository: repository, signer: signer, batch: batch, metrics: metrics, environment: environment)
+        }
+    }
 
     /// Seals until nothing is left (a backlog goes in batches), then grows the tree over what is
     /// sealed; returns how many rows were sealed.
     @discardableResult
-    func sealOnce() async throws -> Int {
+    static func sealOnce(
+        repository: any LedgerRepository & LedgerTreeRepository, signer: NoteSigner, batch: Int,
+        metrics: ServerMetrics, environment: ServerEnvironment
+    ) async throws -> Int {
         var total = 0
         while true {
             let sealed = try await repository.sealLedger(limit: batch, now: environment.now())
@@ -47,7 +59,7 @@ struct LedgerSealer: Service {
                     every: interval, logger: logger, failure: "ledger sealing failed",
                     recovery: "ledger sealing works again"
                 ) {
-                    try await sealOnce()
+                    try await rounds.round()
                 }
             }
         } catch is CancellationError {

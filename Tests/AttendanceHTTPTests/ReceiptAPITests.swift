@@ -54,4 +54,69 @@ import Testing
         #expect(audit.body.contains("Not witnessed yet"))
         try await live.stop()
     }
+
+    /// Every answer to a device's event carries the receipt of the row it is, proved into the
+    /// first checkpoint holding it: a replay is the same bytes; a batch's items carry theirs by key.
+    @Test(arguments: Backend.allCases) func anEventsAnswerCarriesItsReceiptAndAReplayTheSame(
+        backend: Backend
+    ) async throws {
+        // The sealer's timer is far off: the answer's own round puts the row in the tree.
+        let signer = try NoteSigner.generate(name: "attendance.test/ledger")
+        let live = try await LiveServer.start(
+            try await backend.makeRepository(), ledgerSigner: signer, sealIntervalMilliseconds: 600_000)
+        let ada = try await live.enrollEmployee(name: "Ada", major: 1)
+        let checkIn = LiveServer.checkIn(ada, session: "s-r", ts: Date().addingTimeInterval(-900))
+        let first = try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "r-1", json: checkIn)
+        #expect(first.status == 201, "\(first.text)")
+        let key = signer.verifier
+        let receipt = try #require(first.json["receipt"] as? [String: Any])
+        try Self.expectProved(receipt, kind: "checkIn", device: ada.deviceId, key: key)
+        #expect(first.json["sessionKey"] as? String == "s-r")
+        let replay = try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "r-1", json: checkIn)
+        #expect(replay.status == 201 && replay.body == first.body)
+
+        let now = Date()
+        let items: [[String: Any]] = [
+            ["idempotencyKey": "r-2", "type": "heartbeat",
+             "heartbeat": ["sessionKey": "s-r", "ts": RFC3339Text.format(now.addingTimeInterval(-600))]],
+            ["idempotencyKey": "r-3", "type": "heartbeat",
+             "heartbeat": ["sessionKey": "s-r", "ts": RFC3339Text.format(now.addingTimeInterval(9_999))]],
+            ["idempotencyKey": "r-4", "type": "checkOut",
+             "checkOut": LiveServer.checkOut(session: "s-r", ts: now.addingTimeInterval(-300))],
+        ]
+        let batch = try await live.send(
+            "POST", "/v1/attendance/events", token: ada.token, key: "b-r", json: ["events": items])
+        #expect(batch.status == 200, "\(batch.text)")
+        let statuses = (batch.json["results"] as? [[String: Any]])?.compactMap { $0["status"] as? Int }
+        #expect(statuses == [200, 422, 200])
+        let receipts = try #require(batch.json["receipts"] as? [[String: Any]])
+        // The refused item (a time in the future) is no row and has no receipt.
+        #expect(receipts.compactMap { $0["idempotencyKey"] as? String } == ["r-2", "r-4"])
+        for (item, kind) in zip(receipts, ["heartbeat", "checkOut"]) {
+            try Self.expectProved(
+                try #require(item["receipt"] as? [String: Any]), kind: kind, device: ada.deviceId, key: key)
+        }
+        let again = try await live.send(
+            "POST", "/v1/attendance/events", token: ada.token, key: "b-r", json: ["events": items])
+        #expect(again.body == batch.body)
+        try await live.stop()
+    }
+
+    /// The receipt's entry is the device's row of `kind`, and its proof leads to the root of its
+    /// checkpoint, which verifies under the server's key.
+    static func expectProved(_ receipt: [String: Any], kind: String, device: String, key: NoteVerifier) throws {
+        let entry = try #require(receipt["entry"] as? String)
+        let lines = entry.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[1] == Substring(kind) && lines[4] == Substring("device:\(device)"))
+        let checkpoint = try Checkpoint.open(try #require(receipt["checkpoint"] as? String), verifier: key)
+        let index = try #require(receipt["leafIndex"] as? Int64)
+        // The first checkpoint holding the row: the tree grew to it in the round the answer asked for.
+        #expect(index < checkpoint.size)
+        let proof = try #require(receipt["proof"] as? [String]).compactMap { Data(base64Encoded: $0).map(Array.init) }
+        #expect(
+            MerkleProof.verifyInclusion(
+                leafHash: LedgerLeaf.hash(
+                    eventId: try #require(receipt["rowId"] as? Int64), contentHash: SHA256.hex(entry)),
+                index: index, size: checkpoint.size, proof: proof, root: checkpoint.rootHash))
+    }
 }

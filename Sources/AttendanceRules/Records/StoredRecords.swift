@@ -83,6 +83,20 @@ public struct StoredCheckpoint: Sendable, Equatable {
     }
 }
 
+/// Which ledger row a device's event is: its kind, its session and the time the device gave it
+/// (with the device's actor, what `LedgerRows.recorded` matches a resend on).
+public struct DeviceEventRef: Hashable, Sendable {
+    public var sessionKey: SessionKey
+    public var kind: LedgerKind
+    public var at: Date
+
+    public init(sessionKey: SessionKey, kind: LedgerKind, at: Date) {
+        self.sessionKey = sessionKey
+        self.kind = kind
+        self.at = at
+    }
+}
+
 /// A witness's cosignature of one of the ledger's checkpoints (LEDGER.md, "Witnesses"), as kept.
 public struct StoredCosignature: Sendable, Equatable {
     public var witness: String

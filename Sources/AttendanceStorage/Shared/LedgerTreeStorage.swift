@@ -35,6 +35,12 @@ public protocol LedgerTreeRepository: Sendable {
     func ledgerRows(
         of user: UserID, actor: LedgerActor, after id: Int64, leaves size: Int64, limit: Int
     ) async throws -> [(event: LedgerEvent, leaf: Int64)]
+    /// The first row of `actor`'s for each of these events, with its seal's sequence (nil: not
+    /// sealed yet); an event with no row is absent.
+    func deviceEventRows(actor: LedgerActor, events: [DeviceEventRef]) async throws
+        -> [DeviceEventRef: (event: LedgerEvent, sequence: Int64?)]
+    /// The first checkpoint whose tree holds leaf `leaf` (nil while the tree hasn't reached it).
+    func firstCheckpoint(holding leaf: Int64) async throws -> StoredCheckpoint?
     /// Keeps a phone's report that the ledger did not match its receipts.
     func storeLedgerWarning(_ warning: LedgerWarning) async throws
     /// The newest reports, newest first.

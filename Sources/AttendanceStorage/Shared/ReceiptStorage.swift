@@ -21,6 +21,35 @@ extension SQLStorage {
         }
     }
 
+    public func deviceEventRows(actor: LedgerActor, events: [DeviceEventRef]) async throws
+        -> [DeviceEventRef: (event: LedgerEvent, sequence: Int64?)]
+    {
+        guard !events.isEmpty else { return [:] }
+        return try await database.read { tx in
+            var found: [DeviceEventRef: (event: LedgerEvent, sequence: Int64?)] = [:]
+            // One indexed lookup each (`ledger_by_session`): a batch holds at most 500.
+            for ref in Set(events) {
+                let rows = try await tx.query(
+                    """
+                    SELECT s.sequence, \(raw: LedgerRows.columns(alias: "e"))
+                    FROM ledger_events e LEFT JOIN ledger_seals s ON s.event_id = e.id
+                    WHERE e.session_key = \(ref.sessionKey) AND e.kind = \(ref.kind.rawValue)
+                        AND e.actor = \(actor.rawValue) AND e.device_at = \(ref.at)
+                    ORDER BY e.id LIMIT 1
+                    """)
+                guard let row = rows.first, let event = try LedgerRows.event(row, at: 1) else { continue }
+                found[ref] = (event, try row.decode(0, as: Int64?.self))
+            }
+            return found
+        }
+    }
+
+    public func firstCheckpoint(holding leaf: Int64) async throws -> StoredCheckpoint? {
+        try await database.read { tx in
+            try await Self.checkpoints(tx, "WHERE tree_size > \(leaf) ORDER BY tree_size LIMIT 1").first
+        }
+    }
+
     public func storeLedgerWarning(_ warning: LedgerWarning) async throws {
         try await database.write { tx in
             try await tx.execute(
