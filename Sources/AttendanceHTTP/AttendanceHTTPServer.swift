@@ -164,10 +164,11 @@ public enum AttendanceHTTPServer {
             accounts: accounts,
             signIn: SignInService(accounts: accounts, environment: environment),
             tokens: APITokenService(repository: repository, environment: environment), ledgerHealth: ledgerHealth)
+        let growths = RecentTreeGrowths()
         let sealer = LedgerSealer(
             repository: repository, signer: options.ledgerSigner,
             interval: .milliseconds(options.sealIntervalMilliseconds), batch: 5_000,
-            metrics: metrics, logger: logger, environment: environment)
+            metrics: metrics, recent: growths, logger: logger, environment: environment)
         let rounds = sealer.rounds
         let sealRound: @Sendable () async throws -> Void = { try await rounds.round() }
         let api = AttendanceAPI(
@@ -188,7 +189,7 @@ public enum AttendanceHTTPServer {
                 repository: repository, verifier: options.ledgerSigner.verifier, logger: logger,
                 now: { environment.now() }),
             answerReceipts: AnswerReceipts(
-                repository: repository,
+                repository: repository, recent: growths,
                 seal: options.receiptWaitMilliseconds > 0 ? sealRound : nil,
                 wait: .milliseconds(options.receiptWaitMilliseconds), logger: logger),
             document: try contract())

@@ -19,13 +19,14 @@ struct LedgerSealer: Service {
 
     init(
         repository: any LedgerRepository & LedgerTreeRepository, signer: NoteSigner, interval: Duration, batch: Int,
-        metrics: ServerMetrics, logger: Logger, environment: ServerEnvironment
+        metrics: ServerMetrics, recent: RecentTreeGrowths, logger: Logger, environment: ServerEnvironment
     ) {
         self.interval = interval
         self.logger = logger
         self.rounds = SealRounds {
             try await Self.sealOnce(
-                repository: repository, signer: signer, batch: batch, metrics: metrics, environment: environment)
+                repository: repository, signer: signer, batch: batch, metrics: metrics, recent: recent,
+                environment: environment)
         }
     }
 
@@ -34,7 +35,7 @@ struct LedgerSealer: Service {
     @discardableResult
     static func sealOnce(
         repository: any LedgerRepository & LedgerTreeRepository, signer: NoteSigner, batch: Int,
-        metrics: ServerMetrics, environment: ServerEnvironment
+        metrics: ServerMetrics, recent: RecentTreeGrowths, environment: ServerEnvironment
     ) async throws -> Int {
         var total = 0
         while true {
@@ -43,10 +44,9 @@ struct LedgerSealer: Service {
             total += sealed
             if sealed < batch { break }
         }
-        while let checkpoint = try await repository.growLedgerTree(
-            limit: batch, signer: signer, now: environment.now())
-        {
-            metrics.treeSize(checkpoint.checkpoint.size)
+        while let growth = try await repository.growLedgerTree(limit: batch, signer: signer, now: environment.now()) {
+            metrics.treeSize(growth.checkpoint.checkpoint.size)
+            recent.add(growth)
         }
         return total
     }

@@ -68,6 +68,14 @@ struct Serve: AsyncParsableCommand {
             """)
     var witnessKey: [String] = []
 
+    @Option(
+        help: """
+            How long a device event's answer may wait, in milliseconds, for its row to be in the ledger's \
+            tree, so that it carries its receipt (0: only when the row is there already; the phone fetches \
+            the rest). Up to 10000.
+            """)
+    var receiptWait: Int64 = ServerOptions().receiptWaitMilliseconds
+
     @Option(help: "Forget idempotency keys this many days after their request (at least 3: a phone's 72 h offline).")
     var idempotencyRetentionDays: Double = IngestLimits().idempotencyRetentionSeconds / 86_400
 
@@ -91,6 +99,9 @@ struct Serve: AsyncParsableCommand {
             }
         }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
+        guard (0...10_000).contains(receiptWait) else {
+            throw ValidationError("--receipt-wait must be 0 to 10000 milliseconds, got \(receiptWait)")
+        }
         guard maxFutureSeconds >= 0, maxFutureSeconds.isFinite else {
             throw ValidationError("--max-future-seconds must be ≥ 0, got \(maxFutureSeconds)")
         }
@@ -136,7 +147,8 @@ struct Serve: AsyncParsableCommand {
             let witnesses = try witnessKey.map(CosignatureVerifier.init(encoded:))
             for witness in witnesses { Self.say("Keeping the cosignatures of the witness \(witness.name).") }
             let options = ServerOptions(
-                host: host, port: port, limits: limits, tls: tls, ledgerSigner: key.signer, witnessKeys: witnesses)
+                host: host, port: port, limits: limits, tls: tls, ledgerSigner: key.signer, witnessKeys: witnesses,
+                receiptWaitMilliseconds: receiptWait)
             let scheme = options.scheme
             let where_ = "\(repository.backendName) at \(Self.redacted(database))"
             let app = try AttendanceHTTPServer.application(

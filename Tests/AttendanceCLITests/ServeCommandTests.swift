@@ -189,6 +189,11 @@ import Testing
         ).finish()
         #expect(format.status == 64)
         #expect(format.stderr.contains("--log-format must be text or json, got 'xml'"))
+        let wait = try await ChildProcess(
+            try builtExecutable("attendance"), ["serve", "--receipt-wait", "60000"]
+        ).finish()
+        #expect(wait.status == 64)
+        #expect(wait.stderr.contains("--receipt-wait must be 0 to 10000 milliseconds, got 60000"))
         let short = try await ChildProcess(
             try builtExecutable("attendance"), ["serve", "--database", database.path],
             environment: ["ATTENDANCE_ADMIN_TOKEN": "short"]

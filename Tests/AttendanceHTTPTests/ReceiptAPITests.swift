@@ -3,6 +3,7 @@ import AttendanceRules
 import AttendanceServer
 import AttendanceServerTestSupport
 import Foundation
+import Logging
 import Testing
 
 /// A phone's receipts over HTTP: only its own rows, each proved into the newest checkpoint; its
@@ -74,6 +75,18 @@ import Testing
         #expect(first.json["sessionKey"] as? String == "s-r")
         let replay = try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "r-1", json: checkIn)
         #expect(replay.status == 201 && replay.body == first.body)
+        // The answer's receipt came from the sealer's round in memory; read from the database
+        // (as for another replica's round, or an older event) it is the same.
+        let read = await AnswerReceipts(
+            repository: live.repository, recent: RecentTreeGrowths(), seal: nil, wait: .zero,
+            logger: Logger(label: "test")
+        ).receipts(
+            device: DeviceID(ada.deviceId),
+            events: [DeviceEventRef(sessionKey: "s-r", kind: .checkIn, at: try RFC3339.parse(checkIn["ts"] as! String))])
+        let stored = try #require(read.values.first)
+        #expect(stored.checkpoint == receipt["checkpoint"] as? String)
+        #expect(stored.receipt.entry == receipt["entry"] as? String)
+        #expect(stored.receipt.proof.map { Data($0).base64EncodedString() } == receipt["proof"] as? [String])
 
         let now = Date()
         let items: [[String: Any]] = [

@@ -106,6 +106,9 @@ import Testing
         let deviceKeys = Set(try store.entries().map(\.event.sessionKey))
         #expect(deviceKeys == [session.sessionKey])
         #expect(server.inner.serverOffersBatch == true)
+        // Each answer carried the receipt of its event's row, kept at delivery until checked.
+        let answered = try store.answerReceipts()
+        #expect(answered.compactMap { $0.receipt.line(1).map(String.init) } == ["checkIn", "heartbeat", "checkOut"])
 
         // The receipts: every row this phone's events made, checked against the server's signed
         // checkpoint and kept in the device's database (once the sealer has put them in the tree).
@@ -120,6 +123,8 @@ import Testing
             if !kinds.contains("checkOut") { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(kinds == ["device.enrolled", "checkIn", "heartbeat", "checkOut"])
+        // The answers' receipts are confirmed by the pages' (the same entries, a consistent tree).
+        #expect(try store.answerReceipts().isEmpty)
         let receipts = try store.ledgerReceipts().map(\.receipt).filter { $0.line(2) != "" }
         #expect(receipts.allSatisfy { $0.line(2) == Substring(session.sessionKey.rawValue) })
 

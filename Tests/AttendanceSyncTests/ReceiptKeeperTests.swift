@@ -38,6 +38,12 @@ import Testing
             return ranges.map { MerkleTree.hash(of: $0, from: stored)! }
         }
 
+        /// Row `row`'s receipt as an answer carries it: proved into this ledger's checkpoint.
+        func answer(row: Int64) throws -> AnswerReceipt {
+            let page = try page(after: 0)
+            return AnswerReceipt(receipt: page.receipts[Int(row - 1)], checkpoint: page.checkpoint)
+        }
+
         func page(after: Int64) throws -> ReceiptPage {
             let size = Int64(entries.count)
             let checkpoint = Checkpoint(origin: signer.name, size: size, rootHash: appender.root)
@@ -149,5 +155,48 @@ import Testing
         #expect(state.checkedSize == 3 && state.receipts == 3)
         #expect(server.warnings.withLock { $0 }.count == 1)
         #expect(try store.ledgerReceipts().count == 3)
+    }
+
+    /// A receipt an answer carried, proved into an earlier checkpoint, is confirmed once the pages'
+    /// checkpoint is shown to extend it and the row's page receipt is the same; one newer than
+    /// the pages waits.
+    @Test func anAnswersReceiptIsConfirmedAgainstThePages() async throws {
+        let server = Server(Ledger(rows: 5))
+        let (keeper, store) = try Self.keeper(server)
+        try store.keepAnswerReceipts(
+            [try Ledger(rows: 3).answer(row: 2), try Ledger(rows: 6).answer(row: 6)], at: Date())
+        let state = try #require(try await keeper.refresh(now: Date()))
+        #expect(state.problem == nil && state.receipts == 5, "\(state.problem ?? "")")
+        // Row 2 is confirmed (dropped); row 6's checkpoint is past the pages': it waits.
+        #expect(try store.answerReceipts().map(\.receipt.rowId) == [6])
+        server.ledger.withLock { $0 = Ledger(rows: 6) }
+        #expect(try await keeper.refresh(now: Date())?.problem == nil)
+        #expect(try store.answerReceipts().isEmpty)
+        #expect(server.warnings.withLock { $0 }.isEmpty)
+    }
+
+    /// The server answered row 2 in one tree and then rewrote it: the tree the pages show doesn't
+    /// extend the checkpoint the answer carried, which the phone reports.
+    @Test func aRowRewrittenAfterItsAnswerIsAProblem() async throws {
+        let server = Server(Ledger(rows: 5, variant: "edited"))
+        let (keeper, store) = try Self.keeper(server)
+        try store.keepAnswerReceipts([try Ledger(rows: 3).answer(row: 2)], at: Date())
+        let state = try #require(try await keeper.refresh(now: Date()))
+        #expect(
+            state.problem?.contains("the checkpoint of 3 rows an answer carried is not part of the log") == true,
+            "\(state.problem ?? "")")
+        #expect(server.warnings.withLock { $0 }.count == 1)
+        #expect(try store.answerReceipts().count == 1)
+    }
+
+    /// An answer whose receipt is for a row of another phone is refused as such.
+    @Test func anAnswersReceiptForAnotherPhonesRowIsAProblem() async throws {
+        let server = Server(Ledger(rows: 3))
+        let (keeper, store) = try Self.keeper(server)
+        var answer = try Ledger(rows: 3).answer(row: 1)
+        answer.receipt.entry = answer.receipt.entry.replacingOccurrences(of: "device:dev-1", with: "device:dev-2")
+        try store.keepAnswerReceipts([answer], at: Date())
+        let state = try #require(try await keeper.refresh(now: Date()))
+        #expect(state.problem?.contains("not of this phone's events") == true, "\(state.problem ?? "")")
     }
 }

@@ -2,7 +2,7 @@ import AttendanceModels
 import Foundation
 
 // Records the stores keep beside the server's own (ServerRecords.swift): beacons, events waiting for
-// their session, enrollment codes, and the ledger tree's checkpoints, cosignatures and warnings.
+// their session, enrollment codes, and what finds and grows the ledger's tree.
 
 public struct BeaconRecord: Hashable, Sendable {
     public var id: BeaconID
@@ -69,20 +69,6 @@ public struct StoredEnrollmentCode: Sendable, Equatable {
     }
 }
 
-/// A checkpoint the server signed, as stored.
-public struct StoredCheckpoint: Sendable, Equatable {
-    public var checkpoint: Checkpoint
-    /// The signed note, as served.
-    public var note: String
-    public var signedAt: Date
-
-    public init(checkpoint: Checkpoint, note: String, signedAt: Date) {
-        self.checkpoint = checkpoint
-        self.note = note
-        self.signedAt = signedAt
-    }
-}
-
 /// Which ledger row a device's event is: its kind, its session and the time the device gave it
 /// (with the device's actor, what `LedgerRows.recorded` matches a resend on).
 public struct DeviceEventRef: Hashable, Sendable {
@@ -97,39 +83,22 @@ public struct DeviceEventRef: Hashable, Sendable {
     }
 }
 
-/// A witness's cosignature of one of the ledger's checkpoints (LEDGER.md, "Witnesses"), as kept.
-public struct StoredCosignature: Sendable, Equatable {
-    public var witness: String
-    public var treeSize: Int64
-    /// The note signature line, as the witness wrote it.
-    public var line: String
-    /// When the witness says it cosigned.
-    public var cosignedAt: Date
-    public var receivedAt: Date
+/// What one growth of the ledger's tree added (`LedgerTreeRepository.growLedgerTree`): the rows
+/// it appended as leaves `from..<checkpoint.size`, the checkpoint it signed (the first that holds
+/// them), and the nodes every inclusion proof of those leaves in it is made of (the tree's right
+/// edge before, and each node it completed), so their receipts need no read.
+public struct LedgerTreeGrowth: Sendable {
+    public var checkpoint: StoredCheckpoint
+    public var from: Int64
+    public var rows: [LedgerEvent]
+    public var nodes: [MerkleTree.Node: MerkleTree.Hash]
 
-    public init(witness: String, treeSize: Int64, line: String, cosignedAt: Date, receivedAt: Date) {
-        self.witness = witness
-        self.treeSize = treeSize
-        self.line = line
-        self.cosignedAt = cosignedAt
-        self.receivedAt = receivedAt
-    }
-}
-
-/// A phone's report that the ledger did not match its receipts (LEDGER.md, "Receipts").
-public struct LedgerWarning: Sendable, Equatable {
-    public var deviceId: DeviceID
-    public var userId: UserID
-    public var problem: String
-    /// The checkpoint the phone was shown, as it came.
-    public var checkpoint: String?
-    public var reportedAt: Date
-
-    public init(deviceId: DeviceID, userId: UserID, problem: String, checkpoint: String?, reportedAt: Date) {
-        self.deviceId = deviceId
-        self.userId = userId
-        self.problem = problem
+    public init(
+        checkpoint: StoredCheckpoint, from: Int64, rows: [LedgerEvent], nodes: [MerkleTree.Node: MerkleTree.Hash]
+    ) {
         self.checkpoint = checkpoint
-        self.reportedAt = reportedAt
+        self.from = from
+        self.rows = rows
+        self.nodes = nodes
     }
 }

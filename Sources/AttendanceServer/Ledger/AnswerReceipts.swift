@@ -4,20 +4,6 @@ import AttendanceStorage
 import Foundation
 import Logging
 
-/// A device event's receipt in its answer (LEDGER.md, "Receipts"): the row the event is, proved
-/// into the first signed checkpoint whose tree holds it, so the first answer and every replay of it
-/// carry the same receipt.
-public struct AnswerReceipt: Sendable, Equatable {
-    public var receipt: LedgerReceipt
-    /// The signed checkpoint the proof leads to.
-    public var checkpoint: String
-
-    public init(receipt: LedgerReceipt, checkpoint: String) {
-        self.receipt = receipt
-        self.checkpoint = checkpoint
-    }
-}
-
 /// Finds the receipts for the rows a device's answered events are. A row committed a moment ago
 /// isn't in the tree yet: the service asks the sealer for a round (`seal`, shared with every
 /// caller that asks meanwhile) and looks again, for at most `wait`; a row still outside the tree
@@ -26,17 +12,20 @@ public struct AnswerReceipt: Sendable, Equatable {
 /// never fails an answer: a failure to make one is logged and the answer goes without.
 public struct AnswerReceipts: Sendable {
     let repository: any LedgerTreeRepository
+    let recent: RecentTreeGrowths
     let seal: (@Sendable () async throws -> Void)?
     let wait: Duration
     let logger: Logger
 
-    /// `seal`: one sealer round that begins after the call (nil: rows are taken as the sealer's
-    /// timer leaves them); `wait`: how long an answer may wait for its rows to be in the tree.
+    /// `recent`: the growths this process's sealer made, looked in first; `seal`: one sealer round
+    /// that begins after the call (nil: rows are taken as the sealer's timer leaves them); `wait`:
+    /// how long an answer may wait for its rows to be in the tree.
     public init(
-        repository: any LedgerTreeRepository, seal: (@Sendable () async throws -> Void)?, wait: Duration,
-        logger: Logger
+        repository: any LedgerTreeRepository, recent: RecentTreeGrowths, seal: (@Sendable () async throws -> Void)?,
+        wait: Duration, logger: Logger
     ) {
         self.repository = repository
+        self.recent = recent
         self.seal = seal
         self.wait = wait
         self.logger = logger
@@ -46,13 +35,31 @@ public struct AnswerReceipts: Sendable {
     /// row isn't in the tree within the wait, is absent).
     public func receipts(device: DeviceID, events: [DeviceEventRef]) async -> [DeviceEventRef: AnswerReceipt] {
         guard !events.isEmpty else { return [:] }
+        let actor = LedgerActor.device(device)
         do {
-            return try await find(actor: .device(device), events: events)
+            // Usually the row is in the round the answer asks for (or one just before it), kept in
+            // memory; otherwise (another replica's round, a replay of an older event) it is read.
+            var found = kept(actor: actor, events: events)
+            if found.count < events.count, let seal, wait > .zero {
+                try await seal()
+                found.merge(kept(actor: actor, events: events.filter { found[$0] == nil })) { first, _ in first }
+            }
+            guard found.count < events.count else { return found }
+            let read = try await find(actor: actor, events: events.filter { found[$0] == nil })
+            return found.merging(read) { first, _ in first }
         } catch {
             logger.warning(
                 "an answer goes without its ledger receipt", metadata: ["device": "\(device)", "error": "\(error)"])
             return [:]
         }
+    }
+
+    private func kept(actor: LedgerActor, events: [DeviceEventRef]) -> [DeviceEventRef: AnswerReceipt] {
+        var found: [DeviceEventRef: AnswerReceipt] = [:]
+        for event in events {
+            if let receipt = recent.receipt(actor: actor, event: event) { found[event] = receipt }
+        }
+        return found
     }
 
     private func find(actor: LedgerActor, events: [DeviceEventRef]) async throws -> [DeviceEventRef: AnswerReceipt] {
@@ -76,7 +83,13 @@ public struct AnswerReceipts: Sendable {
                 placed[row.ref] = Placed(event: row.event, leaf: row.leaf, checkpoint: checkpoint)
             }
             let waiting = events.filter { placed[$0] == nil && rows[$0] != nil }
-            guard !waiting.isEmpty, let seal, clock.now < deadline else { break }
+            guard !waiting.isEmpty, let seal else { break }
+            guard clock.now < deadline else {
+                logger.notice(
+                    "answered without a receipt: the row is not in the ledger's tree after the receipt wait",
+                    metadata: ["rows": "\(waiting.compactMap { rows[$0]?.event.id })", "wait": "\(wait)"])
+                break
+            }
             // A round of ours placed nothing: another replica holds the sealing lock, and its
             // round (or ours, when the lock is free) places the rows soon.
             if rounds > 0, placed.count == before { try await Task.sleep(for: .milliseconds(20)) }

@@ -6,7 +6,7 @@ import Foundation
 public protocol LedgerTreeRepository: Sendable {
     /// Appends the sealed rows the tree lacks (up to `limit`), in seal order, and signs one
     /// checkpoint of the new size with `signer`. One process at a time; nil when nothing grew.
-    func growLedgerTree(limit: Int, signer: NoteSigner, now: Date) async throws -> StoredCheckpoint?
+    func growLedgerTree(limit: Int, signer: NoteSigner, now: Date) async throws -> LedgerTreeGrowth?
     /// The newest checkpoint (nil before the first row is sealed).
     func latestCheckpoint() async throws -> StoredCheckpoint?
     /// The checkpoint signed at exactly `size` leaves.
@@ -48,7 +48,7 @@ public protocol LedgerTreeRepository: Sendable {
 }
 
 extension SQLStorage {
-    public func growLedgerTree(limit: Int, signer: NoteSigner, now: Date) async throws -> StoredCheckpoint? {
+    public func growLedgerTree(limit: Int, signer: NoteSigner, now: Date) async throws -> LedgerTreeGrowth? {
         try await database.write { tx in
             if tx.dialect == .postgresql,
                 try await tx.value("SELECT pg_try_advisory_xact_lock(731003)", as: Bool.self) != true
@@ -60,7 +60,7 @@ extension SQLStorage {
                 ?? 0
             let rows = try await tx.query(
                 """
-                SELECT s.sequence, s.event_id, e.hash FROM ledger_seals s
+                SELECT s.sequence, s.event_id, \(raw: LedgerRows.columns(alias: "e")) FROM ledger_seals s
                 LEFT JOIN ledger_events e ON e.id = s.event_id
                 WHERE s.sequence > \(size) ORDER BY s.sequence LIMIT \(limit)
                 """)
@@ -76,6 +76,7 @@ extension SQLStorage {
                     }
                     return hash
                 })
+            var events: [LedgerEvent] = []
             for row in rows {
                 let sequence: Int64 = try row.decode(0)
                 let eventId: Int64 = try row.decode(1)
@@ -83,11 +84,12 @@ extension SQLStorage {
                     throw RepositoryError(
                         kind: .conflict, detail: "seal \(appender.size + 1) is missing: the seals go on at \(sequence)")
                 }
-                guard let hash = try row.decode(2, as: String?.self) else {
+                guard let event = try LedgerRows.event(row, at: 2) else {
                     throw RepositoryError(
                         kind: .conflict, detail: "row \(eventId), sealed at \(sequence), is missing (deleted)")
                 }
-                appender.append(leafHash: LedgerLeaf.hash(eventId: eventId, contentHash: hash))
+                appender.append(leafHash: LedgerLeaf.hash(eventId: eventId, contentHash: event.hash))
+                events.append(event)
             }
             for slice in stride(from: 0, to: appender.written.count, by: 500) {
                 let values = appender.written[slice..<min(slice + 500, appender.written.count)].map {
@@ -103,7 +105,11 @@ extension SQLStorage {
                 INSERT INTO ledger_checkpoints (tree_size, note, signed_at)
                 VALUES (\(checkpoint.size), \(note), \(now))
                 """)
-            return StoredCheckpoint(checkpoint: checkpoint, note: note, signedAt: now)
+            var nodes = stored
+            for (node, hash) in appender.written { nodes[node] = hash }
+            return LedgerTreeGrowth(
+                checkpoint: StoredCheckpoint(checkpoint: checkpoint, note: note, signedAt: now), from: size,
+                rows: events, nodes: nodes)
         }
     }
 

@@ -3,8 +3,9 @@ import Foundation
 
 /// What became of one event's delivery attempt.
 public enum DeliveryOutcome: Hashable, Sendable {
-    /// Accepted (2xx), including a replayed answer for a key the server already had.
-    case delivered(status: Int)
+    /// Accepted (2xx), including a replayed answer for a key the server already had; with the
+    /// receipt of the event's ledger row when the answer carried one (LEDGER.md, "Receipts").
+    case delivered(status: Int, receipt: AnswerReceipt? = nil)
     /// Try again later: 408, 429, 5xx, or a transport error. `retryAfterSeconds` is the server's
     /// `Retry-After`, when it gave one.
     case retry(reason: String, transport: Bool, retryAfterSeconds: Double?)
@@ -21,7 +22,8 @@ public enum ResponseClassifier {
     public static func classify(status: Int, retryAfter: String?, body: Data, now: Date) -> DeliveryOutcome {
         switch status {
         case 200..<300:
-            return .delivered(status: status)
+            let answer = try? ContractCoding.decode(EventContract.Answered.self, from: body)
+            return .delivered(status: status, receipt: answer?.receipt.flatMap(EventContract.receipt))
         case 409:
             return .serverBusy(reason: "HTTP 409\(problemSummary(body).map { ": \($0)" } ?? "")",
                                retryAfterSeconds: retryAfter.flatMap { parseRetryAfter($0, now: now) })

@@ -148,7 +148,7 @@ public final class HTTPUploader: Uploader, Sendable {
                         ($0.id, .retry(reason: reason, transport: false, retryAfterSeconds: nil))
                     })
             }
-            return Self.outcomes(for: response.results, entries: entries, now: clock.now())
+            return Self.outcomes(for: response, entries: entries, now: clock.now())
         }
     }
 
@@ -178,14 +178,17 @@ public final class HTTPUploader: Uploader, Sendable {
                     ($0.id, .retry(reason: reason, transport: false, retryAfterSeconds: nil))
                 })
         }
-        return outcomes(for: response.results, entries: entries, now: now)
+        return outcomes(for: response, entries: entries, now: now)
     }
 
-    /// What became of each entry, from the batch endpoint's per-item results.
+    /// What became of each entry, from the batch endpoint's per-item results and receipts.
     static func outcomes(
-        for results: [Components.Schemas.EventBatchResult], entries: [OutboxEntry], now: Date
+        for response: Components.Schemas.EventBatchResponse, entries: [OutboxEntry], now: Date
     ) -> [Int64: DeliveryOutcome] {
-        let byKey = Dictionary(results.map { ($0.idempotencyKey, $0) }, uniquingKeysWith: { first, _ in first })
+        let byKey = Dictionary(
+            response.results.map { ($0.idempotencyKey, $0) }, uniquingKeysWith: { first, _ in first })
+        let receipts = Dictionary(
+            (response.receipts ?? []).map { ($0.idempotencyKey, $0.receipt) }, uniquingKeysWith: { first, _ in first })
         var outcomes: [Int64: DeliveryOutcome] = [:]
         for entry in entries {
             guard let result = byKey[entry.idempotencyKey] else {
@@ -194,8 +197,11 @@ public final class HTTPUploader: Uploader, Sendable {
                 continue
             }
             let problem = result.problem.flatMap { try? ContractCoding.encode($0) } ?? Data()
-            outcomes[entry.id] = ResponseClassifier.classify(
-                status: result.status, retryAfter: nil, body: problem, now: now)
+            var outcome = ResponseClassifier.classify(status: result.status, retryAfter: nil, body: problem, now: now)
+            if case .delivered(let status, _) = outcome, let receipt = receipts[entry.idempotencyKey] {
+                outcome = .delivered(status: status, receipt: EventContract.receipt(receipt))
+            }
+            outcomes[entry.id] = outcome
         }
         return outcomes
     }

@@ -67,10 +67,12 @@ public actor OutboxDrainer {
                 let outcomes = await uploader.upload(batch)
                 let answeredAt = clock.now()
                 var deliveredIDs: [Int64] = []
+                var receipts: [AnswerReceipt] = []
                 for entry in batch {
                     switch outcomes[entry.id] ?? .retry(reason: "the uploader gave no outcome", transport: false, retryAfterSeconds: nil) {
-                    case .delivered:
+                    case .delivered(_, let receipt):
                         deliveredIDs.append(entry.id)
+                        receipts += receipt.map { [$0] } ?? []
                     case .retry(let reason, let transport, let retryAfter):
                         let delay = policy.delay(afterAttempts: entry.attempts + 1, retryAfterSeconds: retryAfter, using: &random)
                         try store.markRetry(entry.id, error: reason, transport: transport, nextAttemptAt: answeredAt.addingTimeInterval(delay))
@@ -88,6 +90,7 @@ public actor OutboxDrainer {
                     }
                 }
                 try store.markDelivered(deliveredIDs, at: answeredAt)
+                try store.keepAnswerReceipts(receipts, at: answeredAt)
                 delivered += deliveredIDs.count
             }
         } while requestedAgain

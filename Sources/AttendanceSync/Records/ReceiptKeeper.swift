@@ -44,11 +44,19 @@ public struct ReceiptKeeper: Sendable {
         self.actor = "device:\(deviceID.rawValue)"
     }
 
-    /// Checks every receipt the server holds for this phone past those it kept; returns the state.
+    /// Checks every receipt the server holds for this phone past those it kept, then the receipts
+    /// its events' answers carried against them; returns the state.
     public func refresh(now: Date) async throws -> LedgerReceiptState? {
         if let state = try store.ledgerReceiptState(), let problem = state.problem, !state.problemReported {
             try? await report(problem, checkpoint: nil)
         }
+        let state = try await pages(now: now)
+        guard let state, state.problem == nil else { return state }
+        return try await checkAnswers(state, now: now)
+    }
+
+    /// The pages of receipts after the last kept, each checked and kept.
+    private func pages(now: Date) async throws -> LedgerReceiptState? {
         while true {
             let state = try store.ledgerReceiptState()
             guard let page = try await page(after: state?.lastRowId ?? 0) else { return state }
@@ -84,6 +92,37 @@ public struct ReceiptKeeper: Sendable {
             }
             if page.nextAfter == nil || page.receipts.isEmpty { return try store.ledgerReceiptState() }
         }
+    }
+
+    /// The receipts the answers carried, by checkpoint: each checkpoint must be part of the log
+    /// the pages showed (a consistency proof to the accepted checkpoint), and each row's page
+    /// receipt the same entry; a confirmed one is dropped (its page receipt is kept), one whose
+    /// checkpoint is newer or whose row the pages haven't reached waits for the next check.
+    private func checkAnswers(_ state: LedgerReceiptState, now: Date) async throws -> LedgerReceiptState? {
+        let answers = try store.answerReceipts()
+        guard !answers.isEmpty, let note = state.checkpoint else { return state }
+        let key = try NoteVerifier(encoded: state.logKey)
+        guard let accepted = try? Checkpoint.open(note, verifier: key) else { return state }
+        for (checkpoint, group) in Dictionary(grouping: answers, by: \.checkpoint).sorted(by: { $0.key < $1.key }) {
+            let receipts = group.map(\.receipt)
+            let kept = try store.keptEntries(receipts.map(\.rowId))
+            var outcome = ReceiptCheck.answered(
+                note: checkpoint, receipts: receipts, key: key, actor: actor, accepted: accepted, consistency: nil,
+                kept: kept)
+            if case .needConsistency(let from, let to) = outcome {
+                outcome = ReceiptCheck.answered(
+                    note: checkpoint, receipts: receipts, key: key, actor: actor, accepted: accepted,
+                    consistency: try await source.consistency(from: from, to: to), kept: kept)
+            }
+            switch outcome {
+            case .confirmed(let rows): try store.confirmAnswerReceipts(rows)
+            case .later: continue
+            case .needConsistency:
+                return try await found("the server sent no usable consistency proof", checkpoint: checkpoint, now: now)
+            case .tampered(let why): return try await found(why, checkpoint: checkpoint, now: now)
+            }
+        }
+        return try store.ledgerReceiptState()
     }
 
     /// The page after `after`; nil before the server's first checkpoint (404).

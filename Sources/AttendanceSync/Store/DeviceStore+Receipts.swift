@@ -67,6 +67,85 @@ extension DeviceStore {
         }
     }
 
+    /// Receipts as the events' answers carried them, unchecked until `ReceiptKeeper` checks them
+    /// against the checkpoint it accepted from the pages.
+    static func registerAnswerReceipts(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("2026-11-28 answer receipts") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE answerReceipts (
+                        rowId INTEGER PRIMARY KEY,
+                        leafIndex INTEGER NOT NULL,
+                        entry TEXT NOT NULL,
+                        proof BLOB NOT NULL,
+                        checkpoint TEXT NOT NULL,
+                        answeredAt REAL NOT NULL
+                    );
+                    """)
+        }
+    }
+
+    /// Keeps the receipts answers carried (a replayed answer's receipt is the same row's: kept once).
+    public func keepAnswerReceipts(_ receipts: [AnswerReceipt], at time: Date) throws {
+        guard !receipts.isEmpty else { return }
+        try writer.write { db in
+            for answer in receipts {
+                let receipt = answer.receipt
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO answerReceipts (rowId, leafIndex, entry, proof, checkpoint, answeredAt)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        receipt.rowId, receipt.leafIndex, receipt.entry, Data(receipt.proof.joined()),
+                        answer.checkpoint, time.timeIntervalSince1970,
+                    ])
+            }
+        }
+    }
+
+    /// The answers' receipts not confirmed yet, by row id.
+    public func answerReceipts() throws -> [AnswerReceipt] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT rowId, leafIndex, entry, proof, checkpoint FROM answerReceipts ORDER BY rowId"
+            ).map { row in
+                AnswerReceipt(
+                    receipt: LedgerReceipt(
+                        rowId: row["rowId"], leafIndex: row["leafIndex"], entry: row["entry"],
+                        proof: Self.hashes(row["proof"])),
+                    checkpoint: row["checkpoint"])
+            }
+        }
+    }
+
+    /// Drops the answers' receipts whose rows' page receipts were found the same.
+    public func confirmAnswerReceipts(_ rowIds: [Int64]) throws {
+        guard !rowIds.isEmpty else { return }
+        try writer.write { db in
+            try db.execute(
+                sql: "DELETE FROM answerReceipts WHERE rowId IN (\(rowIds.map { _ in "?" }.joined(separator: ",")))",
+                arguments: StatementArguments(rowIds))
+        }
+    }
+
+    /// The entries of the page receipts kept for these rows, by row id.
+    public func keptEntries(_ rowIds: [Int64]) throws -> [Int64: String] {
+        guard !rowIds.isEmpty else { return [:] }
+        return try writer.read { db in
+            var entries: [Int64: String] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT rowId, entry FROM ledgerReceipts WHERE rowId IN (\(rowIds.map { _ in "?" }.joined(separator: ",")))",
+                arguments: StatementArguments(rowIds))
+            {
+                entries[row["rowId"]] = row["entry"]
+            }
+            return entries
+        }
+    }
+
     public func ledgerReceiptState() throws -> LedgerReceiptState? {
         try writer.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM ledgerState WHERE id = 1") else { return nil }

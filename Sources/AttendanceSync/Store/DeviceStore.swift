@@ -136,6 +136,7 @@ public final class DeviceStore: Sendable {
             try db.execute(sql: "ALTER TABLE outbox ADD COLUMN serverBusySince REAL")
         }
         registerReceipts(&migrator)
+        registerAnswerReceipts(&migrator)
         return migrator
     }
 
