@@ -30,8 +30,8 @@ struct LedgerSealer: Service {
         }
     }
 
-    /// Seals until nothing is left (a backlog goes in batches), then grows the tree over what is
-    /// sealed; returns how many rows were sealed.
+    /// Seals and grows the tree over what is sealed, in one transaction a batch, until nothing is
+    /// left; returns how many rows were sealed.
     @discardableResult
     static func sealOnce(
         repository: any LedgerRepository & LedgerTreeRepository, signer: NoteSigner, batch: Int,
@@ -39,14 +39,16 @@ struct LedgerSealer: Service {
     ) async throws -> Int {
         var total = 0
         while true {
-            let sealed = try await repository.sealLedger(limit: batch, now: environment.now())
+            let (sealed, growth) = try await repository.sealAndGrowLedger(
+                limit: batch, signer: signer, now: environment.now())
             metrics.sealed(sealed)
             total += sealed
-            if sealed < batch { break }
-        }
-        while let growth = try await repository.growLedgerTree(limit: batch, signer: signer, now: environment.now()) {
-            metrics.treeSize(growth.checkpoint.checkpoint.size)
-            recent.add(growth)
+            if let growth {
+                metrics.treeSize(growth.checkpoint.checkpoint.size)
+                recent.add(growth)
+            }
+            // A backlog goes in batches: on while either step had a full one.
+            if sealed < batch, (growth?.rows.count ?? 0) < batch { break }
         }
         return total
     }

@@ -82,7 +82,10 @@ import Testing
             logger: Logger(label: "test")
         ).receipts(
             device: DeviceID(ada.deviceId),
-            events: [DeviceEventRef(sessionKey: "s-r", kind: .checkIn, at: try RFC3339.parse(checkIn["ts"] as! String))])
+            events: [
+                DeviceEventRef(
+                    sessionKey: "s-r", kind: .checkIn, at: try RFC3339.parse(try #require(checkIn["ts"] as? String)))
+            ])
         let stored = try #require(read.values.first)
         #expect(stored.checkpoint == receipt["checkpoint"] as? String)
         #expect(stored.receipt.entry == receipt["entry"] as? String)

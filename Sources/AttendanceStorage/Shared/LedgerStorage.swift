@@ -25,54 +25,67 @@ extension SQLStorage {
     /// out of id order, so its rows wait in `ledger_unsealed`, and one sealer at a time across
     /// processes takes them (a busy sealer's advisory lock: the others seal nothing this round).
     public func sealLedger(limit: Int, now: Date) async throws -> Int {
+        try await database.write { tx in try await Self.seal(tx, limit: limit, now: now) }
+    }
+
+    /// Seals up to `limit` rows and grows the tree over up to `limit` sealed ones, in one
+    /// transaction (what the server's sealer does each round).
+    public func sealAndGrowLedger(
+        limit: Int, signer: NoteSigner, now: Date
+    ) async throws -> (sealed: Int, growth: LedgerTreeGrowth?) {
         try await database.write { tx in
-            if tx.dialect == .postgresql,
-                try await tx.value("SELECT pg_try_advisory_xact_lock(731002)", as: Bool.self) != true
-            {
-                return 0
-            }
-            let last = try await tx.query(
-                "SELECT sequence, event_id, chain_hash FROM ledger_seals ORDER BY sequence DESC LIMIT 1"
-            ).first
-            let sequence: Int64 = try last?.decode(0) ?? 0
-            let lastEvent: Int64 = try last?.decode(1) ?? 0
-            let rows: [SQLRow] =
-                switch tx.dialect {
-                case .sqlite:
-                    try await tx.query(
-                        "SELECT id, hash FROM ledger_events WHERE id > \(lastEvent) ORDER BY id LIMIT \(limit)")
-                case .postgresql:
-                    try await tx.query(
-                        """
-                        SELECT u.event_id, e.hash FROM ledger_unsealed u JOIN ledger_events e ON e.id = u.event_id
-                        ORDER BY u.event_id LIMIT \(limit)
-                        """)
-                }
-            let events = try rows.map {
-                (id: try $0.decode(0, as: Int64.self), hash: try $0.decode(1, as: String.self))
-            }
-            guard !events.isEmpty else { return 0 }
-            let seals = LedgerHash.seals(
-                after: sequence, previous: try last?.decode(2) ?? LedgerHash.genesis, events: events)
-            for slice in stride(from: 0, to: seals.count, by: 500) {
-                let values = seals[slice..<min(slice + 500, seals.count)].map { seal -> SQL in
-                    "(\(seal.sequence), \(seal.eventId), \(seal.chainHash), \(now))"
-                }
-                try await tx.execute(
-                    """
-                    INSERT INTO ledger_seals (sequence, event_id, chain_hash, sealed_at)
-                    VALUES \(SQL.joined(values, separator: ", "))
-                    """)
-            }
-            if tx.dialect == .postgresql {
-                try await tx.execute(
-                    """
-                    DELETE FROM ledger_unsealed
-                    WHERE event_id IN (SELECT event_id FROM ledger_seals WHERE sequence > \(sequence))
-                    """)
-            }
-            return seals.count
+            let sealed = try await Self.seal(tx, limit: limit, now: now)
+            return (sealed, try await Self.grow(tx, limit: limit, signer: signer, now: now))
         }
+    }
+
+    static func seal(_ tx: any SQLTransaction, limit: Int, now: Date) async throws -> Int {
+        if tx.dialect == .postgresql,
+            try await tx.value("SELECT pg_try_advisory_xact_lock(731002)", as: Bool.self) != true
+        {
+            return 0
+        }
+        let last = try await tx.query(
+            "SELECT sequence, event_id, chain_hash FROM ledger_seals ORDER BY sequence DESC LIMIT 1"
+        ).first
+        let sequence: Int64 = try last?.decode(0) ?? 0
+        let lastEvent: Int64 = try last?.decode(1) ?? 0
+        let rows: [SQLRow] =
+            switch tx.dialect {
+            case .sqlite:
+                try await tx.query(
+                    "SELECT id, hash FROM ledger_events WHERE id > \(lastEvent) ORDER BY id LIMIT \(limit)")
+            case .postgresql:
+                try await tx.query(
+                    """
+                    SELECT u.event_id, e.hash FROM ledger_unsealed u JOIN ledger_events e ON e.id = u.event_id
+                    ORDER BY u.event_id LIMIT \(limit)
+                    """)
+            }
+        let events = try rows.map {
+            (id: try $0.decode(0, as: Int64.self), hash: try $0.decode(1, as: String.self))
+        }
+        guard !events.isEmpty else { return 0 }
+        let seals = LedgerHash.seals(
+            after: sequence, previous: try last?.decode(2) ?? LedgerHash.genesis, events: events)
+        for slice in stride(from: 0, to: seals.count, by: 500) {
+            let values = seals[slice..<min(slice + 500, seals.count)].map { seal -> SQL in
+                "(\(seal.sequence), \(seal.eventId), \(seal.chainHash), \(now))"
+            }
+            try await tx.execute(
+                """
+                INSERT INTO ledger_seals (sequence, event_id, chain_hash, sealed_at)
+                VALUES \(SQL.joined(values, separator: ", "))
+                """)
+        }
+        if tx.dialect == .postgresql {
+            try await tx.execute(
+                """
+                DELETE FROM ledger_unsealed
+                WHERE event_id IN (SELECT event_id FROM ledger_seals WHERE sequence > \(sequence))
+                """)
+        }
+        return seals.count
     }
 
     public func ledgerSeals(after sequence: Int64, limit: Int) async throws -> [(seal: LedgerSeal, event: LedgerEvent?)]

@@ -7,6 +7,9 @@ public protocol LedgerTreeRepository: Sendable {
     /// Appends the sealed rows the tree lacks (up to `limit`), in seal order, and signs one
     /// checkpoint of the new size with `signer`. One process at a time; nil when nothing grew.
     func growLedgerTree(limit: Int, signer: NoteSigner, now: Date) async throws -> LedgerTreeGrowth?
+    /// Seals up to `limit` rows, then grows the tree as `growLedgerTree`, in one transaction.
+    func sealAndGrowLedger(limit: Int, signer: NoteSigner, now: Date) async throws
+        -> (sealed: Int, growth: LedgerTreeGrowth?)
     /// The newest checkpoint (nil before the first row is sealed).
     func latestCheckpoint() async throws -> StoredCheckpoint?
     /// The checkpoint signed at exactly `size` leaves.
@@ -49,68 +52,72 @@ public protocol LedgerTreeRepository: Sendable {
 
 extension SQLStorage {
     public func growLedgerTree(limit: Int, signer: NoteSigner, now: Date) async throws -> LedgerTreeGrowth? {
-        try await database.write { tx in
-            if tx.dialect == .postgresql,
-                try await tx.value("SELECT pg_try_advisory_xact_lock(731003)", as: Bool.self) != true
-            {
-                return nil
-            }
-            let size =
-                try await tx.value("SELECT COALESCE(MAX(tree_size), 0) FROM ledger_checkpoints", as: Int64.self)
-                ?? 0
-            let rows = try await tx.query(
-                """
-                SELECT s.sequence, s.event_id, \(raw: LedgerRows.columns(alias: "e")) FROM ledger_seals s
-                LEFT JOIN ledger_events e ON e.id = s.event_id
-                WHERE s.sequence > \(size) ORDER BY s.sequence LIMIT \(limit)
-                """)
-            guard !rows.isEmpty else { return nil }
-            let edgeNodes = MerkleTree.nodes(covering: 0..<size)
-            let stored = try await Self.nodes(tx, edgeNodes)
-            var appender = MerkleAppender(
-                size: size,
-                edge: try edgeNodes.map { node in
-                    guard let hash = stored[node] else {
-                        throw RepositoryError(
-                            kind: .conflict, detail: "the ledger tree lacks node \(node.level)/\(node.index)")
-                    }
-                    return hash
-                })
-            var events: [LedgerEvent] = []
-            for row in rows {
-                let sequence: Int64 = try row.decode(0)
-                let eventId: Int64 = try row.decode(1)
-                guard sequence == appender.size + 1 else {
-                    throw RepositoryError(
-                        kind: .conflict, detail: "seal \(appender.size + 1) is missing: the seals go on at \(sequence)")
-                }
-                guard let event = try LedgerRows.event(row, at: 2) else {
-                    throw RepositoryError(
-                        kind: .conflict, detail: "row \(eventId), sealed at \(sequence), is missing (deleted)")
-                }
-                appender.append(leafHash: LedgerLeaf.hash(eventId: eventId, contentHash: event.hash))
-                events.append(event)
-            }
-            for slice in stride(from: 0, to: appender.written.count, by: 500) {
-                let values = appender.written[slice..<min(slice + 500, appender.written.count)].map {
-                    node, hash -> SQL in "(\(node.level), \(node.index), \(Data(hash)))"
-                }
-                try await tx.execute(
-                    "INSERT INTO ledger_tree (level, idx, hash) VALUES \(SQL.joined(values, separator: ", "))")
-            }
-            let checkpoint = Checkpoint(origin: signer.name, size: appender.size, rootHash: appender.root)
-            let note = try signer.sign(checkpoint.text)
-            try await tx.execute(
-                """
-                INSERT INTO ledger_checkpoints (tree_size, note, signed_at)
-                VALUES (\(checkpoint.size), \(note), \(now))
-                """)
-            var nodes = stored
-            for (node, hash) in appender.written { nodes[node] = hash }
-            return LedgerTreeGrowth(
-                checkpoint: StoredCheckpoint(checkpoint: checkpoint, note: note, signedAt: now), from: size,
-                rows: events, nodes: nodes)
+        try await database.write { tx in try await Self.grow(tx, limit: limit, signer: signer, now: now) }
+    }
+
+    static func grow(_ tx: any SQLTransaction, limit: Int, signer: NoteSigner, now: Date) async throws
+        -> LedgerTreeGrowth?
+    {
+        if tx.dialect == .postgresql,
+            try await tx.value("SELECT pg_try_advisory_xact_lock(731003)", as: Bool.self) != true
+        {
+            return nil
         }
+        let size =
+            try await tx.value("SELECT COALESCE(MAX(tree_size), 0) FROM ledger_checkpoints", as: Int64.self)
+            ?? 0
+        let rows = try await tx.query(
+            """
+            SELECT s.sequence, s.event_id, \(raw: LedgerRows.columns(alias: "e")) FROM ledger_seals s
+            LEFT JOIN ledger_events e ON e.id = s.event_id
+            WHERE s.sequence > \(size) ORDER BY s.sequence LIMIT \(limit)
+            """)
+        guard !rows.isEmpty else { return nil }
+        let edgeNodes = MerkleTree.nodes(covering: 0..<size)
+        let stored = try await Self.nodes(tx, edgeNodes)
+        var appender = MerkleAppender(
+            size: size,
+            edge: try edgeNodes.map { node in
+                guard let hash = stored[node] else {
+                    throw RepositoryError(
+                        kind: .conflict, detail: "the ledger tree lacks node \(node.level)/\(node.index)")
+                }
+                return hash
+            })
+        var events: [LedgerEvent] = []
+        for row in rows {
+            let sequence: Int64 = try row.decode(0)
+            let eventId: Int64 = try row.decode(1)
+            guard sequence == appender.size + 1 else {
+                throw RepositoryError(
+                    kind: .conflict, detail: "seal \(appender.size + 1) is missing: the seals go on at \(sequence)")
+            }
+            guard let event = try LedgerRows.event(row, at: 2) else {
+                throw RepositoryError(
+                    kind: .conflict, detail: "row \(eventId), sealed at \(sequence), is missing (deleted)")
+            }
+            appender.append(leafHash: LedgerLeaf.hash(eventId: eventId, contentHash: event.hash))
+            events.append(event)
+        }
+        for slice in stride(from: 0, to: appender.written.count, by: 500) {
+            let values = appender.written[slice..<min(slice + 500, appender.written.count)].map {
+                node, hash -> SQL in "(\(node.level), \(node.index), \(Data(hash)))"
+            }
+            try await tx.execute(
+                "INSERT INTO ledger_tree (level, idx, hash) VALUES \(SQL.joined(values, separator: ", "))")
+        }
+        let checkpoint = Checkpoint(origin: signer.name, size: appender.size, rootHash: appender.root)
+        let note = try signer.sign(checkpoint.text)
+        try await tx.execute(
+            """
+            INSERT INTO ledger_checkpoints (tree_size, note, signed_at)
+            VALUES (\(checkpoint.size), \(note), \(now))
+            """)
+        var nodes = stored
+        for (node, hash) in appender.written { nodes[node] = hash }
+        return LedgerTreeGrowth(
+            checkpoint: StoredCheckpoint(checkpoint: checkpoint, note: note, signedAt: now), from: size,
+            rows: events, nodes: nodes)
     }
 
     public func latestCheckpoint() async throws -> StoredCheckpoint? {
