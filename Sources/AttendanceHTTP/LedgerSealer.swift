@@ -44,7 +44,7 @@ struct LedgerSealer: Service {
             metrics.sealed(sealed)
             total += sealed
             if let growth {
-                metrics.treeSize(growth.checkpoint.checkpoint.size)
+                metrics.checkpointSigned(size: growth.checkpoint.checkpoint.size)
                 recent.add(growth)
             }
             // A backlog goes in batches: on while either step had a full one.

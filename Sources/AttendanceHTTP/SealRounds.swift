@@ -26,12 +26,9 @@ actor SealRounds {
             await self.begin(number)
             try await work()
         }
-        if previous == nil {
-            running = task
-        } else {
-            queued = (number, task)
-        }
-        defer { finished(number, task) }
+        // Queued until it begins (this actor runs nothing of the task before the await below).
+        queued = (number, task)
+        defer { finished(task) }
         try await task.value
     }
 
@@ -42,7 +39,7 @@ actor SealRounds {
         self.queued = nil
     }
 
-    private func finished(_ number: Int, _ task: Task<Void, any Error>) {
+    private func finished(_ task: Task<Void, any Error>) {
         if running == task { running = nil }
     }
 }

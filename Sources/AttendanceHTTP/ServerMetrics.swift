@@ -9,6 +9,7 @@ final class ServerMetrics: Sendable {
     private let purgedKeys: Counter
     private let sealedRows: Counter
     private let treeLeaves: Gauge
+    private let checkpointsSigned: Counter
     private let ledgerCheck: Gauge
     static var requests: MetricNameDescriptor {
         MetricNameDescriptor(
@@ -43,6 +44,10 @@ final class ServerMetrics: Sendable {
             descriptor: MetricNameDescriptor(
                 namespace: "ledger", metricName: "tree_size", unitName: "",
                 helpText: "Leaves in the ledger's Merkle tree at the newest checkpoint this process signed."))
+        checkpointsSigned = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "ledger", metricName: "checkpoints_signed", unitName: "total",
+                helpText: "Checkpoints of the ledger's Merkle tree signed by this process (one a sealer round)."))
         ledgerCheck = registry.makeGauge(
             descriptor: MetricNameDescriptor(
                 namespace: "ledger", metricName: "check_ok", unitName: "",
@@ -54,7 +59,10 @@ final class ServerMetrics: Sendable {
 
     func sealed(_ count: Int) { sealedRows.increment(by: Int64(count)) }
 
-    func treeSize(_ size: Int64) { treeLeaves.set(size) }
+    func checkpointSigned(size: Int64) {
+        treeLeaves.set(size)
+        checkpointsSigned.increment()
+    }
 
     func ledgerChecked(ok: Bool) { ledgerCheck.set(Int64(ok ? 1 : 0)) }
 
