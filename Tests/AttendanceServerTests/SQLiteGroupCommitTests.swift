@@ -76,6 +76,28 @@ import Testing
         #expect(try await stored(queue) == Array(0...10))
     }
 
+    /// A closing hook (the ledger sealed in the commit) runs in each group's transaction, after
+    /// its writes; what it returns runs after the commit and before any write of the group is
+    /// answered. A hook that throws is rolled back alone: the group commits and is answered.
+    @Test func aGroupsClosingHookCommitsWithItAndRunsItsFollowUpBeforeTheAnswers() async throws {
+        let (queue, counter) = try database()
+        let group = SQLiteGroupCommit(writer: queue)
+        let followed = Mutex<[Int]>([])
+        let fail = Mutex(false)
+        group.closeEachGroup { db in
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM numbers") ?? 0
+            try db.execute(sql: "INSERT INTO numbers (value) VALUES (?)", arguments: [1_000 + total])
+            if fail.withLock({ $0 }) { throw RepositoryError(kind: .conflict, detail: "the hook fails") }
+            return { followed.withLock { $0.append(total) } }
+        }
+        let answer = try await group.write { db in try Self.insert(1, db) }
+        #expect(answer == 1 && followed.withLock { $0 } == [1])
+        #expect(try await stored(queue) == [1, 1_001] && counter.count == 1)
+        fail.withLock { $0 = true }
+        #expect(try await group.write { db in try Self.insert(2, db) } == 2)
+        #expect(try await stored(queue) == [1, 2, 1_001] && followed.withLock { $0 } == [1])
+    }
+
     @Test func aWriteThatThrowsIsRolledBackAloneAndTheOthersCommit() async throws {
         let (writes, queue, counter) = try await groupBehindABusyWriter(count: 3) { index in
             { db in

@@ -12,6 +12,9 @@ import Synchronization
 package final class SQLiteGroupCommit: Sendable {
     private let writer: any DatabaseWriter
     private let state = Mutex(State())
+    /// Run at the end of each group's transaction (`closeEachGroup`), in a savepoint of its own;
+    /// what it returns runs once the group has committed, before the group's requests are answered.
+    private let closing = Mutex<(@Sendable (Database) throws -> @Sendable () -> Void)?>(nil)
 
     private struct State {
         var waiting: [any GroupedWrite] = []
@@ -27,6 +30,13 @@ package final class SQLiteGroupCommit: Sendable {
         try await withCheckedThrowingContinuation { continuation in
             enqueue(PendingWrite(work: work, continuation: continuation))
         }
+    }
+
+    /// Runs `hook` at the end of every group's transaction from now on (the ledger sealed and its
+    /// tree grown in the commit that wrote the rows). A hook that throws is rolled back alone: the
+    /// group's writes commit and are answered as if there were none.
+    package func closeEachGroup(with hook: @escaping @Sendable (Database) throws -> @Sendable () -> Void) {
+        closing.withLock { $0 = hook }
     }
 
     /// How many requests wait for the next group (tests).
@@ -54,10 +64,19 @@ package final class SQLiteGroupCommit: Sendable {
                 return group
             }
             guard !group.isEmpty else { return }
+            let hook = closing.withLock { $0 }
             do {
-                try await writer.write { db in
+                let committed = try await writer.write { db -> (@Sendable () -> Void)? in
                     for write in group { write.run(db) }
+                    guard let hook else { return nil }
+                    var then: (@Sendable () -> Void)?
+                    try? db.inSavepoint {
+                        then = try hook(db)
+                        return .commit
+                    }
+                    return then
                 }
+                committed?()
                 for write in group { write.finish(commitError: nil) }
             } catch {
                 for write in group { write.finish(commitError: error) }

@@ -44,9 +44,21 @@ public protocol SQLDatabase: Sendable {
     /// (`secure_delete`) and here empties its WAL into the file; PostgreSQL rewrites the table of
     /// personal keys, so no old version of an erased key stays in it.
     func scrubFreedSpace() async throws
+    /// From now on, ends each group commit of device writes with `body` in its transaction and runs
+    /// what it returns once that has committed; false where device writes don't commit in groups
+    /// (PostgreSQL), which leaves them as they were.
+    func closeEachGroupCommit(
+        with body: @escaping @Sendable (any SQLTransaction) async throws -> @Sendable () -> Void
+    ) -> Bool
 }
 
 extension SQLDatabase {
+    public func closeEachGroupCommit(
+        with body: @escaping @Sendable (any SQLTransaction) async throws -> @Sendable () -> Void
+    ) -> Bool {
+        false
+    }
+
     public func deviceWrite<T: Sendable>(
         locking keys: [String], _ body: @escaping @Sendable (any SQLTransaction) async throws -> T
     ) async throws -> T {

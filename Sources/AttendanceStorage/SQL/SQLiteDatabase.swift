@@ -27,6 +27,13 @@ package final class SQLiteDatabase: SQLDatabase {
         try await group.write { db in try Self.run(body, on: db) }
     }
 
+    package func closeEachGroupCommit(
+        with body: @escaping @Sendable (any SQLTransaction) async throws -> @Sendable () -> Void
+    ) -> Bool {
+        group.closeEachGroup { db in try Self.run(body, on: db) }
+        return true
+    }
+
     /// A write that blocks the calling thread until it has committed (opening a file: migrations).
     package func writeNow<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) throws -> T {
         try writer.write { db in try Self.run(body, on: db) }

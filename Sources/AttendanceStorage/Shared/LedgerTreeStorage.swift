@@ -7,6 +7,14 @@ public protocol LedgerTreeRepository: Sendable {
     /// Appends the sealed rows the tree lacks (up to `limit`), in seal order, and signs one
     /// checkpoint of the new size with `signer`. One process at a time; nil when nothing grew.
     func growLedgerTree(limit: Int, signer: NoteSigner, now: Date) async throws -> LedgerTreeGrowth?
+    /// From now on, seals and grows the tree in the transaction of each group commit of device
+    /// writes, and calls `grown` with what it did once that has committed (before the group's
+    /// requests are answered): one checkpoint a group commit. False where device writes don't
+    /// commit in groups (PostgreSQL: the sealer's rounds do it).
+    func sealInEachGroupCommit(
+        limit: Int, signer: NoteSigner, now: @escaping @Sendable () -> Date,
+        grown: @escaping @Sendable (_ sealed: Int, _ growth: LedgerTreeGrowth?) -> Void
+    ) -> Bool
     /// Seals up to `limit` rows, then grows the tree as `growLedgerTree`, in one transaction.
     func sealAndGrowLedger(limit: Int, signer: NoteSigner, now: Date) async throws
         -> (sealed: Int, growth: LedgerTreeGrowth?)
@@ -51,6 +59,18 @@ public protocol LedgerTreeRepository: Sendable {
 }
 
 extension SQLStorage {
+    public func sealInEachGroupCommit(
+        limit: Int, signer: NoteSigner, now: @escaping @Sendable () -> Date,
+        grown: @escaping @Sendable (_ sealed: Int, _ growth: LedgerTreeGrowth?) -> Void
+    ) -> Bool {
+        database.closeEachGroupCommit { tx in
+            let time = now()
+            let sealed = try await Self.seal(tx, limit: limit, now: time)
+            let growth = try await Self.grow(tx, limit: limit, signer: signer, now: time)
+            return { grown(sealed, growth) }
+        }
+    }
+
     public func growLedgerTree(limit: Int, signer: NoteSigner, now: Date) async throws -> LedgerTreeGrowth? {
         try await database.write { tx in try await Self.grow(tx, limit: limit, signer: signer, now: now) }
     }
