@@ -10,7 +10,9 @@ import Foundation
 extension AttendanceAPI {
     /// A 2xx answer to one of the calling device's events, with the receipt of the row it is.
     func withReceipt(_ reply: StoredReply, for request: DeviceRequest) async -> StoredReply {
-        guard (200..<300).contains(reply.status), let (device, _) = try? Caller.device() else { return reply }
+        guard let answerReceipts, (200..<300).contains(reply.status), let (device, _) = try? Caller.device() else {
+            return reply
+        }
         let ref = Self.ref(request)
         guard let found = await answerReceipts.receipts(device: device, events: [ref])[ref],
             let value = try? Wire.encode(Self.receipt(found))
@@ -20,7 +22,7 @@ extension AttendanceAPI {
 
     /// A batch's answer, with the receipts of the rows its 2xx items are.
     func withReceipts(_ reply: StoredReply, for batch: DeviceBatch) async -> StoredReply {
-        guard reply.status == 200, let (device, _) = try? Caller.device(),
+        guard let answerReceipts, reply.status == 200, let (device, _) = try? Caller.device(),
             let answer = try? Wire.decode(Components.Schemas.EventBatchResponse.self, from: reply.body)
         else { return reply }
         let answered: [(key: String, ref: DeviceEventRef)] = zip(batch.items, answer.results).compactMap {

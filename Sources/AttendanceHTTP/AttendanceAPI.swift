@@ -25,7 +25,8 @@ struct AttendanceAPI: APIProtocol {
     let ledgerHealth: LedgerHealth
     let witnesses: WitnessService
     let receipts: ReceiptService
-    let answerReceipts: AnswerReceipts
+    /// Nil when the answers carry no receipts (`--receipt-wait 0`).
+    let answerReceipts: AnswerReceipts?
     let document: Data
 
     // MARK: Operations

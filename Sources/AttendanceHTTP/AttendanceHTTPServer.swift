@@ -37,7 +37,7 @@ public struct ServerOptions: Sendable {
     /// The witnesses whose cosignatures the server keeps (`--witness-key`).
     public var witnessKeys: [CosignatureVerifier]
     /// How long a device event's answer may wait for its row to be in the ledger's tree, for its
-    /// receipt (0: it carries one only when the sealer's timer put the row there already).
+    /// receipt (0: the answers carry no receipts; the phones fetch them).
     public var receiptWaitMilliseconds: Int64
 
     public init(
@@ -164,12 +164,13 @@ public enum AttendanceHTTPServer {
             accounts: accounts,
             signIn: SignInService(accounts: accounts, environment: environment),
             tokens: APITokenService(repository: repository, environment: environment), ledgerHealth: ledgerHealth)
-        let growths = RecentTreeGrowths()
+        // Receipts in the answers (LEDGER.md, "Receipts"); `--receipt-wait 0` turns them off.
+        let growths = options.receiptWaitMilliseconds > 0 ? RecentTreeGrowths() : nil
         let sealer = LedgerSealer(
             repository: repository, signer: options.ledgerSigner,
             interval: .milliseconds(options.sealIntervalMilliseconds), batch: 5_000,
             metrics: metrics, recent: growths, logger: logger, environment: environment)
-        if options.receiptWaitMilliseconds > 0 {
+        if let growths {
             // SQLite: a group commit of device events also seals them and signs their checkpoint,
             // so their answers find their receipts at once (the sealer's rounds do the rest).
             _ = repository.sealInEachGroupCommit(
@@ -200,10 +201,11 @@ public enum AttendanceHTTPServer {
             receipts: ReceiptService(
                 repository: repository, verifier: options.ledgerSigner.verifier, logger: logger,
                 now: { environment.now() }),
-            answerReceipts: AnswerReceipts(
-                repository: repository, recent: growths,
-                seal: options.receiptWaitMilliseconds > 0 ? sealRound : nil,
-                wait: .milliseconds(options.receiptWaitMilliseconds), logger: logger),
+            answerReceipts: growths.map { growths in
+                AnswerReceipts(
+                    repository: repository, recent: growths, seal: sealRound,
+                    wait: .milliseconds(options.receiptWaitMilliseconds), logger: logger)
+            },
             document: try contract())
         let router = Router(context: AttendanceRequestContext.self)
         let routes = RouteTable()

@@ -19,7 +19,7 @@ struct LedgerSealer: Service {
 
     init(
         repository: any LedgerRepository & LedgerTreeRepository, signer: NoteSigner, interval: Duration, batch: Int,
-        metrics: ServerMetrics, recent: RecentTreeGrowths, logger: Logger, environment: ServerEnvironment
+        metrics: ServerMetrics, recent: RecentTreeGrowths?, logger: Logger, environment: ServerEnvironment
     ) {
         self.interval = interval
         self.logger = logger
@@ -35,7 +35,7 @@ struct LedgerSealer: Service {
     @discardableResult
     static func sealOnce(
         repository: any LedgerRepository & LedgerTreeRepository, signer: NoteSigner, batch: Int,
-        metrics: ServerMetrics, recent: RecentTreeGrowths, environment: ServerEnvironment
+        metrics: ServerMetrics, recent: RecentTreeGrowths?, environment: ServerEnvironment
     ) async throws -> Int {
         var total = 0
         while true {
@@ -45,7 +45,7 @@ struct LedgerSealer: Service {
             total += sealed
             if let growth {
                 metrics.checkpointSigned(size: growth.checkpoint.checkpoint.size)
-                recent.add(growth)
+                recent?.add(growth)
             }
             // A backlog goes in batches: on while either step had a full one.
             if sealed < batch, (growth?.rows.count ?? 0) < batch { break }

@@ -71,8 +71,8 @@ struct Serve: AsyncParsableCommand {
     @Option(
         help: """
             How long a device event's answer may wait, in milliseconds, for its row to be in the ledger's \
-            tree, so that it carries its receipt (0: only when the row is there already; the phone fetches \
-            the rest). Up to 10000.
+            tree, so that it carries its receipt; up to 10000. 0 turns receipts in the answers off (the \
+            phones fetch them).
             """)
     var receiptWait: Int64 = ServerOptions().receiptWaitMilliseconds
 

@@ -78,7 +78,7 @@ import Testing
         // The answer's receipt came from the sealer's round in memory; read from the database
         // (as for another replica's round, or an older event) it is the same.
         let read = await AnswerReceipts(
-            repository: live.repository, recent: RecentTreeGrowths(), seal: nil, wait: .zero,
+            repository: live.repository, recent: RecentTreeGrowths(), seal: {}, wait: .zero,
             logger: Logger(label: "test")
         ).receipts(
             device: DeviceID(ada.deviceId),

@@ -13,15 +13,15 @@ import Logging
 public struct AnswerReceipts: Sendable {
     let repository: any LedgerTreeRepository
     let recent: RecentTreeGrowths
-    let seal: (@Sendable () async throws -> Void)?
+    let seal: @Sendable () async throws -> Void
     let wait: Duration
     let logger: Logger
 
     /// `recent`: the growths this process's sealer made, looked in first; `seal`: one sealer round
-    /// that begins after the call (nil: rows are taken as the sealer's timer leaves them); `wait`:
-    /// how long an answer may wait for its rows to be in the tree.
+    /// that begins after the call; `wait`: how long an answer may wait for its rows to be in the tree.
     public init(
-        repository: any LedgerTreeRepository, recent: RecentTreeGrowths, seal: (@Sendable () async throws -> Void)?,
+        repository: any LedgerTreeRepository, recent: RecentTreeGrowths,
+        seal: @escaping @Sendable () async throws -> Void,
         wait: Duration, logger: Logger
     ) {
         self.repository = repository
@@ -37,10 +37,11 @@ public struct AnswerReceipts: Sendable {
         guard !events.isEmpty else { return [:] }
         let actor = LedgerActor.device(device)
         do {
-            // Usually the row is in the round the answer asks for (or one just before it), kept in
-            // memory; otherwise (another replica's round, a replay of an older event) it is read.
+            // Usually the row is in the commit's growth or the round the answer asks for (or one
+            // just before it), kept in memory; otherwise (another replica's round, a replay of an
+            // older event) it is read.
             var found = kept(actor: actor, events: events)
-            if found.count < events.count, let seal, wait > .zero {
+            if found.count != events.count {
                 try await seal()
                 found.merge(kept(actor: actor, events: events.filter { found[$0] == nil })) { first, _ in first }
             }
@@ -83,7 +84,7 @@ public struct AnswerReceipts: Sendable {
                 placed[row.ref] = Placed(event: row.event, leaf: row.leaf, checkpoint: checkpoint)
             }
             let waiting = events.filter { placed[$0] == nil && rows[$0] != nil }
-            guard !waiting.isEmpty, let seal else { break }
+            guard !waiting.isEmpty else { break }
             guard clock.now < deadline else {
                 logger.notice(
                     "answered without a receipt: the row is not in the ledger's tree after the receipt wait",
