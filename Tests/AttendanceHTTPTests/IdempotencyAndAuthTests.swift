@@ -19,12 +19,15 @@ import Testing
         let again = try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "k-1", json: body)
         #expect(again.status == 201)
         #expect(again.body == first.body)
-        // What went over the wire is what the server stored for the key.
+        // What went over the wire is what the server stored for the key, with the row's receipt
+        // as the object's last member (LEDGER.md, "Receipts").
         let stored = try await IngestService.contract(repository: live.repository, environment: .live).handle(
             .checkIn, body: try JSONSerialization.data(withJSONObject: body), idempotencyKey: "k-1",
             principal: .device(DeviceID(ada.deviceId), user: UserID(ada.userId)))
-        #expect(stored.body == first.body)
         #expect(stored.status == 201)
+        #expect(first.json["receipt"] is [String: Any])
+        #expect(first.body.starts(with: stored.body.dropLast()))
+        #expect(first.text.dropFirst(stored.body.count - 1).hasPrefix(",\"receipt\":{"))
 
         var changed = body
         changed["ts"] = RFC3339Text.format(Date().addingTimeInterval(-300))
