@@ -64,10 +64,11 @@ public final class RecentTreeGrowths: Sendable {
         let key = Key(
             actor: actor.rawValue, sessionKey: event.sessionKey.rawValue, kind: event.kind.rawValue, at: event.at)
         let found: (growth: LedgerTreeGrowth, row: Int)? = state.withLock { state in
-            guard let place = state.index[key],
-                let growth = state.growths.first(where: { $0.number == place.growth })?.growth
+            // The growths kept are numbered one after another: a growth's place is its number less the first's.
+            guard let place = state.index[key], let first = state.growths.first?.number,
+                state.growths.indices.contains(place.growth - first)
             else { return nil }
-            return (growth, place.row)
+            return (state.growths[place.growth - first].growth, place.row)
         }
         guard let (growth, row) = found else { return nil }
         let leaf = growth.from + Int64(row)
