@@ -170,18 +170,7 @@ public enum AttendanceHTTPServer {
             repository: repository, signer: options.ledgerSigner,
             interval: .milliseconds(options.sealIntervalMilliseconds), batch: 5_000,
             metrics: metrics, recent: growths, logger: logger, environment: environment)
-        if let growths {
-            // SQLite: a group commit of device events also seals them and signs their checkpoint,
-            // so their answers find their receipts at once (the sealer's rounds do the rest).
-            _ = repository.sealInEachGroupCommit(
-                limit: 5_000, signer: options.ledgerSigner, now: { environment.now() },
-                grown: { sealed, growth in
-                    metrics.sealed(sealed)
-                    guard let growth else { return }
-                    metrics.checkpointSigned(size: growth.checkpoint.checkpoint.size)
-                    growths.add(growth)
-                })
-        }
+        if growths != nil { sealer.sealInEachGroupCommit() }
         let rounds = sealer.rounds
         let sealRound: @Sendable () async throws -> Void = { try await rounds.round() }
         let api = AttendanceAPI(

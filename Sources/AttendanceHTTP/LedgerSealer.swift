@@ -1,4 +1,5 @@
 import AttendanceModels
+import AttendanceRules
 import AttendanceServer
 import AttendanceStorage
 import Foundation
@@ -16,6 +17,37 @@ struct LedgerSealer: Service {
     let logger: Logger
     /// The rounds, one at a time: the timer's, and those a device's answer asks for (`AnswerReceipts`).
     let rounds: SealRounds
+    private let sealing: Sealing
+
+    /// What sealing needs, and what it does with each batch it sealed: counted in `/metrics`, and
+    /// the growth kept for the answers' receipts (`recent`, nil when they are off).
+    private struct Sealing: Sendable {
+        let repository: any LedgerRepository & LedgerTreeRepository
+        let signer: NoteSigner
+        let batch: Int
+        let metrics: ServerMetrics
+        let recent: RecentTreeGrowths?
+        let environment: ServerEnvironment
+
+        func record(sealed: Int, growth: LedgerTreeGrowth?) {
+            metrics.sealed(sealed)
+            guard let growth else { return }
+            metrics.checkpointSigned(size: growth.checkpoint.checkpoint.size)
+            recent?.add(growth)
+        }
+
+        /// Seals and grows the tree over what is sealed, in one transaction a batch, until
+        /// nothing is left.
+        func round() async throws {
+            while true {
+                let (sealed, growth) = try await repository.sealAndGrowLedger(
+                    limit: batch, signer: signer, now: environment.now())
+                record(sealed: sealed, growth: growth)
+                // A backlog goes in batches: on while either step had a full one.
+                if sealed < batch, (growth?.rows.count ?? 0) < batch { return }
+            }
+        }
+    }
 
     init(
         repository: any LedgerRepository & LedgerTreeRepository, signer: NoteSigner, interval: Duration, batch: Int,
@@ -23,34 +55,20 @@ struct LedgerSealer: Service {
     ) {
         self.interval = interval
         self.logger = logger
-        self.rounds = SealRounds {
-            try await Self.sealOnce(
-                repository: repository, signer: signer, batch: batch, metrics: metrics, recent: recent,
-                environment: environment)
-        }
+        let sealing = Sealing(
+            repository: repository, signer: signer, batch: batch, metrics: metrics, recent: recent,
+            environment: environment)
+        self.sealing = sealing
+        self.rounds = SealRounds { try await sealing.round() }
     }
 
-    /// Seals and grows the tree over what is sealed, in one transaction a batch, until nothing is
-    /// left; returns how many rows were sealed.
-    @discardableResult
-    static func sealOnce(
-        repository: any LedgerRepository & LedgerTreeRepository, signer: NoteSigner, batch: Int,
-        metrics: ServerMetrics, recent: RecentTreeGrowths?, environment: ServerEnvironment
-    ) async throws -> Int {
-        var total = 0
-        while true {
-            let (sealed, growth) = try await repository.sealAndGrowLedger(
-                limit: batch, signer: signer, now: environment.now())
-            metrics.sealed(sealed)
-            total += sealed
-            if let growth {
-                metrics.checkpointSigned(size: growth.checkpoint.checkpoint.size)
-                recent?.add(growth)
-            }
-            // A backlog goes in batches: on while either step had a full one.
-            if sealed < batch, (growth?.rows.count ?? 0) < batch { break }
-        }
-        return total
+    /// From now on a group commit of device events seals them and grows the tree too, so their
+    /// answers find their receipts at once (SQLite; on PostgreSQL the rounds do it).
+    func sealInEachGroupCommit() {
+        let sealing = sealing
+        _ = sealing.repository.sealInEachGroupCommit(
+            limit: sealing.batch, signer: sealing.signer, now: { sealing.environment.now() },
+            grown: { sealed, growth in sealing.record(sealed: sealed, growth: growth) })
     }
 
     func run() async throws {

@@ -17,7 +17,7 @@ public enum LedgerHash {
         SHA256.hex(contentText(of: event))
     }
 
-    /// The text the content hash covers (what a phone's receipt carries, `LedgerReceipt.entry`).
+    /// The text the content hash covers (what a phone's receipt carries, `LedgerReceipt(of:)`).
     public static func contentText(of event: LedgerEvent) -> String {
         var text = "ledger-v1\n"
         text += event.kind.rawValue + "\n"
@@ -64,5 +64,12 @@ public struct LedgerSeal: Hashable, Sendable {
         self.sequence = sequence
         self.eventId = eventId
         self.chainHash = chainHash
+    }
+}
+
+extension LedgerReceipt {
+    /// The receipt of `event`, leaf `leaf` of the tree, with its inclusion proof.
+    public init(of event: LedgerEvent, leaf: Int64, proof: [MerkleTree.Hash]) {
+        self.init(rowId: event.id, leafIndex: leaf, entry: LedgerHash.contentText(of: event), proof: proof)
     }
 }

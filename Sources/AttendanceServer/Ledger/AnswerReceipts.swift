@@ -116,10 +116,8 @@ public struct AnswerReceipts: Sendable {
                 of: group.map(\.value.leaf), size: group[0].value.checkpoint.checkpoint.size)
             for ((ref, row), proof) in zip(group, hashes) {
                 receipts[ref] = AnswerReceipt(
-                    receipt: LedgerReceipt(
-                        rowId: row.event.id, leafIndex: row.leaf, entry: LedgerHash.contentText(of: row.event),
-                        proof: proof),
-                    checkpoint: row.checkpoint.note)
+                    receipt: LedgerReceipt(of: row.event, leaf: row.leaf, proof: proof), checkpoint: row.checkpoint.note
+                )
             }
         }
         return receipts

@@ -41,8 +41,7 @@ public struct ReceiptService: Sendable {
             of: user, actor: .device(device), after: after, leaves: size, limit: limit)
         let inclusions = try await proofs.inclusions(of: rows.map(\.leaf), size: size)
         let receipts = zip(rows, inclusions).map { row, proof in
-            LedgerReceipt(
-                rowId: row.event.id, leafIndex: row.leaf, entry: LedgerHash.contentText(of: row.event), proof: proof)
+            LedgerReceipt(of: row.event, leaf: row.leaf, proof: proof)
         }
         return Page(
             checkpoint: checkpoint, receipts: receipts, nextAfter: rows.count == limit ? rows.last?.event.id : nil)

@@ -72,17 +72,11 @@ public final class RecentTreeGrowths: Sendable {
         }
         guard let (growth, row) = found else { return nil }
         let leaf = growth.from + Int64(row)
-        let size = growth.checkpoint.checkpoint.size
-        var proof: [MerkleTree.Hash] = []
-        for range in MerkleTree.inclusionRanges(index: leaf, size: size) {
-            guard let hash = MerkleTree.hash(of: range, from: growth.nodes) else { return nil }
-            proof.append(hash)
-        }
-        let event = growth.rows[row]
+        let ranges = MerkleTree.inclusionRanges(index: leaf, size: growth.checkpoint.checkpoint.size)
+        let proof = ranges.compactMap { MerkleTree.hash(of: $0, from: growth.nodes) }
+        guard proof.count == ranges.count else { return nil }
         return AnswerReceipt(
-            receipt: LedgerReceipt(
-                rowId: event.id, leafIndex: leaf, entry: LedgerHash.contentText(of: event), proof: proof),
-            checkpoint: growth.checkpoint.note)
+            receipt: LedgerReceipt(of: growth.rows[row], leaf: leaf, proof: proof), checkpoint: growth.checkpoint.note)
     }
 
     private static func key(of event: LedgerEvent) -> Key? {

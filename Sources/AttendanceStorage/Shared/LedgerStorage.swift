@@ -33,10 +33,14 @@ extension SQLStorage {
     public func sealAndGrowLedger(
         limit: Int, signer: NoteSigner, now: Date
     ) async throws -> (sealed: Int, growth: LedgerTreeGrowth?) {
-        try await database.write { tx in
-            let sealed = try await Self.seal(tx, limit: limit, now: now)
-            return (sealed, try await Self.grow(tx, limit: limit, signer: signer, now: now))
-        }
+        try await database.write { tx in try await Self.sealAndGrow(tx, limit: limit, signer: signer, now: now) }
+    }
+
+    static func sealAndGrow(
+        _ tx: any SQLTransaction, limit: Int, signer: NoteSigner, now: Date
+    ) async throws -> (sealed: Int, growth: LedgerTreeGrowth?) {
+        let sealed = try await seal(tx, limit: limit, now: now)
+        return (sealed, try await grow(tx, limit: limit, signer: signer, now: now))
     }
 
     static func seal(_ tx: any SQLTransaction, limit: Int, now: Date) async throws -> Int {
@@ -210,14 +214,21 @@ package enum LedgerRows {
     /// The columns an insert writes (the database assigns `id`), in `names` order.
     package static let insertColumns = names.dropFirst().joined(separator: ", ")
 
+    /// The rows of `actor`'s device event `event` (alias `e`): its kind, session and device time,
+    /// which a resend shares with the row the first one made.
+    package static func same(_ event: DeviceEventRef, actor: LedgerActor) -> SQL {
+        """
+        e.session_key = \(event.sessionKey) AND e.kind = \(event.kind.rawValue) AND e.actor = \(actor.rawValue)
+            AND e.device_at = \(event.at)
+        """
+    }
+
     /// Whether a row of the same kind, session, actor and device time is in the ledger already.
     package static func recorded(_ tx: any SQLTransaction, like row: LedgerEvent) async throws -> Bool {
         guard let key = row.sessionKey, let at = row.deviceAt else { return false }
+        let event = DeviceEventRef(sessionKey: key, kind: row.kind, at: at)
         return try await tx.value(
-            """
-            SELECT 1 FROM ledger_events WHERE session_key = \(key) AND kind = \(row.kind.rawValue)
-                AND actor = \(row.actor.rawValue) AND device_at = \(at) LIMIT 1
-            """, as: Int64.self) != nil
+            "SELECT 1 FROM ledger_events e WHERE \(same(event, actor: row.actor)) LIMIT 1", as: Int64.self) != nil
     }
 
     /// The rows `sql` selects, their personal parts opened (`PersonalKeyRows.open`).

@@ -64,9 +64,7 @@ extension SQLStorage {
         grown: @escaping @Sendable (_ sealed: Int, _ growth: LedgerTreeGrowth?) -> Void
     ) -> Bool {
         database.closeEachGroupCommit { tx in
-            let time = now()
-            let sealed = try await Self.seal(tx, limit: limit, now: time)
-            let growth = try await Self.grow(tx, limit: limit, signer: signer, now: time)
+            let (sealed, growth) = try await Self.sealAndGrow(tx, limit: limit, signer: signer, now: now())
             return { grown(sealed, growth) }
         }
     }

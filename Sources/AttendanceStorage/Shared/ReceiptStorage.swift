@@ -33,9 +33,7 @@ extension SQLStorage {
                     """
                     SELECT s.sequence, \(raw: LedgerRows.columns(alias: "e"))
                     FROM ledger_events e LEFT JOIN ledger_seals s ON s.event_id = e.id
-                    WHERE e.session_key = \(ref.sessionKey) AND e.kind = \(ref.kind.rawValue)
-                        AND e.actor = \(actor.rawValue) AND e.device_at = \(ref.at)
-                    ORDER BY e.id LIMIT 1
+                    WHERE \(LedgerRows.same(ref, actor: actor)) ORDER BY e.id LIMIT 1
                     """)
                 guard let row = rows.first, let event = try LedgerRows.event(row, at: 1) else { continue }
                 found[ref] = (event, try row.decode(0, as: Int64?.self))

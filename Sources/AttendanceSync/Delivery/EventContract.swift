@@ -76,11 +76,7 @@ enum EventContract {
     /// An answer's receipt; nil when a proof hash is not base64 of 32 bytes (the receipt is then
     /// fetched with the pages, `ReceiptKeeper`, which names such a one).
     static func receipt(_ wire: Components.Schemas.EventReceipt) -> AnswerReceipt? {
-        var proof: [MerkleTree.Hash] = []
-        for text in wire.proof {
-            guard let bytes = Data(base64Encoded: text), bytes.count == 32 else { return nil }
-            proof.append(Array(bytes))
-        }
+        guard let proof = try? RecordClient.hashes(wire.proof) else { return nil }
         return AnswerReceipt(
             receipt: LedgerReceipt(rowId: wire.rowId, leafIndex: wire.leafIndex, entry: wire.entry, proof: proof),
             checkpoint: wire.checkpoint)

@@ -248,7 +248,8 @@ public struct RecordClient: Sendable {
         _ = try Self.output(answer, expected: 201)
     }
 
-    private static func hashes(_ wire: [String]) throws(RecordError) -> [MerkleTree.Hash] {
+    /// A proof's hashes from the contract's base64 strings; each must be 32 bytes.
+    static func hashes(_ wire: [String]) throws(RecordError) -> [MerkleTree.Hash] {
         var hashes: [MerkleTree.Hash] = []
         for text in wire {
             guard let bytes = Data(base64Encoded: text), bytes.count == 32 else {

@@ -124,7 +124,7 @@ extension DeviceStore {
         guard !rowIds.isEmpty else { return }
         try writer.write { db in
             try db.execute(
-                sql: "DELETE FROM answerReceipts WHERE rowId IN (\(Self.placeholders(rowIds.count)))",
+                sql: "DELETE FROM answerReceipts WHERE rowId IN (\(databaseQuestionMarks(count: rowIds.count)))",
                 arguments: StatementArguments(rowIds))
         }
     }
@@ -137,7 +137,7 @@ extension DeviceStore {
             for row in try Row.fetchAll(
                 db,
                 sql:
-                    "SELECT rowId, entry FROM ledgerReceipts WHERE rowId IN (\(Self.placeholders(rowIds.count)))",
+                    "SELECT rowId, entry FROM ledgerReceipts WHERE rowId IN (\(databaseQuestionMarks(count: rowIds.count)))",
                 arguments: StatementArguments(rowIds))
             {
                 entries[row["rowId"]] = row["entry"]
@@ -241,10 +241,6 @@ extension DeviceStore {
                     consistencyProof: proof.map(Self.hashes) ?? [])
             }
         }
-    }
-
-    private static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ",")
     }
 
     private static func hashes(_ bytes: Data) -> [MerkleTree.Hash] {
