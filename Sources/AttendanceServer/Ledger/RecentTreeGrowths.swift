@@ -24,7 +24,10 @@ public final class RecentTreeGrowths: Sendable {
     }
 
     private struct State {
-        var growths: [(number: Int, growth: LedgerTreeGrowth)] = []
+        /// By number, one after another from `oldest` to `next - 1`: the oldest is dropped without
+        /// moving the others (an array's `removeFirst` moved every growth kept, at each commit).
+        var growths: [Int: LedgerTreeGrowth] = [:]
+        var oldest = 0
         var next = 0
         var rows = 0
         /// Each device event's row: its growth's number and its place in it.
@@ -46,13 +49,15 @@ public final class RecentTreeGrowths: Sendable {
                 guard let key = Self.key(of: event) else { continue }
                 state.index[key] = (number, place)
             }
-            state.growths.append((number, growth))
+            state.growths[number] = growth
             state.rows += growth.rows.count
-            while state.rows > limit, state.growths.count > 1 {
-                let oldest = state.growths.removeFirst()
-                state.rows -= oldest.growth.rows.count
-                for event in oldest.growth.rows {
-                    guard let key = Self.key(of: event), state.index[key]?.growth == oldest.number else { continue }
+            while state.rows > limit, state.oldest < number {
+                let oldest = state.oldest
+                state.oldest += 1
+                guard let removed = state.growths.removeValue(forKey: oldest) else { continue }
+                state.rows -= removed.rows.count
+                for event in removed.rows {
+                    guard let key = Self.key(of: event), state.index[key]?.growth == oldest else { continue }
                     state.index[key] = nil
                 }
             }
@@ -64,11 +69,8 @@ public final class RecentTreeGrowths: Sendable {
         let key = Key(
             actor: actor.rawValue, sessionKey: event.sessionKey.rawValue, kind: event.kind.rawValue, at: event.at)
         let found: (growth: LedgerTreeGrowth, row: Int)? = state.withLock { state in
-            // The growths kept are numbered one after another: a growth's place is its number less the first's.
-            guard let place = state.index[key], let first = state.growths.first?.number,
-                state.growths.indices.contains(place.growth - first)
-            else { return nil }
-            return (state.growths[place.growth - first].growth, place.row)
+            guard let place = state.index[key], let growth = state.growths[place.growth] else { return nil }
+            return (growth, place.row)
         }
         guard let (growth, row) = found else { return nil }
         let leaf = growth.from + Int64(row)
