@@ -103,7 +103,7 @@ public enum ServerDatabase {
     }
 
     /// A `postgres://` or `postgresql://` URL; anything else is a SQLite path.
-    private static func isPostgres(_ location: String) -> Bool {
+    public static func isPostgres(_ location: String) -> Bool {
         location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
     }
 
