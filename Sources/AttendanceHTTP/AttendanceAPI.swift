@@ -67,7 +67,11 @@ struct AttendanceAPI: APIProtocol {
     }
 
     func getMetrics(_ input: Operations.GetMetrics.Input) async throws -> Operations.GetMetrics.Output {
-        .ok(.init(body: .plainText(HTTPBody(metrics.exposition()))))
+        // Read at each scrape: one count over the devices, on a table of one row a phone.
+        if let counts = try? await deviceStates.silence() {
+            metrics.devices(inUse: counts.inUse, silent: counts.silent)
+        }
+        return .ok(.init(body: .plainText(HTTPBody(metrics.exposition()))))
     }
 
     func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws

@@ -11,6 +11,8 @@ final class ServerMetrics: Sendable {
     private let treeLeaves: Gauge
     private let checkpointsSigned: Counter
     private let ledgerCheck: Gauge
+    private let devicesInUse: Gauge
+    private let devicesSilent: Gauge
     static var requests: MetricNameDescriptor {
         MetricNameDescriptor(
             namespace: "http", metricName: "requests", unitName: "total",
@@ -53,6 +55,19 @@ final class ServerMetrics: Sendable {
                 namespace: "ledger", metricName: "check_ok", unitName: "",
                 helpText: "1 when this process's last check of the ledger's tail passed, 0 when it failed."))
         ledgerCheck.set(Int64(1))
+        devicesInUse = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "devices", metricName: "in_use", unitName: "",
+                helpText: "Enrolled devices not revoked, of employees not deactivated (read at each scrape)."))
+        devicesSilent = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "devices", metricName: "silent", unitName: "",
+                helpText: "Devices in use that sent nothing in the last 7 days (read at each scrape)."))
+    }
+
+    func devices(inUse: Int, silent: Int) {
+        devicesInUse.set(Int64(inUse))
+        devicesSilent.set(Int64(silent))
     }
 
     func purged(_ count: Int) { purgedKeys.increment(by: Int64(count)) }

@@ -26,7 +26,20 @@ struct Backup: AsyncParsableCommand {
     @Option(help: "The directory holding pg_dump (PostgreSQL only; default: the PATH).")
     var postgresBin: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "After a backup, write its time, duration and size to this file in Prometheus' text format.",
+            discussion: "For node_exporter's textfile collector: the BackupStale alert reads it (docs/OPERATIONS.md)."))
+    var metricsFile: String?
+
     func run() async throws {
+        let started = Date()
+        let bytes = try copy()
+        if let metricsFile { try Self.writeMetrics(to: metricsFile, started: started, bytes: bytes) }
+    }
+
+    /// Makes the backup and prints what it holds; its size.
+    private func copy() throws -> Int64 {
         let started = Date()
         guard !FileManager.default.fileExists(atPath: to) else {
             throw CommandFailure("--to '\(to)' exists; a backup is written to a new file and never replaces one")
@@ -44,7 +57,7 @@ struct Backup: AsyncParsableCommand {
             }
             let bytes = (try? FileManager.default.attributesOfItem(atPath: to)[.size] as? NSNumber)?.int64Value ?? 0
             print("Backed up to \(to): \(bytes) bytes (pg_dump, custom format) in \(Self.seconds(since: started)).")
-            return
+            return bytes
         }
         guard FileManager.default.fileExists(atPath: database) else {
             throw CommandFailure("--database '\(database)' does not exist; expected a SQLite file or a postgres:// URL")
@@ -52,8 +65,34 @@ struct Backup: AsyncParsableCommand {
         do {
             let contents = try SQLiteBackup.copy(from: database, to: to)
             print("Backed up to \(to): \(Self.describe(contents)) in \(Self.seconds(since: started)).")
+            return contents.bytes
         } catch let problem as BackupError {
             throw CommandFailure(problem.description)
+        }
+    }
+
+    /// The last backup's gauges, replaced whole (written beside, then renamed: a collector never
+    /// reads half a file).
+    static func writeMetrics(to path: String, started: Date, bytes: Int64) throws {
+        let finished = Date()
+        let gauges: [(name: String, help: String, value: String)] = [
+            (
+                "attendance_backup_last_success_timestamp_seconds", "When the last backup finished (Unix time).",
+                String(format: "%.3f", finished.timeIntervalSince1970)
+            ),
+            (
+                "attendance_backup_duration_seconds", "How long the last backup took.",
+                String(format: "%.3f", finished.timeIntervalSince(started))
+            ),
+            ("attendance_backup_size_bytes", "The size of the last backup's file.", String(bytes)),
+        ]
+        let text = gauges.map { "# HELP \($0.name) \($0.help)\n# TYPE \($0.name) gauge\n\($0.name) \($0.value)\n" }
+            .joined()
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CommandFailure(
+                "--metrics-file '\(path)' can't be written: \(error.localizedDescription) (the backup itself is made)")
         }
     }
 

@@ -3,11 +3,15 @@ import AttendanceRules
 import AttendanceStorage
 import Foundation
 
-/// A phone's report of what it lets the app do: checked, then kept if it is the latest.
+/// A phone's report of what it lets the app do: checked, then kept if it is the latest. And how
+/// many phones went silent (`/metrics`' `devices_silent`).
 public struct DeviceStateService: Sendable {
     public let repository: any AuthRepository
     /// A report may not be from later than now + this (the phone's clock may run ahead a little).
     static let futureAllowanceSeconds: Double = 300
+    /// A phone that sent nothing for this long is silent: a week covers a weekend, a holiday
+    /// week is what the operator's alert threshold (a share of the phones) absorbs.
+    public static let silence: TimeInterval = 7 * 86_400
     private let environment: ServerEnvironment
 
     public init(repository: any AuthRepository, environment: ServerEnvironment) {
@@ -25,5 +29,10 @@ public struct DeviceStateService: Sendable {
                 kind: .unprocessable)
         }
         try await repository.saveDeviceState(state, device: device)
+    }
+
+    /// Devices in use, and those silent for `silence`.
+    public func silence() async throws -> (inUse: Int, silent: Int) {
+        try await repository.deviceSilence(since: environment.now().addingTimeInterval(-Self.silence))
     }
 }

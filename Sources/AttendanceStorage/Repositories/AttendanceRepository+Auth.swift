@@ -25,6 +25,9 @@ public protocol AuthRepository: Sendable {
     /// every request: a device's steady traffic costs no write.
     func device(tokenHash: String, now: Date) async throws -> DeviceRecord?
     func devices(userId: UserID?) async throws -> [DeviceRecord]
+    /// Devices in use (not revoked, their employee not deactivated), and how many of them sent
+    /// nothing after `since` (counted from enrollment for one that never sent anything).
+    func deviceSilence(since: Date) async throws -> (inUse: Int, silent: Int)
     func revokeDevice(id: DeviceID, now: Date, audit: LedgerEvent?) async throws -> DeviceRecord?
     /// Keeps `state` unless the device's kept state was observed later (reports can arrive out of order).
     func saveDeviceState(_ state: DeviceState, device: DeviceID) async throws

@@ -128,6 +128,19 @@ extension SQLStorage {
         return try await database.read { try await DeviceRows.devices($0, condition) }
     }
 
+    public func deviceSilence(since: Date) async throws -> (inUse: Int, silent: Int) {
+        let counts = try await database.read { tx in
+            try await tx.query(
+                """
+                SELECT COUNT(*), COUNT(CASE WHEN COALESCE(d.last_seen_at, d.enrolled_at) < \(since) THEN 1 END)
+                FROM devices d JOIN employees e ON e.id = d.user_id
+                WHERE d.revoked_at IS NULL AND e.deactivated_at IS NULL
+                """
+            ).first
+        }
+        return (Int(try counts?.decode(0, as: Int64.self) ?? 0), Int(try counts?.decode(1, as: Int64.self) ?? 0))
+    }
+
     public func revokeDevice(id: DeviceID, now: Date, audit: LedgerEvent?) async throws -> DeviceRecord? {
         try await database.write { tx in
             let active = try await tx.value(
