@@ -79,6 +79,37 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Forget idempotency keys this many days after their request (at least 3: a phone's 72 h offline).")
     var idempotencyRetentionDays: Double = IngestLimits().idempotencyRetentionSeconds / 86_400
 
+    @Option(
+        help: """
+            A file holding the admin token (at least 16 characters; a final newline is ignored), instead of \
+            ATTENDANCE_ADMIN_TOKEN: a secret kept out of the environment (systemd's LoadCredential).
+            """)
+    var adminTokenFile: String?
+
+    /// The admin token the operator configured, from ATTENDANCE_ADMIN_TOKEN or --admin-token-file,
+    /// and where it came from (for what the server prints).
+    func configuredAdminToken() throws -> (token: String, source: String)? {
+        let environment = ProcessInfo.processInfo.environment["ATTENDANCE_ADMIN_TOKEN"]
+        guard let adminTokenFile else { return environment.map { ($0, "the value of ATTENDANCE_ADMIN_TOKEN") } }
+        guard environment == nil else {
+            throw CommandFailure("ATTENDANCE_ADMIN_TOKEN and --admin-token-file are both set; give one admin token")
+        }
+        let text: String
+        do { text = try String(contentsOfFile: adminTokenFile, encoding: .utf8) } catch {
+            throw CommandFailure("--admin-token-file '\(adminTokenFile)' can't be read: \(error.localizedDescription)")
+        }
+        var token = Substring(text)
+        if token.hasSuffix("\n") { token = token.dropLast() }
+        if token.hasSuffix("\r") { token = token.dropLast() }
+        guard token.count >= 16, !token.contains(where: \.isNewline) else {
+            throw CommandFailure(
+                "--admin-token-file '\(adminTokenFile)' holds \(token.count) characters"
+                    + (token.contains(where: \.isNewline) ? " on several lines" : "")
+                    + "; expected one line of at least 16 characters")
+        }
+        return (String(token), "the contents of \(adminTokenFile)")
+    }
+
     func validate() throws {
         guard ["text", "json"].contains(logFormat) else {
             throw ValidationError("--log-format must be text or json, got '\(logFormat)'")
@@ -126,6 +157,7 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "attendance.server")
+        let adminToken = try configuredAdminToken()
         let serving: ServerDatabase.Serving
         do {
             serving = try ServerDatabase.openForServing(database, logger: logger)
@@ -165,7 +197,8 @@ struct Serve: AsyncParsableCommand {
                             .init(
                                 service: ServerDatabase.Prepared(
                                     prepare: { [database, ownerEmail] in
-                                        try await Self.prepare(serving, database: database, ownerEmail: ownerEmail)
+                                        try await Self.prepare(
+                                            serving, database: database, ownerEmail: ownerEmail, adminToken: adminToken)
                                     }, then: app))
                         ],
                     gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -189,20 +222,22 @@ struct Serve: AsyncParsableCommand {
 
     /// Before the server listens: the migrations, then a first start's admin token and owner
     /// account, each printed once.
-    private static func prepare(_ serving: ServerDatabase.Serving, database: String, ownerEmail: String) async throws {
+    private static func prepare(
+        _ serving: ServerDatabase.Serving, database: String, ownerEmail: String,
+        adminToken configured: (token: String, source: String)?
+    ) async throws {
         do {
             try await serving.prepare()
         } catch {
             throw CommandFailure("can't open the database '\(Self.redacted(database))': \(error)")
         }
         let repository = serving.repository
-        let configured = ProcessInfo.processInfo.environment["ATTENDANCE_ADMIN_TOKEN"]
         if let token = try await AuthService(repository: repository, environment: .live).installAdminToken(
-            configured: configured)
+            configured: configured?.token)
         {
             Self.say("Admin token (shown once; the server keeps only its hash): \(token)")
-        } else if configured != nil {
-            Self.say("Admin token: the value of ATTENDANCE_ADMIN_TOKEN")
+        } else if let configured {
+            Self.say("Admin token: \(configured.source)")
         }
         if let owner = try await AccountService(
             repository: repository, codes: TOTPCodes(), environment: .live

@@ -174,6 +174,35 @@ import Testing
         #expect(await child.finish().status == 0)
     }
 
+    @Test func theAdminTokenCanComeFromAFile() async throws {
+        let database = try Self.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.directory) }
+        let token = "token-kept-in-a-file-0123456789"
+        let file = database.directory.appendingPathComponent("admin.token").path
+        try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: file))
+        let (child, port) = try await Self.start(database: database.path, arguments: ["--admin-token-file", file])
+        #expect(child.standardOutputSoFar.contains("Admin token: the contents of \(file)"))
+        #expect(!child.standardOutputSoFar.contains(token))
+        #expect(try await Self.get(port, "/v1/admin/employees", token: token) == 200)
+        child.signal(SIGTERM)
+        #expect(await child.finish().status == 0)
+
+        let both = try await ChildProcess(
+            try builtExecutable("attendance"), ["serve", "--database", database.path, "--admin-token-file", file],
+            environment: ["ATTENDANCE_ADMIN_TOKEN": token]
+        ).finish()
+        #expect(both.status == 1)
+        #expect(both.stderr.contains("ATTENDANCE_ADMIN_TOKEN and --admin-token-file are both set"))
+        try Data("short\n".utf8).write(to: URL(fileURLWithPath: file))
+        let short = try await ChildProcess(
+            try builtExecutable("attendance"), ["serve", "--database", database.path, "--admin-token-file", file]
+        ).finish()
+        #expect(short.status == 1)
+        #expect(
+            short.stderr.contains(
+                "--admin-token-file '\(file)' holds 5 characters; expected one line of at least 16 characters"))
+    }
+
     @Test func badOptionsAndAMissingDirectoryAreClearErrors() async throws {
         let database = try Self.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.directory) }
