@@ -101,6 +101,13 @@ public final class ChildProcess: @unchecked Sendable {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// What the child has written to standard error so far.
+    public var standardErrorSoFar: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: errors, as: UTF8.self)
+    }
+
     /// Sends a signal (SIGTERM, SIGINT) to the child.
     public func signal(_ number: Int32) {
         kill(process.processIdentifier, number)
