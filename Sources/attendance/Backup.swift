@@ -34,13 +34,12 @@ struct Backup: AsyncParsableCommand {
 
     func run() async throws {
         let started = Date()
-        let bytes = try copy()
+        let bytes = try copy(started: started)
         if let metricsFile { try Self.writeMetrics(to: metricsFile, started: started, bytes: bytes) }
     }
 
     /// Makes the backup and prints what it holds; its size.
-    private func copy() throws -> Int64 {
-        let started = Date()
+    private func copy(started: Date) throws -> Int64 {
         guard !FileManager.default.fileExists(atPath: to) else {
             throw CommandFailure("--to '\(to)' exists; a backup is written to a new file and never replaces one")
         }
