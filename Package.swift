@@ -66,6 +66,11 @@ let package = Package(
         // The console's server-rendered pages: logic-less templates, escaped by default, loaded
         // from the module's resources (no build step, nothing fetched by the browser from outside).
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // `attendance serve`'s settings from the environment and a JSON file as well as flags
+        // (docs/SERVER.md, "Settings"). Hummingbird builds it already; we add its JSON trait.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["JSON"]),
+        // FilePath, which swift-configuration's file provider takes (already built for it).
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // MARK: - Shared
@@ -247,6 +252,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSwift6
         ),
@@ -390,7 +397,7 @@ let package = Package(
             name: "AttendanceCLITests",
             dependencies: [
                 "attendance", "AttendanceTestSupport", "AttendanceServerTestSupport", "AttendanceServer",
-                "AttendanceRules", "AttendanceStorage", "AttendanceExports",
+                "AttendanceRules", "AttendanceStorage", "AttendanceExports", "AttendanceHTTP",
                 "AttendanceModels", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift6),

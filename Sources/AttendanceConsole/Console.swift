@@ -10,6 +10,9 @@ import Logging
 /// written twice.
 public struct ConsoleServices: Sendable {
     public var repository: any ServerRepository
+    /// Where the heavy lists read (the audit, people, sessions, timesheets): the primary, or a
+    /// standby while it keeps up; pages read from the standby say as of when.
+    public var reads: ReadRoute
     public var admin: AdminService
     public var auth: AuthService
     public var corrections: CorrectionService
@@ -24,12 +27,14 @@ public struct ConsoleServices: Sendable {
     public var ledgerHealth: LedgerHealth
 
     public init(
-        repository: any ServerRepository, admin: AdminService, auth: AuthService, corrections: CorrectionService,
+        repository: any ServerRepository, reads: ReadRoute? = nil, admin: AdminService, auth: AuthService,
+        corrections: CorrectionService,
         requests: RequestService, timesheets: TimesheetService, payPeriods: PayPeriodService,
         timesheetSettings: TimesheetSettingsService, accounts: AccountService, signIn: SignInService,
         tokens: APITokenService, ledgerHealth: LedgerHealth = LedgerHealth()
     ) {
         self.repository = repository
+        self.reads = reads ?? ReadRoute(primary: repository)
         self.admin = admin
         self.auth = auth
         self.corrections = corrections
@@ -205,7 +210,7 @@ public struct Console: Sendable {
     /// A page in the layout, for `viewer`.
     func page(
         _ template: String, title: String, viewer: Viewer, _ data: [String: Any] = [:], notice: String? = nil,
-        status: Int = 200
+        status: Int = 200, readAsOf: Date? = nil
     )
         -> Response
     {
@@ -219,6 +224,10 @@ public struct Console: Sendable {
         all["csrf"] = viewer.session.csrfToken
         if all["formKey"] == nil { all["formKey"] = environment.newPassword() }
         if let notice { all["notice"] = notice }
+        if let readAsOf {
+            let seconds = max(0, environment.now().timeIntervalSince(readAsOf))
+            all["standby"] = ["seconds": Int(seconds.rounded(.up))]
+        }
         if AccessPolicy.allows(viewer.account.role, .readAudit), let failure = services.ledgerHealth.failure {
             all["ledgerFailure"] = [
                 "problem": failure.problems.first ?? "", "more": failure.problems.count - 1,

@@ -12,6 +12,8 @@ import OpenAPIRuntime
 /// stored refusal) and `ProblemMiddleware` sends them as problem+json.
 struct AttendanceAPI: APIProtocol {
     let repository: any ServerRepository
+    /// Where heavy reads go (for the standby's lag in `/metrics`).
+    let reads: ReadRoute
     let ingest: IngestService
     let admin: AdminService
     let auth: AuthService
@@ -71,6 +73,7 @@ struct AttendanceAPI: APIProtocol {
         if let counts = try? await deviceStates.silence() {
             metrics.devices(inUse: counts.inUse, silent: counts.silent)
         }
+        if reads.hasStandby { metrics.standbyLag(seconds: reads.standbyStaleness()) }
         return .ok(.init(body: .plainText(HTTPBody(metrics.exposition()))))
     }
 

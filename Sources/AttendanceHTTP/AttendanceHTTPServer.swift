@@ -82,6 +82,12 @@ public enum ServerDatabase {
         public var repository: any ServerRepository
         public var services: [any Service]
         public var prepare: @Sendable () async throws -> Void
+        /// Where the heavy reads go: the primary, or a standby while it keeps up (`--read-database`).
+        public var reads: ReadRoute
+        /// Keeps `reads` following the standby; nil without one.
+        var follower: StandbyFollower?
+        /// The services the application runs once the database is ready (the standby's follower).
+        public var background: [any Service] { follower.map { [$0] } ?? [] }
     }
 
     /// Runs `prepare`, then `service`, in one task: the application and its own services (the
@@ -107,11 +113,27 @@ public enum ServerDatabase {
         location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
     }
 
-    public static func openForServing(_ location: String, logger: Logger) throws -> Serving {
+    public static func openForServing(
+        _ location: String, readStandby: ReadStandby? = nil, logger: Logger
+    ) throws -> Serving {
         if isPostgres(location) {
             let repository = try PostgresRepository.unstarted(url: location, logger: logger)
-            return Serving(
-                repository: repository, services: [repository.pool], prepare: { try await repository.migrate() })
+            var serving = Serving(
+                repository: repository, services: [repository.pool], prepare: { try await repository.migrate() },
+                reads: ReadRoute(primary: repository))
+            if let readStandby {
+                let standby = try PostgresRepository.unstarted(url: readStandby.url, logger: logger)
+                serving.reads = ReadRoute(
+                    primary: repository, standby: standby, maxLagSeconds: readStandby.maxLagSeconds, now: { Date() })
+                serving.services.append(standby.pool)
+                serving.follower = StandbyFollower(
+                    route: serving.reads, primary: repository, standby: standby, logger: logger)
+            }
+            return serving
+        }
+        guard readStandby == nil else {
+            throw DomainError.field(
+                "--read-database", readStandby?.url ?? "", expected: "no standby beside a SQLite file")
         }
         guard !location.isEmpty else {
             throw DomainError.field("--database", location, expected: "a SQLite file path or a postgres:// URL")
@@ -122,7 +144,8 @@ public enum ServerDatabase {
             throw DomainError.field(
                 "--database", location, expected: "a file in an existing directory ('\(directory)' does not exist)")
         }
-        return Serving(repository: try SQLiteRepository.open(path: location), services: [], prepare: {})
+        let repository = try SQLiteRepository.open(path: location)
+        return Serving(repository: repository, services: [], prepare: {}, reads: ReadRoute(primary: repository))
     }
 }
 
@@ -142,9 +165,10 @@ public enum AttendanceHTTPServer {
     /// The application, ready to run as a service. `onListening` receives the bound port.
     public static func application(
         repository: any ServerRepository, options: ServerOptions, logger: Logger,
-        environment: ServerEnvironment,
+        environment: ServerEnvironment, reads: ReadRoute? = nil, background extra: [any Service] = [],
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
+        let reads = reads ?? ReadRoute(primary: repository)
         let metrics = ServerMetrics()
         let ledgerHealth = LedgerHealth()
         let watch = DirectoryWatch(repository: repository)
@@ -153,12 +177,12 @@ public enum AttendanceHTTPServer {
         let accounts = AccountService(
             repository: repository, bcryptCost: options.bcryptCost, codes: TOTPCodes(), environment: environment)
         let services = ConsoleServices(
-            repository: repository,
+            repository: repository, reads: reads,
             admin: AdminService(repository: repository, observer: hub, environment: environment),
             auth: auth,
             corrections: CorrectionService(repository: repository, observer: hub, environment: environment),
             requests: RequestService(repository: repository, observer: hub, environment: environment),
-            timesheets: TimesheetService(repository: repository, environment: environment),
+            timesheets: TimesheetService(reads: reads, environment: environment),
             payPeriods: PayPeriodService(repository: repository, environment: environment),
             timesheetSettings: TimesheetSettingsService(repository: repository, environment: environment),
             accounts: accounts,
@@ -174,7 +198,7 @@ public enum AttendanceHTTPServer {
         let rounds = sealer.rounds
         let sealRound: @Sendable () async throws -> Void = { try await rounds.round() }
         let api = AttendanceAPI(
-            repository: repository,
+            repository: repository, reads: reads,
             ingest: IngestService(
                 repository: repository, answers: ContractAnswers(), limits: options.limits,
                 observer: hub, watch: watch,
@@ -226,9 +250,10 @@ public enum AttendanceHTTPServer {
             repository: repository, verifier: options.ledgerSigner.verifier, health: ledgerHealth,
             interval: .seconds(options.ledgerCheckIntervalSeconds), rows: 10_000, metrics: metrics, logger: logger,
             environment: environment)
-        var background: [any Service] = [
-            DirectoryWatcher(watch: watch, logger: logger), purger, sealer, watchLedger, hub,
-        ]
+        var background: [any Service] =
+            [
+                DirectoryWatcher(watch: watch, logger: logger), purger, sealer, watchLedger, hub,
+            ] + extra
         // Replicas share PostgreSQL: live pages follow what the other servers commit too.
         if repository.backendName == "postgresql" {
             background.append(

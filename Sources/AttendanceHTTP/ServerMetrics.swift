@@ -70,6 +70,17 @@ final class ServerMetrics: Sendable {
         devicesSilent.set(Int64(silent))
     }
 
+    /// With a read standby: how far behind it is (+Inf while it does not answer). Without one,
+    /// not exposed.
+    func standbyLag(seconds: Double?) {
+        registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "read_standby", metricName: "lag", unitName: "seconds",
+                helpText: "How far behind the primary the read standby's data is (read at each scrape)."
+            )
+        ).set(seconds ?? .infinity)
+    }
+
     func purged(_ count: Int) { purgedKeys.increment(by: Int64(count)) }
 
     func sealed(_ count: Int) { sealedRows.increment(by: Int64(count)) }

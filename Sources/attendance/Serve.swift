@@ -15,39 +15,60 @@ struct Serve: AsyncParsableCommand {
             On a database's first start an admin token is created and printed once, unless ATTENDANCE_ADMIN_TOKEN \
             is set (at least 16 characters), in which case that value is the admin token; and the console's owner \
             account is created, its password printed once. The console is at /console. SIGINT and SIGTERM finish \
-            the requests in flight and exit 0. One log line per request goes to standard error. See docs/SERVER.md \
-            and docs/CONSOLE.md.
+            the requests in flight and exit 0. One log line per request goes to standard error. Each setting is \
+            taken from its flag, else its ATTENDANCE_* variable, else the settings file (--config, JSON), else its \
+            default; --show-config prints them. See docs/SERVER.md ("Settings") and docs/CONSOLE.md.
             """
     )
 
-    @Option(help: "The address to listen on.")
-    var host = "127.0.0.1"
+    @Option(help: "A settings file (JSON, keys as in docs/SERVER.md); also ATTENDANCE_CONFIG.")
+    var config: String?
 
-    @Option(help: "The port to listen on (0 picks a free one).")
-    var port = 8080
+    @Flag(help: "Print every setting, its value and where it came from (secrets hidden), and exit.")
+    var showConfig = false
 
-    @Option(help: "A SQLite file (created if missing), or a postgres://user:password@host:5432/database URL.")
-    var database = "./attendance.sqlite"
+    @Option(help: "The address to listen on (default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "The port to listen on (default 8080; 0 picks a free one).")
+    var port: Int?
+
+    @Option(
+        help: """
+            A SQLite file (created if missing; default ./attendance.sqlite), or a \
+            postgres://user:password@host:5432/database URL.
+            """)
+    var database: String?
+
+    @Option(
+        help: """
+            A postgres:// URL of a hot standby of --database: timesheets, exports, the audit and the console's \
+            lists are read there while it is at most --read-max-lag-seconds behind (docs/OPERATIONS.md).
+            """)
+    var readDatabase: String?
+
+    @Option(help: "Read from the primary while the standby is further behind than this (default 10 s).")
+    var readMaxLagSeconds: Double?
 
     @Option(help: "The e-mail of the console's owner account, created on a database's first start.")
-    var ownerEmail = "owner@attendance.local"
+    var ownerEmail: String?
 
-    @Option(help: "Log format on standard error: text or json.")
-    var logFormat = "text"
+    @Option(help: "Log format on standard error: text (default) or json.")
+    var logFormat: String?
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
-    var logLevel = "info"
+    @Option(help: "Log level: trace, debug, info (default), notice, warning, error or critical.")
+    var logLevel: String?
 
-    @Option(help: "Refuse an event whose ts is more than this many seconds ahead of the server's clock.")
-    var maxFutureSeconds: Double = IngestLimits().maxFutureSeconds
+    @Option(help: "Refuse an event whose ts is more than this many seconds ahead of the server's clock (300).")
+    var maxFutureSeconds: Double?
 
     @Option(help: "Refuse an event whose ts is more than this many seconds old (default 30 days).")
-    var maxPastSeconds: Double = IngestLimits().maxPastSeconds
+    var maxPastSeconds: Double?
 
     @Option(help: "Serve HTTPS with this PEM certificate chain (with --tls-key); without it, plain HTTP.")
     var tlsCert: String?
 
-    @Option(help: "The PEM private key of --tls-cert (unencrypted).")
+    @Option(help: "The file with the PEM private key of --tls-cert (unencrypted).")
     var tlsKey: String?
 
     @Option(
@@ -59,7 +80,7 @@ struct Serve: AsyncParsableCommand {
     var ledgerKey: String?
 
     @Option(help: "The name of a new ledger key, which is also its checkpoints' origin line.")
-    var ledgerName = "\(ProcessInfo.processInfo.hostName)/attendance-ledger"
+    var ledgerName: String?
 
     @Option(
         help: """
@@ -71,13 +92,13 @@ struct Serve: AsyncParsableCommand {
     @Option(
         help: """
             How long a device event's answer may wait, in milliseconds, for its row to be in the ledger's \
-            tree, so that it carries its receipt; up to 10000. 0 turns receipts in the answers off (the \
-            phones fetch them).
+            tree, so that it carries its receipt; up to 10000 (default 2000). 0 turns receipts in the answers \
+            off (the phones fetch them).
             """)
-    var receiptWait: Int64 = ServerOptions().receiptWaitMilliseconds
+    var receiptWait: Int64?
 
-    @Option(help: "Forget idempotency keys this many days after their request (at least 3: a phone's 72 h offline).")
-    var idempotencyRetentionDays: Double = IngestLimits().idempotencyRetentionSeconds / 86_400
+    @Option(help: "Forget idempotency keys this many days after their request (at least 3; default 30).")
+    var idempotencyRetentionDays: Double?
 
     @Option(
         help: """
@@ -86,14 +107,24 @@ struct Serve: AsyncParsableCommand {
             """)
     var adminTokenFile: String?
 
-    /// The admin token the operator configured, from ATTENDANCE_ADMIN_TOKEN or --admin-token-file,
-    /// and where it came from (for what the server prints).
-    func configuredAdminToken() throws -> (token: String, source: String)? {
-        let environment = ProcessInfo.processInfo.environment["ATTENDANCE_ADMIN_TOKEN"]
-        guard let adminTokenFile else { return environment.map { ($0, "the value of ATTENDANCE_ADMIN_TOKEN") } }
-        guard environment == nil else {
-            throw CommandFailure("ATTENDANCE_ADMIN_TOKEN and --admin-token-file are both set; give one admin token")
+    /// `max-future-seconds` for the setting `maxFutureSeconds`.
+    static func flagName(_ key: String) -> String {
+        var name = ""
+        for character in key {
+            if character.isUppercase { name += "-" }
+            name += character.lowercased()
         }
+        return name
+    }
+
+    /// The admin token the operator configured, from ATTENDANCE_ADMIN_TOKEN (or the settings
+    /// file's adminToken) or --admin-token-file, and where it came from (for what the server prints).
+    static func configuredAdminToken(_ settings: ServeSettings) throws -> (token: String, source: String)? {
+        if let token = settings.adminToken {
+            let origin = settings.shown.first { $0.key == "adminToken" }?.origin.description ?? "the settings"
+            return (token, "the value of \(origin)")
+        }
+        guard let adminTokenFile = settings.adminTokenFile else { return nil }
         let text: String
         do { text = try String(contentsOfFile: adminTokenFile, encoding: .utf8) } catch {
             throw CommandFailure("--admin-token-file '\(adminTokenFile)' can't be read: \(error.localizedDescription)")
@@ -110,57 +141,30 @@ struct Serve: AsyncParsableCommand {
         return (String(token), "the contents of \(adminTokenFile)")
     }
 
-    func validate() throws {
-        guard ["text", "json"].contains(logFormat) else {
-            throw ValidationError("--log-format must be text or json, got '\(logFormat)'")
-        }
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError(
-                "--log-level must be trace, debug, info, notice, warning, error or critical, got '\(logLevel)'")
-        }
-        if (tlsCert == nil) != (tlsKey == nil) {
-            throw ValidationError(
-                "--tls-cert and --tls-key go together: got only " + (tlsCert == nil ? "--tls-key" : "--tls-cert"))
-        }
-        for key in witnessKey {
-            do { _ = try CosignatureVerifier(encoded: key) } catch {
-                throw ValidationError(
-                    "--witness-key is '\(key.prefix(120))'; expected a witness's verifier key "
-                        + "<name>+<key id>+<base64 key> (\(error))")
-            }
-        }
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
-        guard (0...10_000).contains(receiptWait) else {
-            throw ValidationError("--receipt-wait must be 0 to 10000 milliseconds, got \(receiptWait)")
-        }
-        guard maxFutureSeconds >= 0, maxFutureSeconds.isFinite else {
-            throw ValidationError("--max-future-seconds must be ≥ 0, got \(maxFutureSeconds)")
-        }
-        guard maxPastSeconds > 0, maxPastSeconds.isFinite else {
-            throw ValidationError("--max-past-seconds must be > 0, got \(maxPastSeconds)")
-        }
-        guard idempotencyRetentionDays >= 3, idempotencyRetentionDays.isFinite else {
-            throw ValidationError(
-                "--idempotency-retention-days must be at least 3 (a phone's 72 h offline), "
-                    + "got \(idempotencyRetentionDays)"
-            )
-        }
-    }
-
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        let json = logFormat == "json"
+        let settings = try await ServeSettings.resolve(
+            flags: self, environment: ProcessInfo.processInfo.environment)
+        if showConfig {
+            Self.say(settings.report)
+            return
+        }
+        let json = settings.logFormat == "json"
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler =
                 json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
+            handler.logLevel = settings.logLevel
             return handler
         }
         let logger = Logger(label: "attendance.server")
-        let adminToken = try configuredAdminToken()
+        let adminToken = try Self.configuredAdminToken(settings)
+        let database = settings.database
         let serving: ServerDatabase.Serving
         do {
-            serving = try ServerDatabase.openForServing(database, logger: logger)
+            serving = try ServerDatabase.openForServing(
+                database,
+                readStandby: settings.readDatabase.map {
+                    ReadStandby(url: $0, maxLagSeconds: settings.readMaxLagSeconds)
+                }, logger: logger)
         } catch let problem as DomainError {
             throw CommandFailure(problem.detail)
         } catch {
@@ -169,22 +173,33 @@ struct Serve: AsyncParsableCommand {
         let repository = serving.repository
         do {
             var limits = IngestLimits()
-            limits.maxFutureSeconds = maxFutureSeconds
-            limits.maxPastSeconds = maxPastSeconds
-            limits.idempotencyRetentionSeconds = idempotencyRetentionDays * 86_400
-            let tls = tlsCert.flatMap { cert in tlsKey.map { ServerTLS(certificatePath: cert, privateKeyPath: $0) } }
-            let key = try LedgerKeyFile.loadOrCreate(path: ledgerKeyPath, name: ledgerName)
+            limits.maxFutureSeconds = settings.maxFutureSeconds
+            limits.maxPastSeconds = settings.maxPastSeconds
+            limits.idempotencyRetentionSeconds = settings.idempotencyRetentionDays * 86_400
+            let tls = settings.tlsCert.flatMap { cert in
+                settings.tlsKey.map { ServerTLS(certificatePath: cert, privateKeyPath: $0) }
+            }
+            let ledgerKeyPath = Self.ledgerKeyPath(settings)
+            let key = try LedgerKeyFile.loadOrCreate(path: ledgerKeyPath, name: settings.ledgerName)
             if key.created { Self.say("Ledger key created in \(ledgerKeyPath) (keep it secret and backed up apart).") }
             Self.say("Ledger checkpoints are signed by the note verifier key \(key.signer.verifier.encoded)")
-            let witnesses = try witnessKey.map(CosignatureVerifier.init(encoded:))
+            let witnesses = settings.witnessKeys
             for witness in witnesses { Self.say("Keeping the cosignatures of the witness \(witness.name).") }
+            if let standby = settings.readDatabase {
+                Self.say(
+                    "Heavy reads go to the standby at \(Self.redacted(standby)) while it is at most "
+                        + "\(settings.readMaxLagSeconds) s behind.")
+            }
             let options = ServerOptions(
-                host: host, port: port, limits: limits, tls: tls, ledgerSigner: key.signer, witnessKeys: witnesses,
-                receiptWaitMilliseconds: receiptWait)
+                host: settings.host, port: settings.port, limits: limits, tls: tls, ledgerSigner: key.signer,
+                witnessKeys: witnesses, receiptWaitMilliseconds: settings.receiptWait)
             let scheme = options.scheme
+            let host = settings.host
+            let ownerEmail = settings.ownerEmail
             let where_ = "\(repository.backendName) at \(Self.redacted(database))"
             let app = try AttendanceHTTPServer.application(
                 repository: repository, options: options, logger: logger, environment: .live,
+                reads: serving.reads, background: serving.background,
                 onListening: { [host] bound in
                     Self.say("Listening on \(scheme)://\(host):\(bound) (\(where_)); Ctrl-C stops.")
                     Self.say("Console: \(scheme)://\(host):\(bound)/console")
@@ -196,7 +211,7 @@ struct Serve: AsyncParsableCommand {
                         + [
                             .init(
                                 service: ServerDatabase.Prepared(
-                                    prepare: { [database, ownerEmail] in
+                                    prepare: {
                                         try await Self.prepare(
                                             serving, database: database, ownerEmail: ownerEmail, adminToken: adminToken)
                                     }, then: app))
@@ -249,12 +264,10 @@ struct Serve: AsyncParsableCommand {
     }
 
     /// `--ledger-key`, or its default: beside a SQLite file, or in the working directory.
-    private var ledgerKeyPath: String {
-        if let ledgerKey { return ledgerKey }
-        guard !database.hasPrefix("postgres://"), !database.hasPrefix("postgresql://") else {
-            return "attendance-ledger.key"
-        }
-        return URL(fileURLWithPath: database).deletingLastPathComponent().appendingPathComponent(
+    private static func ledgerKeyPath(_ settings: ServeSettings) -> String {
+        if let ledgerKey = settings.ledgerKey { return ledgerKey }
+        guard !ServerDatabase.isPostgres(settings.database) else { return "attendance-ledger.key" }
+        return URL(fileURLWithPath: settings.database).deletingLastPathComponent().appendingPathComponent(
             "attendance-ledger.key"
         ).path
     }

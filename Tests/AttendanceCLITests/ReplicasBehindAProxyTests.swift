@@ -82,8 +82,18 @@ import Testing
             arguments: ["--ledger-key", key] + (port == 0 ? [] : ["--port", String(port)]))
     }
 
-    /// A request through the proxy without URLSession's cookie store; the answer's status, its
-    /// cookies and its body.
+    /// A session that hands back a redirect as it came (a sign-in's 303 and its cookie).
+    /// Cookies are the caller's: none stored, none added.
+    static let noRedirects: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpCookieStorage = nil
+        return URLSession(configuration: configuration, delegate: RedirectsRefused(), delegateQueue: nil)
+    }()
+
+    /// A request through the proxy without URLSession's cookie store or its following of redirects;
+    /// the answer's status, its cookies and its body.
     static func request(
         _ port: Int, _ method: String, _ path: String, cookie: String? = nil, form: [String: String]? = nil
     ) async throws -> (status: Int, cookies: [String], body: String) {
@@ -99,7 +109,7 @@ import Testing
                 form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
                     .joined(separator: "&").utf8)
         }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await noRedirects.data(for: request)
         let http = response as? HTTPURLResponse
         let cookies = (http?.value(forHTTPHeaderField: "Set-Cookie") ?? "").split(separator: ",").compactMap {
             $0.split(separator: ";").first.map { String($0).trimmingCharacters(in: .whitespaces) }
@@ -228,6 +238,16 @@ import Testing
         #expect(total > 100)
         let proxyLog = (try? String(contentsOf: directory.appendingPathComponent("nginx-error.log"), encoding: .utf8))
         #expect(failed.count == 0, "the first failures: \(failed.prefix(10)); nginx: \(proxyLog?.prefix(3_000) ?? "")")
+    }
+}
+
+/// Refuses every redirect: the answer is the 3xx itself.
+final class RedirectsRefused: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }
 

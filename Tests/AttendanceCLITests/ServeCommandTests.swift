@@ -217,18 +217,20 @@ import Testing
             try builtExecutable("attendance"), ["serve", "--log-format", "xml"]
         ).finish()
         #expect(format.status == 64)
-        #expect(format.stderr.contains("--log-format must be text or json, got 'xml'"))
+        #expect(format.stderr.contains("--log-format is 'xml'; expected text or json"))
         let wait = try await ChildProcess(
             try builtExecutable("attendance"), ["serve", "--receipt-wait", "60000"]
         ).finish()
         #expect(wait.status == 64)
-        #expect(wait.stderr.contains("--receipt-wait must be 0 to 10000 milliseconds, got 60000"))
+        #expect(wait.stderr.contains("--receipt-wait is '60000'; expected 0 to 10000 milliseconds"))
         let short = try await ChildProcess(
             try builtExecutable("attendance"), ["serve", "--database", database.path],
             environment: ["ATTENDANCE_ADMIN_TOKEN": "short"]
         ).finish()
         #expect(short.status == 1)
         #expect(
-            short.stderr.contains("'ATTENDANCE_ADMIN_TOKEN' is '5 characters long'; expected at least 16 characters"))
+            short.stderr.contains(
+                "ATTENDANCE_ADMIN_TOKEN is '(secret, 5 characters)'; expected at least 16 characters"))
+        #expect(!short.stderr.contains("short"))
     }
 }

@@ -56,6 +56,39 @@ public actor ThrowawayPostgres {
         return components.string ?? base
     }
 
+    /// A primary of its own (not this process's shared server: a base backup of that one would copy
+    /// every test's database while they run) and a hot standby streaming from it
+    /// (`pg-throwaway standby`): the database's URL on each, and their directories for `stop`.
+    public static func primaryWithStandby() async throws -> (
+        primary: String, standby: String, directories: [String]
+    ) {
+        try await offThePool {
+            let started = try run(script, ["start"]).trimmingCharacters(in: .whitespacesAndNewlines)
+                .split(separator: " ")
+            guard started.count == 2 else { throw ThrowawayError(message: "pg-throwaway printed '\(started)'") }
+            let copy: [Substring]
+            do {
+                copy = try run(script, ["standby", String(started[1])])
+                    .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
+            } catch {
+                _ = try? run(script, ["stop", String(started[1])])
+                throw error
+            }
+            guard copy.count == 2 else { throw ThrowawayError(message: "pg-throwaway printed '\(copy)'") }
+            return (
+                started[0] + "?sslmode=disable", copy[0] + "?sslmode=disable", [String(copy[1]), String(started[1])]
+            )
+        }
+    }
+
+    /// Stops a server made by `primaryWithStandby` and removes its files.
+    public static func stop(_ directory: String) async throws {
+        try await offThePool { try stopNow(directory) }
+    }
+
+    /// The same, blocking (a `defer`'s clean-up).
+    public static func stopNow(_ directory: String) throws { _ = try run(script, ["stop", directory]) }
+
     /// Off the cooperative pool too: initdb and the server's start take seconds. A failed start is
     /// kept, like a successful one: every test that needs the server fails with its reason.
     private func baseURL() async throws -> String {

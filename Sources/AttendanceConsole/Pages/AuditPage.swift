@@ -32,12 +32,14 @@ extension Console {
                     to: to.map { SiteCalendar.start(of: $0.adding(days: 1), in: calendarZone) },
                     actor: form["actor"].map { LedgerActor(rawValue: $0) }, sessionKey: nil,
                     userId: person.selected?.id)
+                // The rows are a heavy read: from the standby while it keeps up.
+                let reads = services.reads.reading()
                 let rows =
                     person.searching
-                    ? [] : try await services.repository.ledgerEvents(filter, before: before, limit: 201)
+                    ? [] : try await reads.repository.ledgerEvents(filter, before: before, limit: 201)
                 let actors = try await ActorNames(services: services, words: viewer.words)
                 let witnessed = try await Self.witnessed(services, zone: zone, viewer)
-                let warnings = try await services.repository.ledgerWarnings(limit: 5).map { warning -> [String: Any] in
+                let warnings = try await reads.repository.ledgerWarnings(limit: 5).map { warning -> [String: Any] in
                     [
                         "at": LocalTime.text(warning.reportedAt, zone: zone, in: viewer.language),
                         "device": warning.deviceId.rawValue, "person": actors.target(warning.userId.rawValue),
@@ -73,7 +75,7 @@ extension Console {
                         "zones": zones.map { ["name": $0, "selected": $0 == zone] },
                         "witnessed": !witnessed.isEmpty, "cosignatures": witnessed,
                         "hasWarnings": !warnings.isEmpty, "warnings": warnings,
-                    ]) { _, page in page })
+                    ]) { _, page in page }, readAsOf: reads.asOf)
             })
     }
 

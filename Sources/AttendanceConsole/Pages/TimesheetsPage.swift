@@ -18,9 +18,11 @@ extension Console {
                         "reopen": viewer.t("Period reopened."), "unapprove": viewer.t("Approval withdrawn."),
                     ][$0]
                 }
+                // The rows are read where the timesheet service reads: the standby while it keeps up.
+                let asOf = services.reads.reading().asOf
                 return page(
                     "timesheets", title: viewer.t("Timesheets"), viewer: viewer, try await timesheetData(form, viewer),
-                    notice: done)
+                    notice: done, readAsOf: asOf)
             })
         console.get(
             "timesheets.csv",

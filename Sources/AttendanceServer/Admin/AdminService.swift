@@ -382,7 +382,7 @@ public struct AdminService: Sendable {
     public func sessions(
         userId: String?, siteId: String?, from: String?, to: String?, limit: Int?, cursor: String?,
         source: EventSource? = nil, correctedOnly: Bool = false, minSkewSeconds: Double? = nil,
-        newestFirst: Bool = false
+        newestFirst: Bool = false, in store: (any AdminServiceStorage)? = nil
     )
         async throws -> (items: [SessionRecord], nextCursor: String?)
     {
@@ -408,7 +408,7 @@ public struct AdminService: Sendable {
             userId: userId, siteId: siteId, from: from, to: to, source: source,
             correctedOnly: correctedOnly, minSkewSeconds: minSkewSeconds)
         filter.newestFirst = newestFirst
-        let items = try await repository.sessions(filter, after: after, limit: pageSize + 1)
+        let items = try await (store ?? repository).sessions(filter, after: after, limit: pageSize + 1)
         let page = Array(items.prefix(pageSize))
         let next =
             items.count > pageSize

@@ -34,18 +34,27 @@ public struct EmployeeTimesheet: Sendable {
 /// Reads what a timesheet needs and runs `TimesheetCalculator`, employees in id order and a
 /// chunk of them at a time: an export of any size holds one chunk's sessions, not the company's.
 public struct TimesheetService: Sendable {
-    public let repository: any TimesheetServiceStorage
+    /// The store each timesheet reads, chosen when it starts: one store for the whole of it.
+    private let storage: @Sendable () -> any TimesheetServiceStorage
     private let environment: ServerEnvironment
     /// Employees read and computed together (one session query each).
     static let chunkSize = 500
 
     public init(repository: any TimesheetServiceStorage, environment: ServerEnvironment) {
-        self.repository = repository
+        self.storage = { repository }
+        self.environment = environment
+    }
+
+    /// Timesheets read where `reads` sends heavy reads (a standby while it keeps up).
+    public init(reads: ReadRoute, environment: ServerEnvironment) {
+        self.storage = { reads.reading().repository }
         self.environment = environment
     }
 
     /// Checks a query's range and filters; each refusal names the field.
-    public func validate(_ query: TimesheetQuery) async throws {
+    public func validate(_ query: TimesheetQuery) async throws { try await validate(query, in: storage()) }
+
+    private func validate(_ query: TimesheetQuery, in repository: any TimesheetServiceStorage) async throws {
         _ = try DateRange.checked(
             from: query.from, to: query.through, maximumDays: TimesheetConfiguration.maximumDays)
         if let siteId = query.siteId {
@@ -87,8 +96,9 @@ public struct TimesheetService: Sendable {
     public func open(
         _ query: TimesheetQuery, after cursor: UserID? = nil, ignoringLocks: Bool = false
     ) async throws -> TimesheetReader {
-        try await validate(query)
-        let calculator = try await calculator(for: query, now: environment.now())
+        let repository = storage()
+        try await validate(query, in: repository)
+        let calculator = try await calculator(for: query, now: environment.now(), in: repository)
         let dates = calculator.first...calculator.last
         var reader = TimesheetReader(
             repository: repository, query: query, calculator: calculator,
@@ -120,7 +130,9 @@ public struct TimesheetService: Sendable {
     }
 
     /// The calculator for a query: every site's zone, rules and holidays, and every schedule.
-    func calculator(for query: TimesheetQuery, now: Date) async throws -> TimesheetCalculator {
+    func calculator(
+        for query: TimesheetQuery, now: Date, in repository: any TimesheetServiceStorage
+    ) async throws -> TimesheetCalculator {
         let rules = try await repository.siteRules()
         let first = query.from.weekStart
         let holidays = try await repository.holidays(
