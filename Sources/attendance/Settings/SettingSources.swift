@@ -32,7 +32,8 @@ struct SettingSources {
 
     /// The process's environment, and the settings file when `configPath` names one.
     init(environment variables: [String: String], configPath: String?) async throws {
-        let ours = variables.filter { $0.key.hasPrefix(Self.environmentPrefix) }
+        // An empty variable is unset (an env file's `ATTENDANCE_READ_DATABASE=` keeps the default).
+        let ours = variables.filter { $0.key.hasPrefix(Self.environmentPrefix) && !$0.value.isEmpty }
         environment = EnvironmentVariablesProvider(environmentVariables: ours)
         environmentNames = Set(ours.keys)
         guard let configPath else {
