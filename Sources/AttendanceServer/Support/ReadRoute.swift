@@ -38,11 +38,10 @@ public final class ReadRoute: Sendable {
     /// Where a heavy read goes now.
     public func reading() -> Reading {
         guard let standby else { return Reading(repository: primary, asOf: nil) }
-        let mark = watermark.withLock { $0 }
-        guard mark.permitsReading(now: now(), maxLag: maxLagSeconds) else {
-            return Reading(repository: primary, asOf: nil)
-        }
-        return Reading(repository: standby, asOf: mark.asOf)
+        let now = now()
+        guard let asOf = watermark.withLock({ $0.permitsReading(now: now, maxLag: maxLagSeconds) ? $0.asOf : nil })
+        else { return Reading(repository: primary, asOf: nil) }
+        return Reading(repository: standby, asOf: asOf)
     }
 
     /// Whether there is a standby to read from (`--read-database`).
