@@ -47,10 +47,17 @@ import Testing
     }
 
     @Test func verifySealsAndFindsAnEditedRow() async throws {
+        let written = Date()
         let path = try await Self.database()
         let unsealed = try await Self.run(["verify", "--database", path])
-        #expect(unsealed.status == 0)
         #expect(unsealed.stdout.contains("sealed rows: 0; not sealed yet: 5"))
+        if Date().timeIntervalSince(written) < LedgerService.sealingGrace {
+            #expect(unsealed.status == 0, "\(unsealed.stderr)")
+        } else {
+            // A machine so loaded that the rows waited past the sealing grace before verify read
+            // them: unsealed that long means the sealer stopped, and verify may say so.
+            #expect(unsealed.status == 0 || unsealed.stderr.contains("is not sealed"), "\(unsealed.stderr)")
+        }
         let sealed = try await Self.run(["verify", "--database", path, "--seal"])
         #expect(sealed.status == 0)
         #expect(sealed.stdout.contains("sealed rows: 5; not sealed yet: 0"))

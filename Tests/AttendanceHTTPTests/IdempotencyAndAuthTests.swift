@@ -18,16 +18,23 @@ import Testing
         #expect(first.json["checkInAt"] as? String == body["ts"] as? String)
         let again = try await live.send("POST", "/v1/attendance/check-in", token: ada.token, key: "k-1", json: body)
         #expect(again.status == 201)
-        #expect(again.body == first.body)
+        // Byte for byte. On a machine so loaded that the row was not in the tree within the receipt
+        // wait, the first answer went without its receipt, and the replay carries it.
+        if first.receipts.isEmpty {
+            #expect(again.isReplay(of: first), "\(again.text)")
+        } else {
+            #expect(again.body == first.body)
+        }
+        let receipted = first.receipts.isEmpty ? again : first
         // What went over the wire is what the server stored for the key, with the row's receipt
         // as the object's last member (LEDGER.md, "Receipts").
         let stored = try await IngestService.contract(repository: live.repository, environment: .live).handle(
             .checkIn, body: try JSONSerialization.data(withJSONObject: body), idempotencyKey: "k-1",
             principal: .device(DeviceID(ada.deviceId), user: UserID(ada.userId)))
         #expect(stored.status == 201)
-        #expect(first.json["receipt"] is [String: Any])
-        #expect(first.body.starts(with: stored.body.dropLast()))
-        #expect(first.text.dropFirst(stored.body.count - 1).hasPrefix(",\"receipt\":{"))
+        #expect(receipted.json["receipt"] is [String: Any])
+        #expect(receipted.body.starts(with: stored.body.dropLast()))
+        #expect(receipted.text.dropFirst(stored.body.count - 1).hasPrefix(",\"receipt\":{"))
 
         var changed = body
         changed["ts"] = RFC3339Text.format(Date().addingTimeInterval(-300))
@@ -122,8 +129,11 @@ import Testing
         }
         #expect(sameKey.filter { $0.status == 201 }.count >= 1)
         #expect(sameKey.allSatisfy { [201, 409].contains($0.status) })
+        // One answer; its receipt is the same in each that has it (LEDGER.md, "Receipts": an answer
+        // whose row was not in the tree within the receipt wait, on a loaded machine, has none).
         let created = sameKey.filter { $0.status == 201 }
-        #expect(Set(created.map(\.body)).count == 1)
+        #expect(Set(created.map(\.withoutReceipts)).count == 1, "\(created.map(\.text))")
+        #expect(Set(created.flatMap(\.receipts)).count <= 1, "\(created.map(\.text))")
         let distinctKeys = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<20 {
                 group.addTask {
@@ -158,7 +168,7 @@ import Testing
         let replay = try await restarted.send(
             "POST", "/v1/attendance/check-in", token: ada.token, key: "in", json: LiveServer.checkIn(ada, ts: arrived))
         #expect(replay.status == 201)
-        #expect(replay.body == first.body)
+        #expect(replay.isReplay(of: first), "\(replay.text)")
         let sessions = try await restarted.send("GET", "/v1/admin/sessions").json["items"] as? [[String: Any]] ?? []
         #expect(sessions.map { $0["sessionKey"] as? String } == ["s-1"])
         // The pending check-out waited through the restart and closes its session when it arrives.

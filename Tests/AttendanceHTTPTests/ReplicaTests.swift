@@ -55,7 +55,11 @@ import Testing
         }
         // One of them recorded it; the others replayed its answer or were told it is in flight.
         #expect(sameKey.allSatisfy { [201, 409].contains($0.status) }, "\(Set(sameKey.map(\.status)))")
-        #expect(Set(sameKey.filter { $0.status == 201 }.map(\.body)).count == 1)
+        // The same answer. Its receipt is the same wherever it comes, but an answer whose row was not
+        // in the tree within the receipt wait (a loaded machine) comes without it (LEDGER.md).
+        let recorded = sameKey.filter { $0.status == 201 }
+        #expect(Set(recorded.map(\.withoutReceipts)).count == 1, "\(recorded.map(\.text))")
+        #expect(Set(recorded.flatMap(\.receipts)).count <= 1, "\(recorded.map(\.text))")
         let distinctKeys = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<50 {
                 let replica = index.isMultiple(of: 2) ? a : b

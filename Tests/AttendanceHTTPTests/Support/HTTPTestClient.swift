@@ -22,6 +22,15 @@ struct HTTPAnswer: Sendable {
     var text: String { String(decoding: body, as: UTF8.self) }
     var detail: String { json["detail"] as? String ?? "" }
     func header(_ name: String) -> String? { headers.first { $0.key.lowercased() == name.lowercased() }?.value }
+
+    /// The answer without its ledger receipts (`ReceiptsInAnswers`).
+    var withoutReceipts: String { ReceiptsInAnswers.withoutReceipts(body) }
+
+    /// The answer's ledger receipts, each as canonical JSON text.
+    var receipts: Set<String> { ReceiptsInAnswers.receipts(body) }
+
+    /// Whether this answer is `first` replayed: its bytes, or with the receipts `first` lacked.
+    func isReplay(of first: HTTPAnswer) -> Bool { ReceiptsInAnswers.isReplay(body, of: first.body) }
 }
 
 /// A real server on a loopback port, a real HTTP client (URLSession, as the device uses), and the
