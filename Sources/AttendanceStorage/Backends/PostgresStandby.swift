@@ -1,9 +1,8 @@
 /// Positions in PostgreSQL's write-ahead log, for reading from a hot standby within a bound of
 /// staleness (docs/OPERATIONS.md, "A standby for reads").
 extension PostgresRepository {
-    /// On a primary, where its log ends now: every commit answered so far is before it. On a
-    /// standby, how far it has replayed its primary's log: everything before it is visible there.
-    /// In bytes from the log's start (`pg_lsn` minus `0/0`).
+    /// In bytes from the log's start (`pg_lsn` minus `0/0`): on a primary, where its log ends now
+    /// (every commit answered is before it); on a standby, how far it has replayed (all visible).
     public func walPosition() async throws -> UInt64 {
         let position = try await database.read { tx in
             try await tx.value(
