@@ -27,17 +27,25 @@ public final class AppleDevice {
     /// The runtime's uploader: one per process, created at launch (a background session's
     /// identifier may be open once, and iOS delivers a finished upload's events to it).
     private let uploader: BackgroundSessionUploader
+    /// The background time: held by the engine and by each region or location callback.
+    private let background: BackgroundTimeAdapter
 
-    /// `reason`: why iOS started the process; it is the inbox's first input, before any callback
-    /// can be posted.
-    public init(launch reason: LaunchReason) {
+    /// `reason`: why iOS started the process, when it says (the employee opened the app, a
+    /// Bluetooth restoration); `nil` for a background launch whose reason the first callback
+    /// names (the SwiftUI lifecycle gives no launch options). It is the inbox's first input,
+    /// before any callback can be posted.
+    public init(launch reason: LaunchReason?) {
         let location = LocationService()
         let notifications = NotificationAdapter()
         let telemetry = telemetry
-        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
-            .appendingPathComponent("Attendance", isDirectory: true)
+        let library = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+        let support = library.appendingPathComponent("Attendance", isDirectory: true)
         try? FileManager.default.createDirectory(at: support, withIntermediateDirectories: true,
                                                  attributes: [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication])
+        // The journal of callbacks before the first unlock: the one place written without protection.
+        let beforeUnlock = library.appendingPathComponent("AttendanceBeforeUnlock", isDirectory: true)
+        try? FileManager.default.createDirectory(
+            at: beforeUnlock, withIntermediateDirectories: true, attributes: [.protectionKey: FileProtectionType.none])
         let box = Locked<AttendanceDevice?>(nil)
         let background = BackgroundTimeAdapter(expiring: { done in
             // The background task stays open until the engine's decision is committed.
@@ -50,6 +58,7 @@ public final class AppleDevice {
             onLateAnswer: { box.value?.post(.drain) },
             reportError: { context, error in telemetry.error(context, error) })
         self.uploader = uploader
+        self.background = background
         var platform = AttendanceDevice.Platform(
             clock: SystemClock(), radio: location, motion: MotionAdapter(), background: background, notifier: notifications, telemetry: telemetry,
             makeTimers: { fire in DispatchTimerScheduler(fire: fire) },
@@ -63,10 +72,12 @@ public final class AppleDevice {
             reportError: { context, error in telemetry.error(context, error) })
         // The sites' geofences reach the location service with every configuration the engine takes.
         platform.configurationApplied = { [location] configuration in location.apply(configuration) }
+        platform.protectedDataReadable = { AttendanceDevice.enrollmentReadable(in: support) }
+        platform.preUnlockJournalURL = beforeUnlock.appendingPathComponent("journal.json")
         device = AttendanceDevice(directory: support, platform: platform)
         box.value = device
         // First in the inbox: every callback iOS delivers after this waits for the launch.
-        device.post(.launch(reason))
+        device.post(reason.map(DeviceInput.launch) ?? .launchedInBackground)
         self.location = location
         self.notifications = notifications
         let device = device
@@ -78,7 +89,9 @@ public final class AppleDevice {
             if let screens = changes.screens { listener.value?(screens) }
         }
         self.report = report
-        challenge = BeaconChallengeClient(onState: { state in report(.bluetooth(state)) })
+        // A Bluetooth relaunch names the launch (if nothing else did first).
+        challenge = BeaconChallengeClient(
+            onState: { state in report(.bluetooth(state)) }, onRestored: { device.post(.launch(.bluetoothEvent)) })
         // Reading the authorization shows no prompt. Allowed before: the manager starts now (no
         // prompt either) and reports the power state; not asked yet: onboarding's Bluetooth step
         // explains it first, then starts it.
@@ -104,12 +117,30 @@ public final class AppleDevice {
         ) { [weak self] _ in
             MainActor.assumeIsolated { self?.refreshPermissions() }
         }
+        // The first unlock after a reboot: what waited for protected data goes on (posted at every
+        // unlock; only a phone that was locked since it started acts on it).
+        _ = NotificationCenter.default.addObserver(
+            forName: UIApplication.protectedDataDidBecomeAvailableNotification, object: nil, queue: .main
+        ) { _ in
+            device.post(.protectedDataAvailable)
+        }
+        // The employee opened the app (also a process iOS started in the background or prewarmed).
+        _ = NotificationCenter.default.addObserver(
+            forName: UIApplication.didBecomeActiveNotification, object: nil, queue: .main
+        ) { _ in
+            device.post(.launch(.userOpened))
+        }
         // Every callback goes into the device's inbox, in the order iOS delivered it; the inbox
-        // waits for the launch and hands them to the engine one at a time.
-        location.addListener { callback in
+        // waits for the launch and hands them to the engine one at a time. A region or location
+        // callback holds background time from now (on the main thread, before the delegate method
+        // returns) until the inbox has handled it: the launch it may cause runs in the long window.
+        location.addListener { [background] callback in
             switch callback {
             case .engine(let event):
-                device.post(.engine(event))
+                let input = DeviceInput.engine(event)
+                guard input.isRegionOrLocationCallback else { return device.post(input) }
+                let hold = background.hold()
+                device.post(input, whenHandled: { background.release(hold) })
             case .authorization(let access, let precise):
                 report(.location(access, precise: precise))
             case .failure(let message):
@@ -152,12 +183,16 @@ public final class AppleDevice {
     }
 
     /// From `application(_:handleEventsForBackgroundURLSession:completionHandler:)`: once the
-    /// session's events are in, a drain applies the answers they brought, then iOS is released.
+    /// session's events are in (each answer already recorded on disk), iOS is released at once; a
+    /// drain applies the answers in a background task of its own (and may send what is due).
     public func handleBackgroundSessionEvents(_ completion: @escaping () -> Void) {
         let box = SystemCompletion(call: completion)
         let device = device
+        let background = background
         uploader.handleEvents {
-            device.post(.drain, whenHandled: { DispatchQueue.main.async { box.call() } })
+            let hold = background.hold()
+            device.post(.drain, whenHandled: { background.release(hold) })
+            DispatchQueue.main.async { box.call() }
         }
     }
 

@@ -26,6 +26,10 @@ public final class BeaconChallengeClient: NSObject, CBCentralManagerDelegate, CB
     private var central: CBCentralManager?
     /// Told each Bluetooth state the manager reports (the engine's `Permissions`).
     private let onState: @Sendable (Permissions.Bluetooth) -> Void
+    /// Told that iOS relaunched the app to restore this manager (`bluetooth-central` mode).
+    private let onRestored: @Sendable () -> Void
+    /// The manager's identity across relaunches: iOS restores the manager of this identifier.
+    public static let restoreIdentifier = "com.beaconattendance.challenge"
     private var challenge: BeaconChallenge?
     private var key: SymmetricKey?
     private var peripheral: CBPeripheral?
@@ -33,8 +37,12 @@ public final class BeaconChallengeClient: NSObject, CBCentralManagerDelegate, CB
     /// Which challenge a timeout belongs to (a finished one's must not end the next).
     private var generation = 0
 
-    public init(onState: @escaping @Sendable (Permissions.Bluetooth) -> Void = { _ in }) {
+    public init(
+        onState: @escaping @Sendable (Permissions.Bluetooth) -> Void = { _ in },
+        onRestored: @escaping @Sendable () -> Void = {}
+    ) {
         self.onState = onState
+        self.onRestored = onRestored
         super.init()
     }
 
@@ -47,7 +55,12 @@ public final class BeaconChallengeClient: NSObject, CBCentralManagerDelegate, CB
     /// On `queue`.
     private func manager() -> CBCentralManager {
         if let central { return central }
-        let created = CBCentralManager(delegate: self, queue: queue, options: [CBCentralManagerOptionShowPowerAlertKey: false])
+        let created = CBCentralManager(
+            delegate: self, queue: queue,
+            options: [
+                CBCentralManagerOptionShowPowerAlertKey: false,
+                CBCentralManagerOptionRestoreIdentifierKey: Self.restoreIdentifier,
+            ])
         central = created
         return created
     }
@@ -89,6 +102,18 @@ public final class BeaconChallengeClient: NSObject, CBCentralManagerDelegate, CB
     }
 
     private func scan() { central?.scanForPeripherals(withServices: [Self.serviceUUID]) }
+
+    /// iOS relaunched the app for this manager (a connection of a challenge the previous process
+    /// began completed after it ended). That challenge's nonce died with the process, so what it
+    /// left is let go: its connections cancelled, its scan stopped.
+    public func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any]) {
+        self.central = central
+        for peripheral in dict[CBCentralManagerRestoredStatePeripheralsKey] as? [CBPeripheral] ?? [] {
+            central.cancelPeripheralConnection(peripheral)
+        }
+        if dict[CBCentralManagerRestoredStateScanServicesKey] != nil { central.stopScan() }
+        onRestored()
+    }
 
     public func centralManagerDidUpdateState(_ central: CBCentralManager) {
         onState(Self.bluetooth(central.state))

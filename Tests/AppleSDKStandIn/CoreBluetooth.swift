@@ -26,6 +26,9 @@ open class CBManager: NSObject {
 }
 
 public let CBCentralManagerOptionShowPowerAlertKey: String = "kCBInitOptionShowPowerAlert"
+public let CBCentralManagerOptionRestoreIdentifierKey: String = "kCBInitOptionRestoreIdentifier"
+public let CBCentralManagerRestoredStatePeripheralsKey: String = "kCBRestoredPeripherals"
+public let CBCentralManagerRestoredStateScanServicesKey: String = "kCBRestoredScanServices"
 
 public protocol CBCentralManagerDelegate: NSObjectProtocol {
     func centralManagerDidUpdateState(_ central: CBCentralManager)
@@ -33,6 +36,7 @@ public protocol CBCentralManagerDelegate: NSObjectProtocol {
                         advertisementData: [String: Any], rssi RSSI: NSNumber)
     func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral)
     func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?)
+    func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any])
 #if !STRICT
     func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
                         error: (any Error)?)
@@ -45,6 +49,7 @@ extension CBCentralManagerDelegate {
     public func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {}
     public func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral,
                                error: (any Error)?) {}
+    public func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any]) {}
     public func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
                                error: (any Error)?) {}
 }

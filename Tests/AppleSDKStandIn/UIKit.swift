@@ -33,6 +33,11 @@ public struct UIBackgroundTaskIdentifier: RawRepresentable, Hashable, Sendable {
         NSNotification.Name("UIApplicationWillEnterForegroundNotification")
     nonisolated public static let backgroundRefreshStatusDidChangeNotification =
         NSNotification.Name("UIApplicationBackgroundRefreshStatusDidChangeNotification")
+    nonisolated public static let didBecomeActiveNotification =
+        NSNotification.Name("UIApplicationDidBecomeActiveNotification")
+    // iOS 4.0
+    nonisolated public static let protectedDataDidBecomeAvailableNotification =
+        NSNotification.Name("UIApplicationProtectedDataDidBecomeAvailable")
 }
 
 @MainActor open class UIDevice: NSObject {
@@ -51,6 +56,8 @@ extension UIApplication {
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
         public static let location = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsLocationKey")
+        public static let bluetoothCentrals =
+            LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsBluetoothCentralsKey")
         public static let url = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsURLKey")
         public static let remoteNotification =
             LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsRemoteNotificationKey")

@@ -75,8 +75,10 @@ import Testing
 
         // As typed: lower case with a space; the form normalises it.
         let typed = code.lowercased().replacingOccurrences(of: "-", with: " ")
-        let form = try EnrollmentForm(serverURL: server.http.baseURL.absoluteString, code: typed).validated().get()
-        try await device.enroll(serverURL: form.url, code: form.code)
+        let form = try EnrollmentForm(
+            serverURL: server.http.baseURL.absoluteString, code: typed, phoneName: " Alice's work phone "
+        ).validated().get()
+        try await device.enroll(serverURL: form.url, code: form.code, phoneName: form.phoneName)
         #expect(await device.isEnrolled)
         #expect(try secrets.read("deviceToken")?.isEmpty == false)
         var status = try #require(try await device.status())
@@ -93,6 +95,8 @@ import Testing
         let sessions = try await server.http.repository.sessions(SessionFilter(userId: "alice"), after: nil, limit: 10)
         #expect(sessions.count == 1)
         #expect(sessions.first?.source == .manual)
+        // The name the employee gave the phone is the device's name on the server (the console's).
+        #expect(try await server.http.repository.devices(userId: "alice").map(\.deviceName) == ["Alice's work phone"])
 
         // A relaunch (iOS after a reboot): a new composition root on the same folder and Keychain.
         let relaunched = AttendanceDevice(

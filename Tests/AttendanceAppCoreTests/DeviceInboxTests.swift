@@ -36,6 +36,8 @@ import Testing
     let secrets = InMemorySecretStore()
     let server = DeviceStateServer()
     let errors = Locked<[String]>([])
+    /// Whether the phone was unlocked since it started (the platform's `protectedDataReadable`).
+    let unlocked = Locked(true)
     /// The sites' names of each configuration the device handed the platform.
     let applied = Locked<[[String?]]>([])
 
@@ -49,6 +51,7 @@ import Testing
             makeTimers: { _ in ports }, makeUploader: { _ in AcceptingUploader() }, secrets: secrets,
             reportError: { [errors] context, error in errors.withLock { $0.append("\(context): \(error)") } })
         platform.transport = server
+        platform.protectedDataReadable = { [unlocked] in unlocked.value }
         platform.configurationApplied = { [applied] configuration in
             applied.withLock { $0.append(configuration.sites.map(\.name)) }
         }

@@ -145,7 +145,8 @@
             case .success(let request):
                 enrollment.submitting()
                 do {
-                    try await apple.device.enroll(serverURL: request.url, code: request.code)
+                    try await apple.device.enroll(
+                        serverURL: request.url, code: request.code, phoneName: request.phoneName)
                     await reload()
                     enrollment.enrolled(userID: status?.enrollment?.userID.rawValue ?? "")
                 } catch {

@@ -12,11 +12,12 @@ final class AppDelegate: NSObject, UIApplicationDelegate {
     func application(
         _ application: UIApplication, didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?
     ) -> Bool {
-        let reason: LaunchReason =
-            options?[.location] != nil
-            ? .regionEvent
-            : application.applicationState == .background ? .backgroundRefresh : .userOpened
-        // The launch is the inbox's first input (AppleDevice posts it before wiring any callback).
+        // With the SwiftUI lifecycle `options` is nil for region, location and URLSession
+        // relaunches: a background launch is named by the first callback that arrives. The launch
+        // is the inbox's first input (AppleDevice posts it before wiring any callback).
+        let reason: LaunchReason? =
+            options?[.bluetoothCentrals] != nil
+            ? .bluetoothEvent : application.applicationState == .background ? nil : .userOpened
         let apple = AppleDevice(launch: reason)
         Self.shared = apple
         BackgroundRefresh.schedule { context, error in apple.telemetry.error(context, error) }

@@ -43,6 +43,13 @@ public actor AttendanceDevice {
         /// The configuration the engine runs with, at each launch, enrollment and refresh: where
         /// the location service learns the sites' geofences (`RegionMonitor`).
         public var configurationApplied: @Sendable (Configuration) -> Void = { _ in }
+        /// Whether the app's protected files can be read now: false before the first unlock after
+        /// a reboot (iOS's data protection; the enrollment, the Keychain item and the database all
+        /// need it). Always true on Linux and in the simulator unless a test says otherwise.
+        public var protectedDataReadable: @Sendable () -> Bool = { true }
+        /// Where the callbacks that came before the first unlock are kept: a file iOS lets the app
+        /// write then (no file protection). `nil`: `before-first-unlock.json` in the device's directory.
+        public var preUnlockJournalURL: URL?
 
         public init(
             clock: any AttendanceClock, radio: any BeaconRadio, motion: any MotionProvider,
@@ -82,6 +89,7 @@ public actor AttendanceDevice {
         case notEnrolled
         case tokenMissing(String)
         case unreadableEnrollment(path: String, reason: String)
+        case journalOverflow(dropped: Int, kept: Int)
 
         /// What went wrong, for the screen.
         public var text: LocalizedText {
@@ -95,6 +103,10 @@ public actor AttendanceDevice {
                         + "Enroll again.", .verbatim(name))
             case .unreadableEnrollment(let path, let reason):
                 LocalizedText("The enrollment file %@ could not be read: %@", .verbatim(path), .verbatim(reason))
+            case .journalOverflow(let dropped, let kept):
+                LocalizedText(
+                    "%lld region events from before the first unlock were given up (the oldest); %lld were kept.",
+                    .count(dropped), .count(kept))
             }
         }
 
@@ -133,9 +145,25 @@ public actor AttendanceDevice {
         (inbox, inboxWriter) = AsyncStream.makeStream(of: Posted.self)
     }
 
-    var enrollmentURL: URL { directory.appendingPathComponent("enrollment.json") }
+    static let enrollmentFileName = "enrollment.json"
+    var enrollmentURL: URL { directory.appendingPathComponent(Self.enrollmentFileName) }
+
+    /// Whether the enrollment file in `directory` can be opened now: on iOS not before the first
+    /// unlock after a reboot (its class is complete until first user authentication, like the
+    /// database and the Keychain item). No enrollment file: nothing protected to read.
+    public static func enrollmentReadable(in directory: URL) -> Bool {
+        let path = directory.appendingPathComponent(enrollmentFileName).path
+        guard FileManager.default.fileExists(atPath: path) else { return true }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        try? handle.close()
+        return true
+    }
     var reportedPermissionsURL: URL { directory.appendingPathComponent("reported-permissions.json") }
     var databasePath: String { directory.appendingPathComponent("attendance.sqlite").path }
+    var preUnlockJournal: PreUnlockJournal {
+        PreUnlockJournal(
+            url: platform.preUnlockJournalURL ?? directory.appendingPathComponent("before-first-unlock.json"))
+    }
 
     public var isEnrolled: Bool { enrollment != nil }
 
@@ -199,6 +227,10 @@ public actor AttendanceDevice {
         switch action {
         case .startRuntime(let reason):
             defer { resumeWaitingForLaunch() }
+            guard platform.protectedDataReadable() else {
+                // Before the first unlock: region and location callbacks wait in the journal.
+                return try await perform(lifecycle.runtimeLocked())
+            }
             let enrolled: Bool
             do {
                 enrolled = try await startRuntime(reason, at: at)
@@ -213,6 +245,14 @@ public actor AttendanceDevice {
             try await refreshConfiguration()
         case .setAside:
             setAsideCount += 1
+        case .journal(let input):
+            guard case .engine(let event, let posted) = input else { return }
+            do {
+                try preUnlockJournal.append(event, at: posted ?? platform.clock.now())
+            } catch {
+                lifecycle.journalFailed(input)
+                platform.reportError("keeping a callback that came before the first unlock", error)
+            }
         }
     }
 
@@ -225,7 +265,7 @@ public actor AttendanceDevice {
     private func deliver(_ input: DeviceInput) async throws {
         guard let runtime else { throw DeviceError.notEnrolled }
         switch input {
-        case .launch, .backgroundRefresh:
+        case .launch, .launchedInBackground, .backgroundRefresh, .protectedDataAvailable:
             return
         case .engine(let event, let at):
             try await runtime.send(event, at: at)
@@ -255,9 +295,48 @@ public actor AttendanceDevice {
                 throw DeviceError.unreadableEnrollment(path: enrollmentURL.path, reason: "\(error)")
             }
         }
-        guard let enrollment else { return false }
-        try await begin(try runtime ?? makeRuntime(enrollment), reason, at: at)
+        let journal = readPreUnlockJournal()
+        guard let enrollment else {
+            // Nothing can decide with them: set aside, like the process's own inputs.
+            setAsideCount += journal.entries.count
+            clearPreUnlockJournal()
+            return false
+        }
+        let runtime = try runtime ?? makeRuntime(enrollment)
+        guard let first = journal.entries.first else {
+            try await begin(runtime, reason, at: at)
+            return true
+        }
+        // iOS launched the app for the first of them: the runtime launches as of then, and the
+        // engine hears each one at the time iOS delivered it, then what this process holds.
+        try await begin(runtime, DeviceInput.engine(first.event).launchReason ?? reason, at: first.at)
+        for entry in journal.entries { try await runtime.send(entry.event, at: entry.at) }
+        if journal.dropped > 0 {
+            platform.reportError(
+                "replaying the callbacks kept before the first unlock",
+                DeviceError.journalOverflow(dropped: journal.dropped, kept: journal.entries.count))
+        }
+        clearPreUnlockJournal()
         return true
+    }
+
+    /// The journal of callbacks kept before the first unlock; an unreadable one is reported and
+    /// taken as empty (kept on disk, renamed, for Diagnostics).
+    private func readPreUnlockJournal() -> PreUnlockJournal.Contents {
+        let journal = preUnlockJournal
+        do { return try journal.read() } catch {
+            platform.reportError("reading the callbacks kept before the first unlock", error)
+            let aside = journal.url.appendingPathExtension("unreadable")
+            try? FileManager.default.removeItem(at: aside)
+            try? FileManager.default.moveItem(at: journal.url, to: aside)
+            return PreUnlockJournal.Contents()
+        }
+    }
+
+    private func clearPreUnlockJournal() {
+        do { try preUnlockJournal.clear() } catch {
+            platform.reportError("emptying the callbacks kept before the first unlock", error)
+        }
     }
 
     // MARK: - Calls from the screens
@@ -269,10 +348,11 @@ public actor AttendanceDevice {
     }
 
     /// Enrolls with the code from the form, stores the token and the configuration, and starts
-    /// the engine. Throws `EnrollmentError` with words for the screen.
-    public func enroll(serverURL: URL, code: String) async throws {
+    /// the engine. `phoneName`: what the employee called the phone (the console shows it); `nil`,
+    /// the platform's name. Throws `EnrollmentError` with words for the screen.
+    public func enroll(serverURL: URL, code: String, phoneName: String? = nil) async throws {
         let enrolled = try await enrollmentClient(serverURL).enroll(
-            code: code, deviceName: platform.deviceName, appVersion: platform.appVersion)
+            code: code, deviceName: phoneName ?? platform.deviceName, appVersion: platform.appVersion)
         try await adopt(enrolled)
     }
 

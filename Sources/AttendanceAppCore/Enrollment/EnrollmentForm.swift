@@ -1,10 +1,14 @@
 import AttendanceModels
 import Foundation
 
-/// The enrollment screen: the server's address and the one-time code HR gave the employee.
+/// The enrollment screen: the server's address, the one-time code HR gave the employee, and a
+/// name for the phone. iOS names every phone "iPhone" to apps since iOS 16 (`UIDevice.name`
+/// without the user-assigned-device-name entitlement), so the employee names it here: HR sees
+/// that name in the console's device lists, and it tells an employee's two phones apart.
 public struct EnrollmentForm: Hashable, Sendable {
     public static let serverField = LocalizedText("Server address")
     public static let codeField = LocalizedText("Enrollment code")
+    public static let phoneNameField = LocalizedText("Name of this phone")
 
     public enum Phase: Hashable, Sendable {
         case editing
@@ -15,24 +19,30 @@ public struct EnrollmentForm: Hashable, Sendable {
 
     public var serverURL: String
     public var code: String
+    public var phoneName: String
     public private(set) var phase: Phase = .editing
 
     /// The code's alphabet (the server's: no 0/O, 1/I/L look-alikes) and length without the dash.
     static let codeAlphabet = Set("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
     static let codeLength = 10
+    /// The server's limit for a device name is 200; a name HR reads in a table is far shorter.
+    static let phoneNameMaxLength = 60
 
-    public init(serverURL: String = "", code: String = "") {
+    /// `phoneName`: what to offer (the platform's name when it is the owner's, else empty).
+    public init(serverURL: String = "", code: String = "", phoneName: String = "") {
         self.serverURL = serverURL
         self.code = code
+        self.phoneName = phoneName
     }
 
     /// Whether the Enroll button is enabled.
     public var canSubmit: Bool {
         phase != .submitting && !serverURL.trimmingCharacters(in: .whitespaces).isEmpty && !code.isEmpty
+            && !phoneName.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     }
 
     /// The validated request, or every field that needs fixing.
-    public func validated() -> Result<(url: URL, code: String), FieldErrors> {
+    public func validated() -> Result<(url: URL, code: String, phoneName: String), FieldErrors> {
         var errors: [FieldError] = []
         let url = Self.url(from: serverURL)
         if case .failure(let error) = url { errors.append(error) }
@@ -44,8 +54,28 @@ public struct EnrollmentForm: Hashable, Sendable {
                     expected: LocalizedText(
                         "%lld letters and digits like K7P2Q-9XMWD (no 0, O, 1, I or L)", .count(Self.codeLength))))
         }
-        guard errors.isEmpty, case .success(let serverURL) = url else { return .failure(FieldErrors(errors)) }
-        return .success((serverURL, String(normalized.prefix(5)) + "-" + String(normalized.suffix(5))))
+        let name = Self.phoneName(from: phoneName)
+        if case .failure(let error) = name { errors.append(error) }
+        guard errors.isEmpty, case .success(let serverURL) = url, case .success(let name) = name else {
+            return .failure(FieldErrors(errors))
+        }
+        return .success((serverURL, String(normalized.prefix(5)) + "-" + String(normalized.suffix(5)), name))
+    }
+
+    /// The phone's name, trimmed: 1 to 60 characters, no control characters (it is shown in the
+    /// console's tables and sent as the device's name).
+    static func phoneName(from text: String) -> Result<String, FieldError> {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let control = trimmed.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        guard !trimmed.isEmpty, trimmed.count <= Self.phoneNameMaxLength, !control else {
+            return .failure(
+                FieldError(
+                    field: Self.phoneNameField, value: text,
+                    expected: LocalizedText(
+                        "a name of 1 to %lld characters that tells HR which phone this is, like Anna's work iPhone",
+                        .count(Self.phoneNameMaxLength))))
+        }
+        return .success(trimmed)
     }
 
     /// The code as the server compares it: upper case, letters and digits only.

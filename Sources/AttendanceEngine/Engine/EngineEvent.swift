@@ -29,9 +29,12 @@ public enum EngineEvent: Hashable, Sendable, Codable {
     case uploadFinished(UploadReport)
 }
 
-/// Why iOS launched (or woke) the app.
-public enum LaunchReason: String, Hashable, Sendable, Codable {
-    case userOpened, regionEvent, backgroundRefresh, locationEvent, bluetoothEvent, afterReboot
+/// Why iOS launched (or woke) the app. `backgroundUpload`: a background URLSession finished
+/// (`handleEventsForBackgroundURLSession`); `afterReboot`: the first unlock after a reboot made
+/// the app's files readable, with no event of its own (a journal of region events kept while
+/// locked is replayed at the launch; docs/ARCHITECTURE.md, "Before the first unlock").
+public enum LaunchReason: String, Hashable, Sendable, Codable, CaseIterable {
+    case userOpened, regionEvent, backgroundRefresh, locationEvent, bluetoothEvent, afterReboot, backgroundUpload
 }
 
 /// The engine's timers. One is enough: it is always set for the earliest pending decision.

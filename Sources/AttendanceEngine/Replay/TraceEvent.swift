@@ -6,7 +6,7 @@ import Foundation
 /// | name | meaning |
 /// |---|---|
 /// | `enter`, `exit`, `inside`, `outside` (optionally `:MAJOR`) | region entered / exited / state determined; without a major, the UUID-wide region |
-/// | `launch` (optionally `:REASON`) | app launched: userOpened, regionEvent, backgroundRefresh, locationEvent, bluetoothEvent, afterReboot |
+/// | `launch` (optionally `:REASON`) | app launched: a `LaunchReason` (userOpened, regionEvent, …) |
 /// | `walking`, `running`, `stationary`, `automotive`, `cycling` | a motion snapshot |
 /// | `geofenceEnter:MAJOR`, `geofenceExit:MAJOR` | the site's campus geofence |
 /// | `locationWake`, `backgroundExpiring`, `networkReachable`, `timer` | wake-ups and limits |
@@ -87,7 +87,11 @@ public enum TraceEvent: Hashable, Sendable {
         switch name {
         case "launch":
             guard let argument else { return .launch(.userOpened) }
-            guard let reason = LaunchReason(rawValue: argument) else { throw fail("launch:REASON with REASON one of userOpened, regionEvent, backgroundRefresh, locationEvent, bluetoothEvent, afterReboot") }
+            guard let reason = LaunchReason(rawValue: argument) else {
+                throw fail(
+                    "launch:REASON with REASON one of "
+                        + LaunchReason.allCases.map(\.rawValue).joined(separator: ", "))
+            }
             return .launch(reason)
         case "geofenceEnter", "geofenceExit":
             return .geofence(entered: name == "geofenceEnter", major: try major(argument))

@@ -18,6 +18,14 @@ struct EnrollmentView: View {
                     .autocorrectionDisabled().textInputAutocapitalization(.characters)
             }
             Section {
+                TextField("Anna's work iPhone", text: $model.enrollment.phoneName)
+                    .autocorrectionDisabled()
+            } header: {
+                Text("Name of this phone")
+            } footer: {
+                Text("HR sees this name in the list of devices, so they can tell your phones apart.")
+            }
+            Section {
                 Button(
                     model.enrollment.phase == .submitting
                         ? LocalizedStringKey("Enrolling…") : LocalizedStringKey("Enroll this iPhone")
@@ -31,6 +39,7 @@ struct EnrollmentView: View {
             }
         }
         .onChange(of: model.enrollment.code) { _ in model.enrollment.edited() }
+        .onChange(of: model.enrollment.phoneName) { _ in model.enrollment.edited() }
         .navigationTitle("Welcome")
     }
 }
