@@ -100,6 +100,7 @@ public struct Console: Sendable {
         registerPeople(on: console)
         registerImport(on: console)
         registerSites(on: console)
+        registerSurveys(on: console)
         registerAccounts(on: console)
         registerSettings(on: console)
         registerAudit(on: console)

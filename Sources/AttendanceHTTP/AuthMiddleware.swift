@@ -18,7 +18,7 @@ struct AuthMiddleware: ServerMiddleware {
     /// Operations a device token may call; every other authenticated operation is admin-only.
     static let deviceOperations: Set<String> = [
         "getDeviceConfig", "checkIn", "checkOut", "heartbeat", "submitEvents", "listMySessions", "listMyRequests",
-        "fileRequest", "getMyTimesheet", "reportDeviceState", "listMyReceipts", "reportLedgerWarning",
+        "fileRequest", "getMyTimesheet", "reportDeviceState", "listMyReceipts", "reportLedgerWarning", "submitSurvey",
     ]
     /// The ledger's checkpoints and proofs: a device checks its receipts with them, and a person
     /// whose role may read the audit log (`OperationPermissions`) audits or witnesses the ledger.

@@ -117,6 +117,44 @@ import Testing
         #expect(errors.value.isEmpty)
     }
 
+    @Test func aSurveyFromTheScannerReachesTheServerForItsSite() async throws {
+        let server = try await startServer()
+        defer { Task { try? await server.http.stop() } }
+        try await server.http.repository.createSite(
+            SiteRecord(id: "annex", name: "Annex", timeZone: "Europe/Berlin", beacon: SiteBeacon(major: 2)))
+        let code = try await server.auth.issueEnrollmentCode(for: "alice").code
+        let errors = Locked<[String]>([])
+        let device = AttendanceDevice(
+            directory: directory(), platform: platform(RecordingPorts(), secrets: InMemorySecretStore(), errors: errors))
+        try await device.enroll(serverURL: server.http.baseURL, code: code)
+        var survey = SurveyModel(site: SiteBeacon(major: 1), status: try await device.status())
+        #expect(survey.otherSites == [SiteBeacon(major: 2)])
+        #expect(survey.start(label: "Desk 4.12", kind: .desk) == nil)
+        for _ in 0..<12 {
+            survey.ranged([
+                BeaconSample(beacon: BeaconIdentity(uuid: SiteBeacon.defaultUUID, major: 1, minor: 1), rssi: -80),
+                BeaconSample(beacon: BeaconIdentity(uuid: SiteBeacon.defaultUUID, major: 2, minor: 4), rssi: -70),
+            ])
+        }
+        _ = try survey.save(at: Date()).get()
+        #expect(survey.findings.map(\.problem) == [.neighbourLouder(dB: 10)])
+        let sent = try await device.submit(survey.survey)
+        #expect(sent.findings == 1)
+        let kept = try await server.http.repository.surveys(siteId: "hq", limit: 5)
+        #expect(kept.map(\.id) == [sent.id])
+        let stored = try #require(kept.first)
+        #expect(stored.userId == "alice" && stored.survey.site == SiteBeacon(major: 1))
+        #expect(stored.survey.spots.map(\.readings) == survey.survey.spots.map(\.readings))
+        // Times travel as RFC 3339 with milliseconds.
+        let recorded = try #require(survey.survey.spots.first?.recordedAt)
+        #expect(abs(try #require(stored.survey.spots.first?.recordedAt).timeIntervalSince(recorded)) < 0.001)
+        // A site the employer does not have is refused on the phone, naming the beacons.
+        await #expect(throws: AttendanceDevice.DeviceError.self) {
+            try await device.submit(SiteSurvey(site: SiteBeacon(major: 9), spots: survey.survey.spots))
+        }
+        #expect(errors.value.isEmpty)
+    }
+
     @Test func aUsedCodeAndAnUnknownCodeAreTheEmployeesWords() async throws {
         let server = try await startServer()
         defer { Task { try? await server.http.stop() } }

@@ -21,6 +21,7 @@ import Testing
                 "2026-11-27 device app version", "2026-11-27 one index name", "2026-11-27 account language",
                 "2026-11-27 console forms sent once", "2026-11-27 sign-in failures", "2026-11-27 ledger merkle tree",
                 "2026-11-27 personal keys", "2026-11-27 ledger cosignatures", "2026-11-27 ledger warnings",
+                "2026-11-28 site surveys",
             ])
         // The release's schema stands for the migrations before them, the first of the list included.
         #expect(ReleaseSchema.covers.last == names.first)

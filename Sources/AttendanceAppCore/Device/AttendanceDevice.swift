@@ -90,6 +90,7 @@ public actor AttendanceDevice {
         case tokenMissing(String)
         case unreadableEnrollment(path: String, reason: String)
         case journalOverflow(dropped: Int, kept: Int)
+        case unknownSite(String)
 
         /// What went wrong, for the screen.
         public var text: LocalizedText {
@@ -103,6 +104,8 @@ public actor AttendanceDevice {
                         + "Enroll again.", .verbatim(name))
             case .unreadableEnrollment(let path, let reason):
                 LocalizedText("The enrollment file %@ could not be read: %@", .verbatim(path), .verbatim(reason))
+            case .unknownSite(let beacon):
+                LocalizedText("The beacons %@ are not one of your employer's sites.", .verbatim(beacon))
             case .journalOverflow(let dropped, let kept):
                 LocalizedText(
                     "%lld region events from before the first unlock were given up (the oldest); %lld were kept.",
@@ -468,6 +471,16 @@ public actor AttendanceDevice {
         let keeper = ReceiptKeeper(
             store: await runtime.store, source: try recordClient(), deviceID: DeviceID(record.deviceID))
         return try await keeper.refresh(now: await runtime.now())
+    }
+
+    /// Sends the scanner's survey of one of the employee's sites to the server (the console's site
+    /// survey page); returns the server's id for it and how many spots it found to change.
+    public func submit(_ survey: SiteSurvey) async throws -> (id: Int64, findings: Int) {
+        guard let runtime else { throw DeviceError.notEnrolled }
+        let configuration = await runtime.engine.configuration
+        let site = configuration.sites.first { $0.beacon(defaultUUID: configuration.proximityUUID) == survey.site }
+        guard let siteID = site?.siteID else { throw DeviceError.unknownSite(survey.site.description) }
+        return try await recordClient().submitSurvey(siteID: siteID.rawValue, spots: survey.spots)
     }
 
     public func timerFired(_ name: String) async throws { try await receive(.timer(name)) }

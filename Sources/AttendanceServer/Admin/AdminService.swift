@@ -11,7 +11,7 @@ public typealias AdminServiceStorage = AttendanceRepository & AdminRepository & 
 /// value and what was expected. HTTP-agnostic; the HTTP layer maps records to the contract's types.
 public struct AdminService: Sendable {
     public let repository: any AdminServiceStorage
-    private let environment: ServerEnvironment
+    let environment: ServerEnvironment
 
     /// Told about the sessions a deactivation closed (the live "on site now" pages).
     private let observer: (any SessionObserver)?

@@ -4,6 +4,10 @@ import Foundation
 
 /// The administrators' side of storage.
 public protocol AdminRepository: Sendable {
+    /// Keeps a site survey; returns it with its id.
+    func storeSurvey(_ survey: StoredSurvey) async throws -> StoredSurvey
+    /// A site's newest surveys, newest first.
+    func surveys(siteId: SiteID, limit: Int) async throws -> [StoredSurvey]
     func updateSite(_ site: SiteRecord, audit: LedgerEvent?) async throws -> Bool
     /// Marks the site deleted (kept for its sessions, refused for new check-ins); false when no
     /// site has this id. Deleting a deleted site keeps its first time.

@@ -107,6 +107,18 @@ package enum Migrations {
                         reported_at \(raw: sqlite ? "REAL" : "DOUBLE PRECISION") NOT NULL)
                     """)
             },
+            // Site surveys from the app's scanner (`SurveyRows`): the spots as JSON, newest by site.
+            Migration("2026-11-28 site surveys") { tx in
+                let sqlite = tx.dialect == .sqlite
+                try await tx.execute(
+                    """
+                    CREATE TABLE site_surveys (
+                        id \(raw: sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"),
+                        site_id TEXT NOT NULL REFERENCES sites(id), device_id TEXT NOT NULL, user_id TEXT,
+                        received_at \(raw: sqlite ? "REAL" : "DOUBLE PRECISION") NOT NULL, spots TEXT NOT NULL)
+                    """)
+                try await tx.execute("CREATE INDEX site_surveys_by_site ON site_surveys (site_id, id)")
+            },
         ]
     }()
 }

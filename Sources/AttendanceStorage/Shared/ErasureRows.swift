@@ -4,6 +4,7 @@ import Foundation
 
 /// What erasing an employee removes besides their name (docs/LEDGER.md, "Erasure"): the key that
 /// sealed their ledger rows' personal parts and those parts, their phones' names and stored answers,
+/// their name on the site surveys they took,
 /// their requests' free text, their leave days, and the leave type of their locked pay-period rows.
 /// The hours stay: a session, a locked row and every ledger row's hash are the employer's record.
 package enum ErasureRows {
@@ -14,6 +15,7 @@ package enum ErasureRows {
         // Leave days (their type and note can be health data) go with the person.
         try await tx.execute("DELETE FROM leave_days WHERE user_id = \(id)")
         try await tx.execute("UPDATE devices SET device_name = NULL WHERE user_id = \(id)")
+        try await tx.execute("UPDATE site_surveys SET user_id = NULL WHERE user_id = \(id)")
         try await tx.execute(
             """
             DELETE FROM idempotency_keys

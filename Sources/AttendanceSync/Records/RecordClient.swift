@@ -248,6 +248,34 @@ public struct RecordClient: Sendable {
         _ = try Self.output(answer, expected: 201)
     }
 
+    /// Sends a site survey from the scanner (`POST /v1/me/surveys`); returns the server's id for it
+    /// and how many spots it found to change (the same rule as the app's `SurveyFindings`).
+    public func submitSurvey(
+        siteID: String, spots: [SurveySpot]
+    ) async throws(RecordError) -> (id: Int64, findings: Int) {
+        let body = Components.Schemas.SurveyInput(
+            siteId: siteID,
+            spots: spots.map { spot in
+                .init(
+                    label: spot.label, kind: .init(rawValue: spot.kind.rawValue) ?? .other,
+                    recordedAt: spot.recordedAt, seconds: spot.seconds,
+                    readings: spot.readings.map { reading in
+                        .init(
+                            uuid: reading.beacon.uuid.uuidString, major: Int(reading.beacon.major),
+                            minor: Int(reading.beacon.minor), medianRssi: reading.medianRSSI,
+                            heardShare: reading.heardShare)
+                    })
+            })
+        let answer = await Exchange.run(timeoutSeconds: timeoutSeconds) {
+            try await client.submitSurvey(body: .json(body))
+        }
+        guard case .created(let created) = try Self.output(answer, expected: 201), case .json(let summary) = created.body
+        else {
+            throw .server(status: 201, detail: "the answer was not a survey's summary")
+        }
+        return (summary.id, summary.findings.count)
+    }
+
     /// A proof's hashes from the contract's base64 strings; each must be 32 bytes.
     static func hashes(_ wire: [String]) throws(RecordError) -> [MerkleTree.Hash] {
         var hashes: [MerkleTree.Hash] = []
