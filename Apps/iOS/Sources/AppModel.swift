@@ -16,6 +16,12 @@
         @Published private(set) var permissions = PermissionSnapshot(engine: Permissions())
         @Published var enrollment = EnrollmentForm()
         @Published private(set) var scanner = ScannerModel(configuration: Configuration())
+        /// The scanner's survey mode: the site being surveyed, its spots and findings (nil: not surveying).
+        @Published var survey: SurveyModel?
+        @Published var surveySpotLabel = ""
+        @Published var surveySpotKind = SurveySpot.Kind.desk
+        /// The last refusal or result of the survey's buttons, for the screen.
+        @Published var surveyMessage: String?
         @Published var message: String?
         /// Where a tapped notification leads, until a screen has opened it.
         @Published var route: NotificationRoute?
@@ -185,13 +191,47 @@
                 scanner = ScannerModel(configuration: Configuration(), siteNames: status?.siteNames ?? [:])
                 scannerListener = apple.location.addListener { [weak self] callback in
                     guard case .ranged(let samples, let time) = callback else { return }
-                    Task { @MainActor in self?.scanner.ranged(samples, at: time) }
+                    Task { @MainActor in
+                        self?.scanner.ranged(samples, at: time)
+                        self?.survey?.ranged(samples)
+                    }
                 }
                 apple.location.setScannerRanging(uuids)
             } else {
                 apple.location.setScannerRanging([])
                 if let scannerListener { apple.location.removeListener(scannerListener) }
                 scanner.reset()
+            }
+        }
+
+        // MARK: - The scanner's survey mode
+
+        func beginSurvey(of site: SiteBeacon) {
+            survey = SurveyModel(site: site, status: status)
+            surveyMessage = nil
+        }
+
+        func startSpot() {
+            surveyMessage = survey?.start(label: surveySpotLabel, kind: surveySpotKind)?.text(format)
+        }
+
+        func saveSpot() {
+            guard case .some(let result) = survey?.save(at: Date()) else { return }
+            switch result {
+            case .success: surveySpotLabel = ""; surveyMessage = nil
+            case .failure(let errors): surveyMessage = errors.text(format)
+            }
+        }
+
+        func sendSurvey() async {
+            guard let apple, let survey else { return }
+            do {
+                let sent = try await apple.device.submit(survey.survey)
+                surveyMessage = format.string(
+                    LocalizedText("Survey sent: %lld spots to change.", .count(sent.findings)))
+                self.survey = nil
+            } catch {
+                surveyMessage = describe(error)
             }
         }
 
