@@ -24,7 +24,7 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "The seed of everything random.")
     var seed: UInt64 = 1
 
-    @Option(help: "default, naive, altbeacon or all.")
+    @Option(help: "default, naive, altbeacon, hindsight (offline, the bound) or all.")
     var policy = "default"
 
     @Option(help: "Per device-day, the probability of a crash at a random instant (also in mid-write and mid-upload).")
@@ -84,7 +84,7 @@ struct Simulate: AsyncParsableCommand {
         case "all": options.policies = Simulation.Policy.allCases
         default:
             guard let one = Simulation.Policy(rawValue: policy) else {
-                throw CommandFailure("'--policy' is '\(policy)'; expected default, naive, altbeacon or all")
+                throw CommandFailure("'--policy' is '\(policy)'; expected default, naive, altbeacon, hindsight or all")
             }
             options.policies = [one]
         }

@@ -16,12 +16,15 @@ public enum MissedCause: String, Hashable, Sendable, Codable, CaseIterable {
         sessions: [RecordedSession], horizon: Double
     ) -> MissedCause {
         if access != .always { return .manual }
-        if forceQuits.contains(where: { $0 <= presence.end && $0 >= presence.start - forceQuitReachSeconds }) {
-            return .forceQuit
-        }
+        if forceQuitReaches(presence, forceQuits: forceQuits) { return .forceQuit }
         let elsewhere = sessions.filter { $0.employee == presence.employee && $0.site != presence.site }.reduce(0.0) {
             $0 + PresenceScore.overlap($1.checkIn, $1.end(horizon: horizon), presence.start, presence.end)
         }
         return elsewhere >= presence.duration / 2 ? .wrongSite : .other
+    }
+
+    /// Whether one of `forceQuits` falls from `forceQuitReachSeconds` before the stay to its end.
+    public static func forceQuitReaches(_ presence: TruePresence, forceQuits: [Double]) -> Bool {
+        forceQuits.contains { $0 <= presence.end && $0 >= presence.start - forceQuitReachSeconds }
     }
 }

@@ -11,8 +11,13 @@ import Foundation
 ///   the employee opens the app.
 /// - `altbeacon` runs on Android: its own scanner (10 s every 5 min) on a radio stream of its
 ///   own; Android's services restart themselves, so iOS's lifecycle faults do not apply.
+/// - `hindsight` is offline: after the run it reads what the phone would have heard ranging every
+///   second on the app's radio stream, and the person's motion, all at once (`HindsightRecording`),
+///   decodes the sessions (`HindsightEstimator`) and posts them over a network that never fails
+///   (it bounds detection, not delivery). The app's lifecycle does not touch it; employees without
+///   Always access check in by hand as for every policy (no app can range for them).
 final class BaselinePhone {
-    enum Kind: String { case naive, altbeacon }
+    enum Kind: String { case naive, altbeacon, hindsight }
 
     private let kind: Kind
     private let plan: PhonePlan
@@ -26,11 +31,13 @@ final class BaselinePhone {
     private var outcome = PhoneOutcome()
     private var nextID: Int64 = 1
     private var awake = AwakeMeter()
+    private let hindsight: HindsightEstimator?
 
     init(
         kind: Kind, plan: PhonePlan, world: WorldSpec, environment: RadioEnvironment, account: PhoneAccount,
         link: any ServerLink,
-        siteIDs: [SiteBeacon: SiteID], serverRestarts: [Range<Double>], epoch: Date, seed: UInt64
+        siteIDs: [SiteBeacon: SiteID], serverRestarts: [Range<Double>], epoch: Date, seed: UInt64,
+        hindsight: HindsightEstimator? = nil
     ) {
         self.kind = kind
         self.plan = plan
@@ -39,10 +46,13 @@ final class BaselinePhone {
         self.account = account
         clock = SimulatedClock(epoch)
         network = SimulatedNetwork(
-            link: link, account: account, siteIDs: siteIDs, platform: kind == .naive ? "ios" : "android",
+            link: link, account: account, siteIDs: siteIDs, platform: kind == .altbeacon ? "android" : "ios",
             appVersion: kind.rawValue, clock: clock, epoch: epoch, plan: plan, serverRestarts: serverRestarts,
             network: world.network, seed: seed ^ 0x4E37)
         radio = environment.radio(phone: plan.index, stream: .scanner)
+        self.hindsight = hindsight
+        // Offline and ideal: what it posts after the run always arrives.
+        if kind == .hindsight { network.settle() }
     }
 
     func run() async -> PhoneOutcome {
@@ -50,6 +60,7 @@ final class BaselinePhone {
         switch kind {
         case .naive: await runNaive()
         case .altbeacon: await runAltBeacon()
+        case .hindsight: await runHindsight()
         }
         outcome.usage.awakeSeconds = awake.seconds(until: plan.length)
         outcome.usage.requests = network.counters.requests
@@ -167,6 +178,14 @@ final class BaselinePhone {
             for decision in policy.tick(at: start + AltBeaconPolicy.scanSeconds) { await post(decision) }
             start += cycle
         }
+    }
+
+    // MARK: - hindsight
+
+    private func runHindsight() async {
+        guard plan.access == .always, let hindsight else { return }
+        let recording = HindsightRecording(plan: plan, environment: radio.environment)
+        for decision in hindsight.decisions(recording, decidedAt: plan.length) { await post(decision) }
     }
 
     // MARK: - Posting

@@ -12,10 +12,18 @@ public enum ReportTable {
         func p(_ percentiles: Percentiles) -> String {
             "\(seconds(percentiles.p50)) / \(seconds(percentiles.p95)) / \(seconds(percentiles.p99)) / \(seconds(percentiles.max))"
         }
+        // An offline policy (hindsight) has no latency and runs on no phone: no figure, not a zero.
+        let offline = "offline"
+        func device(_ name: String, _ value: (PolicyReport.Device) -> String) {
+            row(name) { $0.device.map(value) ?? offline }
+        }
+        func energy(_ name: String, _ value: (PolicyReport.Energy) -> String) {
+            row(name) { $0.energy.map(value) ?? offline }
+        }
         row("check-in error p50/p95/p99/max") { p($0.checkIn.timestampErrorSeconds) }
-        row("check-in decision latency p50/p95/p99/max") { p($0.checkIn.decisionLatencySeconds) }
+        row("check-in decision latency p50/p95/p99/max") { $0.checkIn.decisionLatencySeconds.map(p) ?? offline }
         row("decision latency, Always access, p50/p95") {
-            "\(seconds($0.checkIn.decisionLatencyAlwaysSeconds.p50)) / \(seconds($0.checkIn.decisionLatencyAlwaysSeconds.p95))"
+            $0.checkIn.decisionLatencyAlwaysSeconds.map { "\(seconds($0.p50)) / \(seconds($0.p95))" } ?? offline
         }
         row("missed presences") { "\($0.checkIn.missedPresences)" }
         row("missed: manual / force-quit / wrong site / other") { report in
@@ -32,18 +40,18 @@ public enum ReportTable {
         row("events recorded / delivered") { "\($0.delivery.recorded) / \($0.delivery.delivered)" }
         row("events lost / duplicated") { "\($0.delivery.lost) / \($0.delivery.duplicates)" }
         row("max delivery delay") { seconds($0.delivery.maxDelaySeconds) }
-        row("ranging seconds/day p50/p95") { String(format: "%.0f / %.0f", $0.device.rangingSecondsPerDay.p50, $0.device.rangingSecondsPerDay.p95) }
-        row("wake-ups/day p50/p95") { String(format: "%.0f / %.0f", $0.device.wakeupsPerDay.p50, $0.device.wakeupsPerDay.p95) }
-        row("bytes/day p50/p95") { String(format: "%.0f / %.0f", $0.device.bytesPerDay.p50, $0.device.bytesPerDay.p95) }
-        row("awake seconds/day p50/p95") { String(format: "%.0f / %.0f", $0.device.awakeSecondsPerDay.p50, $0.device.awakeSecondsPerDay.p95) }
-        row("background location seconds/day p50/p95") {
-            String(format: "%.0f / %.0f", $0.device.backgroundLocationSecondsPerDay.p50, $0.device.backgroundLocationSecondsPerDay.p95)
+        device("ranging seconds/day p50/p95") { String(format: "%.0f / %.0f", $0.rangingSecondsPerDay.p50, $0.rangingSecondsPerDay.p95) }
+        device("wake-ups/day p50/p95") { String(format: "%.0f / %.0f", $0.wakeupsPerDay.p50, $0.wakeupsPerDay.p95) }
+        device("bytes/day p50/p95") { String(format: "%.0f / %.0f", $0.bytesPerDay.p50, $0.bytesPerDay.p95) }
+        device("awake seconds/day p50/p95") { String(format: "%.0f / %.0f", $0.awakeSecondsPerDay.p50, $0.awakeSecondsPerDay.p95) }
+        device("background location seconds/day p50/p95") {
+            String(format: "%.0f / %.0f", $0.backgroundLocationSecondsPerDay.p50, $0.backgroundLocationSecondsPerDay.p95)
         }
-        row("energy mAh/day p50/p95") { String(format: "%.1f / %.1f", $0.energy.milliampHoursPerDay.p50, $0.energy.milliampHoursPerDay.p95) }
-        row("energy % of battery/day p50/p95") {
-            String(format: "%.2f / %.2f %%", $0.energy.batteryPercentPerDay.p50, $0.energy.batteryPercentPerDay.p95)
+        energy("energy mAh/day p50/p95") { String(format: "%.1f / %.1f", $0.milliampHoursPerDay.p50, $0.milliampHoursPerDay.p95) }
+        energy("energy % of battery/day p50/p95") {
+            String(format: "%.2f / %.2f %%", $0.batteryPercentPerDay.p50, $0.batteryPercentPerDay.p95)
         }
-        row("decisions cut by suspension") { "\($0.cutBySuspension)" }
+        row("decisions cut by suspension") { $0.cutBySuspension.map { "\($0)" } ?? offline }
 
         let nameWidth = rows.map(\.0.count).max() ?? 0
         let widths = policies.indices.map { column in max(policies[column].count, rows.map { $0.1[column].count }.max() ?? 0) }
@@ -60,6 +68,8 @@ public enum ReportTable {
         return text
     }
 
-    /// Ours first, then the baselines.
-    private static func order(_ policy: String) -> Int { ["default": 0, "naive": 1, "altbeacon": 2][policy] ?? 3 }
+    /// Ours first, then the baselines, then the offline bound.
+    private static func order(_ policy: String) -> Int {
+        ["default": 0, "naive": 1, "altbeacon": 2, "hindsight": 3][policy] ?? 4
+    }
 }

@@ -45,9 +45,10 @@ public struct SimulationReport: Hashable, Sendable, Codable {
 public struct PolicyReport: Hashable, Sendable, Codable {
     public struct CheckIn: Hashable, Sendable, Codable {
         public var timestampErrorSeconds: Percentiles
-        public var decisionLatencySeconds: Percentiles
+        /// Absent for an offline policy (`hindsight` decides after the run).
+        public var decisionLatencySeconds: Percentiles?
         /// Decision latency of the employees with Always access (the others tap by hand).
-        public var decisionLatencyAlwaysSeconds: Percentiles
+        public var decisionLatencyAlwaysSeconds: Percentiles?
         public var missedPresences: Int
         /// The missed presences by cause (`MissedCause`: manual, forceQuit, wrongSite, other).
         public var missedByCause: [String: Int]
@@ -126,10 +127,11 @@ public struct PolicyReport: Hashable, Sendable, Codable {
     public var falseCheckInsPer1000Presences: Double
     public var workedMinutesError: MedianAndP95
     public var delivery: Delivery
-    public var device: Device
-    public var energy: Energy
+    /// Absent for an offline policy, which runs on no phone (also `energy` and `cutBySuspension`).
+    public var device: Device?
+    public var energy: Energy?
     /// Decisions still under way, or work still running, when iOS's background time ran out.
-    public var cutBySuspension: Int
+    public var cutBySuspension: Int?
 
     /// What scoring found beyond the score itself.
     public struct Findings: Hashable, Sendable {
@@ -142,15 +144,17 @@ public struct PolicyReport: Hashable, Sendable, Codable {
     }
 
     /// The report of one policy from its score over `employeeDays` simulated employee-days.
-    public init(score: PresenceScore, employeeDays: Int, delivery: Delivery, device: Device, energy: Energy,
-                findings: Findings = Findings()) {
+    /// `offline`: the policy decided after the run, so it has no decision latency nor suspension.
+    public init(score: PresenceScore, employeeDays: Int, delivery: Delivery, device: Device?, energy: Energy?,
+                findings: Findings = Findings(), offline: Bool = false) {
         let causes = Dictionary(uniqueKeysWithValues: MissedCause.allCases.map { ($0.rawValue, findings.missedByCause[$0] ?? 0) })
-        checkIn = CheckIn(timestampErrorSeconds: Percentiles(score.checkInErrors), decisionLatencySeconds: Percentiles(score.decisionLatencies),
-                          decisionLatencyAlwaysSeconds: Percentiles(findings.decisionLatenciesAlways),
+        checkIn = CheckIn(timestampErrorSeconds: Percentiles(score.checkInErrors),
+                          decisionLatencySeconds: offline ? nil : Percentiles(score.decisionLatencies),
+                          decisionLatencyAlwaysSeconds: offline ? nil : Percentiles(findings.decisionLatenciesAlways),
                           missedPresences: score.missedPresences, missedByCause: causes,
                           missedAlwaysNotForceQuit: findings.missedAlwaysNotForceQuit)
         self.energy = energy
-        cutBySuspension = findings.cutBySuspension
+        cutBySuspension = offline ? nil : findings.cutBySuspension
         checkOut = CheckOut(timestampErrorSeconds: Percentiles(score.checkOutErrors))
         let perThousand = employeeDays > 0 ? 1_000 / Double(employeeDays) : 0
         falseCheckOutsPer1000EmployeeDays = Double(score.falseCheckOuts) * perThousand

@@ -14,7 +14,11 @@ import Logging
 /// scores them against the truth.
 public enum Simulation {
     public enum Policy: String, Sendable, CaseIterable, Hashable {
-        case `default`, naive, altbeacon
+        case `default`, naive, altbeacon, hindsight
+
+        /// Decides after the run from the whole of it (`hindsight`): no decision latency, and no
+        /// device, energy or suspension figures (it runs on no phone).
+        public var isOffline: Bool { self == .hindsight }
     }
 
     /// The server the phones talk to.
@@ -83,7 +87,7 @@ public enum Simulation {
                 )
             }
             if policies.isEmpty {
-                errors.append("'--policy' names no policy; expected default, naive, altbeacon or all")
+                errors.append("'--policy' names no policy; expected default, naive, altbeacon, hindsight or all")
             }
             if let phoneLog {
                 let known = (0..<max(1, employees)).map(DayPlanner.employeeID)
@@ -198,6 +202,8 @@ public enum Simulation {
         let profiles = planner.profiles(count: options.employees, seed: options.seed)
         let environment = RadioEnvironment(world: world, seed: options.seed)
         let restarts = serverRestarts(world: world, days: options.days, seed: options.seed)
+        let hindsight: HindsightEstimator? = options.policies.contains(.hindsight)
+            ? HindsightEstimator(model: HindsightModel(world: world)) : nil
         let run = String(options.seed) + "-" + UUID().uuidString.prefix(8)
         let next = Locked(0)
         let done = Locked(0)
@@ -236,13 +242,13 @@ public enum Simulation {
                                         ? options.phoneLog?.path : nil,
                                     engine: options.engine
                                 ).run()
-                            case .naive, .altbeacon:
+                            case .naive, .altbeacon, .hindsight:
                                 outcome = await BaselinePhone(
-                                    kind: policy == .naive ? .naive : .altbeacon, plan: plan, world: world,
+                                    kind: BaselinePhone.Kind(rawValue: policy.rawValue)!, plan: plan, world: world,
                                     environment: environment,
                                     account: account, link: link, siteIDs: siteIDs, serverRestarts: restarts,
                                     epoch: epoch,
-                                    seed: seed
+                                    seed: seed, hindsight: hindsight
                                 ).run()
                             }
                             result.outcomes[policy] = (account, outcome)
@@ -356,19 +362,24 @@ public enum Simulation {
             let byEmployee = Dictionary(uniqueKeysWithValues: results.map { ($0.employee, $0) })
             for presence in score.missed {
                 guard let result = byEmployee[presence.employee] else { continue }
+                // A force-quit silences an app, not the offline policy's record of the radio.
                 let cause = MissedCause.of(
-                    presence, access: result.access, forceQuits: result.forceQuits, sessions: sessions, horizon: horizon
-                )
+                    presence, access: result.access, forceQuits: policy.isOffline ? [] : result.forceQuits,
+                    sessions: sessions, horizon: horizon)
                 findings.missedByCause[cause, default: 0] += 1
-                if result.access == .always && cause != .forceQuit { findings.missedAlwaysNotForceQuit += 1 }
+                // The same stays for every policy: Always access, no force-quit within reach.
+                if result.access == .always && !MissedCause.forceQuitReaches(presence, forceQuits: result.forceQuits) {
+                    findings.missedAlwaysNotForceQuit += 1
+                }
             }
             findings.decisionLatenciesAlways = results.filter { $0.access == .always }.flatMap {
                 score.decisionLatenciesByEmployee[$0.employee] ?? []
             }
             policies[policy.rawValue] = PolicyReport(
-                score: score, employeeDays: employeeDays, delivery: delivery, device: device,
-                energy: .init(perPhoneDay: energy, batteryMilliampHours: options.world.energy.batteryMilliampHours),
-                findings: findings)
+                score: score, employeeDays: employeeDays, delivery: delivery, device: policy.isOffline ? nil : device,
+                energy: policy.isOffline
+                    ? nil : .init(perPhoneDay: energy, batteryMilliampHours: options.world.energy.batteryMilliampHours),
+                findings: findings, offline: policy.isOffline)
         }
         var report = SimulationReport(
             seed: options.seed, employees: options.employees, days: options.days, employeeDays: employeeDays,
