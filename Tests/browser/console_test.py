@@ -761,6 +761,42 @@ class WhatPeopleSee:
         self.open(manager, "/console/audit")
         self.assertFalse(css(manager, "#ledger-warnings"), "a manager doesn't read the audit log")
 
+    def test_a_site_survey_from_a_phone_shows_what_to_change(self):
+        site_a, site_b = self.world.site_a, self.world.site_b
+        device = self.world.device("ada")
+
+        def spot(label, own, other):
+            readings = [{"uuid": acceptance.UUID, "major": site_a["major"], "minor": 1, "medianRssi": own,
+                         "heardShare": 0.9}]
+            if other is not None:
+                readings.append({"uuid": acceptance.UUID, "major": site_b["major"], "minor": 4, "medianRssi": other,
+                                 "heardShare": 1.0})
+            return {"label": label, "kind": "desk", "recordedAt": acceptance.rfc3339(utc_now()), "seconds": 20,
+                    "readings": readings}
+
+        status, answer = acceptance.call(
+            self.world.base, "POST", "/v1/me/surveys", device.token,
+            body={"siteId": site_a["siteId"], "spots": [spot("Desk by the wall", -78, -74), spot("Front desk", -58, -85)]})
+        self.assertEqual(status, 201, answer[:300])
+        owner = self.browser("owner")
+        self.open(owner, "/console/sites")
+        owner.find_element(By.CSS_SELECTOR, f'tr[data-site="{site_a["siteId"]}"] a.survey-link').click()
+        WebDriverWait(owner, 10).until(lambda d: css(d, "table.survey-findings"))
+        self.shot(owner, "site-survey")
+        findings = text_of(owner, "table.survey-findings")
+        self.assertIn("Desk by the wall", findings)
+        self.assertNotIn("Front desk", findings, "a spot 27 dB clear of the other site is not listed")
+        self.assertIn("Another site's beacon is 4 dB louder here.", findings)
+        self.assertIn("lower its power by 10 dB", findings)
+        self.assertIn("South Depot", findings)
+        self.assertEqual(len(css(owner, "table.survey-findings tr.warn")), 1)
+        # The manager of the surveyed site sees it; the page of another site is not theirs.
+        manager = self.browser("manager")
+        self.open(manager, f'/console/sites/{site_a["siteId"]}/survey')
+        self.assertIn("Desk by the wall", text_of(manager, "table.survey-findings"))
+        self.open(manager, f'/console/sites/{site_b["siteId"]}/survey')
+        self.assert_refused(manager, "the manager opens another site's survey")
+
     def test_a_right_to_left_override_in_a_name_ends_at_the_name(self):
         site = admin(self.base, "POST", "/v1/admin/sites",
                      {"name": "Depot \u202eevil", "timeZone": "UTC", "beaconUUID": acceptance.UUID,

@@ -53,7 +53,8 @@ struct SurveySection: View {
         switch problem {
         case .ownNotHeard: "None of this site's beacons is heard here: add one near this spot."
         case .neighbourLouder(let dB): "Another site's beacon is \(Int(dB.rounded())) dB louder here."
-        case .neighbourClose(let dB): "Another site's beacon is only \(Int(dB.rounded())) dB quieter here (6 dB needed)."
+        case .neighbourClose(let dB):
+            "Another site's beacon is only \(Int(dB.rounded())) dB quieter here (6 dB needed)."
         }
     }
 }
