@@ -49,6 +49,11 @@ import Testing
             "POST", "/v1/me/surveys", token: ada.token,
             json: ["siteId": ada.siteId, "spots": [Self.spot("Desk", own: -60, annex: -70, major: 70_000)]])
         #expect(major.status == 400 && major.text.contains("spots[0].readings[1].major"), "\(major.text)")
+        var future = Self.spot("Desk", own: -60, annex: nil)
+        future["recordedAt"] = RFC3339.format(Date().addingTimeInterval(86_400))
+        let later = try await live.send(
+            "POST", "/v1/me/surveys", token: ada.token, json: ["siteId": ada.siteId, "spots": [future]])
+        #expect(later.status == 422 && later.text.contains("spots[0].recordedAt"), "\(later.text)")
         let nowhere = try await live.send(
             "POST", "/v1/me/surveys", token: ada.token, json: ["siteId": "nowhere", "spots": spots])
         #expect(nowhere.status == 422 && nowhere.text.contains("'siteId' is 'nowhere'"), "\(nowhere.text)")

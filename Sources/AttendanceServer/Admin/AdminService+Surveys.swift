@@ -20,7 +20,9 @@ extension AdminService {
     }
 
     /// Keeps a survey a phone took of `siteId` (an active site); every spot checked first, the
-    /// first problem named by its place in the body (`spots[3].readings[0].heardShare`).
+    /// first problem named by its place in the body (`spots[3].readings[0].heardShare`): 400 for a
+    /// value the contract's schema forbids, 422 for one it allows but the server refuses (a spot
+    /// recorded in the future, a name of spaces).
     public func storeSurvey(
         siteId: SiteID, spots: [SurveySpot], device: DeviceID, user: UserID
     ) async throws -> SurveyReport {
@@ -66,7 +68,8 @@ extension AdminService {
             {
                 throw DomainError.field(
                     "\(path).label", InputRules.shown(spot.label),
-                    expected: "1 to \(maxSpotLabel) characters without control characters")
+                    expected: "1 to \(maxSpotLabel) characters without control characters, not only spaces",
+                    kind: .unprocessable)
             }
             if !(1...maxSpotSeconds).contains(spot.seconds) {
                 throw DomainError.field(
@@ -75,7 +78,7 @@ extension AdminService {
             if spot.recordedAt > now.addingTimeInterval(300) {
                 throw DomainError.field(
                     "\(path).recordedAt", RFC3339.format(spot.recordedAt),
-                    expected: "a time no later than the server's clock plus 5 minutes")
+                    expected: "a time no later than the server's clock plus 5 minutes", kind: .unprocessable)
             }
             try check(spot.readings, at: path)
         }
