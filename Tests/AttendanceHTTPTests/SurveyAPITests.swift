@@ -68,6 +68,7 @@ import Testing
         #expect(page.body.contains("Desk 4.12") && !page.body.contains("Main door"))
         #expect(page.body.contains("only 3 dB quieter here"))
         #expect(page.body.contains("lower its power by 3 dB") && page.body.contains("Site 2: minor 7 at -75 dBm"))
+        #expect(page.body.contains("(major 2, minor 7)"))
         #expect(page.body.contains("Taken by Ada") && page.body.contains("2 spots, 1 to change"))
         let manager = try await ConsoleHTTPTests.signIn(live, .manager, sites: [SiteID(bob.siteId)])
         let hidden = try await ConsoleHTTPTests.request(

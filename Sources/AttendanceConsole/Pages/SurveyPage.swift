@@ -57,7 +57,7 @@ extension Console {
 
     private static func readingText(_ reading: SurveyReading, _ viewer: Viewer) -> String {
         viewer.t(
-            "minor %@ at %@ dBm", viewer.words.number(Int(reading.beacon.minor)),
+            "minor %@ at %@ dBm", String(reading.beacon.minor),
             viewer.language.number(reading.medianRSSI, fractionDigits: 0))
     }
 
@@ -91,7 +91,8 @@ extension Console {
         case .moveOrLower(let beacon, let dB):
             viewer.t(
                 "Or move that site's beacon (major %@, minor %@) away, or lower its power by %@ dB.",
-                viewer.words.number(Int(beacon.major)), viewer.words.number(Int(beacon.minor)),
+                // Identifiers, not quantities: never grouped ("12677", not "12,677").
+                String(beacon.major), String(beacon.minor),
                 viewer.language.number(dB.rounded(.up), fractionDigits: 0))
         }
     }
