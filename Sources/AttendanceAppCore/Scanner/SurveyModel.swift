@@ -36,6 +36,12 @@ public struct SurveyModel: Hashable, Sendable {
         public var kind: SurveySpot.Kind
         public var seconds = 0
         var heard: [BeaconIdentity: [Int]] = [:]
+
+        /// Each heard beacon's reading over the seconds so far, loudest median first.
+        var readings: [SurveyReading] {
+            heard.compactMap { beacon, rssi in SurveyReading.of(beacon, rssi: rssi, seconds: seconds) }
+                .sorted { ($0.medianRSSI, $1.beacon.description) > ($1.medianRSSI, $0.beacon.description) }
+        }
     }
 
     public private(set) var state: State = .ready
@@ -102,13 +108,9 @@ public struct SurveyModel: Hashable, Sendable {
                             "at least %lld seconds held still at the spot", .count(Self.minimumSeconds)))
                 ]))
         }
-        let readings = recording.heard.compactMap { beacon, rssi in
-            SurveyReading.of(beacon, rssi: rssi, seconds: recording.seconds)
-        }
-        .sorted { ($0.medianRSSI, $1.beacon.description) > ($1.medianRSSI, $0.beacon.description) }
         let spot = SurveySpot(
             label: recording.label, kind: recording.kind, recordedAt: now, seconds: recording.seconds,
-            readings: readings)
+            readings: recording.readings)
         survey.spots.append(spot)
         state = .ready
         return .success(spot)
@@ -129,12 +131,9 @@ public struct SurveyModel: Hashable, Sendable {
     /// The spot being recorded, as it would be saved now: its finding, if any (the screen shows it live).
     public var liveFinding: SurveyFinding? {
         guard case .recording(let recording) = state, recording.seconds > 0 else { return nil }
-        let readings = recording.heard.compactMap { beacon, rssi in
-            SurveyReading.of(beacon, rssi: rssi, seconds: recording.seconds)
-        }
         let spot = SurveySpot(
             label: recording.label, kind: recording.kind, recordedAt: Date(timeIntervalSince1970: 0),
-            seconds: recording.seconds, readings: readings)
+            seconds: recording.seconds, readings: recording.readings)
         return SurveyFindings.finding(at: spot, site: survey.site, otherSites: otherSites)
     }
 }

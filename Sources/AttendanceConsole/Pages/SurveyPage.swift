@@ -17,11 +17,11 @@ extension Console {
                     throw Problem(404, "No such site", viewer.t("'%@' is not one of your sites", site.id.rawValue))
                 }
                 let reports = try await services.admin.surveys(siteId: site.id)
-                var data: [String: Any] = [
-                    "site": site.name, "siteId": site.id.rawValue, "empty": reports.isEmpty,
-                    "surveys": try await reports.asyncMap { try await surveyData($0, site: site, viewer) },
+                var surveys: [[String: Any]] = []
+                for report in reports { surveys.append(try await surveyData(report, site: site, viewer)) }
+                let data: [String: Any] = [
+                    "site": site.name, "siteId": site.id.rawValue, "empty": reports.isEmpty, "surveys": surveys,
                 ]
-                data["hasSurveys"] = !reports.isEmpty
                 return page("survey", title: viewer.t("Site survey: %@", site.name), viewer: viewer, data)
             })
     }
@@ -30,9 +30,14 @@ extension Console {
         _ report: AdminService.SurveyReport, site: SiteRecord, _ viewer: Viewer
     ) async throws -> [String: Any] {
         let stored = report.stored
-        let person = try await stored.userId.asyncFlatMap { try await services.repository.employee(id: $0)?.name }
-        let devices = try await stored.userId.asyncMap { try await services.repository.devices(userId: $0) } ?? []
-        let phone = devices.first { $0.id == stored.deviceId }?.deviceName ?? stored.deviceId.rawValue
+        // Who took it, by name and phone (nil once that person was erased: the phone's id only).
+        var person: String?
+        var phone = stored.deviceId.rawValue
+        if let user = stored.userId {
+            person = try await services.repository.employee(id: user)?.name
+            let device = try await services.repository.devices(userId: user).first { $0.id == stored.deviceId }
+            phone = device?.deviceName ?? phone
+        }
         let language = viewer.language
         let findings: [[String: Any]] = report.findings.map { finding in
             [
@@ -95,25 +100,5 @@ extension Console {
                 String(beacon.major), String(beacon.minor),
                 viewer.language.number(dB.rounded(.up), fractionDigits: 0))
         }
-    }
-}
-
-extension Sequence {
-    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
-        var results: [T] = []
-        for element in self { results.append(try await transform(element)) }
-        return results
-    }
-}
-
-extension Optional {
-    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let value = self else { return nil }
-        return try await transform(value)
-    }
-
-    fileprivate func asyncFlatMap<T>(_ transform: (Wrapped) async throws -> T?) async rethrows -> T? {
-        guard let value = self else { return nil }
-        return try await transform(value)
     }
 }

@@ -36,24 +36,22 @@ extension AdminService {
             StoredSurvey(
                 id: 0, siteId: siteId, deviceId: device, userId: user, receivedAt: environment.now(),
                 survey: SiteSurvey(site: site.beacon, spots: spots)))
-        return try await report(stored)
+        return Self.report(stored, sites: try await repository.sites())
     }
 
     /// The site's newest surveys with their findings, newest first.
     public func surveys(siteId: SiteID, limit: Int = 5) async throws -> [SurveyReport] {
-        var reports: [SurveyReport] = []
-        for stored in try await repository.surveys(siteId: siteId, limit: limit) {
-            reports.append(try await report(stored))
-        }
-        return reports
+        let sites = try await repository.sites()
+        return try await repository.surveys(siteId: siteId, limit: limit).map { Self.report($0, sites: sites) }
     }
 
-    private func report(_ stored: StoredSurvey) async throws -> SurveyReport {
-        let sites = try await repository.sites().filter(\.isActive)
-        let others = Set(sites.map(\.beacon)).subtracting([stored.survey.site])
+    /// A survey's findings against the other active sites of `sites`.
+    private static func report(_ stored: StoredSurvey, sites: [SiteRecord]) -> SurveyReport {
+        let active = sites.filter(\.isActive)
+        let others = Set(active.map(\.beacon)).subtracting([stored.survey.site])
         return SurveyReport(
             stored: stored, findings: SurveyFindings.of(stored.survey, otherSites: others),
-            siteNames: Dictionary(sites.map { ($0.beacon, $0.name) }, uniquingKeysWith: { first, _ in first }))
+            siteNames: Dictionary(active.map { ($0.beacon, $0.name) }, uniquingKeysWith: { first, _ in first }))
     }
 
     static func check(_ spots: [SurveySpot], now: Date) throws {
