@@ -7,7 +7,7 @@ struct Attendance: AsyncParsableCommand {
         abstract: "Beacon Attendance: the attendance server, the engine's replay tool and the field-test simulator.",
         subcommands: [
             Serve.self, Accounts.self, Ledger.self, Witness.self, Timesheets.self, Backup.self, Restore.self,
-            Replay.self, Simulate.self, RadioCheck.self,
+            Replay.self, Simulate.self, RadioCheck.self, SurveyWorld.self,
         ]
     )
 }

@@ -34,7 +34,7 @@ public struct RadioEnvironment: Sendable {
         self.world = world
         self.seed = seed
         beacons = world.sites.enumerated().flatMap { index, site in
-            site.beacons.map { beacon in
+            site.installedBeacons.map { beacon in
                 PlacedBeacon(siteIndex: index,
                              identity: BeaconIdentity(uuid: UUID(uuidString: site.uuid) ?? SiteBeacon.defaultUUID, major: site.major, minor: beacon.minor),
                              position: Position(x: site.originXMeters + beacon.xMeters, y: site.originYMeters + beacon.yMeters), spec: beacon)

@@ -31,7 +31,7 @@ struct AdminClient: Sendable {
             let created = try await call("POST", "/v1/admin/sites", body: ["name": "simulated \(site.id)", "timeZone": "UTC",
                                                                            "beaconUUID": beacon.uuid.uuidString, "major": Int(site.major)], expect: 201)
             guard let id = (created as? [String: Any])?["siteId"] as? String else { throw Failure(description: "creating site \(site.id): no siteId in the answer") }
-            for placed in site.beacons {
+            for placed in site.installedBeacons {
                 _ = try await call("POST", "/v1/admin/sites/\(id)/beacons", body: ["minor": Int(placed.minor), "txPowerDBm": placed.measuredPowerDBm], expect: 201)
             }
             ids[beacon] = SiteID(id)

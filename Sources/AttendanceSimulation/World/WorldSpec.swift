@@ -40,7 +40,13 @@ public struct SiteSpec: Hashable, Sendable, Codable {
     public var zoneDepthMeters: Double
     /// Positions relative to the site's origin.
     public var beacons: [SimulatedBeacon]
+    /// Beacons installed later on a survey's advice (`attendance survey-world`). Desks are laid out
+    /// from `beacons` alone, so a surveyed world seats the same people at the same desks.
+    public var addedBeacons: [SimulatedBeacon] = []
     public var radio = RadioParameters()
+
+    /// Every beacon that transmits: `beacons`, then `addedBeacons`.
+    public var installedBeacons: [SimulatedBeacon] { beacons + addedBeacons }
 
     public init(id: String, major: UInt16, originXMeters: Double, originYMeters: Double, zoneWidthMeters: Double, zoneDepthMeters: Double,
                 beacons: [SimulatedBeacon], radio: RadioParameters = RadioParameters()) {
@@ -55,7 +61,7 @@ public struct SiteSpec: Hashable, Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, major, uuid, originXMeters, originYMeters, zoneWidthMeters, zoneDepthMeters, beacons, radio
+        case id, major, uuid, originXMeters, originYMeters, zoneWidthMeters, zoneDepthMeters, beacons, addedBeacons, radio
     }
 
     public init(from decoder: any Decoder) throws {
@@ -69,6 +75,7 @@ public struct SiteSpec: Hashable, Sendable, Codable {
         zoneWidthMeters = try c.decode(Double.self, forKey: .zoneWidthMeters)
         zoneDepthMeters = try c.decode(Double.self, forKey: .zoneDepthMeters)
         beacons = try c.decode([SimulatedBeacon].self, forKey: .beacons)
+        addedBeacons = try c.value(.addedBeacons, or: [])
         radio = try c.value(.radio, or: RadioParameters())
     }
 
@@ -288,7 +295,11 @@ extension WorldSpec {
             if site.zoneWidthMeters <= 0 || site.zoneDepthMeters <= 0 {
                 errors.append("'sites[\(index)]' zone is \(site.zoneWidthMeters) × \(site.zoneDepthMeters) m; expected positive sizes")
             }
-            for beacon in site.beacons where beacon.advertisingIntervalMilliseconds < 20 || beacon.advertisingIntervalMilliseconds > 10_000 {
+            let minors = site.installedBeacons.map(\.minor)
+            if Set(minors).count != minors.count {
+                errors.append("'sites[\(index)]' beacons and addedBeacons have minors \(minors); expected each minor once")
+            }
+            for beacon in site.installedBeacons where beacon.advertisingIntervalMilliseconds < 20 || beacon.advertisingIntervalMilliseconds > 10_000 {
                 errors.append("'sites[\(index)].beacons' minor \(beacon.minor) advertises every \(beacon.advertisingIntervalMilliseconds) ms; expected 20 to 10000")
             }
         }

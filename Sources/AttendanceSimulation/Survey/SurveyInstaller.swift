@@ -1,0 +1,92 @@
+import AttendanceModels
+import Foundation
+
+/// Takes a survey's advice in the simulated world as an installer would: survey every site, put a
+/// beacon of the site at the flagged spots (`SurveyFinding.Advice.addBeacon`), survey again, and
+/// stop when a survey flags nothing or the beacons allowed are used. Each added beacon goes where
+/// it clears most flagged spots (those within `coverMeters`), the same model as the site's first
+/// beacon. Moving or lowering another site's beacon, the other advice, is left to the people who
+/// own it; the installer here changes only the surveyed site.
+public struct SurveyInstaller: Sendable {
+    public struct Options: Hashable, Sendable {
+        public var walk = SurveyWalk.Options()
+        /// Surveys that may add beacons; one more survey checks the last.
+        public var rounds = 3
+        /// Beacons an installer may add to one site over all rounds.
+        public var maximumAddedPerSite = 4
+        /// A flagged spot within this distance of an added beacon counts as cleared by it.
+        public var coverMeters = 6.0
+
+        public init() {}
+    }
+
+    /// One survey of every site, and the beacons added after it.
+    public struct Round: Sendable {
+        public var walks: [SurveyWalk]
+        /// Per site index, the beacons added on this round's advice.
+        public var added: [Int: [SimulatedBeacon]]
+    }
+
+    public var options = Options()
+
+    public init(options: Options = Options()) { self.options = options }
+
+    /// Surveys `world` and takes the advice: the world with its added beacons, and every round
+    /// (the last one adds nothing: it is the survey after the work).
+    public func install(in world: WorldSpec, seed: UInt64) -> (world: WorldSpec, rounds: [Round]) {
+        var world = world
+        var rounds: [Round] = []
+        for round in 0...options.rounds {
+            let walks = world.sites.indices.map { siteIndex in
+                SurveyWalk.walk(
+                    site: siteIndex, of: world, seed: seed, phone: round * world.sites.count + siteIndex,
+                    options: options.walk)
+            }
+            var added: [Int: [SimulatedBeacon]] = [:]
+            if round < options.rounds {
+                for walk in walks {
+                    let site = world.sites[walk.siteIndex]
+                    let room = options.maximumAddedPerSite - site.addedBeacons.count
+                    let beacons = beacons(clearing: walk, of: site, atMost: room)
+                    if !beacons.isEmpty { added[walk.siteIndex] = beacons }
+                }
+            }
+            rounds.append(Round(walks: walks, added: added))
+            if added.isEmpty { break }
+            for (siteIndex, beacons) in added { world.sites[siteIndex].addedBeacons += beacons }
+        }
+        return (world, rounds)
+    }
+
+    /// Up to `limit` beacons for `site` placed greedily: each at the flagged spot with the most
+    /// flagged spots within `coverMeters` (then the most dB needed), until every flagged spot is
+    /// covered.
+    func beacons(clearing walk: SurveyWalk, of site: SiteSpec, atMost limit: Int) -> [SimulatedBeacon] {
+        var open = walk.flagged.map { (position: $0.position, needed: Self.neededDB($0.finding)) }
+        var minor = (site.installedBeacons.map(\.minor).max() ?? 0)
+        let model = site.beacons.first ?? SimulatedBeacon(minor: 0, xMeters: 0, yMeters: 0)
+        var placed: [SimulatedBeacon] = []
+        while !open.isEmpty, placed.count < limit, minor < UInt16.max {
+            let scored = open.map { candidate in
+                let covered = open.filter { $0.position.distance(to: candidate.position) <= options.coverMeters }
+                return (candidate.position, covered.count, covered.reduce(0) { $0 + $1.needed })
+            }
+            guard let best = scored.max(by: { ($0.1, $0.2) < ($1.1, $1.2) }) else { break }
+            minor += 1
+            placed.append(
+                SimulatedBeacon(
+                    minor: minor, xMeters: best.0.x - site.originXMeters, yMeters: best.0.y - site.originYMeters,
+                    advertisingIntervalMilliseconds: model.advertisingIntervalMilliseconds,
+                    measuredPowerDBm: model.measuredPowerDBm))
+            open.removeAll { $0.position.distance(to: best.0) <= options.coverMeters }
+        }
+        return placed
+    }
+
+    static func neededDB(_ finding: SurveyFinding?) -> Double {
+        finding?.advice.compactMap { advice -> Double? in
+            if case .addBeacon(let dB) = advice { return dB }
+            return nil
+        }.first ?? 0
+    }
+}

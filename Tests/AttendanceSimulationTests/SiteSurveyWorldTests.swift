@@ -1,0 +1,100 @@
+import AttendanceModels
+import Foundation
+import Testing
+
+@testable import AttendanceSimulation
+
+/// The simulator's site survey: a walk on a grid judged by the app's rule, and an installer who
+/// adds the beacons it advises without moving anyone's desk.
+@Suite struct SiteSurveyWorldTests {
+    @Test func theGridCoversTheZoneHalfASpacingInFromItsWallsInASerpentine() {
+        let annex = WorldSpec().sites[1]
+        let grid = SurveyWalk.grid(over: annex, spacing: 3)
+        #expect(grid.count == 25)
+        #expect(grid.first == Position(x: 46.5, y: 1.5))
+        // The second row runs back: its first spot is above the first row's last.
+        #expect(grid[4] == Position(x: 58.5, y: 1.5) && grid[5] == Position(x: 58.5, y: 4.5))
+        #expect(grid.allSatisfy { DayPlanner.contains(annex, $0) })
+    }
+
+    @Test func aWalkFlagsTheWallNextToTheNeighbourNotTheFarSide() {
+        let world = WorldSpec()
+        let walk = SurveyWalk.walk(site: 0, of: world, seed: 1, phone: 0)
+        #expect(walk.spots.count == 104 && walk.survey.spots.count == 104)
+        #expect(walk.survey.site == Simulation.siteBeacon(world.sites[0]))
+        // HQ's east half faces the annex 5 m away; its west half is 25 m or more from it.
+        let east = walk.flagged.filter { $0.position.x >= 20 }.count
+        let west = walk.flagged.filter { $0.position.x < 20 }.count
+        #expect(east >= 5 && east > 3 * west, "east \(east), west \(west)")
+        for spot in walk.spots {
+            #expect(spot.spot.seconds == 30)
+            #expect(spot.spot.readings.allSatisfy { (0...1).contains($0.heardShare) && $0.medianRSSI < 0 })
+            // The flag is the one rule's verdict on what was recorded there.
+            let verdict = SurveyFindings.finding(
+                at: spot.spot, site: walk.survey.site,
+                otherSites: [
+                    Simulation.siteBeacon(world.sites[1]),
+                    Simulation.siteBeacon(world.sites[2]),
+                ])
+            #expect(verdict == spot.finding)
+        }
+        // The warehouse, 2 km away, is never another site's problem at HQ.
+        #expect(walk.flagged.allSatisfy { $0.finding?.neighbour.map { $0.beacon.major != 3 } ?? true })
+    }
+
+    @Test func theInstallerAddsBeaconsAtFlaggedSpotsAndSeatsEveryoneAtTheSameDesk() {
+        let world = WorldSpec()
+        let (surveyed, rounds) = SurveyInstaller().install(in: world, seed: 1)
+        #expect(surveyed.validationErrors().isEmpty)
+        #expect(rounds.count >= 2 && rounds.last?.added.isEmpty == true)
+        for siteIndex in [0, 1] {
+            let added = surveyed.sites[siteIndex].addedBeacons
+            #expect(!added.isEmpty && added.count <= 4)
+            #expect(surveyed.sites[siteIndex].beacons == world.sites[siteIndex].beacons)
+            // Each one stands where a survey flagged a spot.
+            let flagged = rounds.flatMap { $0.walks.filter { $0.siteIndex == siteIndex }.flatMap(\.flagged) }
+                .map {
+                    Position(
+                        x: $0.position.x - world.sites[siteIndex].originXMeters,
+                        y: $0.position.y - world.sites[siteIndex].originYMeters)
+                }
+            #expect(added.allSatisfy { beacon in flagged.contains(Position(x: beacon.xMeters, y: beacon.yMeters)) })
+        }
+        // The survey after the work flags fewer of HQ's spots than the first.
+        let first = rounds[0].walks[0].flagged.count
+        let last = rounds[rounds.count - 1].walks[0].flagged.count
+        #expect(last < first, "first \(first), last \(last)")
+        // The radio hears the added beacons; the people sit where they sat.
+        #expect(
+            RadioEnvironment(world: surveyed, seed: 1).beacons.count
+                == RadioEnvironment(world: world, seed: 1).beacons.count
+                + surveyed.sites.map(\.addedBeacons.count).reduce(0, +))
+        #expect(
+            DayPlanner(world: surveyed).profiles(count: 200, seed: 7)
+                == DayPlanner(world: world).profiles(count: 200, seed: 7))
+        // The same seed, the same survey.
+        #expect(SurveyInstaller().install(in: world, seed: 1).world == surveyed)
+    }
+
+    @Test func theInstallerKeepsToItsLimit() {
+        var options = SurveyInstaller.Options()
+        options.maximumAddedPerSite = 1
+        let (surveyed, _) = SurveyInstaller(options: options).install(in: WorldSpec(), seed: 2)
+        #expect(surveyed.sites.allSatisfy { $0.addedBeacons.count <= 1 })
+        options.rounds = 0
+        let (untouched, rounds) = SurveyInstaller(options: options).install(in: WorldSpec(), seed: 2)
+        #expect(untouched == WorldSpec() && rounds.count == 1)
+    }
+
+    @Test func aSurveyedWorldRoundTripsThroughItsFileAndAMinorTwiceIsAnError() throws {
+        let (surveyed, _) = SurveyInstaller().install(in: WorldSpec(), seed: 1)
+        let decoded = try JSONDecoder().decode(WorldSpec.self, from: try JSONEncoder().encode(surveyed))
+        #expect(decoded == surveyed)
+        var twice = WorldSpec()
+        twice.sites[1].addedBeacons = [SimulatedBeacon(minor: 1, xMeters: 1, yMeters: 1)]
+        #expect(
+            twice.validationErrors() == [
+                "'sites[1]' beacons and addedBeacons have minors [1, 1]; expected each minor once"
+            ])
+    }
+}
