@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func theKnownKeysAreEveryProperty() {
-        #expect(Configuration.knownKeys.count == 38)
+        #expect(Configuration.knownKeys.count == 40)
         #expect(Configuration.knownKeys.contains("heartbeatHoldSeconds"))
         #expect(Configuration.knownKeys.contains("arrivalReminders"))
         #expect(["dwellMinSupportFraction", "dwellContestedSupportFraction", "resumeReminderHours", "resumeReminderCount", "manualBackdateMaxMinutes"].allSatisfy(Configuration.knownKeys.contains))

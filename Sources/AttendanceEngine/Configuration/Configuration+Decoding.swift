@@ -61,6 +61,8 @@ extension Configuration {
         backgroundLocationMaxSeconds = try value(.backgroundLocationMaxSeconds, defaults.backgroundLocationMaxSeconds)
         followUpWithoutEvidenceWindows = try value(
             .followUpWithoutEvidenceWindows, defaults.followUpWithoutEvidenceWindows)
+        usualDeskToleranceDB = try value(.usualDeskToleranceDB, defaults.usualDeskToleranceDB)
+        usualDeskMinStayMinutes = try value(.usualDeskMinStayMinutes, defaults.usualDeskMinStayMinutes)
         motionLookbackMinutes = try value(.motionLookbackMinutes, defaults.motionLookbackMinutes)
         walkingMinSteps = try value(.walkingMinSteps, defaults.walkingMinSteps)
         softExitGraceSeconds = try value(.softExitGraceSeconds, defaults.softExitGraceSeconds)
@@ -116,6 +118,9 @@ extension Configuration {
         require((1...100).contains(followUpWithoutEvidenceWindows), "followUpWithoutEvidenceWindows", followUpWithoutEvidenceWindows,
                 "an integer from 1 to 100")
         require(rangingRetryCooldownSeconds >= 0, "rangingRetryCooldownSeconds", rangingRetryCooldownSeconds, "seconds ≥ 0")
+        require((0...20).contains(usualDeskToleranceDB), "usualDeskToleranceDB", usualDeskToleranceDB, "dB from 0 (off) to 20")
+        require(usualDeskMinStayMinutes >= 10 && usualDeskMinStayMinutes <= 1_440, "usualDeskMinStayMinutes", usualDeskMinStayMinutes,
+                "minutes from 10 to 1440 (a walk-by never stays that long)")
         require(motionLookbackMinutes > 0, "motionLookbackMinutes", motionLookbackMinutes, "minutes > 0")
         require(walkingMinSteps >= 1, "walkingMinSteps", walkingMinSteps, "an integer ≥ 1")
         require(softExitGraceSeconds >= 10, "softExitGraceSeconds", softExitGraceSeconds,

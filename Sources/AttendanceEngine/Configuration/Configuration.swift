@@ -79,6 +79,13 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// while the phone is still: the region next door reported through a wall. 10 windows (~80 s)
     /// outlast a phone's scan silences (at most 34 s) and a slow fade at the door (decision 0022).
     public var followUpWithoutEvidenceWindows: Int = 10
+    /// The usual desk: a phone that stayed at a site for at least `usualDeskMinStayMinutes` after
+    /// an automatic check-in keeps that check-in window's median as where it usually sits there.
+    /// Back at a stop (not on the move), a window whose median is no more than this below it, with
+    /// no other site of the UUID heard, confirms at once (`usualDesk`) instead of dwelling for
+    /// minutes: the second arrival at a desk is known. 0 turns the rule off.
+    public var usualDeskToleranceDB: Double = 5
+    public var usualDeskMinStayMinutes: Double = 60
     /// How far back the motion query looks, and how old a motion snapshot may be.
     public var motionLookbackMinutes: Double = 2
     /// Steps within the look-back that count as walking when the activity is unknown.
@@ -149,7 +156,8 @@ public struct Configuration: Hashable, Sendable, Codable {
         case windowEndConfirmMinMedianDBm, walkingConfirmMinMedianDBm, walkingConfirmNeedsStop
         case rangingRetryCooldownSeconds, followUpWindows, dwellConfirmSeconds, dwellMinMedianDBm
         case dwellMinSupportFraction, dwellContestedSupportFraction, dwellContinuousSeconds
-        case backgroundLocationMaxSeconds, followUpWithoutEvidenceWindows, motionLookbackMinutes, walkingMinSteps
+        case backgroundLocationMaxSeconds, followUpWithoutEvidenceWindows, usualDeskToleranceDB, usualDeskMinStayMinutes
+        case motionLookbackMinutes, walkingMinSteps
         case softExitGraceSeconds, mergeWindowSeconds, regionExitDelaySeconds, departureMotionLookbackMinutes
         case stayedPutHoldsSession, heartbeatIntervalSeconds, heartbeatHoldSeconds
         case txPowerDBm, pathLossExponent, beaconCalibrations

@@ -33,7 +33,8 @@ extension Engine {
         let context = SitePresence.Context(configuration: configuration, walking: walkingRuleHolds(at: now),
                                            anotherSiteOpen: neighbours.contains { $0.session != nil },
                                            keptRunning: backgroundLocationOn, movingNow: movingNow(at: now),
-                                           neighbourDwellSince: neighbours.compactMap(\.dwellUnderWaySince).min())
+                                           neighbourDwellSince: neighbours.compactMap(\.dwellUnderWaySince).min(),
+                                           newestUsualDeskNextDoor: neighbours.compactMap(\.usualDesk?.learntAt).max())
         transition(&sites[index], context, &outputs)
         record(outputs, site: site, at: now, &actions)
         for output in outputs {

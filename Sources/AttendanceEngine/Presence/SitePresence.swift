@@ -106,6 +106,23 @@ public struct SitePresence: Hashable, Sendable, Codable {
     private var dwell: Dwell?
     /// While inside: the silent ranging callbacks observed in a row (first and latest).
     private var silence: Silence?
+    /// The latest automatic session's check-in window: its median, and from when the session has
+    /// lasted long enough to teach the usual desk (until it ends).
+    private var deskCandidate: DeskCandidate?
+    /// Where this phone usually sits here: the check-in window's median of the latest automatic
+    /// session that lasted `usualDeskMinStayMinutes`, and when it was learnt (nil: none yet;
+    /// `usualDeskToleranceDB`).
+    public private(set) var usualDesk: UsualDesk?
+
+    public struct UsualDesk: Hashable, Sendable, Codable {
+        public var medianDBm: Double
+        public var learntAt: Date
+    }
+
+    private struct DeskCandidate: Hashable, Sendable, Codable {
+        var medianDBm: Double
+        var learntFrom: Date
+    }
 
     private struct Silence: Hashable, Sendable, Codable {
         var since: Date
@@ -172,15 +189,19 @@ public struct SitePresence: Hashable, Sendable, Codable {
         /// The earliest start of a dwell under way at another site of the same UUID: a dwell that
         /// began more than one window after it is contested and needs `dwellContestedSupportFraction`.
         public var neighbourDwellSince: Date?
+        /// When another site of the same UUID last learnt its usual desk: a phone has one usual
+        /// desk, so this site's, if older, no longer confirms (a desk by the wall taught both).
+        public var newestUsualDeskNextDoor: Date?
 
         public init(configuration: Configuration, walking: Bool, anotherSiteOpen: Bool = false, keptRunning: Bool = false, movingNow: Bool = false,
-                    neighbourDwellSince: Date? = nil) {
+                    neighbourDwellSince: Date? = nil, newestUsualDeskNextDoor: Date? = nil) {
             self.configuration = configuration
             self.walking = walking
             self.anotherSiteOpen = anotherSiteOpen
             self.keptRunning = keptRunning
             self.movingNow = movingNow
             self.neighbourDwellSince = neighbourDwellSince
+            self.newestUsualDeskNextDoor = newestUsualDeskNextDoor
         }
     }
 
@@ -473,7 +494,13 @@ public struct SitePresence: Hashable, Sendable, Codable {
     /// opened by a region entry or state is followed by another (`followUpWindows`).
     public mutating func endWindow(at now: Date, _ context: Context, followUp: Bool = false, _ outputs: inout [Output]) {
         guard case .candidate(let window) = phase else { return }
-        switch window.verdictAtEnd(context.configuration, walking: context.walking, movingNow: context.movingNow) {
+        // Like dwell, the usual desk never opens a second session beside one open next door (a
+        // desk by the wall that once taught the neighbour would move the employee back and forth).
+        let desk = context.anotherSiteOpen ? nil : usualDesk.flatMap { desk in
+            context.newestUsualDeskNextDoor.map { $0 > desk.learntAt } ?? false ? nil : desk.medianDBm
+        }
+        switch window.verdictAtEnd(context.configuration, walking: context.walking, movingNow: context.movingNow,
+                                   usualDeskDBm: desk) {
         case .confirmed(let rule):
             confirm(window, rule: rule, at: now, context, &outputs)
         case .insufficient(let reason):
@@ -531,6 +558,7 @@ public struct SitePresence: Hashable, Sendable, Codable {
         let key = SessionKey.derive(user: configuration.userID, device: configuration.deviceID, site: site, checkIn: now)
         let session = PresenceSession(key: key, site: site, checkInAt: now, lastHeardAt: now, lastHeartbeatAt: now,
                                       source: .manual, heardSinceCheckIn: false, decidedAt: decidedAt ?? now)
+        deskCandidate = nil
         phase = .inside(session)
         outputs.append(.checkedIn(session, evidence: CheckInEvidence(sampleCount: 0, medianRSSI: nil, stdevDB: nil,
                                                                        walking: context.walking, rule: "manual"), reason: reason))
@@ -632,6 +660,9 @@ public struct SitePresence: Hashable, Sendable, Codable {
                                       lastHeartbeatAt: checkInAt, source: .automatic, heardSinceCheckIn: !window.sampleTimes.isEmpty, decidedAt: now)
         phase = .inside(session)
         dwell = nil
+        deskCandidate = window.medianRSSI.map {
+            DeskCandidate(medianDBm: $0, learntFrom: checkInAt.addingTimeInterval(60 * configuration.usualDeskMinStayMinutes))
+        }
         let evidence = CheckInEvidence(sampleCount: window.sampleRSSI.count, medianRSSI: window.medianRSSI, stdevDB: window.stdevDB,
                                        walking: context.walking, rule: rule.rawValue)
         outputs.append(.checkedIn(session, evidence: evidence, reason: nil))
@@ -663,7 +694,18 @@ public struct SitePresence: Hashable, Sendable, Codable {
     }
 
     private mutating func checkOut(_ session: PresenceSession, at time: Date, source: EventSource, reason: String, _ outputs: inout [Output]) {
+        learnUsualDesk(session, endingAt: time, source: source)
         phase = .outside(retryAfter: nil, manualHold: false)
         outputs.append(.checkedOut(session, at: time, source: source, reason: reason))
+    }
+
+    /// An automatic session that ended automatically after `usualDeskMinStayMinutes` was a stay at
+    /// a desk: its check-in window's median becomes the usual desk here. A manual check-in or
+    /// check-out says nothing about where the phone sat.
+    private mutating func learnUsualDesk(_ session: PresenceSession, endingAt time: Date, source: EventSource) {
+        defer { deskCandidate = nil }
+        guard session.source == .automatic, source == .automatic, let candidate = deskCandidate, time >= candidate.learntFrom
+        else { return }
+        usualDesk = UsualDesk(medianDBm: candidate.medianDBm, learntAt: time)
     }
 }

@@ -110,8 +110,11 @@ public struct RangingWindow: Hashable, Sendable, Codable {
     }
 
     /// The verdict when the window ends (deadline, region exit or background time running out).
-    /// `movingNow`: CoreMotion says the person is on the move right now.
-    public func verdictAtEnd(_ configuration: Configuration, walking: Bool, movingNow: Bool = false) -> RangingVerdict {
+    /// `movingNow`: CoreMotion says the person is on the move right now. `usualDeskDBm`: the
+    /// median this phone had where it usually sits at the site (`SitePresence`), if it learnt one.
+    public func verdictAtEnd(
+        _ configuration: Configuration, walking: Bool, movingNow: Bool = false, usualDeskDBm: Double? = nil
+    ) -> RangingVerdict {
         guard let median = medianRSSI else {
             return .insufficient(reason: "no beacon of the site was heard in the window")
         }
@@ -125,6 +128,10 @@ public struct RangingWindow: Hashable, Sendable, Codable {
                 return .insufficient(reason: "median \(format(median)) dBm is strong, but the person is still on the move")
             }
             return .confirmed(rule: .strongMedian)
+        }
+        if let usual = usualDeskDBm, configuration.usualDeskToleranceDB > 0, !movingNow, !heardNeighbour, alongside == nil,
+           sampleRSSI.count >= configuration.earlyConfirmMinSamples, median >= usual - configuration.usualDeskToleranceDB {
+            return .confirmed(rule: .usualDesk)
         }
         if walking {
             let floor = configuration.walkingConfirmMinMedianDBm
@@ -149,7 +156,7 @@ public struct RangingWindow: Hashable, Sendable, Codable {
 /// How a ranging window ended.
 public enum RangingVerdict: Hashable, Sendable, Codable {
     public enum Rule: String, Hashable, Sendable, Codable {
-        case early, strongMedian, walking, dwell
+        case early, strongMedian, walking, dwell, usualDesk
     }
 
     case confirmed(rule: Rule)
