@@ -55,7 +55,7 @@ public struct CheckInEvidence: Hashable, Sendable, Codable {
     public var medianRSSI: Double?
     public var stdevDB: Double?
     public var walking: Bool
-    /// Which rule confirmed it: `early`, `strongMedian`, `walking` or `manual`.
+    /// Which rule confirmed it: `early`, `strongMedian`, `walking`, `dwell`, `usualDesk` or `manual`.
     public var rule: String
 
     public init(sampleCount: Int, medianRSSI: Double?, stdevDB: Double?, walking: Bool, rule: String) {

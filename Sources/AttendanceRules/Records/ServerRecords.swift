@@ -138,7 +138,7 @@ public struct SessionEvidence: Hashable, Sendable {
     public var checkInReason: String?
     public var checkOutSource: EventSource?
     public var appVersion: String?
-    /// `early`, `strongMedian`, `walking`, `dwell`, `manual`… (docs/ENGINE.md).
+    /// `early`, `strongMedian`, `walking`, `dwell`, `usualDesk`, `manual`… (docs/ENGINE.md).
     public var rule: String?
     public var sampleCount: Int?
     public var medianRSSI: Double?

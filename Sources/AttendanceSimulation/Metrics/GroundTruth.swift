@@ -30,7 +30,7 @@ public struct RecordedSession: Hashable, Sendable, Codable {
     public var checkOut: Double?
     /// When the check-in was committed to the device's outbox.
     public var checkInDecidedAt: Double
-    /// The rule that checked in (`early`, `strongMedian`, `walking`, `dwell`, `manual`), when the
+    /// The rule that checked in (`early`, `strongMedian`, `walking`, `dwell`, `usualDesk`, `manual`), when the
     /// device's outbox still knows it (the details file only; scoring does not use it).
     public var rule: String?
 
