@@ -494,13 +494,8 @@ public struct SitePresence: Hashable, Sendable, Codable {
     /// opened by a region entry or state is followed by another (`followUpWindows`).
     public mutating func endWindow(at now: Date, _ context: Context, followUp: Bool = false, _ outputs: inout [Output]) {
         guard case .candidate(let window) = phase else { return }
-        // Like dwell, the usual desk never opens a second session beside one open next door (a
-        // desk by the wall that once taught the neighbour would move the employee back and forth).
-        let desk = context.anotherSiteOpen ? nil : usualDesk.flatMap { desk in
-            context.newestUsualDeskNextDoor.map { $0 > desk.learntAt } ?? false ? nil : desk.medianDBm
-        }
         switch window.verdictAtEnd(context.configuration, walking: context.walking, movingNow: context.movingNow,
-                                   usualDeskDBm: desk) {
+                                   usualDeskDBm: usualDeskMedian(context)) {
         case .confirmed(let rule):
             confirm(window, rule: rule, at: now, context, &outputs)
         case .insufficient(let reason):
@@ -558,7 +553,6 @@ public struct SitePresence: Hashable, Sendable, Codable {
         let key = SessionKey.derive(user: configuration.userID, device: configuration.deviceID, site: site, checkIn: now)
         let session = PresenceSession(key: key, site: site, checkInAt: now, lastHeardAt: now, lastHeartbeatAt: now,
                                       source: .manual, heardSinceCheckIn: false, decidedAt: decidedAt ?? now)
-        deskCandidate = nil
         phase = .inside(session)
         outputs.append(.checkedIn(session, evidence: CheckInEvidence(sampleCount: 0, medianRSSI: nil, stdevDB: nil,
                                                                        walking: context.walking, rule: "manual"), reason: reason))
@@ -697,6 +691,16 @@ public struct SitePresence: Hashable, Sendable, Codable {
         learnUsualDesk(session, endingAt: time, source: source)
         phase = .outside(retryAfter: nil, manualHold: false)
         outputs.append(.checkedOut(session, at: time, source: source, reason: reason))
+    }
+
+    /// The usual desk a window may confirm against here, if any. Like dwell, it never opens a
+    /// second session beside one open next door, and a phone has one usual desk per UUID (the
+    /// latest): a desk by the wall that once taught the neighbour would move the employee back and
+    /// forth.
+    private func usualDeskMedian(_ context: Context) -> Double? {
+        guard let usualDesk, !context.anotherSiteOpen else { return nil }
+        if let newer = context.newestUsualDeskNextDoor, newer > usualDesk.learntAt { return nil }
+        return usualDesk.medianDBm
     }
 
     /// An automatic session that ended automatically after `usualDeskMinStayMinutes` was a stay at

@@ -69,16 +69,18 @@ public struct SurveyInstaller: Sendable {
         while !open.isEmpty, placed.count < limit, minor < UInt16.max {
             let scored = open.map { candidate in
                 let covered = open.filter { $0.position.distance(to: candidate.position) <= options.coverMeters }
-                return (candidate.position, covered.count, covered.reduce(0) { $0 + $1.needed })
+                let needed = covered.reduce(0) { $0 + $1.needed }
+                return (position: candidate.position, count: covered.count, needed: needed)
             }
-            guard let best = scored.max(by: { ($0.1, $0.2) < ($1.1, $1.2) }) else { break }
+            guard let best = scored.max(by: { ($0.count, $0.needed) < ($1.count, $1.needed) }) else { break }
             minor += 1
             placed.append(
                 SimulatedBeacon(
-                    minor: minor, xMeters: best.0.x - site.originXMeters, yMeters: best.0.y - site.originYMeters,
+                    minor: minor, xMeters: best.position.x - site.originXMeters,
+                    yMeters: best.position.y - site.originYMeters,
                     advertisingIntervalMilliseconds: model.advertisingIntervalMilliseconds,
                     measuredPowerDBm: model.measuredPowerDBm))
-            open.removeAll { $0.position.distance(to: best.0) <= options.coverMeters }
+            open.removeAll { $0.position.distance(to: best.position) <= options.coverMeters }
         }
         return placed
     }
