@@ -305,7 +305,9 @@ let package = Package(
         ),
 
         // MARK: - Tests
-        .testTarget(name: "AttendanceModelsTests", dependencies: ["AttendanceModels"], swiftSettings: strictSwift6),
+        .testTarget(
+            name: "AttendanceModelsTests", dependencies: ["AttendanceModels", "AttendanceTestSupport"],
+            swiftSettings: strictSwift6),
         .testTarget(
             name: "AttendanceEngineTests", dependencies: ["AttendanceEngine", "AttendanceModels"],
             swiftSettings: strictSwift6),
@@ -329,7 +331,7 @@ let package = Package(
             name: "AttendanceServerTestSupport",
             dependencies: [
                 "AttendanceServer", "AttendanceRules", "AttendanceStorage", "AttendanceHTTP", "AttendanceConsole",
-                "AttendanceModels",
+                "AttendanceModels", "AttendanceTestSupport",
             ],
             path: "Tests/AttendanceServerTestSupport",
             swiftSettings: strictSwift6),
@@ -338,7 +340,7 @@ let package = Package(
             name: "AttendanceServerTests",
             dependencies: [
                 "AttendanceServer", "AttendanceRules", "AttendanceStorage", "AttendanceExports", "AttendanceModels",
-                "AttendanceServerTestSupport",
+                "AttendanceServerTestSupport", "AttendanceTestSupport",
                 "AttendanceHTTP",
                 .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -359,7 +361,7 @@ let package = Package(
             name: "AttendanceHTTPTests",
             dependencies: [
                 "AttendanceHTTP", "AttendanceServer", "AttendanceRules", "AttendanceStorage", "AttendanceExports",
-                "AttendanceModels", "AttendanceServerTestSupport",
+                "AttendanceModels", "AttendanceServerTestSupport", "AttendanceTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSwift6),
@@ -375,7 +377,7 @@ let package = Package(
         // The device's test doubles: a clock moved by hand and ports that record every call.
         .target(
             name: "AttendanceDeviceTestSupport",
-            dependencies: ["AttendanceSync", "AttendanceEngine", "AttendanceModels"],
+            dependencies: ["AttendanceSync", "AttendanceEngine", "AttendanceModels", "AttendanceTestSupport"],
             path: "Tests/AttendanceDeviceTestSupport", swiftSettings: strictSwift6),
         // Helpers shared by the test targets that run built executables as child processes.
         .target(name: "AttendanceTestSupport", path: "Tests/AttendanceTestSupport", swiftSettings: strictSwift6),

@@ -27,12 +27,9 @@ import Testing
 
     static func psql(_ url: String, _ sql: String) async throws {
         try await ThrowawayPostgres.offThePool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["psql", url, "-v", "ON_ERROR_STOP=1", "-qc", sql]
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
+            let run = try ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/env"), ["psql", url, "-v", "ON_ERROR_STOP=1", "-qc", sql])
+            guard run.status == 0 else { throw Spawn.Failure(description: "psql exited \(run.status): \(run.stderr)") }
         }
     }
 

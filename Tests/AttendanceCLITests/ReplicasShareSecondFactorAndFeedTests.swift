@@ -119,8 +119,8 @@ import Testing
             let stopped = await pair.servers[which].finish()
             #expect(stopped.status == 0)
             #expect(Date().timeIntervalSince(stopping) < 10, "a stop waited on the open feed")
-            for _ in 0..<30 where stream.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-            ended = !stream.process.isRunning
+            for _ in 0..<30 where stream.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+            ended = !stream.isRunning
             if !ended {
                 // Not this replica's feed: it comes back before the other goes.
                 pair.servers[which] = try await Proxy.replica(pair.database, key: pair.key, port: pair.ports[which]).0

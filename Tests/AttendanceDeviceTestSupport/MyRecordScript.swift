@@ -1,3 +1,4 @@
+import AttendanceTestSupport
 import Foundation
 
 /// docs/examples/verify-my-record.sh, the documented offline check of a phone's "my record" file.
@@ -9,16 +10,9 @@ public enum MyRecordScript {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("my-record.json")
         try Data(contents.utf8).write(to: path)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("docs/examples/verify-my-record.sh")
-        process.arguments = [path.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let run = try ChildProcess.run(script, [path.path])
+        return (run.status, run.stdout)
     }
 }

@@ -3,6 +3,7 @@ import AttendanceRules
 import AttendanceServer
 import AttendanceServerTestSupport
 import AttendanceStorage
+import AttendanceTestSupport
 import Foundation
 import Testing
 
@@ -25,17 +26,11 @@ import Testing
         try Data(proof.utf8).write(to: directory.appendingPathComponent("proof.json"))
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("docs/examples/verify-inclusion.sh")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script.path]
-        process.currentDirectoryURL = directory
-        process.environment = ProcessInfo.processInfo.environment.merging(
-            ["VERIFIER_KEY": verifier.encoded, "ROW_ID": "\(row.id)", "ROW_HASH": row.hash]) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        return try ChildProcess.run(
+            URL(fileURLWithPath: "/bin/bash"), [script.path],
+            environment: ["VERIFIER_KEY": verifier.encoded, "ROW_ID": "\(row.id)", "ROW_HASH": row.hash],
+            directory: directory
+        ).status
     }
 
     @Test(arguments: Backend.allCases) func checkpointsAndProofsOverHTTP(backend: Backend) async throws {

@@ -3,6 +3,7 @@ import AttendanceHTTP
 import AttendanceModels
 import AttendanceServer
 import AttendanceServerTestSupport
+import AttendanceTestSupport
 import Foundation
 import Testing
 
@@ -239,21 +240,11 @@ import Testing
     }
 
     private static func pythonNow(_ script: String, arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let failure = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw TimesheetTestFailure(description: "python3 failed (pip install openpyxl?): \(failure)")
+        let run = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script] + arguments)
+        guard run.status == 0 else {
+            throw TimesheetTestFailure(description: "python3 failed (pip install openpyxl?): \(run.stderr)")
         }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 

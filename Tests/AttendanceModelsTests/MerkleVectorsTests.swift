@@ -1,4 +1,5 @@
 import AttendanceModels
+import AttendanceTestSupport
 import Foundation
 import Testing
 
@@ -20,16 +21,9 @@ import Testing
     static func vectors() throws -> Vectors {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("vectors/merkle_vectors.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, "1000"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "merkle_vectors.py failed")
-        return try JSONDecoder().decode(Vectors.self, from: output)
+        let run = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path, "1000"])
+        try #require(run.status == 0, "merkle_vectors.py failed: \(run.stderr)")
+        return try JSONDecoder().decode(Vectors.self, from: Data(run.stdout.utf8))
     }
 
     /// Every node of a 1,000-leaf tree, as the server's table keeps them.

@@ -1,6 +1,7 @@
 import AttendanceRules
 import AttendanceServer
 import AttendanceStorage
+import AttendanceTestSupport
 import Foundation
 import Synchronization
 
@@ -122,24 +123,12 @@ public actor ThrowawayPostgres {
 
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let run = try ChildProcess.run(URL(fileURLWithPath: executable), arguments)
+        guard run.status == 0 else {
             throw ThrowawayError(
-                message:
-                    "\(executable) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(errors)"
-            )
+                message: "\(executable) \(arguments.joined(separator: " ")) failed (\(run.status)): \(run.stderr)")
         }
-        return output
+        return run.stdout
     }
 }
 

@@ -4,6 +4,7 @@ import AttendanceRules
 import AttendanceServer
 import AttendanceServerTestSupport
 import AttendanceStorage
+import AttendanceTestSupport
 import Foundation
 import Testing
 
@@ -168,16 +169,8 @@ import Testing
 
     /// Runs a child process to its end (call it off the cooperative pool): exit status and output.
     static func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        let run = try ChildProcess.run(URL(fileURLWithPath: executable), arguments)
+        return (run.status, run.stdout + run.stderr)
     }
 
     /// An executable built next to the test bundle (`swift build --build-tests` builds them all).

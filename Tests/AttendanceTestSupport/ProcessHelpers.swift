@@ -14,112 +14,156 @@ public func builtExecutable(_ name: String) throws -> URL {
     throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "\(name) was not built; run scripts/test"])
 }
 
-/// A child process whose standard output is collected as it is written.
+/// A child process whose standard output is collected as it is written. It is started with
+/// `Spawn` (posix_spawn), not Foundation's `Process`, which can crash a process that holds many
+/// descriptors (see `Spawn`).
 public final class ChildProcess: @unchecked Sendable {
-    // @unchecked: `output`, `errors`, `pending` and `waiting` are only touched under `lock`;
-    // `process` is started in init, then only signalled, and read once it has exited.
-    public let process = Process()
-    private let lock = NSLock()
+    // @unchecked: `output`, `errors`, `ending`, `pending` and `waiting` are only touched under
+    // `condition`; `processIdentifier` is set in init and never changes.
+    public let processIdentifier: pid_t
+    private let condition = NSCondition()
     private var output = Data()
     private var errors = Data()
+    private var ending: Spawn.Ending?
     /// What is still to come: the end of standard output, the end of standard error, the exit.
     private var pending = 3
     /// The callers of `finish` waiting for `pending` to reach 0.
     private var waiting: [CheckedContinuation<Finished, Never>] = []
 
     public init(
-        _ executable: URL, _ arguments: [String], standardInput: String? = nil, environment: [String: String] = [:]
+        _ executable: URL, _ arguments: [String], standardInput: String? = nil,
+        environment: [String: String] = [:], directory: URL? = nil
     ) throws {
-        process.executableURL = executable
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let input = try Spawn.pipe()
+        let out = try Spawn.pipe()
+        let err = try Spawn.pipe()
+        do {
+            processIdentifier = try Spawn.start(
+                executable.path, arguments,
+                environment: environment.isEmpty
+                    ? nil : ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+                directory: directory?.path,
+                standardInput: input.read, standardOutput: out.write, standardError: err.write)
+        } catch {
+            for end in [input.read, input.write, out.read, out.write, err.read, err.write] { close(end) }
+            throw error
         }
-        let pipe = Pipe()
-        let errorPipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = errorPipe
-        let input = Pipe()
-        process.standardInput = input
-        // The exit is awaited through this, never with `waitUntilExit()`: off the thread that
-        // started the child, that polls a run loop with nothing in it, a busy loop that burns a core.
-        process.terminationHandler = { [weak self] _ in self?.oneEnded() }
-        try process.run()
-        // Both pipes are read to their end by threads of their own, with blocking reads: no
-        // cooperative thread waits, and no Dispatch read source (libdispatch on Linux has crashed in
-        // its event loop when one was cancelled while its descriptor was at its end).
-        for (handle, isOutput) in [(pipe.fileHandleForReading, true), (errorPipe.fileHandleForReading, false)] {
-            Thread.detachNewThread { self.readToEnd(handle, isOutput: isOutput) }
+        for end in [input.read, out.write, err.write] { close(end) }
+        // Both pipes are read to their end, and the exit awaited, by threads of their own with
+        // blocking calls: no cooperative thread waits, and no Dispatch source (libdispatch on
+        // Linux has crashed in its event loop when one was cancelled while its descriptor was at
+        // its end).
+        for (descriptor, isOutput) in [(out.read, true), (err.read, false)] {
+            Thread.detachNewThread { self.readToEnd(descriptor, isOutput: isOutput) }
         }
-        if let standardInput { input.fileHandleForWriting.write(Data(standardInput.utf8)) }
-        try input.fileHandleForWriting.close()
+        let pid = processIdentifier
+        Thread.detachNewThread {
+            let ending = (try? Spawn.wait(pid)) ?? .uncaughtSignal(0)
+            self.condition.lock()
+            self.ending = ending
+            self.condition.unlock()
+            self.oneEnded()
+        }
+        if let standardInput { Self.writeAll(Array(standardInput.utf8), to: input.write) }
+        close(input.write)
     }
 
-    /// Appends what the child writes on `handle` to `output` or `errors`, until the end of file.
-    private func readToEnd(_ handle: FileHandle, isOutput: Bool) {
+    /// Writes `bytes` to `descriptor`, as far as the reader takes them.
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return }
+            offset += count
+        }
+    }
+
+    /// Appends what the child writes on `descriptor` to `output` or `errors`, until the end of file.
+    private func readToEnd(_ descriptor: Int32, isOutput: Bool) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
-            lock.lock()
+            condition.lock()
             if isOutput {
                 output.append(contentsOf: buffer[..<count])
             } else {
                 errors.append(contentsOf: buffer[..<count])
             }
-            lock.unlock()
+            condition.unlock()
         }
+        close(descriptor)
         oneEnded()
     }
 
     /// Counts one of the three ends; the last one gives the waiting callers of `finish` the result,
-    /// on its own thread (a reader's or the termination handler's: no Dispatch queue, whose few
-    /// threads blocking work elsewhere in the tests can hold for seconds).
+    /// on its own thread (a reader's or the waiter's: no Dispatch queue, whose few threads blocking
+    /// work elsewhere in the tests can hold for seconds).
     private func oneEnded() {
-        lock.lock()
+        condition.lock()
         pending -= 1
         let resumed = pending == 0 ? waiting : []
-        if pending == 0 { waiting = [] }
-        lock.unlock()
+        if pending == 0 {
+            waiting = []
+            condition.broadcast()
+        }
+        condition.unlock()
         guard !resumed.isEmpty else { return }
         let result = finished()
         for continuation in resumed { continuation.resume(returning: result) }
     }
 
+    /// Whether the child has not been seen to exit yet.
+    public var isRunning: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return ending == nil
+    }
+
     /// Whether the child has written anything yet.
     public var hasWritten: Bool {
-        lock.lock()
-        defer { lock.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         return !output.isEmpty
     }
 
     /// What the child has written to standard output so far.
     public var standardOutputSoFar: String {
-        lock.lock()
-        defer { lock.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         return String(decoding: output, as: UTF8.self)
     }
 
     /// What the child has written to standard error so far.
     public var standardErrorSoFar: String {
-        lock.lock()
-        defer { lock.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         return String(decoding: errors, as: UTF8.self)
     }
 
-    /// Sends a signal (SIGTERM, SIGINT) to the child.
+    /// Sends a signal (SIGTERM, SIGINT) to the child, unless it has already been reaped (its id
+    /// may then be another process's).
     public func signal(_ number: Int32) {
-        kill(process.processIdentifier, number)
+        condition.lock()
+        defer { condition.unlock() }
+        if ending == nil { kill(processIdentifier, number) }
     }
 
     public func killNow() {
-        kill(process.processIdentifier, SIGKILL)
+        signal(SIGKILL)
+    }
+
+    public enum TerminationReason: Sendable {
+        case exit
+        case uncaughtSignal
     }
 
     public struct Finished: Sendable {
+        /// The exit status, or the signal that ended the child.
         public var status: Int32
-        public var reason: Process.TerminationReason
+        public var reason: TerminationReason
         /// Every complete line of standard output (a kill can cut the last one; it is dropped).
         public var lines: [String]
         public var stdout: String
@@ -132,27 +176,47 @@ public final class ChildProcess: @unchecked Sendable {
     /// every other test).
     public func finish() async -> Finished {
         await withCheckedContinuation { continuation in
-            lock.lock()
+            condition.lock()
             guard pending == 0 else {
                 waiting.append(continuation)
-                lock.unlock()
+                condition.unlock()
                 return
             }
-            lock.unlock()
+            condition.unlock()
             continuation.resume(returning: finished())
         }
     }
 
+    /// Waits for the child to exit, blocking the calling thread: for code that is not async (call
+    /// it off the cooperative pool).
+    public func finishBlocking() -> Finished {
+        condition.lock()
+        while pending > 0 { condition.wait() }
+        condition.unlock()
+        return finished()
+    }
+
+    /// Runs `executable` to its end, blocking the calling thread (call it off the cooperative pool).
+    public static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil
+    ) throws -> Finished {
+        try ChildProcess(executable, arguments, environment: environment, directory: directory).finishBlocking()
+    }
+
     /// What the child wrote and how it ended: only once `pending` is 0.
     private func finished() -> Finished {
-        process.waitUntilExit()  // returns at once (at most a moment): the termination handler has run
-        lock.lock()
+        condition.lock()
         let text = String(decoding: output, as: UTF8.self)
         let errorText = String(decoding: errors, as: UTF8.self)
-        lock.unlock()
+        let ending = self.ending ?? .uncaughtSignal(0)
+        condition.unlock()
         var lines = text.components(separatedBy: "\n")
         lines.removeLast()
-        return Finished(status: process.terminationStatus, reason: process.terminationReason, lines: lines,
-                        stdout: text, stderr: errorText)
+        switch ending {
+        case .exit(let status):
+            return Finished(status: status, reason: .exit, lines: lines, stdout: text, stderr: errorText)
+        case .uncaughtSignal(let signal):
+            return Finished(status: signal, reason: .uncaughtSignal, lines: lines, stdout: text, stderr: errorText)
+        }
     }
 }
