@@ -91,7 +91,7 @@ extension Console {
                     Confirmation(
                         question: viewer.t(
                             "Remove the beacon %@?",
-                            (beacon.map { viewer.t("minor %@", viewer.words.number(Int($0.minor))) } ?? id.rawValue)
+                            (beacon.map { viewer.t("minor %@", String($0.minor)) } ?? id.rawValue)
                                 + (beacon?.label.map { " (\($0))" } ?? "")),
                         consequence: viewer.t(
                             "Its calibration is forgotten; phones use the site's default power for it."),
@@ -139,7 +139,8 @@ extension Console {
         let language = viewer.language
         var row: [String: Any] = [
             "id": site.id.rawValue, "name": site.name, "zone": site.timeZone, "uuid": site.beacon.uuid.uuidString,
-            "major": viewer.words.number(Int(site.beacon.major)), "majorValue": String(site.beacon.major),
+            // An identifier, not a quantity: never grouped ("12345", not "12,345"), as on the phone.
+            "major": String(site.beacon.major),
             "active": site.isActive, "mayManage": mayManage,
         ]
         let geofence = site.geofence
@@ -155,7 +156,7 @@ extension Console {
             } ?? viewer.t("none")
         row["beacons"] = beacons.map { (beacon: BeaconRecord) -> [String: Any] in
             [
-                "id": beacon.id.rawValue, "minor": viewer.words.number(Int(beacon.minor)), "label": beacon.label ?? "",
+                "id": beacon.id.rawValue, "minor": String(beacon.minor), "label": beacon.label ?? "",
                 "mayManage": mayManage,
                 "power": beacon.txPowerDBm.map { viewer.t("%@ dBm at 1 m", language.number($0, fractionDigits: 1)) }
                     ?? viewer.t("not calibrated"),
