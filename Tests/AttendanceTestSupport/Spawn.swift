@@ -61,7 +61,8 @@ public enum Spawn {
             envp.free()
         }
         var pid: pid_t = 0
-        try check(posix_spawn(&pid, executable, &actions, &attributes, argv.pointers, envp.pointers), "start", executable)
+        try check(
+            posix_spawn(&pid, executable, &actions, &attributes, argv.pointers, envp.pointers), "start", executable)
         return pid
     }
 
