@@ -120,7 +120,7 @@ import Testing
     func theCommandLineVerifiesTheSQLiteFixturesChain() async throws {
         let copy = try Self.copyOfSQLiteFixture()
         defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
-        let attendance = try #require(Self.builtExecutable("attendance"), "attendance was not built next to the tests")
+        let attendance = try builtExecutable("attendance")
         let (status, output) = try await ThrowawayPostgres.offThePool {
             try Self.run(attendance.path, ["ledger", "verify", "--database", copy.path])
         }
@@ -171,17 +171,6 @@ import Testing
     static func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
         let run = try ChildProcess.run(URL(fileURLWithPath: executable), arguments)
         return (run.status, run.stdout + run.stderr)
-    }
-
-    /// An executable built next to the test bundle (`swift build --build-tests` builds them all).
-    static func builtExecutable(_ name: String) -> URL? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while directory.path != "/" {
-            let candidate = directory.appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
     }
 
     // MARK: - What the release reads back
