@@ -123,9 +123,11 @@ struct Simulate: AsyncParsableCommand {
         let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
         let report: SimulationReport
         do {
+            let interruption = Interruption("simulate", consequence: "no report was written")
             report = try await Simulation.run(options, environment: .live) { done, total in
                 bar.update(done: done, total: total)
             }
+            withExtendedLifetime(interruption) {}
         } catch let failure as Simulation.Failure {
             bar.finish()
             throw CommandFailure(failure.description)

@@ -102,4 +102,45 @@ import Testing
         #expect(run.status == 1)
         #expect(run.stderr.contains("'people.arrivalMeanHr' is not a known field"), "\(run.stderr)")
     }
+
+    /// Ctrl-C and `kill` end a run that has its server in the process (the server's service group
+    /// takes both signals for its own shutdown; before, the phones ran on), with the shell's status
+    /// for the signal, a line saying so, and no half-written report.
+    @Test(arguments: [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")])
+    func aSignalEndsTheRun(signal: Int32, name: String) async throws {
+        let out = FileManager.default.temporaryDirectory
+            .appendingPathComponent("simulate-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let child = try ChildProcess(
+            try builtExecutable("attendance"),
+            ["simulate", "--employees", "40", "--days", "5", "--transport", "inprocess", "--json", "--out", out])
+        // Sent once the process catches the signal (its handler is installed before the run starts).
+        var caught = false
+        for _ in 0..<1_200 where child.isRunning {
+            caught = try Self.catches(signal, pid: child.processIdentifier)
+            if caught { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(caught, "the child never installed a handler for \(name)")
+        try await Task.sleep(for: .seconds(2))   // into the run: the server and the phones are going
+        #expect(child.isRunning, "the run ended before the signal: \(child.standardErrorSoFar)")
+        child.signal(signal)
+        for _ in 0..<600 where child.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        let stillRunning = child.isRunning
+        if stillRunning { child.killNow() }
+        #expect(!stillRunning, "\(name) did not end the run within 30 s")
+        let run = await child.finish()
+        #expect(run.reason == .exit && run.status == 128 + signal, "\(run.reason) \(run.status)")
+        #expect(run.stderr.contains("attendance simulate: stopped by \(name); no report was written"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty && !FileManager.default.fileExists(atPath: out))
+    }
+
+    /// Whether `pid` catches `signal`: its bit in the SigCgt mask of /proc/PID/status.
+    static func catches(_ signal: Int32, pid: pid_t) throws -> Bool {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+              let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << UInt64(signal - 1)) != 0
+    }
 }
