@@ -113,4 +113,25 @@ import Testing
         }
         #expect(parsedEvents == events)
     }
+
+    /// The writer formats each UUID once per call: samples of several UUIDs in one callback, in
+    /// any order, each keep their own.
+    @Test func eachSampleRowNamesItsOwnUUID() throws {
+        let time = Date(timeIntervalSince1970: 1_795_338_000)
+        let other = try #require(UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"))
+        let uuids = [SiteBeacon.defaultUUID, other, other, SiteBeacon.defaultUUID]
+        let samples = uuids.enumerated().map { index, uuid in
+            BeaconSample(beacon: BeaconIdentity(uuid: uuid, major: 3, minor: UInt16(index)), rssi: -60 - index)
+        }
+        let rows = TraceWriter.rows(for: samples, at: time)
+        #expect(rows == uuids.enumerated().map { index, uuid in
+            "2026-11-22T09:00:00Z,\(uuid.uuidString),3,\(index),\(-60 - index)"
+        })
+        // The parser reads them back as one callback per run of a UUID, every sample its own.
+        let parsed = try ReplayTrace.parse(([ReplayTrace.header] + rows).joined(separator: "\n"))
+        let read = parsed.rows.flatMap { row -> [BeaconSample] in
+            if case .ranging(_, let samples, _) = row { return samples } else { return [] }
+        }
+        #expect(read == samples)
+    }
 }

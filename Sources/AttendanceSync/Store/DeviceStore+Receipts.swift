@@ -88,7 +88,7 @@ extension DeviceStore {
     /// Keeps the receipts answers carried (a replayed answer's receipt is the same row's: kept once).
     public func keepAnswerReceipts(_ receipts: [AnswerReceipt], at time: Date) throws {
         guard !receipts.isEmpty else { return }
-        try writer.write { db in
+        try transaction { db in
             for answer in receipts {
                 let receipt = answer.receipt
                 try db.execute(
@@ -122,7 +122,7 @@ extension DeviceStore {
     /// Drops the answers' receipts whose rows' page receipts were found the same.
     public func confirmAnswerReceipts(_ rowIds: [Int64]) throws {
         guard !rowIds.isEmpty else { return }
-        try writer.write { db in
+        try transaction { db in
             try db.execute(
                 sql: "DELETE FROM answerReceipts WHERE rowId IN (\(databaseQuestionMarks(count: rowIds.count)))",
                 arguments: StatementArguments(rowIds))
@@ -160,7 +160,7 @@ extension DeviceStore {
 
     /// Pins the server's key the first time (a later call keeps the first).
     public func pinLedgerKey(_ key: String) throws {
-        try writer.write { db in
+        try transaction { db in
             try db.execute(
                 sql: "INSERT INTO ledgerState (id, logKey) VALUES (1, ?) ON CONFLICT(id) DO NOTHING", arguments: [key])
         }
@@ -172,7 +172,7 @@ extension DeviceStore {
         _ receipts: [LedgerReceipt], checkpoint: String, size: Int64,
         consistency: (from: Int64, proof: [MerkleTree.Hash])?, at time: Date
     ) throws {
-        try writer.write { db in
+        try transaction { db in
             try db.execute(
                 sql: """
                     INSERT OR IGNORE INTO ledgerCheckpoints (size, note, consistencyFrom, consistencyProof)
@@ -197,7 +197,7 @@ extension DeviceStore {
 
     /// Records what the phone found wrong (the first problem stays until the next is found).
     public func recordLedgerProblem(_ problem: String, at time: Date) throws {
-        try writer.write { db in
+        try transaction { db in
             try db.execute(
                 sql: "UPDATE ledgerState SET problem = ?, problemAt = ?, problemReported = 0 WHERE id = 1",
                 arguments: [problem, time.timeIntervalSince1970])
@@ -205,7 +205,7 @@ extension DeviceStore {
     }
 
     public func markLedgerProblemReported() throws {
-        try writer.write { db in try db.execute(sql: "UPDATE ledgerState SET problemReported = 1 WHERE id = 1") }
+        try transaction { db in try db.execute(sql: "UPDATE ledgerState SET problemReported = 1 WHERE id = 1") }
     }
 
     /// Every receipt kept, by row id, with the size of the checkpoint its proof leads to (the

@@ -183,7 +183,7 @@ public final class DeviceStore: Sendable {
     /// idempotency key is already stored is not stored again).
     @discardableResult
     public func commit(_ transition: Transition, at time: Date) throws -> Int {
-        try writer.write { db in
+        try transaction { db in
             if let snapshot = transition.snapshot { try Self.saveSnapshot(snapshot, at: time, in: db) }
             let inserted = try Self.insert(transition.events, at: time, in: db)
             try Self.append(transition.telemetry, in: db)
@@ -193,6 +193,25 @@ public final class DeviceStore: Sendable {
             try trimLogs(telemetry: !transition.telemetry.isEmpty, trace: !transition.traceLines.isEmpty, in: db)
             try beforeCommit?()
             return inserted
+        }
+    }
+
+    /// Runs `body` in one write transaction, as GRDB's `write` does (`BEGIN IMMEDIATE`, `COMMIT`, a
+    /// rollback when anything throws), with `BEGIN` and `COMMIT` compiled once per connection: a
+    /// phone commits every few seconds while ranging, and compiling and authorizing the two each
+    /// time was 5 % of a simulated phone's CPU (BENCHMARKS.md).
+    func transaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try writer.writeWithoutTransaction { db in
+            try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+            do {
+                let result = try body(db)
+                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+                return result
+            } catch {
+                // GRDB's rollback does nothing when SQLite already rolled the transaction back.
+                try? db.rollback()
+                throw error
+            }
         }
     }
 
