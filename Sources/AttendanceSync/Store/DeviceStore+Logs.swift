@@ -13,7 +13,7 @@ extension DeviceStore {
 
     /// Audit records, oldest first (the log keeps the newest `limits.telemetryRows`).
     public func telemetry(limit: Int = .max) throws -> [TelemetryRecord] {
-        try writer.read { db in
+        try reading { db in
             let rows = try Row.fetchAll(db, sql: "SELECT * FROM (SELECT * FROM telemetry ORDER BY id DESC LIMIT ?) ORDER BY id",
                                         arguments: [min(limit, Int(Int32.max))])
             return rows.map { row in
@@ -26,7 +26,7 @@ extension DeviceStore {
 
     /// The trace log's lines, oldest first: sample and event rows of the replay format.
     public func traceLines() throws -> [String] {
-        try writer.read { db in try String.fetchAll(db, sql: "SELECT line FROM traceLog ORDER BY id") }
+        try reading { db in try String.fetchAll(db, sql: "SELECT line FROM traceLog ORDER BY id") }
     }
 
     private static func parseSite(_ text: String) -> SiteBeacon? {

@@ -37,7 +37,7 @@ extension DeviceStore {
     /// batch that something else makes worth sending (another event, or a heartbeat held long
     /// enough), never on its own.
     public func nextBatch(now: Date, limit: Int, heartbeatHoldSeconds: Double = 0) throws -> [OutboxEntry] {
-        try writer.read { db in
+        try reading { db in
             // Cached, like every statement a drain runs: a phone drains at each event it records and
             // each upload answer, and compiling this query each time was 11 % of a simulated phone's CPU.
             try Row.fetchAll(db.cachedStatement(sql: """
@@ -146,7 +146,7 @@ extension DeviceStore {
     /// own time: a timer set for it would fire, find nothing to send, and be set again at once.
     /// A held heartbeat counts from the end of its hold (`nextBatch`).
     public func earliestPendingAttempt(heartbeatHoldSeconds: Double = 0) throws -> Date? {
-        try writer.read { db in
+        try reading { db in
             try Double.fetchOne(db.cachedStatement(sql: """
                 SELECT MIN(CASE WHEN o.kind = 'heartbeat' THEN MAX(o.nextAttemptAt, o.enqueuedAt + :hold)
                                 ELSE o.nextAttemptAt END) FROM outbox o
@@ -158,7 +158,7 @@ extension DeviceStore {
     }
 
     public func counts() throws -> OutboxCounts {
-        try writer.read { db in
+        try reading { db in
             var counts = OutboxCounts()
             let statement = try db.cachedStatement(sql: "SELECT state, COUNT(*) AS n FROM outbox GROUP BY state")
             for row in try Row.fetchAll(statement) {
@@ -176,7 +176,7 @@ extension DeviceStore {
     }
 
     public func entries(in state: OutboxState? = nil) throws -> [OutboxEntry] {
-        try writer.read { db in
+        try reading { db in
             let rows: [Row]
             if let state {
                 rows = try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE state = ? ORDER BY id", arguments: [state.rawValue])

@@ -106,7 +106,7 @@ extension DeviceStore {
 
     /// The answers' receipts not confirmed yet, by row id.
     public func answerReceipts() throws -> [AnswerReceipt] {
-        try writer.read { db in
+        try reading { db in
             try Row.fetchAll(
                 db, sql: "SELECT rowId, leafIndex, entry, proof, checkpoint FROM answerReceipts ORDER BY rowId"
             ).map { row in
@@ -132,7 +132,7 @@ extension DeviceStore {
     /// The entries of the page receipts kept for these rows, by row id.
     public func keptEntries(_ rowIds: [Int64]) throws -> [Int64: String] {
         guard !rowIds.isEmpty else { return [:] }
-        return try writer.read { db in
+        return try reading { db in
             var entries: [Int64: String] = [:]
             for row in try Row.fetchAll(
                 db,
@@ -147,7 +147,7 @@ extension DeviceStore {
     }
 
     public func ledgerReceiptState() throws -> LedgerReceiptState? {
-        try writer.read { db in
+        try reading { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM ledgerState WHERE id = 1") else { return nil }
             let counts = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(MAX(rowId), 0) FROM ledgerReceipts")
             let problemAt: Double? = row["problemAt"]
@@ -211,7 +211,7 @@ extension DeviceStore {
     /// Every receipt kept, by row id, with the size of the checkpoint its proof leads to (the
     /// employee's "my record" export).
     public func ledgerReceipts() throws -> [(receipt: LedgerReceipt, checkpointSize: Int64)] {
-        try writer.read { db in
+        try reading { db in
             try Row.fetchAll(
                 db, sql: "SELECT rowId, leafIndex, entry, proof, checkpointSize FROM ledgerReceipts ORDER BY rowId"
             ).map { row in
@@ -233,7 +233,7 @@ extension DeviceStore {
 
     /// Every checkpoint accepted, oldest first.
     public func ledgerCheckpoints() throws -> [KeptCheckpoint] {
-        try writer.read { db in
+        try reading { db in
             try Row.fetchAll(db, sql: "SELECT * FROM ledgerCheckpoints ORDER BY size").map { row in
                 let proof: Data? = row["consistencyProof"]
                 return KeptCheckpoint(
