@@ -197,9 +197,8 @@ public final class DeviceStore: Sendable {
     }
 
     /// Runs `body` in one write transaction, as GRDB's `write` does (`BEGIN IMMEDIATE`, `COMMIT`, a
-    /// rollback when anything throws), with `BEGIN` and `COMMIT` compiled once per connection: a
-    /// phone commits every few seconds while ranging, and compiling and authorizing the two each
-    /// time was 5 % of a simulated phone's CPU (BENCHMARKS.md).
+    /// rollback when anything throws), with `BEGIN` and `COMMIT` compiled once per connection like
+    /// the store's other frequent statements: a phone commits every few seconds while it ranges.
     func transaction<T>(_ body: (Database) throws -> T) throws -> T {
         try writer.writeWithoutTransaction { db in
             try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
