@@ -6,8 +6,7 @@ import Foundation
 ///
 /// `simulate` runs its server in the process, in a service group that takes both signals for the
 /// server's own graceful shutdown: without this the signal stopped the server and the phones ran
-/// on, so neither Ctrl-C nor `kill` ended the run. Dispatch delivers a signal to every source
-/// that waits for it, so the group's sources still see it.
+/// on, so neither Ctrl-C nor `kill` ended the run.
 final class Interruption {
     private let sources: [any DispatchSourceSignal]
 

@@ -115,7 +115,7 @@ public struct ReplayTrace: Hashable, Sendable {
 /// Writes the trace format; the app's diagnostics export uses it so field logs replay here.
 public enum TraceWriter {
     /// One row per sample. The time is formatted once and each UUID once per call: a phone writes
-    /// these rows every second it ranges (the formatting was 4.5 % of a simulated phone's CPU).
+    /// these rows every second it ranges (the trace rows were 4.5 % of a simulated phone's CPU).
     public static func rows(for samples: [BeaconSample], at time: Date) -> [String] {
         let stamp = RFC3339.format(time)
         var uuid: (UUID, String)?

@@ -13,6 +13,8 @@ import GRDB
 /// measured by `bench/outbox` (BENCHMARKS.md).
 public final class DeviceStore: Sendable {
     let writer: any DatabaseWriter
+    /// The writer when it is a queue (the in-memory store), which `reading` reads without the guard.
+    private let queue: DatabaseQueue?
     public let limits: Limits
     /// Runs inside each transition's transaction, after its writes and before its commit: an error
     /// it throws rolls the transaction back. Nil in the app; the simulator's crash in mid-write.
@@ -38,6 +40,7 @@ public final class DeviceStore: Sendable {
 
     init(writer: any DatabaseWriter, limits: Limits, beforeCommit: (@Sendable () throws -> Void)? = nil) throws {
         self.writer = writer
+        queue = writer as? DatabaseQueue
         self.limits = limits
         self.beforeCommit = beforeCommit
         try Self.migrator.migrate(writer)
@@ -220,9 +223,9 @@ public final class DeviceStore: Sendable {
     /// statements of `body`, and it reads without GRDB's read-only guard: on a queue the guard
     /// switches `PRAGMA query_only` on and off, and every switch of a flag pragma expires all the
     /// connection's compiled statements, so each cached statement was compiled again at its next
-    /// use (28 % of a simulated phone's CPU, BENCHMARKS.md).
+    /// use (29 % of a simulated phone's CPU, decision 0043).
     func reading<T>(_ body: (Database) throws -> T) throws -> T {
-        if let queue = writer as? DatabaseQueue { return try queue.unsafeRead(body) }
+        if let queue { return try queue.unsafeRead(body) }
         return try writer.read(body)
     }
 
