@@ -10,8 +10,9 @@ struct SurveyWorld: ParsableCommand {
         discussion: """
             Walks every site's zone on a grid with a simulated phone in survey mode, judges each spot by the \
             survey rule (another site's beacon within 6 dB of the site's own, or louder, or the site's own \
-            hardly heard), adds a beacon of the site where it clears the most flagged spots, and surveys \
-            again, until nothing is flagged or the beacons allowed are used. Prints every round and writes \
+            hardly heard), adds a beacon of the site where it clears the most flagged spots, lowers a \
+            beacon it added earlier that a spot of another site blames, and surveys again, until a survey \
+            changes nothing or the rounds are used. Prints every round and writes \
             the world with its added beacons (`addedBeacons`) for `attendance simulate --world`. See \
             docs/FIELD-TEST.md, "Site survey".
             """
@@ -35,6 +36,9 @@ struct SurveyWorld: ParsableCommand {
     @Option(help: "Beacons that may be added to one site.")
     var maximumAddedPerSite = 4
 
+    @Option(help: "How far an added beacon may be lowered below its installed power (dB; 0: never).")
+    var maximumLoweringDB = 12.0
+
     @Flag(help: "Also print every flagged spot of every round: what was heard there and the advice.")
     var spots = false
 
@@ -49,6 +53,9 @@ struct SurveyWorld: ParsableCommand {
             throw ValidationError("'--seconds-per-spot' is \(secondsPerSpot); expected 10 to 600")
         }
         if !(0...10).contains(rounds) { throw ValidationError("'--rounds' is \(rounds); expected 0 to 10") }
+        if !(maximumLoweringDB >= 0 && maximumLoweringDB <= 40) {
+            throw ValidationError("'--maximum-lowering-db' is \(maximumLoweringDB); expected 0 to 40")
+        }
         if !(0...50).contains(maximumAddedPerSite) {
             throw ValidationError("'--maximum-added-per-site' is \(maximumAddedPerSite); expected 0 to 50")
         }
@@ -61,18 +68,25 @@ struct SurveyWorld: ParsableCommand {
         options.walk.secondsPerSpot = secondsPerSpot
         options.rounds = rounds
         options.maximumAddedPerSite = maximumAddedPerSite
+        options.maximumLoweringDB = maximumLoweringDB
         let (surveyed, rounds) = SurveyInstaller(options: options).install(in: spec, seed: seed)
-        print("| round | site | spots | flagged | beacons added (x, y m from the site's origin) |")
-        print("|---|---|---|---|---|")
+        print(
+            "| round | site | spots | flagged | beacons added (x, y m from the site's origin) "
+                + "| added beacons lowered |")
+        print("|---|---|---|---|---|---|")
         for (number, round) in rounds.enumerated() {
             for walk in round.walks {
                 let added = (round.added[walk.siteIndex] ?? []).map {
                     String(format: "minor %d at (%.1f, %.1f)", $0.minor, $0.xMeters, $0.yMeters)
                 }
+                let major = spec.sites[walk.siteIndex].major
+                let lowered = round.lowered.filter { $0.key.major == major }.sorted { $0.key.minor < $1.key.minor }
+                    .map { String(format: "minor %d by %.1f dB", $0.key.minor, $0.value) }
                 let site = spec.sites[walk.siteIndex].id
                 print(
                     "| \(number + 1) | \(site) | \(walk.spots.count) | \(walk.flagged.count) | "
-                        + "\(added.isEmpty ? "none" : added.joined(separator: "; ")) |")
+                        + "\(added.isEmpty ? "none" : added.joined(separator: "; ")) | "
+                        + "\(lowered.isEmpty ? "none" : lowered.joined(separator: "; ")) |")
             }
         }
         if spots { printSpots(rounds, sites: spec.sites) }

@@ -16,8 +16,12 @@ import Testing
         let run = try await Self.run(["--seed", "1", "--spots", "--out", out])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(
-            run.stdout.contains("| round | site | spots | flagged | beacons added (x, y m from the site's origin) |"))
+            run.stdout.contains(
+                "| round | site | spots | flagged | beacons added (x, y m from the site's origin) "
+                    + "| added beacons lowered |"))
         #expect(run.stdout.contains("| 1 | hq | 104 | "))
+        // Seed 1: the second survey blames the annex's added beacon by the wall.
+        #expect(run.stdout.contains("| 2 | annex | 25 | ") && run.stdout.contains("minor 4 by "), "\(run.stdout)")
         #expect(run.stdout.contains("round 1 hq x "), "every flagged spot is printed with --spots")
         let world = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out)))
@@ -38,5 +42,8 @@ import Testing
         let run = try await Self.run(["--seconds-per-spot", "5"])
         #expect(run.status != 0)
         #expect(run.stderr.contains("'--seconds-per-spot' is 5; expected 10 to 600"), "\(run.stderr)")
+        let lowering = try await Self.run(["--maximum-lowering-db=-3"])
+        #expect(lowering.status != 0)
+        #expect(lowering.stderr.contains("'--maximum-lowering-db' is -3.0; expected 0 to 40"), "\(lowering.stderr)")
     }
 }

@@ -5,7 +5,8 @@ import Testing
 @testable import AttendanceSimulation
 
 /// The simulator's site survey: a walk on a grid judged by the app's rule, and an installer who
-/// adds the beacons it advises without moving anyone's desk.
+/// adds the beacons it advises, and lowers those it added that a later survey blames, without
+/// moving anyone's desk.
 @Suite struct SiteSurveyWorldTests {
     @Test func theGridCoversTheZoneHalfASpacingInFromItsWallsInASerpentine() {
         let annex = WorldSpec().sites[1]
@@ -74,6 +75,75 @@ import Testing
                 == DayPlanner(world: world).profiles(count: 200, seed: 7))
         // The same seed, the same survey.
         #expect(SurveyInstaller().install(in: world, seed: 1).world == surveyed)
+    }
+
+    @Test func theInstallerLowersOnlyBeaconsItAddedThatASurveyBlames() {
+        let world = WorldSpec()
+        let (surveyed, rounds) = SurveyInstaller().install(in: world, seed: 1)
+        // Seed 1: HQ's spots by the wall blame beacons added to the annex.
+        #expect(rounds.contains { !$0.lowered.isEmpty })
+        #expect(rounds[0].lowered.isEmpty, "the first survey has nothing of the installer's to blame")
+        for round in rounds {
+            let blamed = Set(
+                round.walks.flatMap(\.flagged).compactMap(\.finding).flatMap(\.advice).compactMap { advice in
+                    if case .moveOrLower(let beacon, _) = advice { return beacon }
+                    return nil
+                })
+            #expect(round.lowered.allSatisfy { blamed.contains($0.key) && $0.value > 0 })
+        }
+        for (index, site) in surveyed.sites.enumerated() {
+            #expect(site.beacons == world.sites[index].beacons, "the site's own beacons are its owners' to change")
+            let installedAt = world.sites[index].beacons[0].measuredPowerDBm
+            #expect(site.addedBeacons.allSatisfy { (installedAt - 12...installedAt).contains($0.measuredPowerDBm) })
+        }
+        // A limit of 0 dB never lowers: every added beacon keeps its installed power.
+        var options = SurveyInstaller.Options()
+        options.maximumLoweringDB = 0
+        let (unlowered, plain) = SurveyInstaller(options: options).install(in: world, seed: 1)
+        #expect(plain.allSatisfy { $0.lowered.isEmpty })
+        #expect(
+            unlowered.sites.allSatisfy { site in
+                site.addedBeacons.allSatisfy { $0.measuredPowerDBm == site.beacons[0].measuredPowerDBm }
+            })
+    }
+
+    @Test func aBlamedBeaconIsLoweredByWhatTheSpotAsksNoFurtherThanTheLimit() {
+        var world = WorldSpec()
+        world.sites[1].addedBeacons = [SimulatedBeacon(minor: 2, xMeters: 1.5, yMeters: 1.5)]
+        let hq = Simulation.siteBeacon(world.sites[0])
+        let annex = Simulation.siteBeacon(world.sites[1])
+        let added = BeaconIdentity(uuid: annex.uuid, major: annex.major, minor: 2)
+        let original = BeaconIdentity(uuid: annex.uuid, major: annex.major, minor: 1)
+        // An HQ spot where `neighbour` is heard `louderBy` dB above HQ's own -80 dBm.
+        func walk(_ neighbour: BeaconIdentity, louderBy dB: Int) -> SurveyWalk {
+            let readings = [
+                SurveyReading.of(
+                    BeaconIdentity(uuid: hq.uuid, major: hq.major, minor: 1), rssi: Array(repeating: -80, count: 30),
+                    seconds: 30),
+                SurveyReading.of(neighbour, rssi: Array(repeating: -80 + dB, count: 30), seconds: 30),
+            ].compactMap { $0 }
+            let spot = SurveySpot(
+                label: "by the wall", kind: .desk, recordedAt: Date(timeIntervalSince1970: 0), seconds: 30,
+                readings: readings)
+            let finding = SurveyFindings.finding(at: spot, site: hq)
+            return SurveyWalk(
+                siteIndex: 0, survey: SiteSurvey(site: hq, spots: [spot]),
+                spots: [SurveyWalk.Spot(position: Position(x: 38, y: 2), spot: spot, finding: finding)])
+        }
+        let installer = SurveyInstaller()
+        let installed = [added: -59.0]
+        // 2 dB louder asks 8 dB (6 dB of margin plus 2).
+        var lowered = world
+        #expect(installer.lower(blamedBy: [walk(added, louderBy: 2)], in: &lowered, installed: installed) == [added: 8])
+        #expect(lowered.sites[1].addedBeacons[0].measuredPowerDBm == -67)
+        // Asked for 8 more, it goes only as far as 12 dB below its installed power.
+        #expect(installer.lower(blamedBy: [walk(added, louderBy: 2)], in: &lowered, installed: installed) == [added: 4])
+        #expect(lowered.sites[1].addedBeacons[0].measuredPowerDBm == -71)
+        #expect(installer.lower(blamedBy: [walk(added, louderBy: 2)], in: &lowered, installed: installed).isEmpty)
+        // The annex's own beacon, blamed the same way, is not the installer's to change.
+        var untouched = world
+        #expect(installer.lower(blamedBy: [walk(original, louderBy: 2)], in: &untouched, installed: installed).isEmpty)
+        #expect(untouched == world)
     }
 
     @Test func theInstallerKeepsToItsLimit() {
