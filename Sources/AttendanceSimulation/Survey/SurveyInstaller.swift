@@ -3,7 +3,7 @@ import Foundation
 
 /// Takes a survey's advice in the simulated world as an installer would: survey every site, put a
 /// beacon of the site at the flagged spots (`SurveyFinding.Advice.addBeacon`), survey again, and
-/// stop when a survey changes nothing or the beacons allowed are used. Each added beacon goes where
+/// stop when a survey's advice changes nothing or the rounds are used. Each added beacon goes where
 /// it clears most flagged spots (those within `coverMeters`), the same model as the site's first
 /// beacon. The other advice, moving or lowering another site's beacon (`moveOrLower`), is taken
 /// only for a beacon this installer added: a later survey that blames one lowers its transmit
