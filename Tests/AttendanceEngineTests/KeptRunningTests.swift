@@ -182,6 +182,43 @@ import Testing
         #expect(walking.telemetry.filter { $0.kind == .windowOpened }.count > 20)
     }
 
+    /// Checked in at site 2, a still phone at its desk hears site 1's region entered through the
+    /// wall (site 2 the louder): the entry is let go after `followUpWithoutEvidenceElsewhereWindows`
+    /// (2) windows, not 10. Walking over, the same entry is watched on.
+    @Test func anEntryNextDoorWhileCheckedInHereIsLetGoSooner() {
+        func checkedInAtTwo(activity: MotionSnapshot.Activity) -> EngineDriver {
+            func motion(_ seconds: Double) -> MotionSnapshot {
+                MotionSnapshot(at: EngineDriver.time(seconds), activity: activity, confidence: .high,
+                               steps: activity == .walking ? 60 : 0)
+            }
+            var driver = EngineDriver(Self.perSite([1, 2]))
+            driver.send(.regionEntered(Self.siteRegion(2)), at: 0)
+            driver.ranged(major: 2, rssi: -60, over: 1..<12)
+            #expect(driver.events(.checkIn).map(\.site.major) == [2])
+            let entry = 1_000.0
+            driver.send(.motionUpdated(motion(entry)), at: entry)
+            driver.send(.regionEntered(Self.siteRegion(1)), at: entry)
+            for second in 1..<200 {
+                let now = entry + Double(second)
+                if second % 8 == 0 { driver.send(.motionUpdated(motion(now)), at: now) }
+                driver.ranged(at: now, [(2, 20, -70), (1, 10, -90)])
+            }
+            return driver
+        }
+        let still = checkedInAtTwo(activity: .stationary)
+        // Before the cooldown's end (after it, a sample heard opens a window of its own).
+        let windows = still.telemetry.filter {
+            $0.kind == .windowOpened && $0.site?.major == 1 && $0.at < EngineDriver.time(1_060)
+        }
+        #expect(windows.count == 2, "\(windows.map(\.at))")
+        let stops = seconds(of: Self.isStop, in: still).filter { $0 >= 1_000 }
+        #expect(stops.count == 1 && stops[0] >= 1_016 && stops[0] <= 1_025, "\(stops)")
+        #expect(still.events(.checkIn).map(\.site.major) == [2])
+
+        let walking = checkedInAtTwo(activity: .walking)
+        #expect(walking.telemetry.filter { $0.kind == .windowOpened && $0.site?.major == 1 }.count > 10)
+    }
+
     /// The annex is reached through the office: the office is heard alone on the way in and, at
     /// the annex desk, now and then alone for a few seconds, but mostly below the annex. Its
     /// dwell spans 300 s but is supported in only a small share of the time watched, so the

@@ -473,6 +473,28 @@ import Testing
         #expect(isOutside(entry, retryAfter: t(92), hold: false))
     }
 
+    @Test("T30 candidate + settle, checked in next door, still, no evidence → cooldown without the follow-ups")
+    func t30EntryNextDoorWithoutEvidenceIsLetGo() {
+        // Checked in at another site (not leaving), a still phone's entry here is let go after
+        // `followUpWithoutEvidenceElsewhereWindows` (2) windows without evidence, `followUpWindows` or not.
+        let nextDoorInside = SitePresence.Context(configuration: configuration, walking: false, anotherSiteOpen: true,
+                                                  anotherSiteInside: true, keptRunning: true)
+        var entry = entryWindow()
+        #expect(entry.step { $0.settle(at: t(8), nextDoorInside, &$1) }.last == .windowOpened(.regionEntry))
+        let last = entry.step { $0.settle(at: t(16), nextDoorInside, &$1) }
+        #expect(last.count == 1 && isInsufficient(last.first))
+        #expect(isOutside(entry, retryAfter: t(76), hold: false))
+
+        // Its exit suspected there (the person may be on the way here), the entry is watched on.
+        let nextDoorLeaving = SitePresence.Context(configuration: configuration, walking: false, anotherSiteOpen: true,
+                                                   anotherSiteInside: false, keptRunning: true)
+        var watched = entryWindow()
+        for deadline in [8.0, 16, 24, 32, 40] {
+            let outputs = watched.step { $0.settle(at: t(deadline), nextDoorLeaving, &$1) }
+            #expect(outputs.last == .windowOpened(.regionEntry))
+        }
+    }
+
     @Test("T31 candidate + settle, a dwell long enough → inside from it; windowInsufficient, checkedIn(dwell)")
     func t31CandidateSettledWithEnoughDwellChecksIn() throws {
         // Kept running, an entry's windows follow each other; −90 dBm never decides a window, but

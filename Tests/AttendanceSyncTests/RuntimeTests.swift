@@ -184,6 +184,34 @@ import Testing
         #expect(try harness.outboxEvents().map { $0.evidence?.rule } == ["walking"])
     }
 
+    @Test func aMotionAnswerThatResumesTheSessionStopsTheRangingTheExitStarted() async throws {
+        let harness = try RuntimeHarness()
+        defer { harness.server.stop() }
+        try await harness.at(1, .regionEntered(RuntimeHarness.region))
+        try await harness.ranged(-61, from: 2, count: 40)
+        try await harness.advance(to: 100)
+        #expect(try harness.outboxEvents().map(\.kind) == [.checkIn])
+        #expect(await !harness.runtime.engine.isRanging)
+
+        // iOS reports the region left, but the phone has not walked since it was last heard:
+        // the exit's verification asks for ranging, and the motion answer, handled in the same
+        // turn, resumes the session and stops it again.
+        harness.ports.motion.value = MotionSnapshot(
+            at: harness.time(600), activity: .stationary, confidence: .high, steps: 0, historySince: harness.time(0))
+        let before = harness.ports.log.count
+        try await harness.at(600, .regionExited(RuntimeHarness.region))
+        let calls = Array(harness.ports.log[before...])
+        #expect(calls.contains("queryMotion 10.0"), "\(calls)")
+        #expect(calls.last { $0.hasPrefix("startRanging") || $0.hasPrefix("stopRanging") }?
+            .hasPrefix("stopRanging") == true, "\(calls)")
+        #expect(calls.last { $0.hasSuffix("BackgroundTask") } == "endBackgroundTask", "\(calls)")
+        #expect(await !harness.runtime.engine.isRanging)
+        if case .inside = await harness.runtime.engine.status(of: SiteBeacon(major: 1)) {
+        } else {
+            Issue.record("the session did not resume")
+        }
+    }
+
     @Test func theDiagnosticsExportReplaysToTheSameDecisions() async throws {
         let harness = try RuntimeHarness()
         defer { harness.server.stop() }

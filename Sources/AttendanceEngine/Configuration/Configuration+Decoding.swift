@@ -61,6 +61,8 @@ extension Configuration {
         backgroundLocationMaxSeconds = try value(.backgroundLocationMaxSeconds, defaults.backgroundLocationMaxSeconds)
         followUpWithoutEvidenceWindows = try value(
             .followUpWithoutEvidenceWindows, defaults.followUpWithoutEvidenceWindows)
+        followUpWithoutEvidenceElsewhereWindows = try value(
+            .followUpWithoutEvidenceElsewhereWindows, defaults.followUpWithoutEvidenceElsewhereWindows)
         usualDeskToleranceDB = try value(.usualDeskToleranceDB, defaults.usualDeskToleranceDB)
         usualDeskMinStayMinutes = try value(.usualDeskMinStayMinutes, defaults.usualDeskMinStayMinutes)
         motionLookbackMinutes = try value(.motionLookbackMinutes, defaults.motionLookbackMinutes)
@@ -117,6 +119,8 @@ extension Configuration {
         require((0...10).contains(followUpWindows), "followUpWindows", followUpWindows, "an integer from 0 to 10")
         require((1...100).contains(followUpWithoutEvidenceWindows), "followUpWithoutEvidenceWindows", followUpWithoutEvidenceWindows,
                 "an integer from 1 to 100")
+        require((1...100).contains(followUpWithoutEvidenceElsewhereWindows), "followUpWithoutEvidenceElsewhereWindows",
+                followUpWithoutEvidenceElsewhereWindows, "an integer from 1 to 100")
         require(rangingRetryCooldownSeconds >= 0, "rangingRetryCooldownSeconds", rangingRetryCooldownSeconds, "seconds ≥ 0")
         require((0...20).contains(usualDeskToleranceDB), "usualDeskToleranceDB", usualDeskToleranceDB, "dB from 0 (off) to 20")
         require(usualDeskMinStayMinutes >= 10 && usualDeskMinStayMinutes <= 1_440, "usualDeskMinStayMinutes", usualDeskMinStayMinutes,

@@ -79,6 +79,11 @@ public struct Configuration: Hashable, Sendable, Codable {
     /// while the phone is still: the region next door reported through a wall. 10 windows (~80 s)
     /// outlast a phone's scan silences (at most 34 s) and a slow fade at the door (decision 0022).
     public var followUpWithoutEvidenceWindows: Int = 10
+    /// The same, while a session is open at another site of the UUID and not leaving: the person
+    /// is checked in next door, and an entry heard through the wall from a still phone is let go
+    /// after this many windows without evidence. A walk over (the phone moving) is watched as
+    /// long as any entry (`followUpWithoutEvidenceWindows`).
+    public var followUpWithoutEvidenceElsewhereWindows: Int = 2
     /// The usual desk: a phone that stayed at a site for at least `usualDeskMinStayMinutes` after
     /// an automatic check-in keeps that check-in window's median as where it usually sits there.
     /// Back at a stop (not on the move), a window whose median is no more than this below it, with
@@ -156,7 +161,8 @@ public struct Configuration: Hashable, Sendable, Codable {
         case windowEndConfirmMinMedianDBm, walkingConfirmMinMedianDBm, walkingConfirmNeedsStop
         case rangingRetryCooldownSeconds, followUpWindows, dwellConfirmSeconds, dwellMinMedianDBm
         case dwellMinSupportFraction, dwellContestedSupportFraction, dwellContinuousSeconds
-        case backgroundLocationMaxSeconds, followUpWithoutEvidenceWindows, usualDeskToleranceDB, usualDeskMinStayMinutes
+        case backgroundLocationMaxSeconds, followUpWithoutEvidenceWindows, followUpWithoutEvidenceElsewhereWindows
+        case usualDeskToleranceDB, usualDeskMinStayMinutes
         case motionLookbackMinutes, walkingMinSteps
         case softExitGraceSeconds, mergeWindowSeconds, regionExitDelaySeconds, departureMotionLookbackMinutes
         case stayedPutHoldsSession, heartbeatIntervalSeconds, heartbeatHoldSeconds

@@ -30,8 +30,10 @@ extension Engine {
         var outputs: [SitePresence.Output] = []
         let site = sites[index].site
         let neighbours = sites.lazy.filter { $0.site != site && $0.site.uuid == site.uuid }
+        let checkedInNextDoor = neighbours.contains { $0.session != nil && !$0.isLeaving }
         let context = SitePresence.Context(configuration: configuration, walking: walkingRuleHolds(at: now),
                                            anotherSiteOpen: neighbours.contains { $0.session != nil },
+                                           anotherSiteInside: checkedInNextDoor,
                                            keptRunning: backgroundLocationOn, movingNow: movingNow(at: now),
                                            neighbourDwellSince: neighbours.compactMap(\.dwellUnderWaySince).min(),
                                            newestUsualDeskNextDoor: neighbours.compactMap(\.usualDesk?.learntAt).max())

@@ -86,7 +86,9 @@ import Foundation
 ///   (before the report) dates it.
 /// - T28–T31: `settle` at the window's deadline. [follow-up]: opened by a region entry (or, kept
 ///   running, a promising region state), and kept running or fewer than `followUpWindows`
-///   follow-ups so far; the next window keeps the trigger and the entry. [dwell]: the undecided
+///   follow-ups so far; the next window keeps the trigger and the entry. Never once a still phone,
+///   checked in at another site of the UUID (not leaving), had `followUpWithoutEvidenceElsewhereWindows`
+///   windows in a row without evidence here (an entry heard through the wall). [dwell]: the undecided
 ///   windows' evidence now spans `dwellContinuousSeconds` (`dwellConfirmSeconds` if interrupted)
 ///   with enough support; the check-in is dated from the dwell's start. A window ended by
 ///   `regionLeft` or `endWindow` (T9, T10, T33, T34) is never followed up, but can confirm a dwell.
@@ -180,6 +182,10 @@ public struct SitePresence: Hashable, Sendable, Codable {
         /// Another site of the same UUID has an open session: the weakest rule (dwell) may not
         /// start a second, concurrent one (a desk by the wall hears the neighbour all day).
         public var anotherSiteOpen: Bool
+        /// Another site of the same UUID has a session that is not leaving (no exit suspected):
+        /// the person is checked in next door, and an entry here from a still phone is let go
+        /// sooner (`followUpWithoutEvidenceElsewhereWindows`).
+        public var anotherSiteInside: Bool
         /// Background location updates keep the app running: a promising window may be followed
         /// by another for as long as they last.
         public var keptRunning: Bool
@@ -193,11 +199,13 @@ public struct SitePresence: Hashable, Sendable, Codable {
         /// desk, so this site's, if older, no longer confirms (a desk by the wall taught both).
         public var newestUsualDeskNextDoor: Date?
 
-        public init(configuration: Configuration, walking: Bool, anotherSiteOpen: Bool = false, keptRunning: Bool = false, movingNow: Bool = false,
+        public init(configuration: Configuration, walking: Bool, anotherSiteOpen: Bool = false,
+                    anotherSiteInside: Bool? = nil, keptRunning: Bool = false, movingNow: Bool = false,
                     neighbourDwellSince: Date? = nil, newestUsualDeskNextDoor: Date? = nil) {
             self.configuration = configuration
             self.walking = walking
             self.anotherSiteOpen = anotherSiteOpen
+            self.anotherSiteInside = anotherSiteInside ?? anotherSiteOpen
             self.keptRunning = keptRunning
             self.movingNow = movingNow
             self.neighbourDwellSince = neighbourDwellSince
@@ -511,11 +519,15 @@ public struct SitePresence: Hashable, Sendable, Codable {
             // Kept running, an entry is watched until it decides (or the updates' time is up),
             // unless window after window gives no evidence of the site; an inside state only
             // while it looks like a stay.
-            // On the way in (walking), nothing heard yet is no evidence against the site.
-            let hopeless = !context.movingNow && (window.withoutEvidence ?? 0) + (evidence ? 0 : 1)
-                >= context.configuration.followUpWithoutEvidenceWindows
+            // On the way in (walking), nothing heard yet is no evidence against the site; checked
+            // in next door, a still phone's entry is let go sooner, follow-ups or not.
+            let configuration = context.configuration
+            let patience = context.anotherSiteInside
+                ? configuration.followUpWithoutEvidenceElsewhereWindows : configuration.followUpWithoutEvidenceWindows
+            let hopeless = !context.movingNow && (window.withoutEvidence ?? 0) + (evidence ? 0 : 1) >= patience
             let entryWatched = context.keptRunning && window.trigger == .regionEntry && !hopeless
-            if followUp, window.trigger == .regionEntry || (promising && window.trigger == .regionState),
+            let letGo = hopeless && context.anotherSiteInside
+            if followUp, !letGo, window.trigger == .regionEntry || (promising && window.trigger == .regionState),
                entryWatched || promising || (window.followUp ?? 0) < context.configuration.followUpWindows {
                 let next = window.followingWindow(at: now, evidence: evidence)
                 phase = .candidate(next)

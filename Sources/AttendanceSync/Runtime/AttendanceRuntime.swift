@@ -218,6 +218,7 @@ public actor AttendanceRuntime {
 
     private func perform(_ actions: [EngineAction], at: Date?) async throws {
         var drainRequested = false
+        var motionQueries: [Double] = []
         for action in actions {
             switch action {
             case .monitorRegions(let regions): ports.radio.monitor(regions)
@@ -235,11 +236,15 @@ public actor AttendanceRuntime {
             case .recordTelemetry(let record): ports.telemetry?.record(record)
             case .enqueue: break   // committed above, with the state
             case .drainOutbox: drainRequested = true
-            case .queryMotion(let minutes):
-                // The answer is an event of its own, handled now, within this turn.
-                if let snapshot = await ports.motion.snapshot(lookbackMinutes: minutes) {
-                    try await handle(.motionUpdated(snapshot), at: at)
-                }
+            case .queryMotion(let minutes): motionQueries.append(minutes)
+            }
+        }
+        // A motion answer is an event of its own, handled within this turn but only once this
+        // event's actions are all performed: its own actions follow from the state after them
+        // (handled in their midst, a stop it asks for would come before the start it undoes).
+        for minutes in motionQueries {
+            if let snapshot = await ports.motion.snapshot(lookbackMinutes: minutes) {
+                try await handle(.motionUpdated(snapshot), at: at)
             }
         }
         if drainRequested { try await drainInTurn(at: at) }
