@@ -27,6 +27,9 @@ struct SurveyWorld: ParsableCommand {
     @Option(help: "The spacing of the surveyed spots (metres).")
     var gridMeters = 3.0
 
+    @Option(help: "Also survey along every wall, this far in from it (metres; 0: the grid alone).")
+    var wallMeters = 0.5
+
     @Option(help: "Seconds the phone is held still at each spot (at least 10, as in the app).")
     var secondsPerSpot = 30
 
@@ -49,6 +52,9 @@ struct SurveyWorld: ParsableCommand {
         if !(gridMeters >= 0.5 && gridMeters <= 50) {
             throw ValidationError("'--grid-meters' is \(gridMeters); expected 0.5 to 50")
         }
+        if !(wallMeters >= 0 && wallMeters <= 10) {
+            throw ValidationError("'--wall-meters' is \(wallMeters); expected 0 to 10")
+        }
         if !(10...600).contains(secondsPerSpot) {
             throw ValidationError("'--seconds-per-spot' is \(secondsPerSpot); expected 10 to 600")
         }
@@ -66,6 +72,7 @@ struct SurveyWorld: ParsableCommand {
         var options = SurveyInstaller.Options()
         options.walk.gridMeters = gridMeters
         options.walk.secondsPerSpot = secondsPerSpot
+        options.walk.wallMeters = wallMeters > 0 ? wallMeters : nil
         options.rounds = rounds
         options.maximumAddedPerSite = maximumAddedPerSite
         options.maximumLoweringDB = maximumLoweringDB

@@ -19,9 +19,9 @@ import Testing
             run.stdout.contains(
                 "| round | site | spots | flagged | beacons added (x, y m from the site's origin) "
                     + "| added beacons lowered |"))
-        #expect(run.stdout.contains("| 1 | hq | 104 | "))
+        #expect(run.stdout.contains("| 1 | hq | 146 | "))
         // Seed 1: the second survey blames the annex's added beacon by the wall.
-        #expect(run.stdout.contains("| 2 | annex | 25 | ") && run.stdout.contains("minor 4 by "), "\(run.stdout)")
+        #expect(run.stdout.contains("| 2 | annex | 45 | ") && run.stdout.contains("minor 4 by "), "\(run.stdout)")
         #expect(run.stdout.contains("round 1 hq x "), "every flagged spot is printed with --spots")
         let world = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out)))
@@ -45,5 +45,8 @@ import Testing
         let lowering = try await Self.run(["--maximum-lowering-db=-3"])
         #expect(lowering.status != 0)
         #expect(lowering.stderr.contains("'--maximum-lowering-db' is -3.0; expected 0 to 40"), "\(lowering.stderr)")
+        let walls = try await Self.run(["--wall-meters", "12"])
+        #expect(walls.status != 0)
+        #expect(walls.stderr.contains("'--wall-meters' is 12.0; expected 0 to 10"), "\(walls.stderr)")
     }
 }

@@ -18,10 +18,28 @@ import Testing
         #expect(grid.allSatisfy { DayPlanner.contains(annex, $0) })
     }
 
+    @Test func theWallsAreWalkedHalfAMetreInEachCornerOnce() {
+        let annex = WorldSpec().sites[1]
+        let walls = SurveyWalk.along(annex, inset: 0.5, spacing: 3)
+        // 14 m of each wall between the inset corners, in 5 steps of 2.8 m.
+        #expect(walls.count == 20)
+        #expect(walls.first == Position(x: 45.5, y: 0.5))
+        let corners = [Position(x: 45.5, y: 0.5), Position(x: 59.5, y: 0.5), Position(x: 59.5, y: 14.5),
+                       Position(x: 45.5, y: 14.5)]
+        #expect(corners.allSatisfy { corner in walls.filter { $0 == corner }.count == 1 })
+        #expect(walls.allSatisfy { DayPlanner.contains(annex, $0) })
+        #expect(walls.allSatisfy { abs($0.x - 45.5) < 1e-9 || abs($0.x - 59.5) < 1e-9 || abs($0.y - 0.5) < 1e-9
+                || abs($0.y - 14.5) < 1e-9 })
+    }
+
     @Test func aWalkFlagsTheWallNextToTheNeighbourNotTheFarSide() {
         let world = WorldSpec()
         let walk = SurveyWalk.walk(site: 0, of: world, seed: 1, phone: 0)
-        #expect(walk.spots.count == 104 && walk.survey.spots.count == 104)
+        // The 3 m grid's 104 spots, then 42 along the walls.
+        #expect(walk.spots.count == 146 && walk.survey.spots.count == 146)
+        var gridOnly = SurveyWalk.Options()
+        gridOnly.wallMeters = nil
+        #expect(SurveyWalk.walk(site: 0, of: world, seed: 1, phone: 0, options: gridOnly).spots.count == 104)
         #expect(walk.survey.site == Simulation.siteBeacon(world.sites[0]))
         // HQ's east half faces the annex 5 m away; its west half is 25 m or more from it.
         let east = walk.flagged.filter { $0.position.x >= 20 }.count

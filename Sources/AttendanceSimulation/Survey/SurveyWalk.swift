@@ -27,6 +27,10 @@ public struct SurveyWalk: Sendable {
         public var gridMeters = 3.0
         /// How long the phone is held still at each spot (the app asks for at least 10 s).
         public var secondsPerSpot = 30
+        /// Desks by the walls: after the grid, spots along each wall this far in from it, about
+        /// `gridMeters` apart, as an installer surveys every desk (nil: the grid alone, whose outer
+        /// spots are half a spacing in and miss a desk against the wall).
+        public var wallMeters: Double? = 0.5
 
         public init() {}
     }
@@ -43,7 +47,8 @@ public struct SurveyWalk: Sendable {
         var time = 0.0
         var last: Position?
         var spots: [Spot] = []
-        for position in grid(over: site, spacing: options.gridMeters) {
+        let wallSpots = options.wallMeters.map { along(site, inset: $0, spacing: options.gridMeters) } ?? []
+        for position in grid(over: site, spacing: options.gridMeters) + wallSpots {
             time += last.map { $0.distance(to: position) / DayPlanner.walkingMetersPerSecond } ?? 0
             last = position
             var heard: [BeaconIdentity: [Int]] = [:]
@@ -70,6 +75,22 @@ public struct SurveyWalk: Sendable {
                     finding: SurveyFindings.finding(at: spot, site: own, otherSites: others)))
         }
         return SurveyWalk(siteIndex: siteIndex, survey: SiteSurvey(site: own, spots: spots.map(\.spot)), spots: spots)
+    }
+
+    /// The spots along a site's walls, `inset` in from them and about `spacing` apart, walked once
+    /// round clockwise from the origin's corner (each corner once).
+    static func along(_ site: SiteSpec, inset: Double, spacing: Double) -> [Position] {
+        let width = max(0, site.zoneWidthMeters - 2 * inset), depth = max(0, site.zoneDepthMeters - 2 * inset)
+        func steps(_ length: Double) -> [Double] {
+            let count = max(1, Int((length / spacing).rounded(.up)))
+            return (0..<count).map { Double($0) * length / Double(count) }
+        }
+        let x0 = site.originXMeters + inset, y0 = site.originYMeters + inset
+        let south = steps(width).map { Position(x: x0 + $0, y: y0) }
+        let east = steps(depth).map { Position(x: x0 + width, y: y0 + $0) }
+        let north = steps(width).map { Position(x: x0 + width - $0, y: y0 + depth) }
+        let west = steps(depth).map { Position(x: x0, y: y0 + depth - $0) }
+        return south + east + north + west
     }
 
     /// The spots across a site's zone, `spacing` apart and half a spacing in from its walls, walked
