@@ -39,8 +39,9 @@ import Testing
     }
 
     @Test func theKnownKeysAreEveryProperty() {
-        #expect(Configuration.knownKeys.count == 41)
+        #expect(Configuration.knownKeys.count == 42)
         #expect(Configuration.knownKeys.contains("followUpWithoutEvidenceElsewhereWindows"))
+        #expect(Configuration.knownKeys.contains("stayedPutRangingSeconds"))
         #expect(Configuration.knownKeys.contains("heartbeatHoldSeconds"))
         #expect(Configuration.knownKeys.contains("arrivalReminders"))
         #expect(["dwellMinSupportFraction", "dwellContestedSupportFraction", "resumeReminderHours", "resumeReminderCount", "manualBackdateMaxMinutes"].allSatisfy(Configuration.knownKeys.contains))

@@ -48,6 +48,26 @@ import Testing
         #expect(driver.engine.openSessions.count == 1)
     }
 
+    /// Called off, the exit is followed by one window of ranging: a sample heard then is the
+    /// session's evidence again. At its end the ranging stops; with 0 s it never starts.
+    @Test func theCalledOffExitIsHeardForOneWindow() {
+        var driver = leaving()
+        driver.send(.motionUpdated(Self.stillAt400(since: -200)), at: 400)
+        #expect(driver.engine.isRanging)
+        for second in 401...404 { driver.ranged(at: Double(second), [(1, 10, -80)]) }
+        #expect(driver.engine.openSessions.first?.lastHeardAt == EngineDriver.time(404))
+        driver.send(.timerFired(.nextDecision), at: 408)
+        #expect(!driver.engine.isRanging)
+        #expect(driver.actions(at: 408).contains(.stopRanging(BeaconRegion(uuid: EngineDriver.uuid))))
+
+        var configuration = PresenceScenarioTests.perSite([1])
+        configuration.stayedPutRangingSeconds = 0
+        var unranged = leaving(configuration)
+        unranged.send(.motionUpdated(Self.stillAt400(since: -200)), at: 400)
+        #expect(!unranged.engine.isRanging)
+        #expect(unranged.engine.openSessions.count == 1)
+    }
+
     @Test func aWalkSinceLastHeardLetsTheExitStand() {
         var driver = leaving()
         driver.send(

@@ -73,6 +73,7 @@ extension Configuration {
         departureMotionLookbackMinutes = try value(
             .departureMotionLookbackMinutes, defaults.departureMotionLookbackMinutes)
         stayedPutHoldsSession = try value(.stayedPutHoldsSession, defaults.stayedPutHoldsSession)
+        stayedPutRangingSeconds = try value(.stayedPutRangingSeconds, defaults.stayedPutRangingSeconds)
         heartbeatIntervalSeconds = try value(.heartbeatIntervalSeconds, defaults.heartbeatIntervalSeconds)
         heartbeatHoldSeconds = try value(.heartbeatHoldSeconds, defaults.heartbeatHoldSeconds)
         txPowerDBm = try value(.txPowerDBm, defaults.txPowerDBm)
@@ -126,6 +127,8 @@ extension Configuration {
         require(usualDeskMinStayMinutes >= 10 && usualDeskMinStayMinutes <= 1_440, "usualDeskMinStayMinutes", usualDeskMinStayMinutes,
                 "minutes from 10 to 1440 (a walk-by never stays that long)")
         require(motionLookbackMinutes > 0, "motionLookbackMinutes", motionLookbackMinutes, "minutes > 0")
+        require(stayedPutRangingSeconds >= 0 && stayedPutRangingSeconds <= 60, "stayedPutRangingSeconds",
+                stayedPutRangingSeconds, "seconds from 0 (not ranged) to 60")
         require(walkingMinSteps >= 1, "walkingMinSteps", walkingMinSteps, "an integer ≥ 1")
         require(softExitGraceSeconds >= 10, "softExitGraceSeconds", softExitGraceSeconds,
                 "seconds ≥ 10 (dropouts shorter than 10 s must never check out)")

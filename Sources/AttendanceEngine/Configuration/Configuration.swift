@@ -111,8 +111,13 @@ public struct Configuration: Hashable, Sendable, Codable {
     public var departureMotionLookbackMinutes: Double = 10
     /// A suspected exit is called off when motion history since the site was last heard shows no
     /// walk at all: the phone has not left the desk it was heard at (iOS reports a desk at the
-    /// edge of coverage outside for many minutes at a time). The session goes on without ranging.
+    /// edge of coverage outside for many minutes at a time). The session goes on, ranged for
+    /// `stayedPutRangingSeconds`.
     public var stayedPutHoldsSession: Bool = true
+    /// After such a call, the site is ranged this long (one window): a sample heard then is the
+    /// session's evidence again, so a desk at the edge of coverage is not held on motion alone
+    /// for hours. 0: not ranged.
+    public var stayedPutRangingSeconds: Double = 8
     /// At most one heartbeat per this interval while inside.
     public var heartbeatIntervalSeconds: Double = 900
     /// A heartbeat waits up to this long for other traffic to travel with (a check-in or
@@ -165,7 +170,7 @@ public struct Configuration: Hashable, Sendable, Codable {
         case usualDeskToleranceDB, usualDeskMinStayMinutes
         case motionLookbackMinutes, walkingMinSteps
         case softExitGraceSeconds, mergeWindowSeconds, regionExitDelaySeconds, departureMotionLookbackMinutes
-        case stayedPutHoldsSession, heartbeatIntervalSeconds, heartbeatHoldSeconds
+        case stayedPutHoldsSession, stayedPutRangingSeconds, heartbeatIntervalSeconds, heartbeatHoldSeconds
         case txPowerDBm, pathLossExponent, beaconCalibrations
         case resumeReminderHours, resumeReminderCount, arrivalReminders, manualBackdateMaxMinutes
         case manualPromptMinIntervalSeconds

@@ -18,14 +18,17 @@ extension Engine {
 
     /// Brings ranging, background time, the motion query and the timer in line with the state.
     mutating func reconcile(at now: Date, _ actions: inout [EngineAction]) {
-        let anyConfirming = sites.contains { $0.isConfirming || $0.isVerifyingExit(at: now, configuration) }
+        let anyConfirming = sites.contains {
+            $0.isConfirming || $0.isVerifyingExit(at: now, configuration) || $0.isCheckingStay(at: now)
+        }
         // A discovery that found its site(s), all of them decided, needs no more ranging.
         if !anyConfirming, discoveries.contains(where: \.foundSite) {
             discoveries.removeAll(where: \.foundSite)
         }
         if anyConfirming || !discoveries.isEmpty || !rangingUUIDs.isEmpty {
             var wanted = Set(discoveries.map(\.region.uuid))
-            for site in sites where site.isConfirming || site.isVerifyingExit(at: now, configuration) {
+            for site in sites
+            where site.isConfirming || site.isVerifyingExit(at: now, configuration) || site.isCheckingStay(at: now) {
                 wanted.insert(site.site.uuid)
             }
             let desired = wanted.sorted { $0.uuidString < $1.uuidString }

@@ -136,8 +136,9 @@ public struct Engine: Hashable, Sendable, Codable {
             if configuration.stayedPutHoldsSession, let historySince = snapshot.historySince,
                snapshot.stayedPut(minSteps: configuration.walkingMinSteps) {
                 for index in sites.indices where sites[index].isLeaving {
-                    mutateSite(index, at: now, &actions) { site, _, outputs in
-                        site.stayedPut(historySince: historySince, at: snapshot.at, &outputs)
+                    mutateSite(index, at: now, &actions) { site, context, outputs in
+                        site.stayedPut(historySince: historySince, at: snapshot.at, now: now, context.configuration,
+                                       &outputs)
                     }
                 }
             }

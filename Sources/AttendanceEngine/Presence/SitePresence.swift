@@ -111,6 +111,9 @@ public struct SitePresence: Hashable, Sendable, Codable {
     /// The latest automatic session's check-in window: its median, and from when the session has
     /// lasted long enough to teach the usual desk (until it ends).
     private var deskCandidate: DeskCandidate?
+    /// After an exit the motion history called off: until when the site is ranged for one window,
+    /// so that the session's last evidence is the site heard again, not the motion alone.
+    private var stayCheckUntil: Date?
     /// Where this phone usually sits here: the check-in window's median of the latest automatic
     /// session that lasted `usualDeskMinStayMinutes`, and when it was learnt (nil: none yet;
     /// `usualDeskToleranceDB`).
@@ -282,7 +285,8 @@ public struct SitePresence: Hashable, Sendable, Codable {
             let merge = session.lastHeardAt.addingTimeInterval(configuration.mergeWindowSeconds)
             let verified = detectedAt.addingTimeInterval(configuration.rangingWindowMaxSeconds)
             return verified > now ? verified : merge
-        case .outside, .inside: return nil
+        case .inside: return stayCheckUntil.flatMap { $0 > now ? $0 : nil }
+        case .outside: return nil
         }
     }
 
@@ -454,13 +458,25 @@ public struct SitePresence: Hashable, Sendable, Codable {
 
     /// Motion history from `historySince` to `time` shows no walk: a person whose exit is
     /// suspected has not left the desk they were last heard at, whatever iOS says of the region.
-    /// The session goes on (its last evidence unchanged); the next exit iOS reports asks again.
-    public mutating func stayedPut(historySince: Date, at time: Date, _ outputs: inout [Output]) {
+    /// The session goes on (its last evidence unchanged until the site is heard again); the next
+    /// exit iOS reports asks again.
+    /// The site is then ranged for `stayedPutRangingSeconds` (`isCheckingStay`).
+    public mutating func stayedPut(historySince: Date, at time: Date, now: Date, _ configuration: Configuration,
+                                   _ outputs: inout [Output]) {
         guard case .softExitPending(let session, _, _) = phase, historySince.timeIntervalSince(session.lastHeardAt) <= 1,
               time > session.lastHeardAt else { return }
         phase = .inside(session)
         silence = nil
+        stayCheckUntil = configuration.stayedPutRangingSeconds > 0
+            ? now.addingTimeInterval(configuration.stayedPutRangingSeconds) : nil
         outputs.append(.stayed(session))
+    }
+
+    /// Just after a suspected exit was called off by the motion history: still inside, the site
+    /// is ranged until `stayCheckUntil`, and a sample heard then is the session's evidence.
+    public func isCheckingStay(at now: Date) -> Bool {
+        guard case .inside = phase, let until = stayCheckUntil else { return false }
+        return now < until
     }
 
     public var isLeaving: Bool {
